@@ -1,0 +1,164 @@
+//! Command-line syntax: subcommands, flags and their help texts.
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use thicket_core::Backend;
+
+/// thicket solves irregular workloads (N-Queens today; permutation search, graphs, lattices
+/// and swarms next) on NVIDIA GPUs and multi-core CPUs, and checks every answer.
+#[derive(Debug, Parser)]
+#[command(name = "thicket", version, about, long_about = None)]
+pub struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// thicket's subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the solutions of the N-Queens problem: all of them (OEIS A000170) and the
+    /// fundamental ones, distinct under rotations and reflections (OEIS A002562).
+    Queens(QueensArgs),
+    /// Time solvers against their references and print a Markdown table.
+    Bench {
+        /// The problem family to benchmark.
+        #[command(subcommand)]
+        problem: BenchProblem,
+    },
+}
+
+/// Options of `thicket queens`.
+#[derive(Debug, Args)]
+pub struct QueensArgs {
+    /// Board size (1 to 32).
+    #[arg(value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub n: u32,
+    /// Where to run: `auto` uses the GPUs when it can and falls back to the CPU.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// CPU threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Print the first K solutions in lexicographic order, one line each: the column (0-based)
+    /// of the queen in each row.
+    #[arg(long, value_name = "K")]
+    pub solutions: Option<usize>,
+    /// Draw the solutions printed by --solutions as boards.
+    #[arg(long, requires = "solutions")]
+    pub board: bool,
+    /// Print one JSON object instead of the summary (keys: n, total, unique, seconds, backend,
+    /// threads, devices; with --solutions also solutions).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Problems `thicket bench` can time.
+#[derive(Debug, Subcommand)]
+pub enum BenchProblem {
+    /// N-Queens: thicket's CPU counter against a plain mirror-symmetric bitboard backtracker.
+    Queens(BenchQueensArgs),
+}
+
+/// Options of `thicket bench queens`.
+#[derive(Debug, Args)]
+pub struct BenchQueensArgs {
+    /// Board sizes: a list (`16,17`) or an inclusive range (`15..19`).
+    #[arg(long, default_value = "16,17", value_parser = parse_sizes)]
+    pub n: SizeList,
+    /// Thread counts to run thicket's CPU counter with, e.g. `1,2`.
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize, 2])]
+    pub threads: Vec<usize>,
+    /// Runs per configuration; the table shows the best and the median.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// Skip the reference backtracker (it is slow from N = 18 on).
+    #[arg(long)]
+    pub no_baseline: bool,
+    /// Also write the table (Markdown) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+    /// Print JSON instead of Markdown.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Board sizes given on the command line.
+#[derive(Debug, Clone)]
+pub struct SizeList(pub Vec<usize>);
+
+/// Parses `16,17` or `15..19` into board sizes 1..=32.
+fn parse_sizes(text: &str) -> Result<SizeList, String> {
+    let parse = |s: &str| -> Result<usize, String> {
+        let n: usize = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{s}' is not a board size"))?;
+        if (1..=32).contains(&n) {
+            Ok(n)
+        } else {
+            Err(format!("board size {n} is out of range 1..=32"))
+        }
+    };
+    let sizes = match text.split_once("..") {
+        Some((lo, hi)) => {
+            let (lo, hi) = (parse(lo)?, parse(hi.trim_start_matches('='))?);
+            if lo > hi {
+                return Err(format!("empty range {text}"));
+            }
+            (lo..=hi).collect()
+        }
+        None => text.split(',').map(parse).collect::<Result<Vec<_>, _>>()?,
+    };
+    Ok(SizeList(sizes))
+}
+
+/// Prints a command-line error as one line and returns exit code 2; help and version go to
+/// stdout with exit code 0.
+pub fn report_parse_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        print!("{err}");
+        return ExitCode::SUCCESS;
+    }
+    if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        eprint!("{err}");
+        return ExitCode::from(2);
+    }
+    let rendered = err.render().to_string();
+    let first = rendered
+        .lines()
+        .next()
+        .unwrap_or("invalid command line")
+        .trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    eprintln!("thicket: {first} (see thicket --help)");
+    ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_as_lists_and_ranges() {
+        assert_eq!(parse_sizes("16,17").unwrap().0, vec![16, 17]);
+        assert_eq!(parse_sizes("15..19").unwrap().0, vec![15, 16, 17, 18, 19]);
+        assert!(parse_sizes("0..3").is_err());
+        assert!(parse_sizes("9..3").is_err());
+        assert!(parse_sizes("x").is_err());
+    }
+
+    #[test]
+    fn command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,31 @@
+//! The `thicket` command line: thin over the library crates.
+
+mod bench;
+mod cli;
+mod queens;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{BenchProblem, Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return cli::report_parse_error(err),
+    };
+    let outcome = match cli.command {
+        Command::Queens(args) => queens::run(&args),
+        Command::Bench {
+            problem: BenchProblem::Queens(args),
+        } => bench::run_queens(&args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("thicket: {err}");
+            ExitCode::from(err.exit_code() as u8)
+        }
+    }
+}

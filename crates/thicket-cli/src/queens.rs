@@ -1,0 +1,111 @@
+//! `thicket queens N`: count, list and draw N-Queens solutions.
+
+use std::time::Instant;
+
+use serde_json::json;
+use thicket_core::{Backend, Error, Progress, Result, RunInfo};
+use thicket_queens::reference::known_counts;
+use thicket_queens::solutions::{draw_board, first_solutions, format_solution};
+use thicket_queens::{count_cpu, QueensCount};
+
+use crate::cli::QueensArgs;
+
+/// Runs `thicket queens` with its parsed arguments.
+pub fn run(args: &QueensArgs) -> Result<()> {
+    let n = args.n as usize;
+    let threads = args
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(default_threads);
+    let started = Instant::now();
+    let (count, info) = match args.backend {
+        Backend::Cuda => {
+            return Err(Error::Unavailable(
+                "the CUDA backend is not part of this build yet; use --backend cpu".into(),
+            ))
+        }
+        Backend::Auto | Backend::Cpu => {
+            let progress = Progress::new(0, &format!("queens {n}"), args.quiet);
+            let count = count_cpu(n, threads, &progress)?;
+            progress.finish();
+            let info = RunInfo {
+                backend: Backend::Cpu.name().into(),
+                threads,
+                devices: Vec::new(),
+                seconds: started.elapsed().as_secs_f64(),
+            };
+            (count, info)
+        }
+    };
+    let solutions = args
+        .solutions
+        .map(|k| first_solutions(n, k))
+        .unwrap_or_default();
+    if args.json {
+        print_json(&count, &info, &solutions);
+    } else {
+        print_summary(&count, &info, &solutions, args.board);
+    }
+    Ok(())
+}
+
+/// All cores of this machine.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(1)
+}
+
+/// `match`, `MISMATCH` or `not published` against the OEIS value for this size.
+fn oeis_verdict(n: usize, pick: impl Fn((u128, u128)) -> u128, value: u128) -> &'static str {
+    match known_counts(n) {
+        Some(known) if pick(known) == value => "match",
+        Some(_) => "MISMATCH",
+        None => "not published",
+    }
+}
+
+fn print_summary(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>], board: bool) {
+    for solution in solutions {
+        println!("{}", format_solution(solution));
+        if board {
+            println!("{}", draw_board(solution));
+        }
+    }
+    let n = count.n;
+    let where_ran = if info.devices.is_empty() {
+        format!("{}, {} threads", info.backend, info.threads)
+    } else {
+        format!("{} on {}", info.backend, info.devices.join(", "))
+    };
+    println!("N-Queens, N = {n}");
+    println!(
+        "  total      {:>20}   OEIS A000170: {}",
+        count.total,
+        oeis_verdict(n, |k| k.0, count.total)
+    );
+    println!(
+        "  unique     {:>20}   OEIS A002562: {}",
+        count.unique,
+        oeis_verdict(n, |k| k.1, count.unique)
+    );
+    println!("  wall time  {:>18.3} s", info.seconds);
+    println!("  backend    {where_ran}");
+}
+
+fn print_json(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>]) {
+    let mut value = json!({
+        "n": count.n,
+        "total": count.total,
+        "unique": count.unique,
+        "seconds": info.seconds,
+        "backend": info.backend,
+        "threads": info.threads,
+        "devices": info.devices,
+        "oeis_match": known_counts(count.n).map(|k| k == (count.total, count.unique)),
+    });
+    if !solutions.is_empty() {
+        value["solutions"] = json!(solutions);
+    }
+    println!("{value}");
+}

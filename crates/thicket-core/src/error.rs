@@ -1,0 +1,49 @@
+//! The one error type that surfaces from every solver, and the exit code each kind maps to.
+
+/// Result alias used across thicket.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Everything that can stop a thicket run, each with a one-line message.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input is not acceptable (out of range, malformed); exit code 2.
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// The requested backend cannot run here (no GPU, no driver, no NVRTC); exit code 1.
+    #[error("backend unavailable: {0}")]
+    Unavailable(String),
+    /// A GPU operation failed while running; exit code 1.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// A count or cost left the range of its integer type; exit code 1.
+    #[error("arithmetic overflow: {0}")]
+    Overflow(String),
+    /// A self-check found a wrong result; exit code 1.
+    #[error("verification failed: {0}")]
+    Verification(String),
+    /// Reading or writing a file failed; exit code 1.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// The process exit code for this error: 2 for bad input, 1 for everything else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::InvalidInput(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_exits_with_two_and_the_rest_with_one() {
+        assert_eq!(Error::InvalidInput("n".into()).exit_code(), 2);
+        assert_eq!(Error::Unavailable("no gpu".into()).exit_code(), 1);
+        assert_eq!(Error::Overflow("sum".into()).exit_code(), 1);
+    }
+}

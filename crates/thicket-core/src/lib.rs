@@ -1,0 +1,13 @@
+//! Shared pieces of every thicket solver: the backend choice, the error type with its exit
+//! codes, run reports and timings, and progress reporting on the terminal.
+
+pub mod backend;
+pub mod bench;
+pub mod error;
+pub mod progress;
+pub mod report;
+
+pub use backend::Backend;
+pub use error::{Error, Result};
+pub use progress::Progress;
+pub use report::RunInfo;

@@ -1,0 +1,128 @@
+//! The one error type of the GPU runtime.
+
+use std::ffi::CStr;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use cudarc::driver::sys::CUresult;
+use cudarc::driver::DriverError;
+use cudarc::nvrtc::result::NvrtcError;
+use cudarc::nvrtc::sys::nvrtcResult;
+
+/// Everything that can go wrong in the GPU runtime.
+///
+/// Messages are built when the error is created, so formatting an error never calls back into
+/// the CUDA libraries (which may be absent).
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// The GPU backend cannot run on this machine; the message says what is missing, in one line.
+    #[error("GPU unavailable: {0}")]
+    Unavailable(String),
+
+    /// A CUDA driver call failed.
+    #[error("CUDA driver call {op} failed: {message}")]
+    Driver {
+        /// The operation that failed, e.g. `cuModuleLoadData`.
+        op: &'static str,
+        /// The driver's result code.
+        code: CUresult,
+        /// The driver's name and description of `code`.
+        message: String,
+    },
+
+    /// An NVRTC call other than the compilation itself failed.
+    #[error("NVRTC call {op} failed: {message}")]
+    Nvrtc {
+        /// The operation that failed, e.g. `nvrtcGetCUBIN`.
+        op: &'static str,
+        /// NVRTC's result code.
+        code: nvrtcResult,
+        /// NVRTC's description of `code`.
+        message: String,
+    },
+
+    /// NVRTC rejected a kernel's source or options.
+    #[error(
+        "NVRTC could not compile kernel `{kernel}` for {target} with options {options:?}:\n{log}"
+    )]
+    Compile {
+        /// [`crate::KernelSource::name`] of the kernel.
+        kernel: String,
+        /// The architecture it was compiled for, e.g. `sm_90`.
+        target: String,
+        /// Every option passed to NVRTC, the defaults included.
+        options: Vec<String>,
+        /// NVRTC's program log (the compiler's diagnostics).
+        log: String,
+    },
+
+    /// Reading or writing the on-disk kernel cache failed.
+    #[error("kernel cache I/O on {}: {source}", path.display())]
+    Cache {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// An argument cannot be used, e.g. a NUL byte in kernel source or a device ordinal out of range.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+
+    /// A worker of [`crate::run_work_queue`] failed on a chunk of work items.
+    #[error("worker {worker} failed on work items {}..{}: {source}", range.start, range.end)]
+    Worker {
+        /// Index of the failing worker (the device's position in the worker list).
+        worker: usize,
+        /// The work items of the failing chunk.
+        range: Range<usize>,
+        /// What went wrong.
+        #[source]
+        source: Box<GpuError>,
+    },
+}
+
+impl GpuError {
+    /// Returns a mapper from a cudarc [`DriverError`] to [`GpuError::Driver`] naming `op`, for
+    /// use as `.map_err(GpuError::driver("cuLaunchKernel"))` in solver crates.
+    pub fn driver(op: &'static str) -> impl FnOnce(DriverError) -> GpuError {
+        move |error| GpuError::Driver {
+            op,
+            code: error.0,
+            message: driver_error_text(error),
+        }
+    }
+
+    /// Returns a mapper from a cudarc [`NvrtcError`] to [`GpuError::Nvrtc`] naming `op`.
+    pub fn nvrtc(op: &'static str) -> impl FnOnce(NvrtcError) -> GpuError {
+        move |error| GpuError::Nvrtc {
+            op,
+            code: error.0,
+            message: nvrtc_error_text(error.0),
+        }
+    }
+}
+
+/// `CUDA_ERROR_X (description)`, falling back to the enum name when the driver cannot describe
+/// its own code. Only called with a `DriverError` in hand, which implies libcuda is loaded.
+pub(crate) fn driver_error_text(error: DriverError) -> String {
+    match (error.error_name(), error.error_string()) {
+        (Ok(name), Ok(text)) => format!("{} ({})", name.to_string_lossy(), text.to_string_lossy()),
+        _ => format!("{:?}", error.0),
+    }
+}
+
+/// NVRTC's own text for `code`. Only called with an NVRTC result in hand, so libnvrtc is loaded.
+pub(crate) fn nvrtc_error_text(code: nvrtcResult) -> String {
+    // SAFETY: nvrtcGetErrorString accepts any result code and returns a static string or null.
+    let text = unsafe { cudarc::nvrtc::sys::nvrtcGetErrorString(code) };
+    if text.is_null() {
+        format!("{code:?}")
+    } else {
+        // SAFETY: non-null pointers from nvrtcGetErrorString are NUL-terminated static strings.
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}

@@ -1,0 +1,27 @@
+//! thicket's GPU runtime, shared by every GPU solver.
+//!
+//! - [`probe`]: which CUDA devices are usable, or in one line why none is. It never panics:
+//!   libcuda and libnvrtc are optional at run time and their absence is an error value.
+//! - [`Gpu`]: an opened device, with its context and default stream for launches through cudarc
+//!   (re-exported as [`cudarc`], so solvers need no direct dependency on it), and
+//!   [`Gpu::load_module`], which compiles CUDA C++ with NVRTC for the device's exact
+//!   architecture and caches the CUBIN on disk ([`kernel_cache_dir`]).
+//! - [`compile_for_arch`] and [`nvrtc_status`]: compilation without a driver or GPU, for CI.
+//! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices.
+
+#![warn(missing_docs)]
+
+mod cache;
+mod compile;
+mod error;
+mod gpu;
+mod probe;
+mod queue;
+
+pub use cache::kernel_cache_dir;
+pub use compile::{compile_for_arch, nvrtc_status, ImageKind, KernelSource, DEFAULT_OPTIONS};
+pub use cudarc;
+pub use error::GpuError;
+pub use gpu::{Gpu, ModuleStats};
+pub use probe::{probe, DeviceInfo};
+pub use queue::{run_work_queue, ChunkOutput, QueueError};
