@@ -21,6 +21,9 @@ pub enum Command {
     /// Count the solutions of the N-Queens problem: all of them (OEIS A000170) and the
     /// fundamental ones, distinct under rotations and reflections (OEIS A002562).
     Queens(QueensArgs),
+    /// List the GPUs thicket can use (name, SMs, memory, compute capability, driver) and the
+    /// CPU cores, or say why no GPU can be used.
+    Devices(DevicesArgs),
     /// Time solvers against their references and print a Markdown table.
     Bench {
         /// The problem family to benchmark.
@@ -38,9 +41,17 @@ pub struct QueensArgs {
     /// Where to run: `auto` uses the GPUs when it can and falls back to the CPU.
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// CPU threads (default: all cores).
+    /// CPU threads (default: all cores). With `cuda` they search the symmetric
+    /// constellations while the GPUs count the rest.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
+    /// GPUs to use, by CUDA ordinal, e.g. `0,1` (default: all visible GPUs).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub devices: Option<Vec<usize>>,
+    /// Inner rows the host fills before handing tasks to the GPUs (default: chosen from N
+    /// so that there are a few million tasks).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=30))]
+    pub depth: Option<u32>,
     /// Print the first K solutions in lexicographic order, one line each: the column (0-based)
     /// of the queen in each row.
     #[arg(long, value_name = "K")]
@@ -55,6 +66,14 @@ pub struct QueensArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Options of `thicket devices`.
+#[derive(Debug, Args)]
+pub struct DevicesArgs {
+    /// Print one JSON object instead of the list.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Problems `thicket bench` can time.

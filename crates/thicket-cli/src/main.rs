@@ -2,6 +2,7 @@
 
 mod bench;
 mod cli;
+mod devices;
 mod queens;
 
 use std::process::ExitCode;
@@ -17,6 +18,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Queens(args) => queens::run(&args),
+        Command::Devices(args) => devices::run(&args),
         Command::Bench {
             problem: BenchProblem::Queens(args),
         } => bench::run_queens(&args),

@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use thicket_core::{Backend, Error, Progress, Result, RunInfo};
+use thicket_queens::gpu::{count_gpu, GpuCount, GpuOptions};
 use thicket_queens::reference::known_counts;
 use thicket_queens::solutions::{draw_board, first_solutions, format_solution};
 use thicket_queens::{count_cpu, QueensCount};
@@ -18,35 +19,65 @@ pub fn run(args: &QueensArgs) -> Result<()> {
         .map(|t| t as usize)
         .unwrap_or_else(default_threads);
     let started = Instant::now();
-    let (count, info) = match args.backend {
-        Backend::Cuda => {
-            return Err(Error::Unavailable(
-                "the CUDA backend is not part of this build yet; use --backend cpu".into(),
-            ))
-        }
-        Backend::Auto | Backend::Cpu => {
-            let progress = Progress::new(0, &format!("queens {n}"), args.quiet);
-            let count = count_cpu(n, threads, &progress)?;
-            progress.finish();
-            let info = RunInfo {
-                backend: Backend::Cpu.name().into(),
-                threads,
-                devices: Vec::new(),
-                seconds: started.elapsed().as_secs_f64(),
-            };
-            (count, info)
-        }
+    let progress = Progress::new(0, &format!("queens {n}"), args.quiet);
+    let (count, info, gpu) = match args.backend {
+        Backend::Cpu => (count_cpu(n, threads, &progress)?, cpu_info(threads), None),
+        Backend::Cuda => gpu_run(args, n, threads, &progress)?,
+        Backend::Auto => match gpu_run(args, n, threads, &progress) {
+            Err(Error::Unavailable(why)) => {
+                eprintln!("thicket: no usable GPU ({why}); counting on the CPU");
+                (count_cpu(n, threads, &progress)?, cpu_info(threads), None)
+            }
+            other => other?,
+        },
+    };
+    progress.finish();
+    let info = RunInfo {
+        seconds: started.elapsed().as_secs_f64(),
+        ..info
     };
     let solutions = args
         .solutions
         .map(|k| first_solutions(n, k))
         .unwrap_or_default();
     if args.json {
-        print_json(&count, &info, &solutions);
+        print_json(&count, &info, gpu.as_ref(), &solutions);
     } else {
         print_summary(&count, &info, &solutions, args.board);
     }
     Ok(())
+}
+
+/// The CUDA backend's count, with where it ran.
+fn gpu_run(
+    args: &QueensArgs,
+    n: usize,
+    threads: usize,
+    progress: &Progress,
+) -> Result<(QueensCount, RunInfo, Option<GpuCount>)> {
+    let options = GpuOptions {
+        devices: args.devices.clone(),
+        depth: args.depth.map(|d| d as usize),
+        threads: Some(threads),
+    };
+    let result = count_gpu(n, &options, progress)?;
+    let info = RunInfo {
+        backend: Backend::Cuda.name().into(),
+        threads,
+        devices: result.devices.clone(),
+        seconds: 0.0,
+    };
+    Ok((result.count, info, Some(result)))
+}
+
+/// Where a CPU count ran (its time is filled in by the caller).
+fn cpu_info(threads: usize) -> RunInfo {
+    RunInfo {
+        backend: Backend::Cpu.name().into(),
+        threads,
+        devices: Vec::new(),
+        seconds: 0.0,
+    }
 }
 
 /// All cores of this machine.
@@ -93,7 +124,7 @@ fn print_summary(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>], boa
     println!("  backend    {where_ran}");
 }
 
-fn print_json(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>]) {
+fn print_json(count: &QueensCount, info: &RunInfo, gpu: Option<&GpuCount>, solutions: &[Vec<u8>]) {
     let mut value = json!({
         "n": count.n,
         "total": count.total,
@@ -104,6 +135,16 @@ fn print_json(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>]) {
         "devices": info.devices,
         "oeis_match": known_counts(count.n).map(|k| k == (count.total, count.unique)),
     });
+    if let Some(gpu) = gpu {
+        value["gpu"] = json!({
+            "tasks": gpu.tasks,
+            "depth": gpu.depth,
+            "setup_seconds": gpu.setup_seconds,
+            "kernel_seconds": gpu.kernel_seconds,
+            "kernel_cache_hit": gpu.modules.iter().all(|m| m.cache_hit),
+            "compile_seconds": gpu.modules.iter().map(|m| m.compile_time.as_secs_f64()).sum::<f64>(),
+        });
+    }
     if !solutions.is_empty() {
         value["solutions"] = json!(solutions);
     }

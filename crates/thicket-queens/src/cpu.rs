@@ -1,18 +1,20 @@
-//! The CPU backend: canonical border constellations, split once more on the first inner row,
-//! searched in parallel with rayon work stealing. Sums are exact integers, so every thread
-//! count gives the same result.
+//! The CPU backend: the canonical border constellations, each split once more on its most
+//! constrained line, searched in parallel with rayon work stealing by the line search of
+//! [`crate::lines`]. Sums are exact integers, so every thread count gives the same result.
 
 use rayon::prelude::*;
 use thicket_core::{Error, Progress, Result};
 
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
-use crate::count::{sum_contributions, validate_n, CanonicalSink, Contribution, QueensCount};
-use crate::search::{CountSink, Masks, Plan};
+use crate::count::{sum_contributions, validate_n, Contribution, QueensCount};
+use crate::lines::{search, Count, LineBoard, Solutions};
+use crate::symmetry::is_smallest_image;
 
-/// One unit of CPU work: a constellation, optionally with its first inner queen placed.
-struct Task {
-    constellation: usize,
-    first_queen: Option<u32>,
+/// One unit of CPU work: a constellation with possibly one more queen placed.
+struct Task<'a> {
+    constellation: &'a CanonicalConstellation,
+    lines: LineBoard,
+    board: [u8; 32],
 }
 
 /// Counts all and fundamental solutions of `n` queens on `threads` CPU threads.
@@ -27,70 +29,112 @@ pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<Queens
         .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))?;
     pool.install(|| {
         let constellations = canonical_constellations(n);
-        let plans: Vec<Plan> = constellations
-            .par_iter()
-            .map(|c| Plan::new(n, c.constellation))
-            .collect();
-        let tasks = split_on_first_row(&plans);
-        progress.set_total(tasks.len() as u64);
-        let parts: Vec<Contribution> = tasks
-            .par_iter()
-            .map(|task| {
-                let part = run_task(
-                    &plans[task.constellation],
-                    &constellations[task.constellation],
-                    task,
-                );
-                progress.inc(1);
-                part
-            })
-            .collect();
-        Ok(sum_contributions(parts)?.into_count(n))
+        let all: Vec<&CanonicalConstellation> = constellations.iter().collect();
+        Ok(search_constellations(n, &all, progress)?.into_count(n))
     })
 }
 
-/// One task per (constellation, first inner queen), or per constellation where the search has
-/// fewer than two rows to fill.
-fn split_on_first_row(plans: &[Plan]) -> Vec<Task> {
-    let mut tasks = Vec::new();
-    for (index, plan) in plans.iter().enumerate() {
-        if plan.depth() < 2 {
-            tasks.push(Task {
-                constellation: index,
-                first_queen: None,
-            });
-            continue;
-        }
-        let mut free = plan.free(&plan.start());
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            tasks.push(Task {
-                constellation: index,
-                first_queen: Some(bit),
-            });
-        }
+/// Searches the inner boards of the given constellations on the current rayon pool and adds up
+/// what they contribute to the total and to the unique count. Progress counts tasks.
+pub fn search_constellations(
+    n: usize,
+    constellations: &[&CanonicalConstellation],
+    progress: &Progress,
+) -> Result<Contribution> {
+    let tasks: Vec<Task> = constellations.iter().flat_map(|c| split(n, c)).collect();
+    progress.set_total(tasks.len() as u64);
+    let parts: Vec<Contribution> = tasks
+        .par_iter()
+        .map(|task| {
+            let part = run(n, task);
+            progress.inc(1);
+            part
+        })
+        .collect();
+    sum_contributions(parts)
+}
+
+/// One task per option of the constellation's most constrained line (none when a line has no
+/// free square), or the constellation itself when at most one row is open.
+fn split(n: usize, constellation: &CanonicalConstellation) -> Vec<Task<'_>> {
+    let lines = LineBoard::with_constellation(n, &constellation.constellation);
+    let mut board = [0u8; 32];
+    for (r, c) in constellation.constellation.queens(n) {
+        board[r] = c as u8;
+    }
+    let open = lines.open_rows();
+    if open & open.wrapping_sub(1) == 0 {
+        return vec![Task {
+            constellation,
+            lines,
+            board,
+        }];
+    }
+    let Some((line, mut options)) = lines.most_constrained() else {
+        return Vec::new();
+    };
+    let mut tasks = Vec::with_capacity(options.count_ones() as usize);
+    while options != 0 {
+        let option = options.trailing_zeros();
+        options &= options - 1;
+        let (next, r, c) = lines.take(line, option);
+        let mut next_board = board;
+        next_board[r as usize] = c as u8;
+        tasks.push(Task {
+            constellation,
+            lines: next,
+            board: next_board,
+        });
     }
     tasks
 }
 
 /// Searches one task; symmetric constellations also check each solution's canonical form.
-fn run_task(plan: &Plan, constellation: &CanonicalConstellation, task: &Task) -> Contribution {
-    let (depth, masks, prefix): (usize, Masks, &[u32]) = match &task.first_queen {
-        Some(bit) => (
-            1,
-            plan.child(0, &plan.start(), *bit),
-            std::slice::from_ref(bit),
-        ),
-        None => (0, plan.start(), &[]),
-    };
-    if constellation.is_asymmetric() {
-        let mut sink = CountSink::default();
-        plan.search(depth, masks, prefix, &mut sink);
-        Contribution::asymmetric(sink.solutions)
+fn run(n: usize, task: &Task) -> Contribution {
+    let mut board = task.board;
+    if task.constellation.is_asymmetric() {
+        let mut count = Count::default();
+        search(&task.lines, &mut board[..n], &mut count);
+        Contribution::asymmetric(count.0)
     } else {
-        let mut sink = CanonicalSink::new(plan, constellation);
-        plan.search(depth, masks, prefix, &mut sink);
+        let mut sink = CanonicalCount::new(task.constellation);
+        search(&task.lines, &mut board[..n], &mut sink);
         sink.contribution()
+    }
+}
+
+/// Counts the solutions of a symmetric constellation and, for the unique count, only those
+/// that are the smallest of their images under the constellation's stabilizer: exactly one
+/// member of each solution class lies in the constellation and passes that canonical check.
+struct CanonicalCount<'a> {
+    constellation: &'a CanonicalConstellation,
+    solutions: u64,
+    canonical: u64,
+}
+
+impl<'a> CanonicalCount<'a> {
+    fn new(constellation: &'a CanonicalConstellation) -> CanonicalCount<'a> {
+        CanonicalCount {
+            constellation,
+            solutions: 0,
+            canonical: 0,
+        }
+    }
+
+    fn contribution(&self) -> Contribution {
+        Contribution {
+            weighted_total: u128::from(self.constellation.class_size())
+                * u128::from(self.solutions),
+            unique: u128::from(self.canonical),
+        }
+    }
+}
+
+impl Solutions for CanonicalCount<'_> {
+    fn complete(&mut self, board: &[u8]) {
+        self.solutions += 1;
+        if is_smallest_image(board, &self.constellation.stabilizer) {
+            self.canonical += 1;
+        }
     }
 }

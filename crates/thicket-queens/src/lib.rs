@@ -7,6 +7,8 @@ pub mod brute;
 pub mod constellation;
 pub mod count;
 pub mod cpu;
+pub mod gpu;
+pub mod lines;
 pub mod reference;
 pub mod search;
 pub mod solutions;

@@ -1,0 +1,122 @@
+//! End-to-end checks of the `thicket` binary: output, exit codes, and the GPU fallback.
+//!
+//! The GPU tests expect a machine without a usable GPU (CI, developer laptops) and say so
+//! instead of testing anything where one is found.
+
+use std::process::{Command, Output};
+
+fn thicket(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_thicket"))
+        .args(args)
+        .output()
+        .expect("the thicket binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_str(stdout(output).trim()).expect("one JSON object on stdout")
+}
+
+/// True when this machine has a usable GPU, in which case the no-GPU tests are skipped.
+fn gpu_present(test: &str) -> bool {
+    let value = json(&thicket(&["devices", "--json"]));
+    let present = value["gpu_available"] == true;
+    if present {
+        println!("NOTE {test}: a GPU is usable here, so the no-GPU behaviour was not tested");
+    }
+    present
+}
+
+#[test]
+fn queens_8_json_has_every_key() {
+    let output = thicket(&["queens", "8", "--backend", "cpu", "--json", "--quiet"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(value["n"], 8);
+    assert_eq!(value["total"], 92);
+    assert_eq!(value["unique"], 12);
+    assert_eq!(value["backend"], "cpu");
+    assert!(value["seconds"].as_f64().is_some_and(|s| s >= 0.0));
+    assert!(value["threads"].as_u64().is_some_and(|t| t >= 1));
+    assert!(value["devices"].as_array().is_some_and(|d| d.is_empty()));
+}
+
+#[test]
+fn bad_input_exits_with_two_and_one_line() {
+    for args in [
+        &["queens", "0"][..],
+        &["queens", "33"],
+        &["queens", "abc"],
+        &["queens", "8", "--no-such-flag"],
+        &["queens", "8", "--backend", "tpu"],
+    ] {
+        let output = thicket(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert_eq!(
+            stderr(&output).trim().lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn cuda_backend_without_gpu_fails_with_one_line() {
+    if gpu_present("cuda_backend_without_gpu_fails_with_one_line") {
+        return;
+    }
+    let output = thicket(&["queens", "8", "--backend", "cuda"]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert_eq!(message.trim().lines().count(), 1, "{message}");
+    assert!(message.contains("unavailable"), "{message}");
+    assert!(stdout(&output).is_empty());
+}
+
+#[test]
+fn auto_backend_falls_back_to_the_cpu_and_says_so() {
+    if gpu_present("auto_backend_falls_back_to_the_cpu_and_says_so") {
+        return;
+    }
+    let output = thicket(&["queens", "10", "--json", "--quiet"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let value = json(&output);
+    assert_eq!(
+        (value["total"].clone(), value["unique"].clone()),
+        (724.into(), 92.into())
+    );
+    assert_eq!(value["backend"], "cpu");
+    let note = stderr(&output);
+    assert_eq!(note.trim().lines().count(), 1, "{note}");
+    assert!(note.contains("CPU"), "{note}");
+}
+
+#[test]
+fn devices_says_plainly_when_there_is_no_gpu() {
+    let output = thicket(&["devices"]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(text.contains("CPU:"), "{text}");
+    if gpu_present("devices_says_plainly_when_there_is_no_gpu") {
+        assert!(text.contains("GPU 0:"), "{text}");
+        return;
+    }
+    assert!(text.starts_with("no GPU"), "{text}");
+    let value = json(&thicket(&["devices", "--json"]));
+    assert_eq!(value["gpus"].as_array().map(Vec::len), Some(0));
+    assert!(value["reason"].as_str().is_some_and(|r| !r.is_empty()));
+    assert!(value["cpu_cores"].as_u64().is_some_and(|c| c >= 1));
+}

@@ -1,0 +1,150 @@
+//! Opening the devices, loading the kernel, and counting chunks of tasks on them through
+//! thicket-gpu's dynamic work queue.
+
+use std::ops::Range;
+
+use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use thicket_gpu::{run_work_queue, Gpu, GpuError, KernelSource, ModuleStats};
+
+use super::tasks::TASK_WORDS;
+
+/// The kernel module, compiled at run time for each device's architecture.
+pub const QUEENS_KERNEL: KernelSource = KernelSource {
+    name: "queens.cu",
+    source: include_str!("../../kernels/queens.cu"),
+};
+
+/// Threads per block; must equal `BLOCK` in the kernel, which sizes the shared stack with it.
+const BLOCK: u32 = 128;
+
+/// Blocks per SM launched. More than fit at once is harmless: blocks that start late find the
+/// task counter exhausted and leave.
+const BLOCKS_PER_SM: u32 = 16;
+
+/// One device ready to count.
+pub struct Device {
+    gpu: Gpu,
+    function: CudaFunction,
+    /// How the kernel module was obtained on this device.
+    pub stats: ModuleStats,
+}
+
+impl Device {
+    /// The device's name.
+    pub fn name(&self) -> &str {
+        &self.gpu.info().name
+    }
+}
+
+/// Opens the devices `ordinals` (all when `None`) and loads the kernel on each.
+pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError> {
+    thicket_gpu::probe()?;
+    let gpus = match ordinals {
+        Some(list) => list
+            .iter()
+            .map(|&o| Gpu::open(o))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => Gpu::open_all()?,
+    };
+    gpus.into_iter()
+        .map(|gpu| {
+            let (module, stats) = gpu.load_module_with_stats(&QUEENS_KERNEL, &[])?;
+            let function = gpu.load_function(&module, "queens_count")?;
+            Ok(Device {
+                gpu,
+                function,
+                stats,
+            })
+        })
+        .collect()
+}
+
+/// Counts the solutions below every task of `words` (packed tasks) on `devices`, `chunk` tasks
+/// at a time, calling `done(tasks)` after each chunk; returns each chunk's count.
+pub fn count_tasks(
+    devices: &mut [Device],
+    n: usize,
+    words: &[u32],
+    levels: usize,
+    chunk: usize,
+    done: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<u64>, GpuError> {
+    let total_tasks = words.len() / TASK_WORDS;
+    let outputs = run_work_queue(
+        devices,
+        total_tasks,
+        chunk,
+        |device, range: Range<usize>| {
+            let tasks = range.len();
+            let solutions = count_chunk(
+                device,
+                n,
+                &words[range.start * TASK_WORDS..range.end * TASK_WORDS],
+                levels,
+            )?;
+            done(tasks);
+            Ok::<_, GpuError>(solutions)
+        },
+    )?;
+    Ok(outputs.into_iter().map(|o| o.value).collect())
+}
+
+/// One launch of the persistent kernel over the packed tasks `words`.
+fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Result<u64, GpuError> {
+    let stream = device.gpu.stream();
+    let tasks = stream
+        .clone_htod(words)
+        .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+    let mut next_task = stream
+        .alloc_zeros::<u32>(1)
+        .map_err(GpuError::driver("cuMemAlloc"))?;
+    let mut total = stream
+        .alloc_zeros::<u64>(1)
+        .map_err(GpuError::driver("cuMemAlloc"))?;
+    let task_count = u32::try_from(words.len() / TASK_WORDS)
+        .map_err(|_| GpuError::InvalidArgument("too many tasks for one launch".into()))?;
+    let n = n as u32;
+    let config = LaunchConfig {
+        grid_dim: (device.gpu.info().sm_count.max(1) * BLOCKS_PER_SM, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: (levels as u32) * BLOCK * 4,
+    };
+    let mut launch = stream.launch_builder(&device.function);
+    launch
+        .arg(&tasks)
+        .arg(&task_count)
+        .arg(&mut next_task)
+        .arg(&mut total)
+        .arg(&n);
+    // SAFETY: the arguments match queens_count's parameters (const unsigned*, unsigned,
+    // unsigned*, unsigned long long*, unsigned); the kernel reads only tasks[0..6*task_count)
+    // and its stack stays within `levels` levels of the dynamic shared memory given here.
+    unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+    let result = stream
+        .clone_dtoh(&total)
+        .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+    Ok(result[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NVRTC is optional on developer machines but required in CI (THICKET_REQUIRE_NVRTC=1);
+    /// without it the test says loudly that nothing was compiled.
+    #[test]
+    fn nvrtc_compiles_the_queens_kernel_for_sm_90() {
+        if let Err(error) = thicket_gpu::nvrtc_status() {
+            if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
+                panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
+            }
+            println!("NOTE nvrtc_compiles_the_queens_kernel_for_sm_90: libnvrtc is absent, so the kernel was NOT compiled ({error})");
+            return;
+        }
+        let cubin = thicket_gpu::compile_for_arch(&QUEENS_KERNEL, "sm_90", &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(&cubin[..4], b"\x7fELF");
+        let kernel_name: &[u8] = b"queens_count";
+        assert!(cubin.windows(kernel_name.len()).any(|w| w == kernel_name));
+    }
+}

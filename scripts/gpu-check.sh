@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Checks and times `thicket queens --backend cuda` on a GPU machine, from the repository root,
+# with the release binary at target/release/thicket (or $THICKET_BIN).
+#
+#   scripts/gpu-check.sh           N = 4..21 on the GPU, every total and unique checked against
+#                                  OEIS; a table; exit status 1 on any mismatch or failure
+#   scripts/gpu-check.sh --bench   Markdown rows for docs/benchmarks.md: N = 16..21, wall time
+#                                  of the whole process, the CPU backend beside it up to N = 18,
+#                                  and the first-compile versus cached start-up cost
+#   --multi                        (with either) also N = 20, 21 on all GPUs versus --devices 0
+#   --devices LIST                 GPUs for the check and bench runs (default: all)
+set -uo pipefail
+
+bin="${THICKET_BIN:-target/release/thicket}"
+bench=0
+multi=0
+devices=()
+while (($# > 0)); do
+    case "$1" in
+        --bench) bench=1 ;;
+        --multi) multi=1 ;;
+        --devices) devices=(--devices "$2"); shift ;;
+        *) echo "usage: $0 [--bench] [--multi] [--devices LIST]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+# OEIS A000170 (total) and A002562 (unique), N = 1..21.
+totals=(0 1 0 0 2 10 4 40 92 352 724 2680 14200 73712 365596 2279184 14772512 95815104
+    666090624 4968057848 39029188884 314666222712)
+uniques=(0 1 0 0 1 2 1 6 12 46 92 341 1787 9233 45752 285053 1846955 11977939 83263591
+    621012754 4878666808 39333324973)
+
+# The value of a top-level numeric key in thicket's one-line JSON.
+field() {
+    sed -n "s/.*[{,]\"$1\":\([0-9.e+-]*\).*/\1/p" <<<"$2"
+}
+
+now() { date +%s.%N; }
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+failures=0
+
+# Runs `thicket queens N ARGS...`; prints "total unique seconds wall ok" or a failure line and
+# keeps the JSON in $scratch/last.json.
+run_one() {
+    local n="$1"
+    shift
+    local started json ended
+    started=$(now)
+    if ! json=$(timeout 120 "$bin" queens "$n" --json --quiet "$@"); then
+        echo "FAILED"
+        return 1
+    fi
+    ended=$(now)
+    echo "$json" >"$scratch/last.json"
+    local total unique seconds ok=no
+    total=$(field total "$json")
+    unique=$(field unique "$json")
+    seconds=$(field seconds "$json")
+    [[ "$total" == "${totals[$n]}" && "$unique" == "${uniques[$n]}" ]] && ok=yes
+    printf '%s %s %s %.3f %s\n' "$total" "$unique" "$seconds" "$(minus "$ended" "$started")" "$ok"
+    [[ $ok == yes ]]
+}
+
+"$bin" devices || exit 1
+
+if [[ $bench == 0 ]]; then
+    printf '| %3s | %15s | %13s | %9s | %9s | %3s |\n' N total unique seconds wall ok
+    printf '|---:|---:|---:|---:|---:|---|\n'
+    for n in $(seq 4 21); do
+        read -r total unique seconds wall ok < <(run_one "$n" --backend cuda "${devices[@]}") || true
+        [[ "${ok:-no}" == yes ]] || failures=$((failures + 1))
+        printf '| %3s | %15s | %13s | %9s | %9s | %3s |\n' "$n" "$total" "$unique" "$seconds" "$wall" "${ok:-no}"
+    done
+else
+    cache="$scratch/cache"
+    first=$(THICKET_CACHE_DIR="$cache" "$bin" queens 8 --backend cuda --json --quiet "${devices[@]}")
+    s0=$(now)
+    second=$(THICKET_CACHE_DIR="$cache" "$bin" queens 8 --backend cuda --json --quiet "${devices[@]}")
+    s1=$(now)
+    echo "start-up, empty kernel cache: $(field seconds "$first") s in thicket (compile $(field compile_seconds "$first") s)"
+    echo "start-up, cached kernel:      $(field seconds "$second") s in thicket, $(minus "$s1" "$s0") s whole process (N=8)"
+    echo
+    echo '| N | GPU wall (s) | GPU in-process (s) | kernel (s) | tasks | CPU wall (s) | ok |'
+    echo '|---:|---:|---:|---:|---:|---:|---|'
+    for n in $(seq 16 21); do
+        read -r _ _ seconds wall ok < <(run_one "$n" --backend cuda "${devices[@]}") || true
+        [[ "${ok:-no}" == yes ]] || failures=$((failures + 1))
+        json=$(cat "$scratch/last.json" 2>/dev/null)
+        cpu=-
+        if ((n <= 18)); then
+            read -r _ _ _ cpu cpu_ok < <(run_one "$n" --backend cpu) || true
+            [[ "${cpu_ok:-no}" == yes ]] || failures=$((failures + 1))
+        fi
+        echo "| $n | $wall | $seconds | $(field kernel_seconds "$json") | $(field tasks "$json") | $cpu | ${ok:-no} |"
+    done
+fi
+
+if [[ $multi == 1 ]]; then
+    echo
+    echo '| N | all GPUs wall (s) | --devices 0 wall (s) | speed-up | ok |'
+    echo '|---:|---:|---:|---:|---|'
+    for n in 20 21; do
+        read -r _ _ _ all ok_all < <(run_one "$n" --backend cuda) || true
+        read -r _ _ _ one ok_one < <(run_one "$n" --backend cuda --devices 0) || true
+        ok=no
+        [[ "${ok_all:-no}" == yes && "${ok_one:-no}" == yes ]] && ok=yes
+        [[ $ok == yes ]] || failures=$((failures + 1))
+        echo "| $n | $all | $one | $(ratio "$one" "$all") | $ok |"
+    done
+fi
+
+if ((failures > 0)); then
+    echo "gpu-check: $failures run(s) failed or disagreed with OEIS" >&2
+    exit 1
+fi
