@@ -1,156 +1,125 @@
-// thicket's N-Queens counter for NVIDIA GPUs: one persistent kernel, one task per thread at a
-// time, an iterative depth-first search with its stack in shared memory.
+// thicket's N-Queens counter for NVIDIA GPUs (Hopper and newer, any NVRTC target).
 //
-// A task (six words, see src/gpu/tasks.rs) is a board with the border queens and the first
-// inner rows filled. Diagonals are kept in absolute form (bit row+col and bit col-row+n-1 of
-// two 64-bit words), so placing and removing a queen are the same XOR and a stack level needs
-// one word: the free columns of that row not yet tried, the one being tried included.
+// One persistent kernel. Every thread takes tasks through one global atomic counter and runs an
+// iterative depth-first search of the inner rows of a border constellation:
+// - shifting masks in registers: occupied columns (32 bits), "\\" diagonals (64 bits, shift left
+//   a row) and "/" diagonals (64 bits, 32 bits up, shift right a row). Over a whole search a
+//   line moves at most n <= 28 places, so no line ever leaves its word and a pop restores the
+//   masks exactly by undoing the shifts;
+// - the border queens' attacks on each row come from a per-plan table in global memory, copied
+//   into the thread's slice of shared memory when it takes a task (the lanes of a warp work on
+//   different plans, so reading the table in the hot loop would scatter every load), and rows
+//   filled by side queens are skipped by shifting the diagonals by the row gap (1 to 3);
+// - one word a stack level in shared memory, level-major with the thread index as the fastest
+//   axis, so the 32 lanes of a warp touch 32 consecutive words: no bank conflicts. The word
+//   holds the columns of that level not yet tried, the queen being tried as its lowest bit;
+// - the row before the last counts its children with one popcount, and a look-ahead drops a
+//   queen whose next-but-one row has no free square.
+//
+// Task: 6 words {plan | depth << 24, cols, down-right lo, hi, down-left lo, hi}.
+// Dynamic shared memory: 32 attack words, then `levels` stack words, per thread, level-major.
+// Plan record (PLAN_WORDS words): [0..2) row gaps, 2 bits a depth; [2] depth of the last row;
+// [3] weight (class size, 8, 4 or 2); [4 + d] border attacks on the row of depth d.
+// src/gpu/tasks.rs (Task::count) runs this loop on the CPU as the kernel's reference.
 
 #define BLOCK 128
+#define PLAN_WORDS 36
+#define DR_OFFSET 32
 
-// Low word of (hi:lo) >> s for s < 32: the attacks on one row from a 64-bit diagonal mask.
-__device__ __forceinline__ unsigned int lines_at(unsigned int lo, unsigned int hi, unsigned int s)
+__device__ __forceinline__ unsigned int free_columns(unsigned int cols, unsigned long long dl,
+                                                     unsigned long long dr, unsigned int attack,
+                                                     unsigned int board)
 {
-    return __funnelshift_r(lo, hi, s);
+    return ~(cols | (unsigned int)dl | (unsigned int)(dr >> DR_OFFSET) | attack) & board;
 }
 
-// The next row to fill after `row`, skipping the rows of the side queens.
-__device__ __forceinline__ unsigned int next_row(unsigned int row, unsigned int skip_low,
-                                                 unsigned int skip_high)
-{
-    unsigned int r = row + 1;
-    r += (r == skip_low);
-    r += (r == skip_high);
-    return r;
-}
-
-__device__ __forceinline__ unsigned int prev_row(unsigned int row, unsigned int skip_low,
-                                                 unsigned int skip_high)
-{
-    unsigned int r = row - 1;
-    r -= (r == skip_high);
-    r -= (r == skip_low);
-    return r;
-}
-
-// Counts the solutions below tasks[0..task_count) into *total. Threads take tasks one at a
-// time through *next_task (one atomic per warp for all its idle lanes), so a lane that
-// finishes early starts a new task instead of waiting for the rest of its warp.
-// The lanes of a warp stay in step: every turn of the loop is one search step for each busy
-// lane (place, count a last-row popcount, or take a queen back), and the ballot at the top
-// makes the warp reconverge there, so divergent lanes cost at most one step's branches.
-// Dynamic shared memory: `levels * BLOCK` words, level-major so that the 32 lanes of a warp
-// touch 32 consecutive words (no bank conflicts).
 extern "C" __global__ void __launch_bounds__(BLOCK)
 queens_count(const unsigned int* __restrict__ tasks, unsigned int task_count,
-             unsigned int* __restrict__ next_task, unsigned long long* __restrict__ total,
-             unsigned int n)
+             const unsigned int* __restrict__ plans, unsigned int* __restrict__ next_task,
+             unsigned long long* __restrict__ total, unsigned int n)
 {
-    extern __shared__ unsigned int stack[];
-    unsigned int* const my_stack = stack + threadIdx.x;
-    const unsigned int board = n == 32 ? 0xffffffffu : (1u << n) - 1u;
-    const unsigned int lane = threadIdx.x & 31u;
-    const unsigned int lanes_below = (1u << lane) - 1u;
+    extern __shared__ unsigned int shared[];
+    unsigned int* const attack = shared + threadIdx.x;
+    unsigned int* const my_stack = shared + 32 * BLOCK + threadIdx.x;
+    const unsigned int board = (unsigned int)((1ull << n) - 1ull);
     unsigned long long count = 0;
 
-    unsigned int cols = 0, dl_lo = 0, dl_hi = 0, dr_lo = 0, dr_hi = 0;
-    unsigned int row = 0, next = 0, last = 0, skip_low = 0, skip_high = 0;
-    unsigned int free = 0, attacked = 0, gap = 0;
-    unsigned int depth = 0;
-    bool busy = false;
-    bool exhausted = false;
-
     for (;;) {
-        const unsigned int idle = __ballot_sync(0xffffffffu, !busy);
-        if (idle != 0u && !exhausted) {
-            const unsigned int leader = __ffs(idle) - 1;
-            unsigned int base = 0;
-            if (lane == leader) {
-                base = atomicAdd(next_task, __popc(idle));
-            }
-            base = __shfl_sync(0xffffffffu, base, leader);
-            exhausted = base + __popc(idle) >= task_count;
-            const unsigned int index = base + __popc(idle & lanes_below);
-            if (!busy && index < task_count) {
-                const unsigned int* task = tasks + 6ull * index;
-                cols = task[0];
-                dl_lo = task[1];
-                dl_hi = task[2];
-                dr_lo = task[3];
-                dr_hi = task[4];
-                const unsigned int meta = task[5];
-                row = meta & 31u;
-                skip_low = (meta >> 5) & 31u;
-                skip_high = (meta >> 10) & 31u;
-                last = (meta >> 15) & 31u;
-                free = ~(cols | lines_at(dl_lo, dl_hi, row) | lines_at(dr_lo, dr_hi, n - 1 - row)) & board;
-                if (row == last) {
-                    count += __popc(free);
-                } else {
-                    next = next_row(row, skip_low, skip_high);
-                    gap = next - row;
-                    attacked = cols | lines_at(dl_lo, dl_hi, next) | lines_at(dr_lo, dr_hi, n - 1 - next);
-                    depth = 0;
-                    busy = true;
-                }
-            }
-        } else if (exhausted && idle == 0xffffffffu) {
+        const unsigned int index = atomicAdd(next_task, 1u);
+        if (index >= task_count) {
             break;
         }
-        if (!busy) {
-            continue;
+        const uint2* const task = reinterpret_cast<const uint2*>(tasks + 6ull * index);
+        const uint2 head = task[0], right = task[1], left = task[2];
+        const unsigned int* const plan = plans + (head.x & 0xffffffu) * PLAN_WORDS;
+        const unsigned int start = head.x >> 24;
+        const unsigned long long gaps = plan[0] | ((unsigned long long)plan[1] << 32);
+        const unsigned int last = plan[2];
+        const unsigned int weight = plan[3];
+        for (unsigned int row = start; row <= last; ++row) {
+            attack[row * BLOCK] = __ldg(plan + 4 + row);
         }
-        // Placing a queen and taking one back end alike (toggle one queen, then look at the
-        // row below the new current row), so both share that tail and a warp whose lanes
-        // split between them runs it once.
-        unsigned int toggle_bit = 0, toggle_row = 0, new_row = 0, new_free = 0;
-        bool move = false;
-        if (free) {
-            const unsigned int bit = free & (0u - free);
-            const unsigned int child = ~(attacked | bit | (bit >> gap) | (bit << gap)) & board;
-            if (next == last) {
-                // The row below is the last: this queen leaves a popcount there.
-                count += __popc(child);
-            } else if (child) {
-                my_stack[depth * BLOCK] = free;
-                ++depth;
-                move = true;
-                toggle_bit = bit;
-                toggle_row = row;
-                new_row = next;
-                new_free = child;
+        unsigned int cols = head.y;
+        unsigned long long dl = right.x | ((unsigned long long)right.y << 32);
+        unsigned long long dr = left.x | ((unsigned long long)left.y << 32);
+        unsigned int d = start;
+        unsigned int free = free_columns(cols, dl, dr, attack[d * BLOCK], board);
+        unsigned long long found = 0;
+        if (d == last) {
+            found = __popc(free);
+            free = 0;
+        }
+        unsigned int gap = (unsigned int)(gaps >> (2 * d)) & 3u;
+        for (;;) {
+            if (free) {
+                const unsigned int bit = free & (0u - free);
+                const unsigned int child_cols = cols | bit;
+                const unsigned long long child_dl = (dl | bit) << gap;
+                const unsigned long long child_dr = (dr | ((unsigned long long)bit << DR_OFFSET)) >> gap;
+                const unsigned int child_free =
+                    free_columns(child_cols, child_dl, child_dr, attack[(d + 1) * BLOCK], board);
+                if (d + 1 == last) {
+                    found += __popc(child_free);
+                    free ^= bit;
+                    continue;
+                }
+                // Look-ahead: the row after the child's must keep a free square.
+                const unsigned int child_gap = (unsigned int)(gaps >> (2 * d + 2)) & 3u;
+                const unsigned int ahead = free_columns(child_cols, child_dl << child_gap,
+                                                        child_dr >> child_gap,
+                                                        attack[(d + 2) * BLOCK], board);
+                if (child_free == 0 || ahead == 0) {
+                    free ^= bit;
+                    continue;
+                }
+                my_stack[(d - start) * BLOCK] = free;
+                cols = child_cols;
+                dl = child_dl;
+                dr = child_dr;
+                free = child_free;
+                gap = child_gap;
+                ++d;
+            } else {
+                if (d == start) {
+                    break;
+                }
+                --d;
+                const unsigned int word = my_stack[(d - start) * BLOCK];
+                const unsigned int bit = word & (0u - word);
+                gap = (unsigned int)(gaps >> (2 * d)) & 3u;
+                cols ^= bit;
+                dl = (dl >> gap) ^ bit;
+                dr = (dr << gap) ^ ((unsigned long long)bit << DR_OFFSET);
+                free = word ^ bit;
             }
-            free ^= bit;
-        } else if (depth == 0) {
-            busy = false;
-        } else {
-            --depth;
-            const unsigned int tried = my_stack[depth * BLOCK];
-            move = true;
-            toggle_bit = tried & (0u - tried);
-            toggle_row = prev_row(row, skip_low, skip_high);
-            new_row = toggle_row;
-            new_free = tried ^ toggle_bit;
         }
-        if (move) {
-            const unsigned int mirror = n - 1 - toggle_row;
-            cols ^= toggle_bit;
-            dl_lo ^= toggle_bit << toggle_row;
-            dl_hi ^= __funnelshift_l(toggle_bit, 0u, toggle_row);
-            dr_lo ^= toggle_bit << mirror;
-            dr_hi ^= __funnelshift_l(toggle_bit, 0u, mirror);
-            row = new_row;
-            free = new_free;
-            next = next_row(row, skip_low, skip_high);
-            gap = next - row;
-            attacked = cols | lines_at(dl_lo, dl_hi, next) | lines_at(dr_lo, dr_hi, n - 1 - next);
-        }
+        count += found * weight;
     }
 
     for (unsigned int offset = 16; offset > 0; offset >>= 1) {
         count += __shfl_down_sync(0xffffffffu, count, offset);
     }
-    if (lane == 0 && count != 0) {
+    if ((threadIdx.x & 31u) == 0 && count != 0) {
         atomicAdd(total, count);
     }
 }

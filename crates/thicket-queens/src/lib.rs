@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod gpu;
 pub mod lines;
 pub mod reference;
+pub mod rotations;
 pub mod search;
 pub mod solutions;
 pub mod symmetry;

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use thicket_gpu::cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_gpu::{run_work_queue, Gpu, GpuError, KernelSource, ModuleStats};
 
 use super::tasks::TASK_WORDS;
@@ -25,6 +25,8 @@ const BLOCKS_PER_SM: u32 = 16;
 pub struct Device {
     gpu: Gpu,
     function: CudaFunction,
+    /// The plan table, uploaded once per run.
+    plans: Option<CudaSlice<u32>>,
     /// How the kernel module was obtained on this device.
     pub stats: ModuleStats,
 }
@@ -53,36 +55,47 @@ pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError>
             Ok(Device {
                 gpu,
                 function,
+                plans: None,
                 stats,
             })
         })
         .collect()
 }
 
-/// Counts the solutions below every task of `words` (packed tasks) on `devices`, `chunk` tasks
-/// at a time, calling `done(tasks)` after each chunk; returns each chunk's count.
+/// Counts the weighted solutions below every task of `tasks` (packed) with the plan table
+/// `plans` (packed) on `devices`, `chunk` tasks at a time, calling `done(tasks)` after each
+/// chunk; returns each chunk's count.
 pub fn count_tasks(
     devices: &mut [Device],
     n: usize,
-    words: &[u32],
+    plans: &[u32],
+    tasks: &[u32],
     levels: usize,
     chunk: usize,
     done: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<u64>, GpuError> {
-    let total_tasks = words.len() / TASK_WORDS;
+    for device in devices.iter_mut() {
+        let table = device
+            .gpu
+            .stream()
+            .clone_htod(plans)
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        device.plans = Some(table);
+    }
+    let total_tasks = tasks.len() / TASK_WORDS;
     let outputs = run_work_queue(
         devices,
         total_tasks,
         chunk,
         |device, range: Range<usize>| {
-            let tasks = range.len();
+            let count = range.len();
             let solutions = count_chunk(
                 device,
                 n,
-                &words[range.start * TASK_WORDS..range.end * TASK_WORDS],
+                &tasks[range.start * TASK_WORDS..range.end * TASK_WORDS],
                 levels,
             )?;
-            done(tasks);
+            done(count);
             Ok::<_, GpuError>(solutions)
         },
     )?;
@@ -91,6 +104,10 @@ pub fn count_tasks(
 
 /// One launch of the persistent kernel over the packed tasks `words`.
 fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Result<u64, GpuError> {
+    let plans = device
+        .plans
+        .as_ref()
+        .ok_or_else(|| GpuError::InvalidArgument("the plan table was not uploaded".into()))?;
     let stream = device.gpu.stream();
     let tasks = stream
         .clone_htod(words)
@@ -107,18 +124,22 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
     let config = LaunchConfig {
         grid_dim: (device.gpu.info().sm_count.max(1) * BLOCKS_PER_SM, 1, 1),
         block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: (levels as u32) * BLOCK * 4,
+        shared_mem_bytes: (32 + levels as u32) * BLOCK * 4,
     };
     let mut launch = stream.launch_builder(&device.function);
     launch
         .arg(&tasks)
         .arg(&task_count)
+        .arg(plans)
         .arg(&mut next_task)
         .arg(&mut total)
         .arg(&n);
-    // SAFETY: the arguments match queens_count's parameters (const unsigned*, unsigned,
-    // unsigned*, unsigned long long*, unsigned); the kernel reads only tasks[0..6*task_count)
-    // and its stack stays within `levels` levels of the dynamic shared memory given here.
+    // SAFETY: the arguments match queens_count's parameters (const unsigned* tasks, unsigned
+    // count, const unsigned* plans, unsigned* next_task, unsigned long long* total, unsigned n);
+    // every task's plan index is inside the plan table, the kernel reads only
+    // tasks[0..6*task_count), and its stack stays within `levels` levels of the dynamic shared
+    // memory given here after the 32 attack words a thread (levels is the largest number of rows a
+    // task still fills).
     unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
     let result = stream
         .clone_dtoh(&total)

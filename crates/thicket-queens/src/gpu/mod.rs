@@ -1,11 +1,11 @@
-//! The GPU backend: asymmetric constellations, split into a few million tasks on the host, are
-//! counted by a persistent CUDA kernel on every chosen device, while the CPU searches the few
-//! symmetric constellations (whose unique count needs each solution's canonical form).
+//! The GPU backend: every canonical constellation, split into a few million tasks on the host,
+//! is counted by a persistent CUDA kernel on every chosen device, through a dynamic work queue.
 //!
-//! total  = 8 * (GPU solutions) + sum over symmetric constellations of class size * solutions
-//! unique = GPU solutions + canonical solutions of the symmetric constellations
+//! total  = sum over constellations of class size * solutions (weighted in the kernel)
+//! unique = by Burnside's lemma from the total and the rotation-symmetric solutions, which the
+//!          CPU counts while the GPUs run (see [`crate::rotations`]); the CPU backend gets it
+//!          by a canonical-form check instead, so the two backends check each other.
 
-mod host;
 mod launch;
 pub mod tasks;
 
@@ -16,12 +16,12 @@ use thicket_core::{Error, Progress, Result};
 use thicket_gpu::{GpuError, ModuleStats};
 
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
-use crate::count::{sum_contributions, validate_n, Contribution, QueensCount};
+use crate::count::{validate_n, QueensCount};
+use crate::rotations::unique_from_total;
 use crate::search::Plan;
 
-pub use host::count_on_host;
 pub use launch::QUEENS_KERNEL;
-use tasks::{split, split_auto, stack_levels, target_tasks, Task};
+use tasks::{gpu_plans, split, split_auto, stack_levels, target_tasks, GpuPlan, Task, MAX_N};
 
 /// How to run a GPU count.
 #[derive(Debug, Clone, Default)]
@@ -55,20 +55,27 @@ pub struct GpuCount {
     pub kernel_seconds: f64,
 }
 
-/// Whether a constellation's search goes to the GPU: asymmetric ones, where every solution
-/// counts once towards the unique total, with at least one row to fill.
-pub fn goes_to_gpu(constellation: &CanonicalConstellation, plan: &Plan) -> bool {
-    constellation.is_asymmetric() && plan.depth() >= 1
+/// Solutions made of border queens alone (constellations with no row to fill), weighted.
+pub fn border_only_total(n: usize, constellations: &[CanonicalConstellation]) -> u128 {
+    constellations
+        .iter()
+        .filter(|c| Plan::new(n, c.constellation).depth() == 0)
+        .map(|c| u128::from(c.class_size()))
+        .sum()
 }
 
-/// Counts all and fundamental solutions of `n` queens on the GPUs (and the CPU for the
-/// symmetric constellations).
+/// Counts all and fundamental solutions of `n` queens (1 <= n <= 28) on the GPUs.
 ///
 /// Fails with [`Error::Unavailable`] when no GPU can be used (no driver, no device, no NVRTC, a
 /// device ordinal that does not exist) and with [`Error::Gpu`] when a device fails while
 /// counting.
 pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
     validate_n(n)?;
+    if n > MAX_N {
+        return Err(Error::InvalidInput(format!(
+            "the GPU kernel counts boards up to N = {MAX_N}; use --backend cpu for N = {n}"
+        )));
+    }
     if options.devices.as_ref().is_some_and(|d| d.is_empty()) {
         return Err(Error::InvalidInput("--devices lists no device".into()));
     }
@@ -86,49 +93,49 @@ pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<
 /// [`count_gpu`] with the host's share on the current rayon pool.
 fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
     let started = Instant::now();
-    let constellations = canonical_constellations(n);
     std::thread::scope(|scope| {
         let setup = scope.spawn(|| {
             let devices = launch::open_devices(options.devices.as_deref());
             (devices, started.elapsed().as_secs_f64())
         });
-        let plans: Vec<Plan> = constellations
-            .iter()
-            .map(|c| Plan::new(n, c.constellation))
-            .collect();
-        let gpu_plans: Vec<&Plan> = constellations
-            .iter()
-            .zip(&plans)
-            .filter(|(c, p)| goes_to_gpu(c, p))
-            .map(|(_, p)| p)
-            .collect();
+        let constellations = canonical_constellations(n);
+        let plans = gpu_plans(n, &spread_costs(constellations.clone()));
         let (tasks, depth) = match options.depth {
-            Some(depth) => (split(n, &gpu_plans, depth), depth),
-            None => split_auto(n, &gpu_plans, target_tasks(n)),
+            Some(depth) => (split(n, &plans, depth), depth),
+            None => split_auto(n, &plans, target_tasks(n)),
         };
-        let words: Vec<u32> = tasks.iter().flat_map(Task::pack).collect();
+        let plan_words: Vec<u32> = plans.iter().flat_map(GpuPlan::pack).collect();
+        let task_words: Vec<u32> = tasks.iter().flat_map(Task::pack).collect();
         let (devices, setup_seconds) = setup.join().expect("device set-up does not panic");
         let mut devices = devices.map_err(unavailable)?;
         // Only now, with the GPUs known to work, so that a fallback to the CPU wastes nothing.
-        let host = scope.spawn(|| count_on_host(n, &constellations, |c, p| !goes_to_gpu(c, p)));
+        let fixed = scope.spawn(|| {
+            use crate::rotations::{count_fixed, Turn};
+            (count_fixed(n, Turn::Half), count_fixed(n, Turn::Quarter))
+        });
         progress.set_total(tasks.len() as u64);
         let kernel_started = Instant::now();
         let chunk = chunk_size(tasks.len(), devices.len());
         let counts = launch::count_tasks(
             &mut devices,
             n,
-            &words,
-            stack_levels(&tasks),
+            &plan_words,
+            &task_words,
+            stack_levels(&plans, &tasks),
             chunk,
             &|done| progress.inc(done as u64),
         )
         .map_err(|e| Error::Gpu(one_line(&e)))?;
         let kernel_seconds = kernel_started.elapsed().as_secs_f64();
-        let gpu_parts = counts.into_iter().map(Contribution::asymmetric);
-        let host_part = host.join().expect("the host search does not panic")?;
-        let sum = sum_contributions(gpu_parts.chain(std::iter::once(host_part)))?;
+        let total = counts
+            .into_iter()
+            .map(u128::from)
+            .try_fold(border_only_total(n, &constellations), u128::checked_add)
+            .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))?;
+        let (half, quarter) = fixed.join().expect("the rotation search does not panic");
+        let unique = unique_from_total(n, total, half, quarter)?;
         Ok(GpuCount {
-            count: sum.into_count(n),
+            count: QueensCount { n, total, unique },
             devices: devices.iter().map(|d| d.name().to_owned()).collect(),
             modules: devices.iter().map(|d| d.stats.clone()).collect(),
             tasks: tasks.len(),
@@ -139,14 +146,24 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
     })
 }
 
-/// Tasks per queue chunk: one launch per device and a few more so that a faster device takes
-/// more, but not so many that launch overhead and per-launch tails add up.
+/// Tasks per queue chunk: 16 chunks a device, so that a faster device takes more, the last
+/// chunks end close together, and progress moves; few enough that launch tails do not add up.
 fn chunk_size(tasks: usize, devices: usize) -> usize {
-    if devices <= 1 {
-        tasks.max(1)
-    } else {
-        tasks.div_ceil(devices * 8).max(1)
-    }
+    tasks.div_ceil(devices.max(1) * 16).max(1)
+}
+
+/// The constellations in a fixed pseudo-random order. Neighbouring constellations cost about
+/// the same, so in ascending order some queue chunks would hold only expensive ones; mixed,
+/// the chunks cost about the same and the devices finish together. A plan's own tasks still
+/// stay together, so the lanes of a warp mostly share a plan record.
+fn spread_costs(mut constellations: Vec<CanonicalConstellation>) -> Vec<CanonicalConstellation> {
+    let scramble = |c: &CanonicalConstellation| {
+        let k = &c.constellation;
+        let key = u64::from_le_bytes([k.top, k.bottom, k.left, k.right, 0, 0, 0, 0]);
+        key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+    };
+    constellations.sort_by_key(scramble);
+    constellations
 }
 
 /// A GPU error that stops the backend from starting.
