@@ -5,7 +5,7 @@ use serde::Serialize;
 use thicket_core::{Error, Result};
 
 use crate::constellation::CanonicalConstellation;
-use crate::search::{Plan, SolutionSink};
+use crate::lines::Solutions;
 use crate::symmetry::is_smallest_image;
 
 /// The smallest and largest board sizes thicket counts.
@@ -82,21 +82,19 @@ pub fn sum_contributions(parts: impl IntoIterator<Item = Contribution>) -> Resul
         })
 }
 
-/// Counts solutions of a symmetric constellation and, for the unique count, keeps only those
+/// Counts the solutions of a symmetric constellation and, for the unique count, only those
 /// that are the smallest of their images under the constellation's stabilizer: exactly one
-/// member of each solution class lies in this constellation and passes that canonical check.
-pub struct CanonicalSink<'a> {
-    plan: &'a Plan,
+/// member of each solution class lies in the constellation and passes that canonical check.
+pub struct CanonicalCount<'a> {
     constellation: &'a CanonicalConstellation,
     solutions: u64,
     canonical: u64,
 }
 
-impl<'a> CanonicalSink<'a> {
-    /// A sink for the search of `plan`, the inner rows of `constellation`.
-    pub fn new(plan: &'a Plan, constellation: &'a CanonicalConstellation) -> CanonicalSink<'a> {
-        CanonicalSink {
-            plan,
+impl<'a> CanonicalCount<'a> {
+    /// A count for the solutions of `constellation`.
+    pub fn new(constellation: &'a CanonicalConstellation) -> CanonicalCount<'a> {
+        CanonicalCount {
             constellation,
             solutions: 0,
             canonical: 0,
@@ -113,11 +111,10 @@ impl<'a> CanonicalSink<'a> {
     }
 }
 
-impl SolutionSink for CanonicalSink<'_> {
-    fn complete(&mut self, placed: &[u32]) {
+impl Solutions for CanonicalCount<'_> {
+    fn complete(&mut self, board: &[u8]) {
         self.solutions += 1;
-        let board = self.plan.solution(placed);
-        if is_smallest_image(&board, &self.constellation.stabilizer) {
+        if is_smallest_image(board, &self.constellation.stabilizer) {
             self.canonical += 1;
         }
     }

@@ -6,9 +6,8 @@ use rayon::prelude::*;
 use thicket_core::{Error, Progress, Result};
 
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
-use crate::count::{sum_contributions, validate_n, Contribution, QueensCount};
-use crate::lines::{search, Count, LineBoard, Solutions};
-use crate::symmetry::is_smallest_image;
+use crate::count::{sum_contributions, validate_n, CanonicalCount, Contribution, QueensCount};
+use crate::lines::{search, Count, LineBoard};
 
 /// One unit of CPU work: a constellation with possibly one more queen placed.
 struct Task<'a> {
@@ -100,41 +99,5 @@ fn run(n: usize, task: &Task) -> Contribution {
         let mut sink = CanonicalCount::new(task.constellation);
         search(&task.lines, &mut board[..n], &mut sink);
         sink.contribution()
-    }
-}
-
-/// Counts the solutions of a symmetric constellation and, for the unique count, only those
-/// that are the smallest of their images under the constellation's stabilizer: exactly one
-/// member of each solution class lies in the constellation and passes that canonical check.
-struct CanonicalCount<'a> {
-    constellation: &'a CanonicalConstellation,
-    solutions: u64,
-    canonical: u64,
-}
-
-impl<'a> CanonicalCount<'a> {
-    fn new(constellation: &'a CanonicalConstellation) -> CanonicalCount<'a> {
-        CanonicalCount {
-            constellation,
-            solutions: 0,
-            canonical: 0,
-        }
-    }
-
-    fn contribution(&self) -> Contribution {
-        Contribution {
-            weighted_total: u128::from(self.constellation.class_size())
-                * u128::from(self.solutions),
-            unique: u128::from(self.canonical),
-        }
-    }
-}
-
-impl Solutions for CanonicalCount<'_> {
-    fn complete(&mut self, board: &[u8]) {
-        self.solutions += 1;
-        if is_smallest_image(board, &self.constellation.stabilizer) {
-            self.canonical += 1;
-        }
     }
 }
