@@ -24,6 +24,18 @@ pub enum Command {
     /// List the GPUs thicket can use (name, SMs, memory, compute capability, driver) and the
     /// CPU cores, or say why no GPU can be used.
     Devices(DevicesArgs),
+    /// N-Queens as a permutation problem (Carneiro 2017): the thesis's node and non-recursive
+    /// DFS with an O(N) diagonal check and no symmetry; reports every feasible node generated
+    /// (solutions included) and the solutions.
+    PermQueens(PermQueensArgs),
+    /// Show a ledger's progress, rate and ETA.
+    Status(LedgerArgs),
+    /// Recompute random finished batches of a ledger with an independent algorithm and
+    /// compare; a corrupt ledger fails with exit code 1.
+    Verify(VerifyArgs),
+    /// Combine the shard ledgers of one run into its counts; refuses overlapping, foreign or
+    /// missing shards.
+    Merge(MergeArgs),
     /// Time solvers against their references and print a Markdown table.
     Bench {
         /// The problem family to benchmark.
@@ -32,9 +44,78 @@ pub enum Command {
     },
 }
 
+/// A ledger to read.
+#[derive(Debug, Args)]
+pub struct LedgerArgs {
+    /// The ledger file.
+    pub ledger: std::path::PathBuf,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `thicket verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The ledger file.
+    pub ledger: std::path::PathBuf,
+    /// How many random finished batches to recompute.
+    #[arg(long, default_value_t = 8)]
+    pub sample: usize,
+    /// Seed of the random sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Options of `thicket merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shard ledgers, one per shard.
+    #[arg(required = true)]
+    pub ledgers: Vec<std::path::PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `thicket perm-queens`.
+#[derive(Debug, Args)]
+pub struct PermQueensArgs {
+    /// Board size (1 to 32).
+    #[arg(value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub n: u32,
+    /// How to search: `serial` (one DFS) or `multicore` (a serial search to --d-cpu, then the
+    /// subtrees below on a pool of threads).
+    #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
+    pub strategy: thicket_perm::strategy::Strategy,
+    /// Depth of the serial initial search (the thesis's d_cpu).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=32))]
+    pub d_cpu: u32,
+    /// CPU threads for `multicore` (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Print one JSON object (keys: n, nodes, solutions, seconds, strategy, threads).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// Options of `thicket queens`.
 #[derive(Debug, Args)]
 pub struct QueensArgs {
+    /// Record every finished batch in this SQLite ledger and skip the batches it already holds:
+    /// a killed run resumes where it stopped (CPU backend; the unique count by Burnside).
+    #[arg(long, value_name = "FILE")]
+    pub ledger: Option<std::path::PathBuf>,
+    /// With --ledger: count only shard i of K (batches whose number is i mod K); merge the
+    /// shard ledgers with `thicket merge`.
+    #[arg(long, value_name = "i/K", requires = "ledger")]
+    pub shard: Option<String>,
+    /// With --ledger: canonical constellations per batch.
+    #[arg(long, default_value_t = 64, requires = "ledger")]
+    pub batch_size: usize,
     /// Board size (1 to 32).
     #[arg(value_parser = clap::value_parser!(u32).range(1..=32))]
     pub n: u32,

@@ -3,6 +3,8 @@
 mod bench;
 mod cli;
 mod devices;
+mod ledger;
+mod perm;
 mod queens;
 
 use std::process::ExitCode;
@@ -19,6 +21,10 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Queens(args) => queens::run(&args),
         Command::Devices(args) => devices::run(&args),
+        Command::PermQueens(args) => perm::run_queens(&args),
+        Command::Status(args) => ledger::status(&args),
+        Command::Verify(args) => ledger::verify(&args),
+        Command::Merge(args) => ledger::merge(&args),
         Command::Bench {
             problem: BenchProblem::Queens(args),
         } => bench::run_queens(&args),

@@ -20,6 +20,9 @@ pub fn run(args: &QueensArgs) -> Result<()> {
         .unwrap_or_else(default_threads);
     let started = Instant::now();
     let progress = Progress::new(0, &format!("queens {n}"), args.quiet);
+    if let Some(path) = &args.ledger {
+        return crate::ledger::run_queens(args, path, threads, &progress);
+    }
     let (count, info, gpu) = match args.backend {
         Backend::Cpu => (count_cpu(n, threads, &progress)?, cpu_info(threads), None),
         Backend::Cuda => gpu_run(args, n, threads, &progress)?,
@@ -71,7 +74,7 @@ fn gpu_run(
 }
 
 /// Where a CPU count ran (its time is filled in by the caller).
-fn cpu_info(threads: usize) -> RunInfo {
+pub fn cpu_info(threads: usize) -> RunInfo {
     RunInfo {
         backend: Backend::Cpu.name().into(),
         threads,
@@ -96,7 +99,7 @@ fn oeis_verdict(n: usize, pick: impl Fn((u128, u128)) -> u128, value: u128) -> &
     }
 }
 
-fn print_summary(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>], board: bool) {
+pub fn print_summary(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>], board: bool) {
     for solution in solutions {
         println!("{}", format_solution(solution));
         if board {
@@ -124,7 +127,12 @@ fn print_summary(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>], boa
     println!("  backend    {where_ran}");
 }
 
-fn print_json(count: &QueensCount, info: &RunInfo, gpu: Option<&GpuCount>, solutions: &[Vec<u8>]) {
+pub fn print_json(
+    count: &QueensCount,
+    info: &RunInfo,
+    gpu: Option<&GpuCount>,
+    solutions: &[Vec<u8>],
+) {
     let mut value = json!({
         "n": count.n,
         "total": count.total,

@@ -120,3 +120,25 @@ fn devices_says_plainly_when_there_is_no_gpu() {
     assert!(value["reason"].as_str().is_some_and(|r| !r.is_empty()));
     assert!(value["cpu_cores"].as_u64().is_some_and(|c| c >= 1));
 }
+
+#[test]
+fn perm_queens_reports_the_thesis_node_count() {
+    for strategy in ["serial", "multicore"] {
+        let output = thicket(&[
+            "perm-queens",
+            "10",
+            "--strategy",
+            strategy,
+            "--json",
+            "--quiet",
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let value = json(&output);
+        assert_eq!(value["nodes"], 35_538);
+        assert_eq!(value["solutions"], 724);
+        assert_eq!(value["strategy"], strategy);
+    }
+    let bad = thicket(&["perm-queens", "40"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(stderr(&bad).lines().count(), 1);
+}

@@ -21,6 +21,9 @@ pub enum Error {
     /// A self-check found a wrong result; exit code 1.
     #[error("verification failed: {0}")]
     Verification(String),
+    /// The run ledger could not be read or written; exit code 1.
+    #[error("ledger error: {0}")]
+    Ledger(String),
     /// Reading or writing a file failed; exit code 1.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),

@@ -1,9 +1,11 @@
 //! Shared pieces of every thicket solver: the backend choice, the error type with its exit
-//! codes, run reports and timings, and progress reporting on the terminal.
+//! codes, run reports and timings, progress reporting on the terminal, the benchmark harness
+//! and the run ledger.
 
 pub mod backend;
 pub mod bench;
 pub mod error;
+pub mod ledger;
 pub mod progress;
 pub mod report;
 

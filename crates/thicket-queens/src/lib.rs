@@ -8,6 +8,7 @@ pub mod constellation;
 pub mod count;
 pub mod cpu;
 pub mod gpu;
+pub mod ledgered;
 pub mod lines;
 pub mod reference;
 pub mod rotations;

@@ -1,0 +1,421 @@
+//! The run ledger: a SQLite file that makes long runs resumable and auditable.
+//!
+//! A run's work is a deterministic list of batches, numbered `0..batches`, derived from the
+//! problem and its split parameters alone. Every finished batch is committed in its own
+//! transaction with its count, two check values (the count mod 13 and mod 15, as the N = 27
+//! record run kept), and the backend and device that computed it. Killing the process at any
+//! moment loses at most the batches in flight; running the same command again skips what is
+//! recorded. A ledger made for other parameters is refused.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::{Error, Result};
+
+/// What a ledger is for: every field must match when a run reopens it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerSpec {
+    /// The problem and its parameters, e.g. `queens n=18 split=constellations-v1`.
+    pub problem: String,
+    /// How many batches the whole run has.
+    pub batches: u64,
+    /// The shard `(index, count)` this ledger holds: batches whose number is `index` mod
+    /// `count`. `(0, 1)` for an unsharded run.
+    pub shard: (u64, u64),
+}
+
+impl LedgerSpec {
+    /// Whether batch `id` belongs to this ledger's shard.
+    pub fn owns(&self, id: u64) -> bool {
+        id % self.shard.1 == self.shard.0
+    }
+
+    /// The batches this ledger's shard covers.
+    pub fn owned(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.batches).filter(|&id| self.owns(id))
+    }
+}
+
+/// One finished batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchRecord {
+    /// Batch number.
+    pub id: u64,
+    /// What the batch counted.
+    pub count: u128,
+    /// `count % 13`, kept to catch corruption.
+    pub mod13: u8,
+    /// `count % 15`, kept to catch corruption.
+    pub mod15: u8,
+    /// The backend that computed it (`cpu`, `cuda`, ...).
+    pub backend: String,
+    /// The device that computed it (a GPU name, or the CPU).
+    pub device: String,
+    /// Seconds the batch took.
+    pub seconds: f64,
+}
+
+impl BatchRecord {
+    /// A record for `count` with its check values.
+    pub fn new(id: u64, count: u128, backend: &str, device: &str, seconds: f64) -> BatchRecord {
+        BatchRecord {
+            id,
+            count,
+            mod13: (count % 13) as u8,
+            mod15: (count % 15) as u8,
+            backend: backend.to_string(),
+            device: device.to_string(),
+            seconds,
+        }
+    }
+
+    /// Whether the check values agree with the count.
+    pub fn is_consistent(&self) -> bool {
+        self.count % 13 == u128::from(self.mod13) && self.count % 15 == u128::from(self.mod15)
+    }
+}
+
+/// An open ledger file.
+pub struct Ledger {
+    conn: Connection,
+    spec: LedgerSpec,
+}
+
+fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
+    move |e| Error::Ledger(format!("{}: {e}", path.display()))
+}
+
+impl Ledger {
+    /// Opens the ledger at `path` for `spec`, creating it if it does not exist; refuses a
+    /// ledger made for anything else.
+    pub fn open_or_create(path: &Path, spec: &LedgerSpec) -> Result<Ledger> {
+        let err = db_error(path);
+        let conn = Connection::open(path).map_err(&err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(&err)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(&err)?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE IF NOT EXISTS batches (
+                 id INTEGER PRIMARY KEY, count TEXT NOT NULL, mod13 INTEGER NOT NULL,
+                 mod15 INTEGER NOT NULL, backend TEXT NOT NULL, device TEXT NOT NULL,
+                 seconds REAL NOT NULL, finished_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);",
+        )
+        .map_err(&err)?;
+        let stored = read_spec(&conn).map_err(&err)?;
+        match stored {
+            Some(stored) if stored != *spec => {
+                return Err(Error::InvalidInput(format!(
+                    "{} was made for '{}' ({} batches, shard {}/{}), not for '{}' ({} batches, \
+                     shard {}/{}); use another ledger file",
+                    path.display(),
+                    stored.problem,
+                    stored.batches,
+                    stored.shard.0,
+                    stored.shard.1,
+                    spec.problem,
+                    spec.batches,
+                    spec.shard.0,
+                    spec.shard.1
+                )))
+            }
+            Some(_) => {}
+            None => write_spec(&conn, spec).map_err(&err)?,
+        }
+        Ok(Ledger {
+            conn,
+            spec: spec.clone(),
+        })
+    }
+
+    /// Opens an existing ledger, whatever it was made for.
+    pub fn open_existing(path: &Path) -> Result<Ledger> {
+        if !path.exists() {
+            return Err(Error::InvalidInput(format!(
+                "{}: no such ledger",
+                path.display()
+            )));
+        }
+        let err = db_error(path);
+        let conn = Connection::open(path).map_err(&err)?;
+        let spec = read_spec(&conn).map_err(&err)?.ok_or_else(|| {
+            Error::InvalidInput(format!("{} is not a thicket ledger", path.display()))
+        })?;
+        Ok(Ledger { conn, spec })
+    }
+
+    /// What the ledger is for.
+    pub fn spec(&self) -> &LedgerSpec {
+        &self.spec
+    }
+
+    /// The numbers of the batches already recorded.
+    pub fn finished(&self) -> Result<BTreeSet<u64>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id FROM batches")
+            .map_err(|e| Error::Ledger(e.to_string()))?;
+        let ids = stmt
+            .query_map([], |row| row.get::<_, i64>(0))
+            .map_err(|e| Error::Ledger(e.to_string()))?
+            .map(|id| id.map(|id| id as u64))
+            .collect::<rusqlite::Result<BTreeSet<u64>>>()
+            .map_err(|e| Error::Ledger(e.to_string()))?;
+        Ok(ids)
+    }
+
+    /// Commits one finished batch.
+    pub fn record(&self, batch: &BatchRecord) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO batches (id, count, mod13, mod15, backend, device, seconds)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    batch.id as i64,
+                    batch.count.to_string(),
+                    batch.mod13,
+                    batch.mod15,
+                    batch.backend,
+                    batch.device,
+                    batch.seconds
+                ],
+            )
+            .map_err(|e| Error::Ledger(format!("recording batch {}: {e}", batch.id)))?;
+        Ok(())
+    }
+
+    /// Every recorded batch, in order. A count that is not a number is an error; check values
+    /// are returned as stored (see [`BatchRecord::is_consistent`]).
+    pub fn batches(&self) -> Result<Vec<BatchRecord>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, count, mod13, mod15, backend, device, seconds FROM batches ORDER BY id",
+            )
+            .map_err(|e| Error::Ledger(e.to_string()))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                    row.get::<_, f64>(6)?,
+                ))
+            })
+            .map_err(|e| Error::Ledger(e.to_string()))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, count, mod13, mod15, backend, device, seconds) =
+                row.map_err(|e| Error::Ledger(e.to_string()))?;
+            let count: u128 = count.parse().map_err(|_| {
+                Error::Verification(format!(
+                    "batch {id}: stored count '{count}' is not a number"
+                ))
+            })?;
+            out.push(BatchRecord {
+                id: id as u64,
+                count,
+                mod13: mod13 as u8,
+                mod15: mod15 as u8,
+                backend,
+                device,
+                seconds,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The sum over every recorded batch, after checking each batch's check values and that
+    /// every batch of the shard is there.
+    pub fn checked_total(&self) -> Result<u128> {
+        let batches = self.batches()?;
+        let missing = self.spec.owned().count() - batches.len();
+        if missing > 0 {
+            return Err(Error::InvalidInput(format!(
+                "the ledger is incomplete: {missing} batches missing"
+            )));
+        }
+        sum_checked(&batches)
+    }
+}
+
+/// The sum of `batches`, refusing any batch whose check values disagree with its count.
+pub fn sum_checked(batches: &[BatchRecord]) -> Result<u128> {
+    batches.iter().try_fold(0u128, |sum, b| {
+        if !b.is_consistent() {
+            return Err(Error::Verification(format!(
+                "batch {}: count {} does not match its check values (mod 13 = {}, mod 15 = {}): the ledger is corrupt",
+                b.id, b.count, b.mod13, b.mod15
+            )));
+        }
+        sum.checked_add(b.count)
+            .ok_or_else(|| Error::Overflow("the ledger total exceeds 128 bits".into()))
+    })
+}
+
+fn read_spec(conn: &Connection) -> rusqlite::Result<Option<LedgerSpec>> {
+    let get = |key: &str| -> rusqlite::Result<Option<String>> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+            row.get(0)
+        })
+        .optional()
+    };
+    let (Some(problem), Some(batches), Some(shard)) =
+        (get("problem")?, get("batches")?, get("shard")?)
+    else {
+        return Ok(None);
+    };
+    let parse = |text: &str| text.parse::<u64>().ok();
+    let shard = shard
+        .split_once('/')
+        .and_then(|(i, k)| Some((parse(i)?, parse(k)?)));
+    Ok(match (parse(&batches), shard) {
+        (Some(batches), Some(shard)) => Some(LedgerSpec {
+            problem,
+            batches,
+            shard,
+        }),
+        _ => None,
+    })
+}
+
+fn write_spec(conn: &Connection, spec: &LedgerSpec) -> rusqlite::Result<()> {
+    let put = |key: &str, value: String| {
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+            params![key, value],
+        )
+    };
+    put("problem", spec.problem.clone())?;
+    put("batches", spec.batches.to_string())?;
+    put("shard", format!("{}/{}", spec.shard.0, spec.shard.1))?;
+    Ok(())
+}
+
+/// Sums shard ledgers of one run: they must be made for the same problem with the same batch
+/// count and shard count, cover every shard exactly once, and each be complete.
+pub fn merge(ledgers: &[Ledger]) -> Result<u128> {
+    let first = ledgers
+        .first()
+        .ok_or_else(|| Error::InvalidInput("merge needs at least one ledger".into()))?
+        .spec();
+    let mut seen = BTreeSet::new();
+    for ledger in ledgers {
+        let spec = ledger.spec();
+        if spec.problem != first.problem
+            || spec.batches != first.batches
+            || spec.shard.1 != first.shard.1
+        {
+            return Err(Error::InvalidInput(format!(
+                "shard {}/{} of '{}' does not belong with shard {}/{} of '{}'",
+                spec.shard.0,
+                spec.shard.1,
+                spec.problem,
+                first.shard.0,
+                first.shard.1,
+                first.problem
+            )));
+        }
+        if !seen.insert(spec.shard.0) {
+            return Err(Error::InvalidInput(format!(
+                "shard {}/{} is given twice",
+                spec.shard.0, spec.shard.1
+            )));
+        }
+    }
+    let missing: Vec<String> = (0..first.shard.1)
+        .filter(|i| !seen.contains(i))
+        .map(|i| format!("{i}/{}", first.shard.1))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::InvalidInput(format!(
+            "missing shards: {}",
+            missing.join(", ")
+        )));
+    }
+    ledgers.iter().try_fold(0u128, |sum, ledger| {
+        sum.checked_add(ledger.checked_total()?)
+            .ok_or_else(|| Error::Overflow("the merged total exceeds 128 bits".into()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(shard: (u64, u64)) -> LedgerSpec {
+        LedgerSpec {
+            problem: "queens n=9".into(),
+            batches: 10,
+            shard,
+        }
+    }
+
+    #[test]
+    fn records_survive_reopening_and_other_specs_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.db");
+        {
+            let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
+            ledger
+                .record(&BatchRecord::new(
+                    3,
+                    1_000_000_000_000_000_000_000,
+                    "cpu",
+                    "test",
+                    0.5,
+                ))
+                .unwrap();
+        }
+        let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
+        assert_eq!(ledger.finished().unwrap(), BTreeSet::from([3]));
+        assert_eq!(
+            ledger.batches().unwrap()[0].count,
+            1_000_000_000_000_000_000_000
+        );
+        let other = LedgerSpec {
+            problem: "queens n=10".into(),
+            ..spec((0, 1))
+        };
+        let refused = Ledger::open_or_create(&path, &other).err().unwrap();
+        assert_eq!(refused.exit_code(), 2);
+        assert!(
+            ledger.checked_total().is_err(),
+            "incomplete ledger must not give a total"
+        );
+    }
+
+    #[test]
+    fn a_corrupt_count_is_caught_by_its_check_values() {
+        let mut batch = BatchRecord::new(0, 12345, "cpu", "test", 0.1);
+        assert!(sum_checked(std::slice::from_ref(&batch)).is_ok());
+        batch.count += 1;
+        assert!(sum_checked(&[batch]).is_err());
+    }
+
+    #[test]
+    fn merge_needs_every_shard_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let make = |i: u64| {
+            let path = dir.path().join(format!("s{i}.db"));
+            let ledger = Ledger::open_or_create(&path, &spec((i, 2))).unwrap();
+            for id in ledger.spec().owned().collect::<Vec<_>>() {
+                ledger
+                    .record(&BatchRecord::new(id, u128::from(id), "cpu", "test", 0.0))
+                    .unwrap();
+            }
+            path
+        };
+        let (a, b) = (make(0), make(1));
+        let open = |p: &Path| Ledger::open_existing(p).unwrap();
+        assert_eq!(merge(&[open(&a), open(&b)]).unwrap(), (0..10).sum::<u128>());
+        assert!(merge(&[open(&a)]).is_err());
+        assert!(merge(&[open(&a), open(&a)]).is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! The asymmetric travelling salesman problem: see issue 5 (in progress).

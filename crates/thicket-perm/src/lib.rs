@@ -1,0 +1,9 @@
+//! Permutation branch-and-bound after Carneiro Pessoa (2017), *GPU-based backtracking
+//! strategies for solving permutation combinatorial problems*: the thesis's node (a partial
+//! permutation, its cost and a bitset of the elements used) searched depth-first without
+//! recursion, for N-Queens as a permutation and for the asymmetric travelling salesman problem.
+
+pub mod atsp;
+pub mod node;
+pub mod queens;
+pub mod strategy;
