@@ -104,33 +104,32 @@ impl Constellation {
     }
 }
 
-/// One representative of every class of constellations of an `n x n` board (`1 <= n <= 32`):
-/// the class's smallest member turned upside down.
-pub fn canonical_constellations(n: usize) -> Vec<CanonicalConstellation> {
-    let mut result = Vec::new();
-    let range = 0..n as u8;
-    for top in range.clone() {
-        for bottom in range.clone() {
-            for left in range.clone() {
-                for right in range.clone() {
-                    let c = Constellation {
+/// Every valid constellation of an `n x n` board (`1 <= n <= 32`), in ascending order.
+pub fn valid_constellations(n: usize) -> impl Iterator<Item = Constellation> {
+    let line = move || 0..n as u8;
+    line()
+        .flat_map(move |top| {
+            line().flat_map(move |bottom| {
+                line().flat_map(move |left| {
+                    line().map(move |right| Constellation {
                         top,
                         bottom,
                         left,
                         right,
-                    };
-                    if !c.is_valid(n) {
-                        continue;
-                    }
-                    let images = Symmetry::ALL.map(|g| c.transformed(n, g));
-                    if images.iter().all(|image| c <= *image) {
-                        result.push(search_orientation(n, c));
-                    }
-                }
-            }
-        }
-    }
-    result
+                    })
+                })
+            })
+        })
+        .filter(move |c| c.is_valid(n))
+}
+
+/// One representative of every class of constellations of an `n x n` board (`1 <= n <= 32`):
+/// the class's smallest member turned upside down.
+pub fn canonical_constellations(n: usize) -> Vec<CanonicalConstellation> {
+    valid_constellations(n)
+        .filter(|c| Symmetry::ALL.iter().all(|&g| *c <= c.transformed(n, g)))
+        .map(|c| search_orientation(n, c))
+        .collect()
 }
 
 /// The member of the class of the canonical constellation `canonical` that the search fills.
@@ -161,25 +160,7 @@ mod tests {
     fn canonical_classes_partition_all_constellations() {
         for n in 1..=9 {
             let canonical = canonical_constellations(n);
-            let mut all = HashSet::new();
-            let range = 0..n as u8;
-            for top in range.clone() {
-                for bottom in range.clone() {
-                    for left in range.clone() {
-                        for right in range.clone() {
-                            let c = Constellation {
-                                top,
-                                bottom,
-                                left,
-                                right,
-                            };
-                            if c.is_valid(n) {
-                                all.insert(c);
-                            }
-                        }
-                    }
-                }
-            }
+            let all: HashSet<Constellation> = valid_constellations(n).collect();
             let mut covered = HashSet::new();
             for rep in &canonical {
                 let class: HashSet<_> = Symmetry::ALL
