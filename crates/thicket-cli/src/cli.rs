@@ -28,6 +28,9 @@ pub enum Command {
     /// DFS with an O(N) diagonal check and no symmetry; reports every feasible node generated
     /// (solutions included) and the solutions.
     PermQueens(PermQueensArgs),
+    /// Solve an asymmetric travelling salesman instance to proven optimality (Carneiro's
+    /// depth-first branch-and-bound, with the assignment bound by default).
+    Atsp(AtspArgs),
     /// Show a ledger's progress, rate and ETA.
     Status(LedgerArgs),
     /// Recompute random finished batches of a ledger with an independent algorithm and
@@ -42,6 +45,52 @@ pub enum Command {
         #[command(subcommand)]
         problem: BenchProblem,
     },
+}
+
+/// The lower bound of `thicket atsp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AtspBound {
+    /// The thesis's bound: the cost of the partial path.
+    Partial,
+    /// The partial path plus the assignment-problem bound on its completion (Hungarian
+    /// method, updated incrementally along the search).
+    Assignment,
+}
+
+/// Options of `thicket atsp`.
+#[derive(Debug, Args)]
+pub struct AtspArgs {
+    /// A TSPLIB file (explicit edge weights, any format).
+    #[arg(required_unless_present = "generate", conflicts_with = "generate")]
+    pub file: Option<std::path::PathBuf>,
+    /// A generated instance instead of a file: CLASS:N:SEED with CLASS coin, crane or tsmat
+    /// (after Cirasella et al. 2001), e.g. tsmat:15:1.
+    #[arg(long, value_name = "CLASS:N:SEED")]
+    pub generate: Option<String>,
+    /// The lower bound to prune with.
+    #[arg(long, value_enum, default_value_t = AtspBound::Assignment)]
+    pub bound: AtspBound,
+    /// Start from this tour length instead of the heuristic's: the search proves it optimal or
+    /// finds a shorter tour.
+    #[arg(long, conflicts_with = "optimal_ub")]
+    pub upper_bound: Option<i64>,
+    /// Start at the optimum, as the thesis's experiments do, so the node count is that of the
+    /// tree that proves optimality: the TSPLIB optimum when the instance is known, else a first
+    /// solve finds it.
+    #[arg(long)]
+    pub optimal_ub: bool,
+    /// `serial` (one thread) or `multicore` (subtrees on a pool of threads).
+    #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
+    pub strategy: thicket_perm::strategy::Strategy,
+    /// CPU threads for `multicore` (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Print one JSON object (keys: name, n, cost, tour, nodes, proven_optimal, seconds, ...).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// A ledger to read.

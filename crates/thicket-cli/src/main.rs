@@ -1,5 +1,6 @@
 //! The `thicket` command line: thin over the library crates.
 
+mod atsp;
 mod bench;
 mod cli;
 mod devices;
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
         Command::Queens(args) => queens::run(&args),
         Command::Devices(args) => devices::run(&args),
         Command::PermQueens(args) => perm::run_queens(&args),
+        Command::Atsp(args) => atsp::run(&args),
         Command::Status(args) => ledger::status(&args),
         Command::Verify(args) => ledger::verify(&args),
         Command::Merge(args) => ledger::merge(&args),

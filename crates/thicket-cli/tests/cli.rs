@@ -142,3 +142,41 @@ fn perm_queens_reports_the_thesis_node_count() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(stderr(&bad).lines().count(), 1);
 }
+
+#[test]
+fn atsp_solves_br17_and_reports_bad_files_by_line() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../thicket-perm/data/br17.atsp"
+    );
+    let value = json(&thicket(&["atsp", file, "--json", "--quiet"]));
+    assert_eq!(value["cost"], 39);
+    assert_eq!(value["proven_optimal"], true);
+    assert_eq!(value["tour"].as_array().unwrap().len(), 17);
+    assert_eq!(value["tour"][0], 0);
+
+    let dir = std::env::temp_dir().join(format!("thicket-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.atsp");
+    std::fs::write(
+        &bad,
+        "NAME: bad\nTYPE: ATSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\n\
+         EDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1 2\n3 x 5\n6 7 0\nEOF\n",
+    )
+    .unwrap();
+    let output = thicket(&["atsp", bad.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("line 8"), "{message}");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let generated = json(&thicket(&[
+        "atsp",
+        "--generate",
+        "crane:10:7",
+        "--json",
+        "--quiet",
+    ]));
+    assert_eq!(generated["proven_optimal"], true);
+}

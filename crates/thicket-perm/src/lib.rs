@@ -6,4 +6,5 @@
 pub mod atsp;
 pub mod node;
 pub mod queens;
+pub mod reference;
 pub mod strategy;

@@ -1,1 +1,21 @@
-//! The asymmetric travelling salesman problem: see issue 5 (in progress).
+//! The asymmetric travelling salesman problem: instances (TSPLIB files or the generated
+//! classes of Cirasella, Johnson, McGeoch and Zhang 2001), an upper-bound heuristic, and the
+//! exact depth-first branch-and-bound of Carneiro (2017) with the thesis's partial-cost bound
+//! or an incrementally updated assignment-problem bound.
+//!
+//! Tours start at city 0, which the search fixes first, so it examines at most (N-1)! tours.
+
+mod assignment;
+mod dominance;
+mod generate;
+mod heuristic;
+mod instance;
+mod search;
+mod tsplib;
+mod twins;
+
+pub use generate::{generate, parse_generator_spec, GeneratorClass, GeneratorSpec};
+pub use heuristic::{heuristic_tour, tour_cost};
+pub use instance::{Instance, MAX_COST, MAX_N};
+pub use search::{solve, AtspOptions, AtspSolution, Bound};
+pub use tsplib::{parse_tsplib, read_tsplib};

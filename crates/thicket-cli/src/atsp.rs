@@ -1,0 +1,110 @@
+//! `thicket atsp`: exact asymmetric TSP.
+
+use std::time::Instant;
+
+use serde_json::json;
+use thicket_core::{Progress, Result};
+use thicket_perm::atsp::{
+    generate, parse_generator_spec, read_tsplib, solve, AtspOptions, Bound, Instance,
+};
+use thicket_perm::reference::known_optimum;
+use thicket_perm::strategy::Strategy;
+
+use crate::cli::{AtspArgs, AtspBound};
+use crate::queens::default_threads;
+
+/// Runs `thicket atsp` with its parsed arguments.
+pub fn run(args: &AtspArgs) -> Result<()> {
+    let instance = load(args)?;
+    let threads = match args.strategy {
+        Strategy::Serial => 1,
+        Strategy::Multicore => args
+            .threads
+            .map(|t| t as usize)
+            .unwrap_or_else(default_threads),
+    };
+    let bound = match args.bound {
+        AtspBound::Partial => Bound::Partial,
+        AtspBound::Assignment => Bound::Assignment,
+    };
+    let mut options = AtspOptions {
+        bound,
+        upper_bound: args.upper_bound,
+        threads,
+        node_limit: None,
+    };
+    let started = Instant::now();
+    if args.optimal_ub {
+        options.upper_bound = match known_optimum(&instance.name) {
+            Some(optimum) => Some(optimum),
+            None => Some(solve(&instance, &options, &Progress::hidden())?.cost),
+        };
+    }
+    let progress = Progress::new(0, &format!("atsp {}", instance.name), args.quiet);
+    let solution = solve(&instance, &options, &progress)?;
+    progress.finish();
+    let seconds = started.elapsed().as_secs_f64();
+    let known = known_optimum(&instance.name);
+    if args.json {
+        let value = json!({
+            "name": instance.name,
+            "n": instance.n,
+            "cost": solution.cost,
+            "tour": solution.tour,
+            "nodes": solution.nodes,
+            "proven_optimal": solution.proven_optimal,
+            "known_optimum": known,
+            "bound": format!("{:?}", options.bound).to_lowercase(),
+            "strategy": args.strategy.name(),
+            "threads": threads,
+            "seconds": seconds,
+        });
+        println!("{value}");
+    } else {
+        let tour: Vec<String> = solution.tour.iter().map(usize::to_string).collect();
+        println!("ATSP {} ({} cities)", instance.name, instance.n);
+        println!(
+            "  cost       {:>12}{}",
+            solution.cost,
+            verdict(known, solution.cost)
+        );
+        println!("  tour       {}", tour.join(" "));
+        println!("  nodes      {:>12}", solution.nodes);
+        println!(
+            "  optimal    {}",
+            if solution.proven_optimal {
+                "proven"
+            } else {
+                "not proven"
+            }
+        );
+        println!("  wall time  {seconds:>10.3} s");
+        println!(
+            "  search     {:?} bound, {}, {threads} threads",
+            options.bound,
+            args.strategy.name()
+        );
+    }
+    Ok(())
+}
+
+fn load(args: &AtspArgs) -> Result<Instance> {
+    match (&args.file, &args.generate) {
+        (Some(path), _) => read_tsplib(path),
+        (None, Some(spec)) => {
+            let spec = parse_generator_spec(spec)?;
+            generate(spec.class, spec.n, spec.seed)
+        }
+        (None, None) => Err(thicket_core::Error::InvalidInput(
+            "give a TSPLIB file or --generate CLASS:N:SEED".into(),
+        )),
+    }
+}
+
+fn verdict(known: Option<i64>, cost: i64) -> String {
+    match known {
+        Some(optimum) if optimum == cost => format!("   TSPLIB optimum {optimum}: match"),
+        Some(optimum) => format!("   TSPLIB optimum {optimum}: MISMATCH"),
+        None => String::new(),
+    }
+}
