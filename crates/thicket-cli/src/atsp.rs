@@ -8,21 +8,13 @@ use thicket_perm::atsp::{
     generate, parse_generator_spec, read_tsplib, solve, AtspOptions, Bound, Instance,
 };
 use thicket_perm::reference::known_optimum;
-use thicket_perm::strategy::Strategy;
 
 use crate::cli::{AtspArgs, AtspBound};
-use crate::queens::default_threads;
 
 /// Runs `thicket atsp` with its parsed arguments.
 pub fn run(args: &AtspArgs) -> Result<()> {
     let instance = load(args)?;
-    let threads = match args.strategy {
-        Strategy::Serial => 1,
-        Strategy::Multicore => args
-            .threads
-            .map(|t| t as usize)
-            .unwrap_or_else(default_threads),
-    };
+    let threads = args.search.thread_count();
     let bound = match args.bound {
         AtspBound::Partial => Bound::Partial,
         AtspBound::Assignment => Bound::Assignment,
@@ -55,7 +47,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
             "proven_optimal": solution.proven_optimal,
             "known_optimum": known,
             "bound": format!("{:?}", options.bound).to_lowercase(),
-            "strategy": args.strategy.name(),
+            "strategy": args.search.strategy.name(),
             "threads": threads,
             "seconds": seconds,
         });
@@ -82,7 +74,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
         println!(
             "  search     {:?} bound, {}, {threads} threads",
             options.bound,
-            args.strategy.name()
+            args.search.strategy.name()
         );
     }
     Ok(())

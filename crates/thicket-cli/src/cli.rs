@@ -79,12 +79,9 @@ pub struct AtspArgs {
     /// solve finds it.
     #[arg(long)]
     pub optimal_ub: bool,
-    /// `serial` (one thread) or `multicore` (subtrees on a pool of threads).
-    #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
-    pub strategy: thicket_perm::strategy::Strategy,
-    /// CPU threads for `multicore` (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub threads: Option<u32>,
+    /// How to search.
+    #[command(flatten)]
+    pub search: PermSearchArgs,
     /// Print one JSON object (keys: name, n, cost, tour, nodes, proven_optimal, seconds, ...).
     #[arg(long)]
     pub json: bool,
@@ -127,22 +124,43 @@ pub struct MergeArgs {
     pub json: bool,
 }
 
+/// The strategy and threads of a permutation search (`perm-queens`, `atsp`).
+#[derive(Debug, Args)]
+pub struct PermSearchArgs {
+    /// `serial` (one DFS on one thread) or `multicore` (a serial search to a small depth, then
+    /// the subtrees below on a pool of threads).
+    #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
+    pub strategy: thicket_perm::strategy::Strategy,
+    /// CPU threads for `multicore` (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+}
+
+impl PermSearchArgs {
+    /// The threads the search runs on: one for `serial`.
+    pub fn thread_count(&self) -> usize {
+        match self.strategy {
+            thicket_perm::strategy::Strategy::Serial => 1,
+            thicket_perm::strategy::Strategy::Multicore => self
+                .threads
+                .map(|t| t as usize)
+                .unwrap_or_else(crate::queens::default_threads),
+        }
+    }
+}
+
 /// Options of `thicket perm-queens`.
 #[derive(Debug, Args)]
 pub struct PermQueensArgs {
     /// Board size (1 to 32).
     #[arg(value_parser = clap::value_parser!(u32).range(1..=32))]
     pub n: u32,
-    /// How to search: `serial` (one DFS) or `multicore` (a serial search to --d-cpu, then the
-    /// subtrees below on a pool of threads).
-    #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
-    pub strategy: thicket_perm::strategy::Strategy,
-    /// Depth of the serial initial search (the thesis's d_cpu).
+    /// How to search.
+    #[command(flatten)]
+    pub search: PermSearchArgs,
+    /// Depth of the serial initial search of `multicore` (the thesis's d_cpu).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=32))]
     pub d_cpu: u32,
-    /// CPU threads for `multicore` (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub threads: Option<u32>,
     /// Print one JSON object (keys: n, nodes, solutions, seconds, strategy, threads).
     #[arg(long)]
     pub json: bool,

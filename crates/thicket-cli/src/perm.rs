@@ -5,24 +5,22 @@ use std::time::Instant;
 use serde_json::json;
 use thicket_core::{Progress, Result};
 use thicket_perm::queens::count;
-use thicket_perm::strategy::Strategy;
 
 use crate::cli::PermQueensArgs;
-use crate::queens::default_threads;
 
 /// Runs `thicket perm-queens` with its parsed arguments.
 pub fn run_queens(args: &PermQueensArgs) -> Result<()> {
     let n = args.n as usize;
-    let threads = match args.strategy {
-        Strategy::Serial => 1,
-        Strategy::Multicore => args
-            .threads
-            .map(|t| t as usize)
-            .unwrap_or_else(default_threads),
-    };
+    let threads = args.search.thread_count();
     let started = Instant::now();
     let progress = Progress::new(0, &format!("perm-queens {n}"), args.quiet);
-    let result = count(n, args.strategy, args.d_cpu as usize, threads, &progress)?;
+    let result = count(
+        n,
+        args.search.strategy,
+        args.d_cpu as usize,
+        threads,
+        &progress,
+    )?;
     progress.finish();
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
@@ -31,7 +29,7 @@ pub fn run_queens(args: &PermQueensArgs) -> Result<()> {
             "nodes": result.nodes,
             "solutions": result.solutions,
             "seconds": seconds,
-            "strategy": args.strategy.name(),
+            "strategy": args.search.strategy.name(),
             "threads": threads,
         });
         println!("{value}");
@@ -40,7 +38,10 @@ pub fn run_queens(args: &PermQueensArgs) -> Result<()> {
         println!("  nodes      {:>20}", result.nodes);
         println!("  solutions  {:>20}", result.solutions);
         println!("  wall time  {:>18.3} s", seconds);
-        println!("  strategy   {}, {threads} threads", args.strategy.name());
+        println!(
+            "  strategy   {}, {threads} threads",
+            args.search.strategy.name()
+        );
         println!(
             "  nodes/s    {:>20.3e}",
             result.nodes as f64 / seconds.max(1e-9)
