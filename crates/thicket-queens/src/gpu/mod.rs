@@ -64,7 +64,8 @@ pub fn border_only_total(n: usize, constellations: &[CanonicalConstellation]) ->
         .sum()
 }
 
-/// Counts all and fundamental solutions of `n` queens (1 <= n <= 28) on the GPUs.
+/// Counts all and fundamental solutions of `n` queens (1 <= n <= 28) on the GPUs; larger
+/// boards are [`Error::Unavailable`] here, so `--backend auto` falls back to the CPU.
 ///
 /// Fails with [`Error::Unavailable`] when no GPU can be used (no driver, no device, no NVRTC, a
 /// device ordinal that does not exist) and with [`Error::Gpu`] when a device fails while
@@ -72,8 +73,9 @@ pub fn border_only_total(n: usize, constellations: &[CanonicalConstellation]) ->
 pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
     validate_n(n)?;
     if n > MAX_N {
-        return Err(Error::InvalidInput(format!(
-            "the GPU kernel counts boards up to N = {MAX_N}; use --backend cpu for N = {n}"
+        // Unavailable rather than invalid: `--backend auto` then counts on the CPU.
+        return Err(Error::Unavailable(format!(
+            "the GPU kernel counts boards up to N = {MAX_N}, not N = {n}"
         )));
     }
     if options.devices.as_ref().is_some_and(|d| d.is_empty()) {
