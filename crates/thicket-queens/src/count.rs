@@ -11,6 +11,11 @@ use crate::symmetry::is_smallest_image;
 /// The smallest and largest board sizes thicket counts.
 pub const N_RANGE: std::ops::RangeInclusive<usize> = 1..=32;
 
+/// The `n` columns of a board (`1 <= n <= 32`) as a bit mask.
+pub fn board_mask(n: usize) -> u32 {
+    (u64::MAX >> (64 - n)) as u32
+}
+
 /// Solution counts of one board size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct QueensCount {
@@ -117,5 +122,17 @@ impl Solutions for CanonicalCount<'_> {
         if is_smallest_image(board, &self.constellation.stabilizer) {
             self.canonical += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_masks_cover_exactly_n_columns() {
+        assert_eq!(board_mask(1), 1);
+        assert_eq!(board_mask(8), 0xff);
+        assert_eq!(board_mask(32), u32::MAX);
     }
 }

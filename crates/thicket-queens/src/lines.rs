@@ -43,7 +43,7 @@ pub enum Line {
 impl LineBoard {
     /// An empty `n x n` board (`1 <= n <= 32`).
     pub fn empty(n: usize) -> LineBoard {
-        let board = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let board = crate::count::board_mask(n);
         LineBoard {
             board,
             cols: 0,

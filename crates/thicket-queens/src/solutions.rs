@@ -8,7 +8,7 @@ pub fn first_solutions(n: usize, k: usize) -> Vec<Vec<u8>> {
     if k == 0 || n == 0 || n > 32 {
         return found;
     }
-    let board: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let board = crate::count::board_mask(n);
     let mut stack = [(0u32, 0u32, 0u32, 0u32); 32];
     let mut placed = [0u8; 32];
     let mut row = 0;

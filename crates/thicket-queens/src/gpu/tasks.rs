@@ -203,7 +203,7 @@ impl Task {
 /// Free columns of the row at depth `d` of `plan` given the inner queens' masks there.
 fn free_at(n: usize, plan: &GpuPlan, cols: u32, dl: u64, dr: u64, d: u32) -> u32 {
     let attacked = cols | dl as u32 | (dr >> DR_OFFSET) as u32 | plan.attack[d as usize];
-    !attacked & ((1u64 << n) - 1) as u32
+    !attacked & crate::count::board_mask(n)
 }
 
 /// The kernel's view of every constellation with at least one row to fill, in the order given
