@@ -101,13 +101,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             (devices, started.elapsed().as_secs_f64())
         });
         let constellations = canonical_constellations(n);
-        let plans = gpu_plans(n, &spread_costs(constellations.clone()));
-        let (tasks, depth) = match options.depth {
-            Some(depth) => (split(n, &plans, depth), depth),
-            None => split_auto(n, &plans, target_tasks(n)),
-        };
-        let plan_words: Vec<u32> = plans.iter().flat_map(GpuPlan::pack).collect();
-        let task_words: Vec<u32> = tasks.iter().flat_map(Task::pack).collect();
+        let work = Work::new(n, &constellations, options.depth);
         let (devices, setup_seconds) = setup.join().expect("device set-up does not panic");
         let mut devices = devices.map_err(unavailable)?;
         // Only now, with the GPUs known to work, so that a fallback to the CPU wastes nothing.
@@ -115,37 +109,116 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             use crate::rotations::{count_fixed, Turn};
             (count_fixed(n, Turn::Half), count_fixed(n, Turn::Quarter))
         });
-        progress.set_total(tasks.len() as u64);
+        progress.set_total(work.tasks as u64);
         let kernel_started = Instant::now();
-        let chunk = chunk_size(tasks.len(), devices.len());
-        let counts = launch::count_tasks(
-            &mut devices,
-            n,
-            &plan_words,
-            &task_words,
-            stack_levels(&plans, &tasks),
-            chunk,
-            &|done| progress.inc(done as u64),
-        )
-        .map_err(|e| Error::Gpu(one_line(&e)))?;
+        let total = work.count(&mut devices, progress)?;
         let kernel_seconds = kernel_started.elapsed().as_secs_f64();
-        let total = counts
-            .into_iter()
-            .map(u128::from)
-            .try_fold(border_only_total(n, &constellations), u128::checked_add)
-            .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))?;
         let (half, quarter) = fixed.join().expect("the rotation search does not panic");
         let unique = unique_from_total(n, total, half, quarter)?;
         Ok(GpuCount {
             count: QueensCount { n, total, unique },
             devices: devices.iter().map(|d| d.name().to_owned()).collect(),
             modules: devices.iter().map(|d| d.stats.clone()).collect(),
-            tasks: tasks.len(),
-            depth,
+            tasks: work.tasks,
+            depth: work.depth,
             setup_seconds,
             kernel_seconds,
         })
     })
+}
+
+/// Canonical constellations split into packed GPU tasks, ready to count on any devices.
+struct Work {
+    n: usize,
+    plan_words: Vec<u32>,
+    task_words: Vec<u32>,
+    levels: usize,
+    tasks: usize,
+    depth: usize,
+    border_only: u128,
+}
+
+impl Work {
+    /// Splits `constellations` of `n` `depth` rows deep (chosen from `n` when `None`).
+    fn new(n: usize, constellations: &[CanonicalConstellation], depth: Option<usize>) -> Work {
+        let plans = gpu_plans(n, &spread_costs(constellations.to_vec()));
+        let (tasks, depth) = match depth {
+            Some(depth) => (split(n, &plans, depth), depth),
+            None => split_auto(n, &plans, target_tasks(n)),
+        };
+        Work {
+            n,
+            plan_words: plans.iter().flat_map(GpuPlan::pack).collect(),
+            task_words: tasks.iter().flat_map(Task::pack).collect(),
+            levels: stack_levels(&plans, &tasks),
+            tasks: tasks.len(),
+            depth,
+            border_only: border_only_total(n, constellations),
+        }
+    }
+
+    /// The weighted total of every constellation, counted on `devices`.
+    fn count(&self, devices: &mut [launch::Device], progress: &Progress) -> Result<u128> {
+        if self.tasks == 0 {
+            return Ok(self.border_only);
+        }
+        let chunk = chunk_size(self.tasks, devices.len());
+        launch::count_tasks(
+            devices,
+            self.n,
+            &self.plan_words,
+            &self.task_words,
+            self.levels,
+            chunk,
+            &|done| progress.inc(done as u64),
+        )
+        .map_err(|e| Error::Gpu(one_line(&e)))?
+        .into_iter()
+        .map(u128::from)
+        .try_fold(self.border_only, u128::checked_add)
+        .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))
+    }
+}
+
+/// Open GPUs with the kernel loaded, counting any list of canonical constellations of one
+/// board: the engine of ledgered GPU runs, which count batch after batch on the same devices.
+pub struct GpuCounter {
+    n: usize,
+    depth: Option<usize>,
+    devices: Vec<launch::Device>,
+}
+
+impl GpuCounter {
+    /// Opens the devices of `options` for boards of `n` (1 <= n <= 28); fails like
+    /// [`count_gpu`] when no GPU can be used.
+    pub fn open(n: usize, options: &GpuOptions) -> Result<GpuCounter> {
+        validate_n(n)?;
+        if n > MAX_N {
+            return Err(Error::Unavailable(format!(
+                "the GPU kernel counts boards up to N = {MAX_N}, not N = {n}"
+            )));
+        }
+        if options.devices.as_ref().is_some_and(|d| d.is_empty()) {
+            return Err(Error::InvalidInput("--devices lists no device".into()));
+        }
+        let devices = launch::open_devices(options.devices.as_deref()).map_err(unavailable)?;
+        Ok(GpuCounter {
+            n,
+            depth: options.depth,
+            devices,
+        })
+    }
+
+    /// Names of the open devices.
+    pub fn device_names(&self) -> Vec<String> {
+        self.devices.iter().map(|d| d.name().to_owned()).collect()
+    }
+
+    /// The weighted total (class size times solutions, summed) of `constellations`, which
+    /// must be canonical constellations of this counter's board.
+    pub fn count(&mut self, constellations: &[CanonicalConstellation]) -> Result<u128> {
+        Work::new(self.n, constellations, self.depth).count(&mut self.devices, &Progress::hidden())
+    }
 }
 
 /// Tasks per queue chunk: 16 chunks a device, so that a faster device takes more, the last
