@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
 use thicket_gpu::cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_gpu::{run_work_queue, Gpu, GpuError, KernelSource, ModuleStats};
 
@@ -17,9 +18,8 @@ pub const QUEENS_KERNEL: KernelSource = KernelSource {
 /// Threads per block; must equal `BLOCK` in the kernel, which sizes the shared stack with it.
 const BLOCK: u32 = 128;
 
-/// Blocks per SM launched. More than fit at once is harmless: blocks that start late find the
-/// task counter exhausted and leave.
-const BLOCKS_PER_SM: u32 = 16;
+/// Bytes of one stack level a thread: {untried columns, columns, "\\", "/"}.
+const STACK_ENTRY_BYTES: usize = 16;
 
 /// One device ready to count.
 pub struct Device {
@@ -120,11 +120,36 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
         .map_err(GpuError::driver("cuMemAlloc"))?;
     let task_count = u32::try_from(words.len() / TASK_WORDS)
         .map_err(|_| GpuError::InvalidArgument("too many tasks for one launch".into()))?;
-    let n = n as u32;
+    let board = crate::count::board_mask(n);
+    let shared_mem_bytes = u32::try_from(levels * STACK_ENTRY_BYTES)
+        .ok()
+        .and_then(|bytes| bytes.checked_mul(BLOCK))
+        .ok_or_else(|| GpuError::InvalidArgument("the search stack is too deep".into()))?;
+    // Above 48 KiB a block's dynamic shared memory must be allowed explicitly.
+    device
+        .function
+        .set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared_mem_bytes as i32,
+        )
+        .map_err(GpuError::driver("cuFuncSetAttribute"))?;
+    // Exactly the blocks that fit at once: the kernel is persistent, so more would only start
+    // when the first ones leave.
+    let resident = device
+        .function
+        .occupancy_max_active_blocks_per_multiprocessor(BLOCK, shared_mem_bytes as usize, None)
+        .map_err(GpuError::driver(
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        ))?;
+    if resident == 0 {
+        return Err(GpuError::InvalidArgument(format!(
+            "a block's {shared_mem_bytes}-byte stack does not fit on the device"
+        )));
+    }
     let config = LaunchConfig {
-        grid_dim: (device.gpu.info().sm_count.max(1) * BLOCKS_PER_SM, 1, 1),
+        grid_dim: (device.gpu.info().sm_count.max(1) * resident, 1, 1),
         block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: (32 + levels as u32) * BLOCK * 4,
+        shared_mem_bytes,
     };
     let mut launch = stream.launch_builder(&device.function);
     launch
@@ -133,13 +158,13 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
         .arg(plans)
         .arg(&mut next_task)
         .arg(&mut total)
-        .arg(&n);
-    // SAFETY: the arguments match queens_count's parameters (const unsigned* tasks, unsigned
-    // count, const unsigned* plans, unsigned* next_task, unsigned long long* total, unsigned n);
-    // every task's plan index is inside the plan table, the kernel reads only
-    // tasks[0..6*task_count), and its stack stays within `levels` levels of the dynamic shared
-    // memory given here after the 32 attack words a thread (levels is the largest number of rows a
-    // task still fills).
+        .arg(&board);
+    // SAFETY: the arguments match queens_count's parameters (const uint4* tasks, unsigned
+    // count, const unsigned* plans, unsigned* next_task, unsigned long long* total, unsigned board);
+    // the task buffer is a device allocation (aligned for uint4) of 4 words a task, every
+    // task's plan index is inside the plan table, the kernel reads only tasks[0..task_count),
+    // and its stack stays within the `levels` levels of dynamic shared memory given here
+    // (levels is the largest number of rows a task still fills).
     unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
     let result = stream
         .clone_dtoh(&total)

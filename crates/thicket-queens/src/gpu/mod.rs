@@ -221,10 +221,11 @@ impl GpuCounter {
     }
 }
 
-/// Tasks per queue chunk: 16 chunks a device, so that a faster device takes more, the last
-/// chunks end close together, and progress moves; few enough that launch tails do not add up.
+/// Tasks per queue chunk: 4 chunks a device, so that a faster device takes more and progress
+/// moves, while each launch still holds many tasks a thread (every launch ends with a tail
+/// where the last tasks finish on few threads).
 fn chunk_size(tasks: usize, devices: usize) -> usize {
-    tasks.div_ceil(devices.max(1) * 16).max(1)
+    tasks.div_ceil(devices.max(1) * 4).max(1)
 }
 
 /// The constellations in a fixed pseudo-random order. Neighbouring constellations cost about

@@ -8,29 +8,26 @@ use rayon::prelude::*;
 use crate::constellation::CanonicalConstellation;
 use crate::search::Plan;
 
-/// Words per plan record.
-pub const PLAN_WORDS: usize = 36;
+/// Words per plan record: the depth of the last row, the weight, then one table word a depth.
+pub const PLAN_WORDS: usize = 2 + 32;
 /// Words per task.
-pub const TASK_WORDS: usize = 6;
-/// Bit offset of column 0 in the "/" diagonal mask: lines move right by at most `n` bits over
-/// a search, so none ever leaves the 64-bit word and undoing a shift restores every line.
-const DR_OFFSET: u32 = 32;
-/// The largest board the kernel counts: its lines stay inside the 64-bit diagonal words
-/// (column + rows < 64 up to n = 32), and its weighted total fits the kernel's 64-bit
-/// counters (Q(28) < 2^62, while Q(29) > 2^64).
+pub const TASK_WORDS: usize = 4;
+/// The bit where a table word keeps the row gap into its depth, above every board column.
+const GAP_SHIFT: u32 = 28;
+/// The largest board the kernel counts: columns stay below the table words' gap bits, and its
+/// weighted total fits the kernel's 64-bit counters (Q(28) < 2^62, while Q(29) > 2^64).
 pub const MAX_N: usize = 28;
 
 /// One constellation's search as the kernel sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GpuPlan {
-    /// Row gap from each depth to the next (1 to 3), 2 bits a depth.
-    gaps: u64,
     /// Depth of the last row to fill.
     last: u32,
     /// The class size the plan's count is weighted by.
     weight: u32,
-    /// The border queens' attacks (columns and diagonals) on the row of each depth.
-    attack: [u32; 32],
+    /// Per depth: the border queens' attacks (columns and diagonals) on its row, and at bit
+    /// `GAP_SHIFT` the row gap from the previous depth (1 to 3; 0 at depth 0).
+    table: [u32; 32],
 }
 
 impl GpuPlan {
@@ -39,41 +36,68 @@ impl GpuPlan {
         let n = plan.n();
         let queens = plan.constellation.queens(n);
         let board = (1u64 << n) - 1;
-        let mut attack = [0u32; 32];
-        let mut gaps = 0u64;
-        for (d, row_attack) in attack.iter_mut().enumerate().take(plan.depth()) {
+        let mut table = [0u32; 32];
+        for (d, word) in table.iter_mut().enumerate().take(plan.depth()) {
             let row = plan.row(d);
             let mut mask = 0u64;
             for &(r, c) in &queens {
                 let dist = r.abs_diff(row);
                 mask |= 1 << c | (1u64 << c) << dist | (1u64 << c) >> dist;
             }
-            *row_attack = (mask & board) as u32;
-            if d + 1 < plan.depth() {
-                gaps |= ((plan.row(d + 1) - row) as u64) << (2 * d);
-            }
+            let gap = if d == 0 { 0 } else { row - plan.row(d - 1) };
+            *word = (mask & board) as u32 | (gap as u32) << GAP_SHIFT;
         }
         GpuPlan {
-            gaps,
             last: plan.depth() as u32 - 1,
             weight,
-            attack,
+            table,
         }
     }
 
-    fn gap(&self, depth: u32) -> u32 {
-        (self.gaps >> (2 * depth)) as u32 & 3
+    /// The border attacks on the row of depth `d`.
+    fn attack(&self, d: u32) -> u32 {
+        self.table[d as usize] & ((1 << GAP_SHIFT) - 1)
+    }
+
+    /// The row gap from depth `d - 1` to depth `d`.
+    fn gap_into(&self, d: u32) -> u32 {
+        self.table[d as usize] >> GAP_SHIFT
     }
 
     /// The words of the plan record.
     pub fn pack(&self) -> [u32; PLAN_WORDS] {
         let mut words = [0u32; PLAN_WORDS];
-        words[0] = self.gaps as u32;
-        words[1] = (self.gaps >> 32) as u32;
-        words[2] = self.last;
-        words[3] = self.weight;
-        words[4..].copy_from_slice(&self.attack);
+        words[0] = self.last;
+        words[1] = self.weight;
+        words[2..].copy_from_slice(&self.table);
         words
+    }
+}
+
+/// The inner queens' lines seen from one row: occupied columns, "\\" diagonals (moving one
+/// column right a row down) and "/" diagonals (moving left). Lines that leave the 32-bit
+/// words never come back onto the board further down, and the kernel keeps every level's
+/// masks on its stack, so nothing is restored by shifting back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lines {
+    cols: u32,
+    down_right: u32,
+    down_left: u32,
+}
+
+impl Lines {
+    /// The lines one row gap `gap` further down after a queen on `bit`.
+    fn place(self, bit: u32, gap: u32) -> Lines {
+        Lines {
+            cols: self.cols | bit,
+            down_right: (self.down_right | bit) << gap,
+            down_left: (self.down_left | bit) >> gap,
+        }
+    }
+
+    /// Free columns of the row of depth `d` of `plan` under these lines.
+    fn free(self, plan: &GpuPlan, d: u32, board: u32) -> u32 {
+        !(self.cols | self.down_right | self.down_left | plan.attack(d)) & board
     }
 }
 
@@ -86,10 +110,10 @@ pub struct Task {
     pub depth: u32,
     /// Columns of the inner queens.
     pub cols: u32,
-    /// "\" diagonals of the inner queens at this row (bit = column).
-    pub down_right: u64,
-    /// "/" diagonals of the inner queens at this row, `DR_OFFSET` bits up.
-    pub down_left: u64,
+    /// "\\" diagonals of the inner queens at this row (bit = column).
+    pub down_right: u32,
+    /// "/" diagonals of the inner queens at this row.
+    pub down_left: u32,
 }
 
 impl Task {
@@ -104,106 +128,88 @@ impl Task {
         }
     }
 
+    fn lines(&self) -> Lines {
+        Lines {
+            cols: self.cols,
+            down_right: self.down_right,
+            down_left: self.down_left,
+        }
+    }
+
     /// Free columns of this task's row.
     fn free(&self, plan: &GpuPlan, n: usize) -> u32 {
-        free_at(
-            n,
-            plan,
-            self.cols,
-            self.down_right,
-            self.down_left,
-            self.depth,
-        )
+        self.lines()
+            .free(plan, self.depth, crate::count::board_mask(n))
     }
 
     /// The task one row further down with the queen `bit` placed.
     fn child(&self, plan: &GpuPlan, bit: u32) -> Task {
-        let gap = plan.gap(self.depth);
+        let lines = self.lines().place(bit, plan.gap_into(self.depth + 1));
         Task {
             plan: self.plan,
             depth: self.depth + 1,
-            cols: self.cols | bit,
-            down_right: (self.down_right | u64::from(bit)) << gap,
-            down_left: (self.down_left | u64::from(bit) << DR_OFFSET) >> gap,
+            cols: lines.cols,
+            down_right: lines.down_right,
+            down_left: lines.down_left,
         }
     }
 
-    /// The six words the kernel reads.
+    /// The four words the kernel reads.
     pub fn pack(&self) -> [u32; TASK_WORDS] {
         [
             self.plan | self.depth << 24,
             self.cols,
-            self.down_right as u32,
-            (self.down_right >> 32) as u32,
-            self.down_left as u32,
-            (self.down_left >> 32) as u32,
+            self.down_right,
+            self.down_left,
         ]
     }
 
-    /// Weighted solutions below this task, by the kernel's loop step for step (one stack word
-    /// a level, masks restored by undoing the shifts, the look-ahead): the kernel's reference.
+    /// Weighted solutions below this task, by the kernel's loop step for step (a stack of
+    /// free columns and lines a level, the look-ahead, the popcount of the last row): the
+    /// kernel's reference.
     pub fn count(&self, plans: &[GpuPlan], n: usize) -> u64 {
         let plan = &plans[self.plan as usize];
-        let free_at = |cols, dl, dr, d| free_at(n, plan, cols, dl, dr, d);
+        let board = crate::count::board_mask(n);
         let start = self.depth;
-        let (mut cols, mut dl, mut dr) = (self.cols, self.down_right, self.down_left);
+        let mut lines = self.lines();
         let mut d = start;
-        let mut free = free_at(cols, dl, dr, d);
+        let mut free = lines.free(plan, d, board);
         let mut found = 0u64;
         if d == plan.last {
             found = u64::from(free.count_ones());
             free = 0;
         }
-        let mut gap = plan.gap(d);
-        let mut stack = [0u32; 32];
+        let mut stack = [(0u32, lines); 32];
         loop {
             if free != 0 {
                 let bit = free & free.wrapping_neg();
-                let child_cols = cols | bit;
-                let child_dl = (dl | u64::from(bit)) << gap;
-                let child_dr = (dr | u64::from(bit) << DR_OFFSET) >> gap;
-                let child_free = free_at(child_cols, child_dl, child_dr, d + 1);
+                free ^= bit;
+                let child = lines.place(bit, plan.gap_into(d + 1));
+                let child_free = child.free(plan, d + 1, board);
                 if d + 1 == plan.last {
                     found += u64::from(child_free.count_ones());
-                    free ^= bit;
                     continue;
                 }
-                let child_gap = plan.gap(d + 1);
-                let ahead = free_at(
-                    child_cols,
-                    child_dl << child_gap,
-                    child_dr >> child_gap,
-                    d + 2,
-                );
+                // Look-ahead: the row after the child's must keep a free square.
+                let ahead = child
+                    .place(0, plan.gap_into(d + 2))
+                    .free(plan, d + 2, board);
                 if child_free == 0 || ahead == 0 {
-                    free ^= bit;
                     continue;
                 }
-                stack[(d - start) as usize] = free;
-                (cols, dl, dr, free, gap) = (child_cols, child_dl, child_dr, child_free, child_gap);
+                stack[(d - start) as usize] = (free, lines);
+                (lines, free) = (child, child_free);
                 d += 1;
             } else {
                 if d == start {
                     break;
                 }
                 d -= 1;
-                let word = stack[(d - start) as usize];
-                let bit = word & word.wrapping_neg();
-                gap = plan.gap(d);
-                cols ^= bit;
-                dl = (dl >> gap) ^ u64::from(bit);
-                dr = (dr << gap) ^ u64::from(bit) << DR_OFFSET;
-                free = word ^ bit;
+                (free, lines) = stack[(d - start) as usize];
             }
         }
         found * u64::from(plan.weight)
     }
-}
-
-/// Free columns of the row at depth `d` of `plan` given the inner queens' masks there.
-fn free_at(n: usize, plan: &GpuPlan, cols: u32, dl: u64, dr: u64, d: u32) -> u32 {
-    let attacked = cols | dl as u32 | (dr >> DR_OFFSET) as u32 | plan.attack[d as usize];
-    !attacked & crate::count::board_mask(n)
 }
 
 /// The kernel's view of every constellation with at least one row to fill, in the order given
@@ -259,14 +265,15 @@ pub fn split_auto(n: usize, plans: &[GpuPlan], min_tasks: usize) -> (Vec<Task>, 
     (tasks, depth)
 }
 
-/// How many tasks to aim for: a few million from N = 19 on, fewer below, where a launch is
-/// over in milliseconds anyway.
+/// How many tasks to aim for. From N = 18 on, a few million: twenty and more for each of the
+/// ~150,000 threads of a GPU, so that the longest task is short beside a thread's share and
+/// the threads finish together. Fewer below, where a launch is over in milliseconds anyway.
 pub fn target_tasks(n: usize) -> usize {
     match n {
         0..=12 => 1 << 10,
         13..=15 => 1 << 14,
-        16..=18 => 1 << 18,
-        _ => 2_000_000,
+        16..=17 => 1 << 18,
+        _ => 3_000_000,
     }
 }
 
@@ -311,18 +318,20 @@ mod tests {
         let n = 12;
         let plans = gpu_plans(n, &canonical_constellations(n));
         let task = split(n, &plans, 2)[77];
-        let words = task.pack();
-        assert_eq!(words[..2], [task.plan | task.depth << 24, task.cols]);
         assert_eq!(
-            u64::from(words[2]) | u64::from(words[3]) << 32,
-            task.down_right
+            task.pack(),
+            [
+                task.plan | task.depth << 24,
+                task.cols,
+                task.down_right,
+                task.down_left
+            ]
         );
-        assert_eq!(
-            u64::from(words[4]) | u64::from(words[5]) << 32,
-            task.down_left
-        );
-        let record = plans[task.plan as usize].pack();
-        assert_eq!(record[2], plans[task.plan as usize].last);
-        assert!(record[3] == 8 || record[3] == 4 || record[3] == 2);
+        let plan = &plans[task.plan as usize];
+        let record = plan.pack();
+        assert_eq!(record[0], plan.last);
+        assert!(record[1] == 8 || record[1] == 4 || record[1] == 2);
+        assert_eq!(record[2 + 1] >> GAP_SHIFT, plan.gap_into(1));
+        assert!((1..=3).contains(&plan.gap_into(1)));
     }
 }
