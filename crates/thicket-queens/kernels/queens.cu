@@ -6,13 +6,15 @@
 // - 32-bit masks in registers: occupied columns, "\\" diagonals (shifted left a row down) and
 //   "/" diagonals (shifted right). Lines pushed out of a word never come back onto the board
 //   further down, and a pop reloads the level's masks, so no shift is ever undone;
-// - one 16-byte stack entry a level in shared memory {untried columns, columns, "\\", "/"},
-//   level-major with the thread as the fastest axis: one 128-bit store a push and one 128-bit
-//   load a pop, the 32 lanes of a warp on consecutive entries (no bank conflicts);
+// - one 16-byte stack entry a level in shared memory {untried columns with the queen being
+//   tried, "\\", "/", table word of the next depth}, level-major with the thread as the
+//   fastest axis: one 128-bit store a push and one 128-bit load a pop, the 32 lanes of a warp
+//   on consecutive entries (no bank conflicts); columns are restored by taking the queen out;
 // - one table word a depth (per constellation, read through the read-only cache; the lanes of
 //   a warp mostly share a constellation): the border queens' attacks on that row in the low
 //   28 bits and the row gap from the previous depth above them (rows of side queens are
-//   skipped, so depths are 1 to 3 rows apart);
+//   skipped, so depths are 1 to 3 rows apart). The words of the next two depths are kept in
+//   registers, so no step waits for a load;
 // - the row before the last counts its children with one popcount, and a look-ahead drops a
 //   queen whose next-but-one row has no free square.
 //
@@ -39,14 +41,15 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
     // the lanes of a warp never wait for the warp's longest task.
     unsigned int d = 0, start = 0, last = 0, weight = 0;
     unsigned int cols = 0, ld = 0, rd = 0, free = 0;
+    // The table words of the next two depths stay in registers: the loop body then waits on
+    // no load, and a push fetches one word that is needed only a few steps later.
+    unsigned int next = 0, after = 0;
     unsigned long long found = 0;
     const unsigned int* row = plans;
     uint4* top = my_stack;
     for (;;) {
         if (free) {
             const unsigned int bit = free & (0u - free);
-            free ^= bit;
-            const unsigned int next = __ldg(row + 1);
             const unsigned int gap = next >> GAP_SHIFT;
             const unsigned int child_cols = cols | bit;
             const unsigned int child_ld = (ld | bit) << gap;
@@ -54,33 +57,40 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
             const unsigned int child_free = ~(child_cols | child_ld | child_rd | next) & board;
             if (d + 1 == last) {
                 found += __popc(child_free);
+                free ^= bit;
                 continue;
             }
             // Look-ahead: the row after the child's must keep a free square.
-            const unsigned int after = __ldg(row + 2);
             const unsigned int after_gap = after >> GAP_SHIFT;
             const unsigned int ahead =
                 ~(child_cols | (child_ld << after_gap) | (child_rd >> after_gap) | after) & board;
             if (child_free == 0 || ahead == 0) {
+                free ^= bit;
                 continue;
             }
-            *top = make_uint4(free, cols, ld, rd);
+            // The saved columns still hold the queen being tried: a pop takes it out again.
+            *top = make_uint4(free, ld, rd, next);
             top += BLOCK;
             cols = child_cols;
             ld = child_ld;
             rd = child_rd;
             free = child_free;
-            ++d;
+            next = after;
+            after = __ldg(row + 3);
             ++row;
+            ++d;
         } else if (d != start) {
             --d;
             --row;
             top -= BLOCK;
             const uint4 saved = *top;
-            free = saved.x;
-            cols = saved.y;
-            ld = saved.z;
-            rd = saved.w;
+            const unsigned int bit = saved.x & (0u - saved.x);
+            free = saved.x ^ bit;
+            cols ^= bit;
+            ld = saved.y;
+            rd = saved.z;
+            after = next;
+            next = saved.w;
         } else {
             count += found * weight;
             found = 0;
@@ -94,8 +104,11 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
             d = start;
             last = __ldg(plan);
             weight = __ldg(plan + 1);
-            // The table word of depth d, moved with d so the loop adds no address arithmetic.
+            // The table word of depth d; the words up to depth d + 3 are inside the record
+            // wherever the loop reads them (a push needs d + 1 < last <= 26).
             row = plan + 2 + d;
+            next = __ldg(row + 1);
+            after = __ldg(row + 2);
             cols = task.y;
             ld = task.z;
             rd = task.w;
