@@ -25,6 +25,8 @@ struct Level {
     chosen: Vec<usize>,
     /// Per node, the node of the next level that contains it (when there is one).
     up: Vec<usize>,
+    /// How many cycles this level contracted (they are nodes `0..cycles` of the next).
+    cycles: usize,
 }
 
 /// Reusable work space for [`Arborescence::solve`].
@@ -37,22 +39,33 @@ pub(crate) struct Arborescence {
     stamp: Vec<usize>,
     /// Per node of the level above: the original arc entering it.
     entering: Vec<(u32, u32)>,
+    /// The same for the level being expanded (swapped with `entering`).
+    expanded: Vec<(u32, u32)>,
+    /// The last solve's top level (the one without cycles).
+    top: usize,
 }
 
 impl Arborescence {
-    /// Finds a cheapest arborescence rooted at `root` of the complete digraph on `k` nodes
-    /// with row-major weights `w` (`w[u * k + v]` for arc `u -> v`; the diagonal is ignored)
-    /// and writes each non-root node's parent to `parent` (the root's is left as `NONE`).
-    pub(crate) fn solve(&mut self, k: usize, w: &[f64], root: usize, parent: &mut [usize]) {
+    /// The weights of the next [`Arborescence::solve`] on `k` nodes, row-major (`[u * k + v]`
+    /// for arc `u -> v`; the diagonal is ignored), to be filled in by the caller.
+    pub(crate) fn weights(&mut self, k: usize) -> &mut [f64] {
         if self.levels.is_empty() {
             self.levels.push(Level::default());
         }
-        {
-            let base = &mut self.levels[0];
-            base.m = k;
-            base.root = root;
-            base.w.clear();
-            base.w.extend_from_slice(&w[..k * k]);
+        let base = &mut self.levels[0];
+        base.w.resize(k * k, 0.0);
+        &mut base.w[..k * k]
+    }
+
+    /// Finds a cheapest arborescence rooted at `root` of the complete digraph on `k` nodes
+    /// with the weights just filled in through [`Arborescence::weights`], and writes each
+    /// non-root node's parent to `parent` (the root's is left as `NONE`).
+    pub(crate) fn solve(&mut self, k: usize, root: usize, parent: &mut [usize]) {
+        let base = &mut self.levels[0];
+        base.m = k;
+        base.root = root;
+        // The original-arc table of level 0 only depends on `k`: build it when `k` changes.
+        if base.orig.len() != k * k {
             base.orig.clear();
             base.orig
                 .extend((0..k).flat_map(|u| (0..k).map(move |v| (u as u32, v as u32))));
@@ -63,6 +76,7 @@ impl Arborescence {
         while self.contract(depth, k) {
             depth += 1;
         }
+        self.top = depth;
         // Expand from the top level down to the original nodes.
         let top = &self.levels[depth];
         self.entering.clear();
@@ -73,7 +87,8 @@ impl Arborescence {
         );
         for level in (0..depth).rev() {
             let lower = &self.levels[level];
-            let mut next = Vec::with_capacity(lower.m);
+            let mut next = std::mem::take(&mut self.expanded);
+            next.clear();
             for y in 0..lower.m {
                 if y == lower.root {
                     next.push((0, 0));
@@ -86,13 +101,44 @@ impl Arborescence {
                     next.push(lower.orig[lower.chosen[y]]);
                 }
             }
-            self.entering = next;
+            self.expanded = std::mem::replace(&mut self.entering, next);
         }
         parent[..k].fill(NONE);
         for (v, &(s, _)) in self.entering.iter().enumerate() {
             if v != root {
                 parent[v] = s as usize;
             }
+        }
+    }
+
+    /// After [`Arborescence::solve`], the reduced cost of every arc `root -> v` (`v` other
+    /// than the root) under the dual solution the contractions build: forcing that arc into
+    /// the arborescence raises its cost by at least this much. Each contracted cycle and each
+    /// node of the top level carries the weight of its chosen arc as its dual value.
+    pub(crate) fn reduced_costs_from_root(&self, out: &mut Vec<f64>) {
+        let base = &self.levels[0];
+        let (k, root) = (base.m, base.root);
+        out.clear();
+        for v in 0..k {
+            if v == root {
+                out.push(f64::INFINITY);
+                continue;
+            }
+            let mut reduced = base.w[root * k + v];
+            let mut x = v;
+            for (depth, level) in self.levels[..=self.top].iter().enumerate() {
+                let chosen = level.w[level.chosen[x]];
+                if depth == self.top {
+                    reduced -= chosen;
+                    break;
+                }
+                let up = level.up[x];
+                if up < level.cycles {
+                    reduced -= chosen;
+                }
+                x = up;
+            }
+            out.push(reduced);
         }
     }
 
@@ -142,19 +188,21 @@ impl Arborescence {
                 cycles += 1;
             }
         }
+        level.cycles = cycles;
         if cycles == 0 {
             return false;
         }
         // Cycles become nodes 0..cycles; every other node gets the next free id.
-        let mut id = vec![NONE; m];
+        let mut id = std::mem::take(&mut level.up);
+        id.clear();
         let mut next_id = cycles;
         for v in 0..m {
-            id[v] = if self.cycle[v] != NONE {
+            id.push(if self.cycle[v] != NONE {
                 self.cycle[v]
             } else {
                 next_id += 1;
                 next_id - 1
-            };
+            });
         }
         let nm = next_id;
         if self.levels.len() == depth + 1 {
@@ -246,7 +294,8 @@ mod tests {
                 .collect();
             let root = case % k;
             let mut parent = vec![0; k];
-            solver.solve(k, &w, root, &mut parent);
+            solver.weights(k).copy_from_slice(&w);
+            solver.solve(k, root, &mut parent);
             let cost: f64 = (0..k)
                 .filter(|&v| v != root)
                 .map(|v| w[parent[v] * k + v])
@@ -260,6 +309,39 @@ mod tests {
                     }
                 }
                 assert_eq!(u, root, "case {case}: {v} does not reach the root");
+            }
+        }
+    }
+
+    #[test]
+    fn forcing_a_root_arc_costs_at_least_its_reduced_cost() {
+        let mut x = 11u64;
+        let mut solver = Arborescence::default();
+        let mut reduced = Vec::new();
+        for case in 0..300 {
+            let k = 2 + case % 5;
+            let w: Vec<f64> = (0..k * k)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((x >> 33) % if case % 2 == 0 { 5 } else { 70 }) as f64
+                })
+                .collect();
+            let root = case % k;
+            let mut parent = vec![0; k];
+            solver.weights(k).copy_from_slice(&w);
+            solver.solve(k, root, &mut parent);
+            solver.reduced_costs_from_root(&mut reduced);
+            let cost = brute_force(k, &w, root);
+            for v in (0..k).filter(|&v| v != root) {
+                assert!(reduced[v] >= 0.0, "case {case}");
+                let mut forced = w.clone();
+                for u in (0..k).filter(|&u| u != root) {
+                    forced[u * k + v] = 1e6;
+                }
+                let forced_cost = brute_force(k, &forced, root);
+                assert!(forced_cost >= cost + reduced[v], "case {case} node {v}");
             }
         }
     }

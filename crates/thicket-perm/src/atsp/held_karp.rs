@@ -58,8 +58,6 @@ pub(crate) struct HeldKarp {
     arborescence: Arborescence,
     /// Costs without multipliers, `k * k` for the `k` nodes (P first).
     base: Vec<f64>,
-    /// Costs with multipliers.
-    weights: Vec<f64>,
     parent: Vec<usize>,
     degree: Vec<i64>,
     /// The city whose multiplier each node carries (P carries `last`'s).
@@ -67,6 +65,8 @@ pub(crate) struct HeldKarp {
     best_pi: Vec<f64>,
     /// The deflected ascent direction per node.
     dir: Vec<f64>,
+    /// Reduced costs of the arcs out of P.
+    reduced: Vec<f64>,
 }
 
 impl HeldKarp {
@@ -130,6 +130,31 @@ impl HeldKarp {
         Outcome::Bound((best - ROUNDING_SLACK * scale).ceil() as i64)
     }
 
+    /// Lower bounds on the completion after each first step from `last`, from one
+    /// 1-arborescence at `pi`: `out[i]` bounds the cheapest path from `last` through
+    /// `cities[i]` first and then all other `cities` to city 0 (its Lagrangian value plus the
+    /// reduced cost of that first arc), less the cost of that first arc.
+    pub(crate) fn first_step_bounds(
+        &mut self,
+        inst: &Instance,
+        twins: &Twins,
+        last: usize,
+        cities: &[usize],
+        pi: &[f64],
+        out: &mut Vec<i64>,
+    ) {
+        let k = cities.len() + 1;
+        self.prepare(inst, twins, last, cities);
+        let value = self.evaluate(k, pi);
+        self.arborescence.reduced_costs_from_root(&mut self.reduced);
+        let scale = value.abs() + self.owner.iter().map(|&c| pi[c].abs()).sum::<f64>() + 1.0;
+        out.clear();
+        out.extend(cities.iter().enumerate().map(|(i, &city)| {
+            let total = value + self.reduced[i + 1] - inst.cost(last, city) as f64;
+            (total - ROUNDING_SLACK * (scale + total.abs())).ceil() as i64
+        }));
+    }
+
     /// Fills the multiplier-free costs of the contracted problem.
     fn prepare(&mut self, inst: &Instance, twins: &Twins, last: usize, cities: &[usize]) {
         let k = cities.len() + 1;
@@ -149,7 +174,6 @@ impl HeldKarp {
                 self.base.push(cost);
             }
         }
-        self.weights.resize(k * k, 0.0);
         self.parent.resize(k, 0);
         self.degree.resize(k, 0);
     }
@@ -157,16 +181,19 @@ impl HeldKarp {
     /// The Lagrangian value at `pi`, leaving the 1-arborescence's out-degrees in `degree`
     /// and its arcs in `parent` (the arc into P is the one from `parent[0]`).
     fn evaluate(&mut self, k: usize, pi: &[f64]) -> f64 {
+        let weights = self.arborescence.weights(k);
         for a in 0..k {
             let p = pi[self.owner[a]];
             for b in 0..k {
-                self.weights[a * k + b] = self.base[a * k + b] + p;
+                weights[a * k + b] = self.base[a * k + b] + p;
             }
         }
-        self.arborescence
-            .solve(k, &self.weights, 0, &mut self.parent);
+        self.arborescence.solve(k, 0, &mut self.parent);
         let back = (1..k)
-            .min_by(|&x, &y| self.weights[x * k].total_cmp(&self.weights[y * k]))
+            .min_by(|&x, &y| {
+                let into_p = |a: usize| self.base[a * k] + pi[self.owner[a]];
+                into_p(x).total_cmp(&into_p(y))
+            })
             .expect("a contracted problem has at least two nodes");
         self.parent[0] = back;
         self.degree[..k].fill(0);
@@ -174,7 +201,7 @@ impl HeldKarp {
         for v in 0..k {
             let u = self.parent[v];
             self.degree[u] += 1;
-            value += self.weights[u * k + v] - pi[self.owner[v]];
+            value += self.base[u * k + v] + pi[self.owner[u]] - pi[self.owner[v]];
         }
         value
     }

@@ -117,6 +117,8 @@ struct Worker<'a, 'b> {
     since_flush: u64,
     /// Scratch: the cities left after a child.
     rest: Vec<usize>,
+    /// Scratch: the children's first-step bounds.
+    screen: Vec<i64>,
 }
 
 impl<'a, 'b> Worker<'a, 'b> {
@@ -133,6 +135,7 @@ impl<'a, 'b> Worker<'a, 'b> {
             nodes: 0,
             since_flush: 0,
             rest: Vec::with_capacity(n),
+            screen: Vec::with_capacity(n),
         }
     }
 
@@ -228,14 +231,19 @@ impl<'a, 'b> Worker<'a, 'b> {
         let inst = shared.inst;
         let last = *self.path.last().expect("a path starts at city 0");
         let mut children = Vec::new();
-        let candidates: Vec<usize> = (1..inst.n)
-            .filter(|&c| !self.visited[c])
-            .filter(|&c| shared.twins.before(c).is_none_or(|t| self.visited[t]))
-            .collect();
-        for city in candidates {
+        let open: Vec<usize> = (1..inst.n).filter(|&c| !self.visited[c]).collect();
+        // One arborescence at the parent's multipliers bounds every child through the reduced
+        // cost of its first arc, which spares most hopeless children their own ascent.
+        let mut screen = std::mem::take(&mut self.screen);
+        self.hk
+            .first_step_bounds(inst, &shared.twins, last, &open, pi, &mut screen);
+        for (&city, &after) in open.iter().zip(&screen) {
+            if shared.twins.before(city).is_some_and(|t| !self.visited[t]) {
+                continue;
+            }
             let threshold = shared.threshold();
             let through = partial + inst.cost(last, city);
-            if through >= threshold {
+            if through >= threshold || through.saturating_add(after) >= threshold {
                 continue;
             }
             self.rest.clear();
@@ -273,6 +281,7 @@ impl<'a, 'b> Worker<'a, 'b> {
                 }
             }
         }
+        self.screen = screen;
         children.sort_by_key(|c| c.bound);
         children
     }
