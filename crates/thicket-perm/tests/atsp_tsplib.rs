@@ -108,3 +108,15 @@ fn p43_is_proven_optimal() {
 fn ftv44_is_proven_optimal() {
     prove("ftv44", 1613);
 }
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn ftv64_is_proven_optimal() {
+    prove("ftv64", 1839);
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn ft70_is_proven_optimal() {
+    prove("ft70", 38673);
+}

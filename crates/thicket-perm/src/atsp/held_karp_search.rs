@@ -3,6 +3,11 @@
 //! it is expanded, each starting the subgradient ascent from the parent's multipliers, and the
 //! children are searched cheapest bound first.
 //!
+//! Before any child's ascent, one 1-arborescence at the parent's multipliers bounds all the
+//! children at once: a child's path adds the arc `last -> city`, and forcing that arc raises
+//! the parent's Lagrangian value by at least the arc's reduced cost (see `arborescence`).
+//! Most children fail this screen and never cost an ascent.
+//!
 //! The root's multipliers get a long ascent; a child's a short one, since its parent's are
 //! already nearly right. A child whose 1-arborescence is a Hamiltonian cycle has its cheapest
 //! completion in hand, which is offered as a tour and needs no subtree. Twins are visited in
@@ -36,9 +41,9 @@ const ROOT: Schedule = Schedule {
 
 /// The ascent at every other node, from its parent's multipliers.
 const CHILD: Schedule = Schedule {
-    iterations: 25,
-    step: 0.5,
-    patience: 3,
+    iterations: 15,
+    step: 1.0,
+    patience: 6,
     deflection: 0.5,
 };
 
