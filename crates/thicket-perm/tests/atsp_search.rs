@@ -147,6 +147,20 @@ fn a_node_limit_stops_the_search_unproven() {
 }
 
 #[test]
+fn a_node_limit_stops_the_held_karp_search_unproven() {
+    // coin:30:1 takes about 120 nodes; the search checks the limit every 64.
+    let inst = generate(GeneratorClass::Coin, 30, 1).unwrap();
+    let opts = AtspOptions {
+        bound: Bound::HeldKarp,
+        node_limit: Some(1),
+        ..AtspOptions::default()
+    };
+    let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+    assert!(!sol.proven_optimal);
+    check_tour(&inst, &sol.tour, sol.cost);
+}
+
+#[test]
 fn the_heuristic_returns_a_valid_tour() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for _ in 0..50 {
