@@ -67,6 +67,8 @@ struct Frame {
 pub(super) fn search(shared: &Shared, progress: &Progress) {
     let inst = shared.inst;
     let mut root = Worker::new(shared);
+    // Taking each city's cheapest outgoing arc off its row makes every city's cheapest arc
+    // free, a start closer to the optimum multipliers than zero.
     let mut pi: Vec<f64> = (0..inst.n)
         .map(|i| {
             -(0..inst.n)
