@@ -9,6 +9,8 @@ use thicket_perm::atsp::{
 };
 use thicket_perm::reference::known_optimum;
 
+use clap::ValueEnum;
+
 use crate::cli::{AtspArgs, AtspBound};
 
 /// Runs `thicket atsp` with its parsed arguments.
@@ -18,6 +20,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
     let bound = match args.bound {
         AtspBound::Partial => Bound::Partial,
         AtspBound::Assignment => Bound::Assignment,
+        AtspBound::HeldKarp => Bound::HeldKarp,
     };
     let mut options = AtspOptions {
         bound,
@@ -25,6 +28,10 @@ pub fn run(args: &AtspArgs) -> Result<()> {
         threads,
         node_limit: None,
     };
+    let bound_name = args
+        .bound
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string());
     let started = Instant::now();
     if args.optimal_ub {
         options.upper_bound = match known_optimum(&instance.name) {
@@ -46,7 +53,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
             "nodes": solution.nodes,
             "proven_optimal": solution.proven_optimal,
             "known_optimum": known,
-            "bound": format!("{:?}", options.bound).to_lowercase(),
+            "bound": bound_name,
             "strategy": args.search.strategy.name(),
             "threads": threads,
             "seconds": seconds,
@@ -72,8 +79,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
         );
         println!("  wall time  {seconds:>10.3} s");
         println!(
-            "  search     {:?} bound, {}, {threads} threads",
-            options.bound,
+            "  search     {bound_name} bound, {}, {threads} threads",
             args.search.strategy.name()
         );
     }

@@ -90,6 +90,8 @@ fn the_shipped_instances_read_with_their_sizes() {
         ("ftv38", 39),
         ("p43", 43),
         ("ftv44", 45),
+        ("ftv64", 65),
+        ("ft70", 70),
     ] {
         let inst = read_tsplib(dir.join(format!("{name}.atsp"))).unwrap();
         assert_eq!((inst.name.as_str(), inst.n), (name, n));

@@ -1,5 +1,5 @@
 //! The exact search against enumeration of all (n-1)! tours on small random instances, with
-//! both bounds and one or two threads; the heuristic's tours; the generated classes.
+//! every bound and one or two threads; the heuristic's tours; the generated classes.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -60,12 +60,12 @@ fn check_tour(inst: &Instance, tour: &[usize], cost: i64) {
 }
 
 #[test]
-fn solve_matches_enumeration_with_both_bounds_and_thread_counts() {
+fn solve_matches_enumeration_with_every_bound_and_thread_count() {
     let mut rng = ChaCha8Rng::seed_from_u64(2017);
     for case in 0..150 {
         let inst = random_instance(&mut rng);
         let optimum = brute_force(&inst);
-        for bound in [Bound::Partial, Bound::Assignment] {
+        for bound in [Bound::Partial, Bound::Assignment, Bound::HeldKarp] {
             for threads in [1, 2] {
                 for upper_bound in [None, Some(optimum), Some(optimum + 3), Some(optimum - 1)] {
                     let opts = AtspOptions {
@@ -95,7 +95,7 @@ fn generated_instances_are_solved_exactly() {
         for seed in 0..3 {
             let inst = generate(class, 8, seed).unwrap();
             let optimum = brute_force(&inst);
-            for bound in [Bound::Partial, Bound::Assignment] {
+            for bound in [Bound::Partial, Bound::Assignment, Bound::HeldKarp] {
                 let opts = AtspOptions {
                     bound,
                     threads: 2,
@@ -144,6 +144,20 @@ fn a_node_limit_stops_the_search_unproven() {
         ..AtspOptions::default()
     };
     assert!(solve(&inst, &zero, &Progress::hidden()).is_err());
+}
+
+#[test]
+fn a_node_limit_stops_the_held_karp_search_unproven() {
+    // coin:30:1 takes about 120 nodes; the search checks the limit every 64.
+    let inst = generate(GeneratorClass::Coin, 30, 1).unwrap();
+    let opts = AtspOptions {
+        bound: Bound::HeldKarp,
+        node_limit: Some(1),
+        ..AtspOptions::default()
+    };
+    let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+    assert!(!sol.proven_optimal);
+    check_tour(&inst, &sol.tour, sol.cost);
 }
 
 #[test]
@@ -213,5 +227,31 @@ fn crane_and_coin_are_asymmetric() {
             (0..n).any(|i| (0..n).any(|j| inst.cost(i, j) != inst.cost(j, i))),
             "{class:?}"
         );
+    }
+}
+
+#[test]
+fn held_karp_agrees_with_the_assignment_bound_on_larger_generated_instances() {
+    for class in [
+        GeneratorClass::Coin,
+        GeneratorClass::Crane,
+        GeneratorClass::Tsmat,
+    ] {
+        for seed in 0..4 {
+            let inst = generate(class, 13, seed).unwrap();
+            let solve_with = |bound| {
+                let opts = AtspOptions {
+                    bound,
+                    threads: 2,
+                    ..AtspOptions::default()
+                };
+                solve(&inst, &opts, &Progress::hidden()).unwrap()
+            };
+            let (assignment, held_karp) =
+                (solve_with(Bound::Assignment), solve_with(Bound::HeldKarp));
+            assert!(assignment.proven_optimal && held_karp.proven_optimal);
+            assert_eq!(held_karp.cost, assignment.cost, "{}", inst.name);
+            check_tour(&inst, &held_karp.tour, held_karp.cost);
+        }
     }
 }

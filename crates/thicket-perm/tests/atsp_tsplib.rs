@@ -13,11 +13,11 @@ fn data(name: &str) -> PathBuf {
         .join(format!("{name}.atsp"))
 }
 
-/// Solves `name` with the assignment bound on two threads and checks the optimum.
+/// Solves `name` with the default (Held–Karp) bound on two threads and checks the optimum.
 fn prove(name: &str, optimum: i64) {
     let inst = read_tsplib(data(name)).unwrap();
     let opts = AtspOptions {
-        bound: Bound::Assignment,
+        bound: Bound::HeldKarp,
         threads: 2,
         ..AtspOptions::default()
     };
@@ -69,6 +69,11 @@ fn br17_from_the_optimum_is_proven_with_the_assignment_bound() {
 }
 
 #[test]
+fn br17_from_the_optimum_is_proven_with_the_held_karp_bound() {
+    prove_given_optimum(Bound::HeldKarp);
+}
+
+#[test]
 #[ignore = "release builds: cargo test --release -- --ignored"]
 fn br17_from_the_optimum_is_proven_with_the_partial_bound() {
     prove_given_optimum(Bound::Partial);
@@ -94,6 +99,24 @@ fn ftv38_is_proven_optimal() {
 
 #[test]
 #[ignore = "release builds: cargo test --release -- --ignored"]
+fn p43_is_proven_optimal() {
+    prove("p43", 5620);
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
 fn ftv44_is_proven_optimal() {
     prove("ftv44", 1613);
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn ftv64_is_proven_optimal() {
+    prove("ftv64", 1839);
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn ft70_is_proven_optimal() {
+    prove("ft70", 38673);
 }

@@ -1,13 +1,17 @@
 //! The asymmetric travelling salesman problem: instances (TSPLIB files or the generated
 //! classes of Cirasella, Johnson, McGeoch and Zhang 2001), an upper-bound heuristic, and the
-//! exact depth-first branch-and-bound of Carneiro (2017) with the thesis's partial-cost bound
-//! or an incrementally updated assignment-problem bound.
+//! exact depth-first branch-and-bound of Carneiro (2017) with the thesis's partial-cost bound,
+//! an incrementally updated assignment-problem bound, or (the default) a Held–Karp Lagrangian
+//! 1-arborescence bound tuned by deflected subgradient ascent.
 //!
 //! Tours start at city 0, which the search fixes first, so it examines at most (N-1)! tours.
 
+mod arborescence;
 mod assignment;
 mod dominance;
 mod generate;
+mod held_karp;
+mod held_karp_search;
 mod heuristic;
 mod instance;
 mod search;

@@ -12,6 +12,9 @@
 //! search stays the thesis's plain enumeration. It also visits interchangeable cities in
 //! index order only (see `twins`).
 //!
+//! The Held–Karp bound has its own search (see `held_karp_search`), which shares the
+//! incumbent, counters, twins and dominance table defined here.
+//!
 //! With more than one thread, the tree is expanded serially to [`SPLIT_DEPTH`] cities and
 //! the subtrees below are searched in parallel by rayon; the threads share the incumbent's
 //! cost through an atomic minimum, so a tour found in one subtree prunes all the others.
@@ -25,6 +28,7 @@ use thicket_core::{Error, Progress, Result};
 
 use super::assignment::Assignment;
 use super::dominance::{self, Dominance};
+use super::held_karp_search;
 use super::heuristic::heuristic_tour;
 use super::instance::Instance;
 use super::twins::Twins;
@@ -43,6 +47,9 @@ pub enum Bound {
     /// The path's cost plus the assignment-problem bound on its completion, updated
     /// incrementally; children are tried in order of increasing reduced cost.
     Assignment,
+    /// The path's cost plus a Held–Karp Lagrangian 1-arborescence bound on its completion
+    /// (see `held_karp_search`); children are tried in order of increasing bound.
+    HeldKarp,
 }
 
 /// How [`solve`] searches.
@@ -62,7 +69,7 @@ pub struct AtspOptions {
 impl Default for AtspOptions {
     fn default() -> AtspOptions {
         AtspOptions {
-            bound: Bound::Assignment,
+            bound: Bound::HeldKarp,
             upper_bound: None,
             threads: 1,
             node_limit: None,
@@ -125,8 +132,8 @@ pub fn solve(inst: &Instance, opts: &AtspOptions, progress: &Progress) -> Result
 }
 
 /// What the workers share: the instance, the incumbent and the counters.
-struct Shared<'a> {
-    inst: &'a Instance,
+pub(super) struct Shared<'a> {
+    pub(super) inst: &'a Instance,
     bound: Bound,
     threads: usize,
     /// Nodes whose bound reaches this are pruned: the incumbent's cost, or one more than
@@ -135,12 +142,12 @@ struct Shared<'a> {
     best: Mutex<Option<(i64, Vec<usize>)>>,
     nodes: AtomicU64,
     node_limit: u64,
-    stop: AtomicBool,
+    pub(super) stop: AtomicBool,
     stopped_early: AtomicBool,
     stop_on_first: bool,
-    dominance: Option<Dominance>,
-    /// Twin groups, visited in index order (assignment bound only).
-    twins: Twins,
+    pub(super) dominance: Option<Dominance>,
+    /// Twin groups, visited in index order (all bounds but the partial one).
+    pub(super) twins: Twins,
 }
 
 impl<'a> Shared<'a> {
@@ -162,22 +169,22 @@ impl<'a> Shared<'a> {
             stop: AtomicBool::new(false),
             stopped_early: AtomicBool::new(false),
             stop_on_first,
-            dominance: (opts.bound == Bound::Assignment && inst.n <= dominance::MAX_CITIES)
+            dominance: (opts.bound != Bound::Partial && inst.n <= dominance::MAX_CITIES)
                 .then(Dominance::new),
             twins: match opts.bound {
-                Bound::Assignment => Twins::find(inst),
+                Bound::Assignment | Bound::HeldKarp => Twins::find(inst),
                 Bound::Partial => Twins::none(inst.n),
             },
         }
     }
 
     #[inline(always)]
-    fn threshold(&self) -> i64 {
+    pub(super) fn threshold(&self) -> i64 {
         self.threshold.load(Ordering::Relaxed)
     }
 
     /// Records a complete tour `path` of cost `cost` if it beats the incumbent.
-    fn offer(&self, cost: i64, path: &[usize]) {
+    pub(super) fn offer(&self, cost: i64, path: &[usize]) {
         if cost >= self.threshold.fetch_min(cost, Ordering::Relaxed) {
             return;
         }
@@ -191,7 +198,7 @@ impl<'a> Shared<'a> {
     }
 
     /// Adds a worker's nodes; returns whether the workers should stop.
-    fn flush(&self, nodes: &mut u64) -> bool {
+    pub(super) fn flush(&self, nodes: &mut u64) -> bool {
         let total = self.nodes.fetch_add(*nodes, Ordering::Relaxed) + *nodes;
         *nodes = 0;
         if total >= self.node_limit {
@@ -222,6 +229,9 @@ struct Task {
 
 /// Runs the whole search: serially from the root with one thread, else by splitting.
 fn search(shared: &Shared, progress: &Progress) {
+    if shared.bound == Bound::HeldKarp {
+        return held_karp_search::search(shared, progress);
+    }
     let root = Task {
         path: vec![0],
         partial: 0,
@@ -438,6 +448,6 @@ impl<'a, 'b> Dfs<'a, 'b> {
 /// City `c`'s bit in a visited mask; cities past the mask's width (instances too large for
 /// the dominance table, which never reads it) get none.
 #[inline(always)]
-fn bit(c: usize) -> u128 {
+pub(super) fn bit(c: usize) -> u128 {
     1u128.checked_shl(c as u32).unwrap_or(0)
 }
