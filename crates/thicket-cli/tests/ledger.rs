@@ -167,3 +167,45 @@ fn verify_catches_a_corrupt_entry() {
     assert_eq!(caught.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&caught.stderr).contains("batch 5"));
 }
+
+#[test]
+#[cfg(not(feature = "mpi"))]
+fn mpi_without_the_feature_is_a_one_line_error() {
+    let output = thicket(&["queens", "10", "--mpi"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("built without MPI"), "{stderr}");
+}
+
+#[test]
+fn a_batch_size_needs_a_ledger_or_mpi() {
+    let output = thicket(&["queens", "10", "--batch-size", "4"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn gpu_ledgers_say_why_without_a_gpu_and_auto_falls_back() {
+    let devices = json(&thicket(&["devices", "--json"]));
+    if devices["gpu_available"] == true {
+        println!("NOTE: a GPU is usable here, so the no-GPU behaviour was not tested");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("q10.db");
+    let ledger = path.to_str().unwrap();
+    let refused = thicket(&["queens", "10", "--ledger", ledger, "--backend", "cuda"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(message.trim().lines().count(), 1, "{message}");
+    assert!(message.contains("unavailable"), "{message}");
+    let fallback = thicket(&["queens", "10", "--ledger", ledger, "--quiet", "--json"]);
+    let note = String::from_utf8_lossy(&fallback.stderr).into_owned();
+    assert_eq!(note.trim().lines().count(), 1, "{note}");
+    assert!(note.contains("on the CPU"), "{note}");
+    let value = json(&fallback);
+    assert_eq!(
+        (value["total"].as_u64(), value["backend"].as_str()),
+        (Some(724), Some("cpu"))
+    );
+}
