@@ -79,6 +79,10 @@ pub struct AtspArgs {
     /// solve finds it.
     #[arg(long)]
     pub optimal_ub: bool,
+    /// Record every finished subtree (below each path 0 -> a -> b) with its best tour in this
+    /// SQLite ledger and skip those it holds: a killed run resumes with its incumbent.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["upper_bound", "optimal_ub"])]
+    pub ledger: Option<std::path::PathBuf>,
     /// How to search.
     #[command(flatten)]
     pub search: PermSearchArgs,

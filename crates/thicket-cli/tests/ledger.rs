@@ -209,3 +209,40 @@ fn gpu_ledgers_say_why_without_a_gpu_and_auto_falls_back() {
         (Some(724), Some("cpu"))
     );
 }
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn an_atsp_run_killed_four_times_resumes_to_the_optimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ftv33.db");
+    let ledger = ledger.to_str().unwrap();
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../thicket-perm/data/ftv33.atsp"
+    );
+    let args = ["atsp", file, "--ledger", ledger, "--quiet", "--json"];
+    for millis in kill_moments(4) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_thicket"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("thicket starts");
+        // Between 0.3 and 2.3 s: the whole solve takes about 4 s here.
+        std::thread::sleep(Duration::from_millis(300 + 5 * millis));
+        child.kill().expect("the run can be killed");
+        child.wait().unwrap();
+    }
+    println!(
+        "after the kills: {}",
+        json(&thicket(&["status", ledger, "--json"]))
+    );
+    let value = json(&thicket(&args));
+    assert_eq!(
+        (value["cost"].as_i64(), value["proven_optimal"].as_bool()),
+        (Some(1286), Some(true))
+    );
+    // Queens tools refuse an ATSP ledger plainly.
+    assert_eq!(thicket(&["verify", ledger]).status.code(), Some(2));
+    assert_eq!(thicket(&["merge", ledger]).status.code(), Some(2));
+}

@@ -340,8 +340,13 @@ fn sample_indices(rng: &mut rand::rngs::StdRng, len: usize, amount: usize) -> Ve
     picked
 }
 
-/// The board size a queens ledger was made for.
+/// The board size a queens ledger was made for; other ledgers (ATSP) are refused.
 pub fn parse_n(problem: &str) -> Result<usize> {
+    if !problem.starts_with("queens ") {
+        return Err(Error::InvalidInput(format!(
+            "'{problem}' is not a queens ledger (an ATSP ledger checks its tours against the instance whenever its run resumes)"
+        )));
+    }
     parse_field(problem, "n")
 }
 
