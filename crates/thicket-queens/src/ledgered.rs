@@ -105,7 +105,9 @@ impl Batches {
             .map_or(self.constellations.len(), |s| {
                 s.min(self.constellations.len())
             });
-        let end = (start + self.batch_size).min(self.constellations.len());
+        let end = start
+            .saturating_add(self.batch_size)
+            .min(self.constellations.len());
         &self.constellations[start..end]
     }
 }
