@@ -143,4 +143,27 @@ fn ranks_given_different_commands_stop_the_run() {
         stderr.contains("give every rank the same command"),
         "{stderr}"
     );
+    // A ledger made for another N: the master refuses it and lets the workers go.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("q10.db");
+    let ledger = path.to_str().unwrap();
+    assert!(
+        thicket(&["queens", "10", "--ledger", ledger, "--backend", "cpu"])
+            .status
+            .success()
+    );
+    let refused = mpirun(
+        3,
+        &[
+            "queens",
+            "11",
+            "--mpi",
+            "--ledger",
+            ledger,
+            "--backend",
+            "cpu",
+        ],
+    );
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("use another ledger file"));
 }

@@ -33,16 +33,25 @@ pub fn run(
     progress: &Progress,
 ) -> Result<()> {
     let started = Instant::now();
-    let split = split(args)?;
-    let (batches, mut sink, todo) = match &args.ledger {
-        Some(path) => {
-            let (batches, ledger, todo) = ledgered::open(&split, path)?;
-            (batches, Sink::Ledger(ledger), todo)
-        }
-        None => {
-            let batches = ledgered::Batches::new(split.n, split.batch_size)?;
-            let todo = (0..batches.len()).collect();
-            (batches, Sink::Memory(Vec::new()), todo)
+    let prepared = split(args).and_then(|split| {
+        let (batches, sink, todo) = match &args.ledger {
+            Some(path) => {
+                let (batches, ledger, todo) = ledgered::open(&split, path)?;
+                (batches, Sink::Ledger(ledger), todo)
+            }
+            None => {
+                let batches = ledgered::Batches::new(split.n, split.batch_size)?;
+                let todo = (0..batches.len()).collect();
+                (batches, Sink::Memory(Vec::new()), todo)
+            }
+        };
+        Ok((split, batches, sink, todo))
+    });
+    let (split, batches, mut sink, todo) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            dismiss(world);
+            return Err(error);
         }
     };
     let owned = batches.spec(split.shard).owned().count() as u64;
@@ -122,6 +131,18 @@ fn serve(
         }
     }
     failure.map_or(Ok(devices), Err)
+}
+
+/// Stops every worker without giving it a batch, for a master that cannot start (a refused
+/// ledger, bad arguments): workers wait for an answer, and would otherwise wait forever.
+fn dismiss(world: &SimpleCommunicator) {
+    for _ in 1..world.size() {
+        let (_, status) = world.any_process().receive_vec::<u8>();
+        if status.tag() != wire::FAILED {
+            let worker = world.process_at_rank(status.source_rank());
+            worker.send_with_tag(&[0u64; 0][..], wire::STOP);
+        }
+    }
 }
 
 impl Sink {
