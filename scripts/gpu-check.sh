@@ -101,6 +101,18 @@ else
     done
 fi
 
+if [[ $bench == 0 ]]; then
+    # A GPU ledger: killed after a moment, resumed, checked against OEIS, and a sample of its
+    # batches recounted on the CPU by `thicket verify`.
+    ledger="$scratch/q18.db"
+    timeout -s KILL 3 "$bin" queens 18 --backend cuda --ledger "$ledger" --quiet "${devices[@]}" >/dev/null 2>&1
+    "$bin" status "$ledger" || true
+    read -r total unique seconds wall ok < <(run_one 18 --backend cuda --ledger "$ledger" "${devices[@]}") || true
+    echo "GPU ledger N = 18 (killed at 3 s, resumed): total $total unique $unique, $wall s, ok ${ok:-no}"
+    [[ "${ok:-no}" == yes ]] || failures=$((failures + 1))
+    "$bin" verify "$ledger" --sample 4 || failures=$((failures + 1))
+fi
+
 if [[ $multi == 1 ]]; then
     echo
     echo '| N | all GPUs wall (s) | --devices 0 wall (s) | speed-up | ok |'

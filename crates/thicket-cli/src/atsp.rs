@@ -5,7 +5,8 @@ use std::time::Instant;
 use serde_json::json;
 use thicket_core::{Progress, Result};
 use thicket_perm::atsp::{
-    generate, parse_generator_spec, read_tsplib, solve, AtspOptions, Bound, Instance,
+    generate, parse_generator_spec, read_tsplib, solve, solve_ledgered, AtspOptions, Bound,
+    Instance,
 };
 use thicket_perm::reference::known_optimum;
 
@@ -40,7 +41,10 @@ pub fn run(args: &AtspArgs) -> Result<()> {
         };
     }
     let progress = Progress::new(0, &format!("atsp {}", instance.name), args.quiet);
-    let solution = solve(&instance, &options, &progress)?;
+    let solution = match &args.ledger {
+        Some(path) => solve_ledgered(&instance, &options, path, &progress)?,
+        None => solve(&instance, &options, &progress)?,
+    };
     progress.finish();
     let seconds = started.elapsed().as_secs_f64();
     let known = known_optimum(&instance.name);

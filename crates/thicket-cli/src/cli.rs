@@ -84,6 +84,10 @@ pub struct AtspArgs {
     /// solve finds it.
     #[arg(long)]
     pub optimal_ub: bool,
+    /// Record every finished subtree (below each path 0 -> a -> b) with its best tour in this
+    /// SQLite ledger and skip those it holds: a killed run resumes with its incumbent.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["upper_bound", "optimal_ub"])]
+    pub ledger: Option<std::path::PathBuf>,
     /// How to search.
     #[command(flatten)]
     pub search: PermSearchArgs,
@@ -176,18 +180,26 @@ pub struct PermQueensArgs {
 
 /// Options of `thicket queens`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("batched").args(["ledger", "mpi"]).multiple(true)))]
 pub struct QueensArgs {
     /// Record every finished batch in this SQLite ledger and skip the batches it already holds:
-    /// a killed run resumes where it stopped (CPU backend; the unique count by Burnside).
+    /// a killed run resumes where it stopped, on any backend (the unique count by Burnside).
     #[arg(long, value_name = "FILE")]
     pub ledger: Option<std::path::PathBuf>,
     /// With --ledger: count only shard i of K (batches whose number is i mod K); merge the
     /// shard ledgers with `thicket merge`.
     #[arg(long, value_name = "i/K", requires = "ledger")]
     pub shard: Option<String>,
-    /// With --ledger: canonical constellations per batch.
-    #[arg(long, default_value_t = 64, requires = "ledger")]
-    pub batch_size: usize,
+    /// With --ledger or --mpi: canonical constellations per batch (default: 64 up to N = 21,
+    /// halved for each larger N, 1 from N = 27 on). Part of the ledger: a resumed run must
+    /// use the same.
+    #[arg(long, requires = "batched")]
+    pub batch_size: Option<usize>,
+    /// Run under MPI (`mpirun -n R thicket queens N --mpi`): rank 0 hands batches out and
+    /// owns the ledger, ranks 1.. count them with their own GPUs or cores (needs a binary
+    /// built with the `mpi` feature).
+    #[arg(long)]
+    pub mpi: bool,
     /// Board size (1 to 32).
     #[arg(value_parser = clap::value_parser!(u32).range(1..=32))]
     pub n: u32,

@@ -6,44 +6,87 @@ use std::time::Instant;
 use serde_json::json;
 use thicket_core::ledger::{merge as merge_ledgers, Ledger};
 use thicket_core::{Backend, Error, Progress, Result, RunInfo};
-use thicket_queens::ledgered::{self, counts_from_total, parse_shard, LedgerOutcome, Split};
+use thicket_queens::gpu::GpuCounter;
+use thicket_queens::ledgered::{
+    self, counts_from_total, default_batch_size, parse_shard, BatchCounter, LedgerOutcome, Split,
+};
 
 use crate::cli::{LedgerArgs, MergeArgs, QueensArgs, VerifyArgs};
-use crate::queens::{cpu_info, print_json, print_summary};
+use crate::queens::{gpu_options, print_json, print_summary};
 
-/// `thicket queens N --ledger FILE`: counts the batches the ledger lacks on the CPU.
+/// `thicket queens N --ledger FILE`: counts the batches the ledger lacks on the chosen
+/// backend.
 pub fn run_queens(
     args: &QueensArgs,
     path: &Path,
     threads: usize,
     progress: &Progress,
 ) -> Result<()> {
-    if args.backend == Backend::Cuda {
-        return Err(Error::InvalidInput(
-            "--ledger runs on the CPU backend for now; use --backend cpu or auto".into(),
-        ));
-    }
     let started = Instant::now();
-    let shard = args
-        .shard
-        .as_deref()
-        .map(parse_shard)
-        .transpose()?
-        .unwrap_or((0, 1));
-    let split = Split {
-        n: args.n as usize,
-        batch_size: args.batch_size,
-        shard,
-    };
-    let outcome = ledgered::run_cpu(&split, path, threads, progress)?;
+    let split = split(args)?;
+    let mut counter = open_counter(args, threads, "")?;
+    let outcome = ledgered::run(&split, path, &mut counter, progress)?;
     progress.finish();
     let info = RunInfo {
         seconds: started.elapsed().as_secs_f64(),
-        ..cpu_info(threads)
+        ..counter_info(&counter, threads)
     };
+    print_outcome(args, &split, outcome, &info);
+    Ok(())
+}
+
+/// The batches and shard the arguments ask for.
+pub fn split(args: &QueensArgs) -> Result<Split> {
+    let n = args.n as usize;
+    Ok(Split {
+        n,
+        batch_size: args.batch_size.unwrap_or_else(|| default_batch_size(n)),
+        shard: args
+            .shard
+            .as_deref()
+            .map(parse_shard)
+            .transpose()?
+            .unwrap_or((0, 1)),
+    })
+}
+
+/// The batch counter of `--backend`: with `auto` and no usable GPU, the CPU, said on stderr
+/// (`who` prefixes that line, e.g. with an MPI rank).
+pub fn open_counter(args: &QueensArgs, threads: usize, who: &str) -> Result<BatchCounter> {
+    let n = args.n as usize;
+    let gpu = || GpuCounter::open(n, &gpu_options(args, threads)).map(BatchCounter::Gpu);
+    match args.backend {
+        Backend::Cpu => BatchCounter::cpu(threads),
+        Backend::Cuda => gpu(),
+        Backend::Auto => match gpu() {
+            Err(Error::Unavailable(why)) => {
+                eprintln!("thicket: {who}no usable GPU ({why}); counting on the CPU");
+                BatchCounter::cpu(threads)
+            }
+            other => other,
+        },
+    }
+}
+
+/// Where a counter runs (its time is filled in by the caller).
+pub fn counter_info(counter: &BatchCounter, threads: usize) -> RunInfo {
+    RunInfo {
+        backend: counter.backend().into(),
+        threads,
+        devices: match counter {
+            BatchCounter::Cpu { .. } => Vec::new(),
+            BatchCounter::Gpu(gpu) => gpu.device_names(),
+        },
+        seconds: 0.0,
+    }
+}
+
+/// Prints the counts of a complete run, or the partial total of a complete shard.
+pub fn print_outcome(args: &QueensArgs, split: &Split, outcome: LedgerOutcome, info: &RunInfo) {
+    let shard = split.shard;
     match outcome {
-        LedgerOutcome::Complete(count) if args.json => print_json(&count, &info, None, &[]),
-        LedgerOutcome::Complete(count) => print_summary(&count, &info, &[], false),
+        LedgerOutcome::Complete(count) if args.json => print_json(&count, info, None, &[]),
+        LedgerOutcome::Complete(count) => print_summary(&count, info, &[], false),
         LedgerOutcome::ShardDone { partial_total } => {
             if args.json {
                 println!(
@@ -58,7 +101,6 @@ pub fn run_queens(
             }
         }
     }
-    Ok(())
 }
 
 /// `thicket status FILE`: progress, rate and ETA of a ledger.
@@ -125,14 +167,20 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
         )));
     }
     println!(
-        "verified {} batches ({}) with the row search: all match",
+        "verified {} batches ({}) with {}: all match",
         report.checked.len(),
         report
             .checked
             .iter()
             .map(u64::to_string)
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        report
+            .recounted_by
+            .iter()
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" and ")
     );
     Ok(())
 }

@@ -3,6 +3,7 @@
 mod atsp;
 mod bench;
 mod cli;
+mod cluster;
 mod devices;
 mod ledger;
 mod perm;

@@ -18,18 +18,27 @@ pub fn run(args: &QueensArgs) -> Result<()> {
         .threads
         .map(|t| t as usize)
         .unwrap_or_else(default_threads);
-    let started = Instant::now();
     let progress = Progress::new(0, &format!("queens {n}"), args.quiet);
+    if args.mpi {
+        return crate::cluster::run_queens(args, threads, &progress);
+    }
+    run_local(args, threads, &progress)
+}
+
+/// Runs `thicket queens` in this process alone.
+pub fn run_local(args: &QueensArgs, threads: usize, progress: &Progress) -> Result<()> {
+    let n = args.n as usize;
+    let started = Instant::now();
     if let Some(path) = &args.ledger {
-        return crate::ledger::run_queens(args, path, threads, &progress);
+        return crate::ledger::run_queens(args, path, threads, progress);
     }
     let (count, info, gpu) = match args.backend {
-        Backend::Cpu => (count_cpu(n, threads, &progress)?, cpu_info(threads), None),
-        Backend::Cuda => gpu_run(args, n, threads, &progress)?,
-        Backend::Auto => match gpu_run(args, n, threads, &progress) {
+        Backend::Cpu => (count_cpu(n, threads, progress)?, cpu_info(threads), None),
+        Backend::Cuda => gpu_run(args, n, threads, progress)?,
+        Backend::Auto => match gpu_run(args, n, threads, progress) {
             Err(Error::Unavailable(why)) => {
                 eprintln!("thicket: no usable GPU ({why}); counting on the CPU");
-                (count_cpu(n, threads, &progress)?, cpu_info(threads), None)
+                (count_cpu(n, threads, progress)?, cpu_info(threads), None)
             }
             other => other?,
         },
@@ -58,12 +67,7 @@ fn gpu_run(
     threads: usize,
     progress: &Progress,
 ) -> Result<(QueensCount, RunInfo, Option<GpuCount>)> {
-    let options = GpuOptions {
-        devices: args.devices.clone(),
-        depth: args.depth.map(|d| d as usize),
-        threads: Some(threads),
-    };
-    let result = count_gpu(n, &options, progress)?;
+    let result = count_gpu(n, &gpu_options(args, threads), progress)?;
     let info = RunInfo {
         backend: Backend::Cuda.name().into(),
         threads,
@@ -71,6 +75,15 @@ fn gpu_run(
         seconds: 0.0,
     };
     Ok((result.count, info, Some(result)))
+}
+
+/// The GPU options of the command line.
+pub fn gpu_options(args: &QueensArgs, threads: usize) -> GpuOptions {
+    GpuOptions {
+        devices: args.devices.clone(),
+        depth: args.depth.map(|d| d as usize),
+        threads: Some(threads),
+    }
 }
 
 /// Where a CPU count ran (its time is filled in by the caller).

@@ -167,3 +167,94 @@ fn verify_catches_a_corrupt_entry() {
     assert_eq!(caught.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&caught.stderr).contains("batch 5"));
 }
+
+#[test]
+#[cfg(not(feature = "mpi"))]
+fn mpi_without_the_feature_is_a_one_line_error() {
+    let output = thicket(&["queens", "10", "--mpi"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("built without MPI"), "{stderr}");
+}
+
+#[test]
+fn a_batch_size_needs_a_ledger_or_mpi() {
+    let output = thicket(&["queens", "10", "--batch-size", "4"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn gpu_ledgers_say_why_without_a_gpu_and_auto_falls_back() {
+    let devices = json(&thicket(&["devices", "--json"]));
+    if devices["gpu_available"] == true {
+        println!("NOTE: a GPU is usable here, so the no-GPU behaviour was not tested");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("q10.db");
+    let ledger = path.to_str().unwrap();
+    let refused = thicket(&["queens", "10", "--ledger", ledger, "--backend", "cuda"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(message.trim().lines().count(), 1, "{message}");
+    assert!(message.contains("unavailable"), "{message}");
+    let fallback = thicket(&["queens", "10", "--ledger", ledger, "--quiet", "--json"]);
+    let note = String::from_utf8_lossy(&fallback.stderr).into_owned();
+    assert_eq!(note.trim().lines().count(), 1, "{note}");
+    assert!(note.contains("on the CPU"), "{note}");
+    let value = json(&fallback);
+    assert_eq!(
+        (value["total"].as_u64(), value["backend"].as_str()),
+        (Some(724), Some("cpu"))
+    );
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn an_atsp_run_killed_four_times_resumes_to_the_optimum() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ftv33.db");
+    let ledger = ledger.to_str().unwrap();
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../thicket-perm/data/ftv33.atsp"
+    );
+    let args = ["atsp", file, "--ledger", ledger, "--quiet", "--json"];
+    let finished = || {
+        let status = thicket(&["status", ledger, "--json"]);
+        status
+            .status
+            .success()
+            .then(|| json(&status)["done"].as_u64().unwrap_or(0))
+    };
+    for (kill, millis) in kill_moments(4).into_iter().enumerate() {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_thicket"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("thicket starts");
+        // The first subtree, searched from the heuristic tour, holds most of the work (about
+        // 3.5 s of 6 here): the first two kills fall anywhere, the last two after it.
+        if kill >= 2 {
+            while finished().unwrap_or(0) == 0 {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        std::thread::sleep(Duration::from_millis(millis));
+        child.kill().expect("the run can be killed");
+        child.wait().unwrap();
+    }
+    let done = finished().unwrap();
+    println!("after the kills: {done} of 1056 subtrees done");
+    assert!(done > 0);
+    let value = json(&thicket(&args));
+    assert_eq!(
+        (value["cost"].as_i64(), value["proven_optimal"].as_bool()),
+        (Some(1286), Some(true))
+    );
+    // Queens tools refuse an ATSP ledger plainly.
+    assert_eq!(thicket(&["verify", ledger]).status.code(), Some(2));
+    assert_eq!(thicket(&["merge", ledger]).status.code(), Some(2));
+}

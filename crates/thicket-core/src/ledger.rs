@@ -7,7 +7,7 @@
 //! moment loses at most the batches in flight; running the same command again skips what is
 //! recorded. A ledger made for other parameters is refused.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -102,7 +102,8 @@ impl Ledger {
              CREATE TABLE IF NOT EXISTS batches (
                  id INTEGER PRIMARY KEY, count TEXT NOT NULL, mod13 INTEGER NOT NULL,
                  mod15 INTEGER NOT NULL, backend TEXT NOT NULL, device TEXT NOT NULL,
-                 seconds REAL NOT NULL, finished_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);",
+                 seconds REAL NOT NULL, finished_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+             CREATE TABLE IF NOT EXISTS details (id INTEGER PRIMARY KEY, detail TEXT NOT NULL);",
         )
         .map_err(&err)?;
         let stored = read_spec(&conn).map_err(&err)?;
@@ -185,6 +186,36 @@ impl Ledger {
             )
             .map_err(|e| Error::Ledger(format!("recording batch {}: {e}", batch.id)))?;
         Ok(())
+    }
+
+    /// Commits one finished batch with a detail (e.g. the best tour an ATSP subtree held) in
+    /// one transaction, so that neither is ever recorded without the other.
+    pub fn record_with_detail(&self, batch: &BatchRecord, detail: &str) -> Result<()> {
+        let failed =
+            |e: rusqlite::Error| Error::Ledger(format!("recording batch {}: {e}", batch.id));
+        let transaction = self.conn.unchecked_transaction().map_err(failed)?;
+        self.record(batch)?;
+        transaction
+            .execute(
+                "INSERT INTO details (id, detail) VALUES (?1, ?2)",
+                params![batch.id as i64, detail],
+            )
+            .map_err(failed)?;
+        transaction.commit().map_err(failed)
+    }
+
+    /// The details recorded with batches, by batch number.
+    pub fn details(&self) -> Result<BTreeMap<u64, String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, detail FROM details")
+            .map_err(|e| Error::Ledger(e.to_string()))?;
+        let rows = stmt
+            .query_map([], |row| Ok((row.get::<_, i64>(0)? as u64, row.get(1)?)))
+            .map_err(|e| Error::Ledger(e.to_string()))?
+            .collect::<rusqlite::Result<BTreeMap<u64, String>>>()
+            .map_err(|e| Error::Ledger(e.to_string()))?;
+        Ok(rows)
     }
 
     /// Every recorded batch, in order. A count that is not a number is an error; check values
@@ -388,6 +419,23 @@ mod tests {
         assert!(
             ledger.checked_total().is_err(),
             "incomplete ledger must not give a total"
+        );
+    }
+
+    #[test]
+    fn details_are_recorded_with_their_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::open_or_create(&dir.path().join("d.db"), &spec((0, 1))).unwrap();
+        ledger
+            .record_with_detail(&BatchRecord::new(4, 9, "cpu", "test", 0.0), "{\"cost\":7}")
+            .unwrap();
+        // A second record of batch 4 fails, and leaves no second detail behind.
+        assert!(ledger
+            .record_with_detail(&BatchRecord::new(4, 9, "cpu", "test", 0.0), "other")
+            .is_err());
+        assert_eq!(
+            ledger.details().unwrap(),
+            BTreeMap::from([(4, "{\"cost\":7}".to_string())])
         );
     }
 

@@ -2,8 +2,10 @@
 //! batches; every finished batch's weighted total goes into a [`Ledger`], so a killed run
 //! resumes where it stopped and shards of one run can be counted apart and merged. The unique
 //! count of a complete run comes from Burnside's lemma (see [`crate::rotations`]), so batches
-//! need only totals and any backend can count any batch.
+//! need only totals and any backend (the CPU line search or the GPU kernel) can count any
+//! batch.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Instant;
 
@@ -15,8 +17,8 @@ use thicket_core::{Error, Progress, Result};
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{validate_n, QueensCount};
 use crate::cpu::search_constellations;
-use crate::gpu::border_only_total;
 use crate::gpu::tasks::{gpu_plans, split};
+use crate::gpu::{border_only_total, GpuCounter};
 use crate::rotations::{count_fixed, unique_from_total, Turn};
 
 /// How a ledgered run cuts its work.
@@ -30,18 +32,154 @@ pub struct Split {
     pub shard: (u64, u64),
 }
 
-impl Split {
-    /// The ledger spec of this split, which names everything the batches depend on.
-    fn spec(&self, constellations: usize) -> LedgerSpec {
+/// The default batch size, from the board size alone so that every backend, machine and
+/// resumed run cuts the same batches: 64 constellations up to N = 21, then half as many for
+/// each larger N down to 1 from N = 27 on. A batch's work grows about 8x per N while the
+/// constellations grow 1.2x, so a batch stays between a fraction of a second and minutes on
+/// one GPU (about 14 minutes at N = 27 with the kernel of 2026-11) and a run has enough
+/// batches (1,000 to 40,000 from N = 23 on) to spread over many GPUs and to lose little when
+/// killed.
+pub fn default_batch_size(n: usize) -> usize {
+    64 >> n.saturating_sub(21).min(6)
+}
+
+/// The batches of one board: the canonical constellations in their fixed order, cut into
+/// batches of `batch_size`.
+pub struct Batches {
+    n: usize,
+    batch_size: usize,
+    constellations: Vec<CanonicalConstellation>,
+}
+
+impl Batches {
+    /// The batches of `n` (1 <= n <= 32) of `batch_size` (at least 1) constellations.
+    pub fn new(n: usize, batch_size: usize) -> Result<Batches> {
+        validate_n(n)?;
+        if batch_size == 0 {
+            return Err(Error::InvalidInput(
+                "--batch-size must be at least 1".into(),
+            ));
+        }
+        Ok(Batches {
+            n,
+            batch_size,
+            constellations: canonical_constellations(n),
+        })
+    }
+
+    /// Board size.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// How many batches there are.
+    pub fn len(&self) -> u64 {
+        self.constellations.len().div_ceil(self.batch_size) as u64
+    }
+
+    /// Whether there is no batch (never: every board has a constellation).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The ledger spec of these batches and `shard`, which names everything the batches
+    /// depend on (and nothing else, so that any backend can resume any run).
+    pub fn spec(&self, shard: (u64, u64)) -> LedgerSpec {
         LedgerSpec {
             problem: format!(
-                "queens n={} constellations={constellations} batch-size={} order=canonical-v1",
-                self.n, self.batch_size
+                "queens n={} constellations={} batch-size={} order=canonical-v1",
+                self.n,
+                self.constellations.len(),
+                self.batch_size
             ),
-            batches: constellations.div_ceil(self.batch_size) as u64,
-            shard: self.shard,
+            batches: self.len(),
+            shard,
         }
     }
+
+    /// The constellations of batch `id` (empty past the last batch).
+    pub fn batch(&self, id: u64) -> &[CanonicalConstellation] {
+        let start = usize::try_from(id)
+            .ok()
+            .and_then(|id| id.checked_mul(self.batch_size))
+            .map_or(self.constellations.len(), |s| {
+                s.min(self.constellations.len())
+            });
+        let end = start
+            .saturating_add(self.batch_size)
+            .min(self.constellations.len());
+        &self.constellations[start..end]
+    }
+}
+
+/// What counts batches: a pool of CPU threads running the line search, or open GPUs.
+pub enum BatchCounter {
+    /// The CPU line search on a pool of threads.
+    Cpu {
+        /// The pool the batches run on.
+        pool: rayon::ThreadPool,
+        /// Its thread count.
+        threads: usize,
+    },
+    /// The GPU kernel on the open devices.
+    Gpu(GpuCounter),
+}
+
+impl BatchCounter {
+    /// A CPU counter with `threads` threads.
+    pub fn cpu(threads: usize) -> Result<BatchCounter> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))?;
+        Ok(BatchCounter::Cpu {
+            pool,
+            threads: threads.max(1),
+        })
+    }
+
+    /// The backend's name, as the ledger records it.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            BatchCounter::Cpu { .. } => "cpu",
+            BatchCounter::Gpu(_) => "cuda",
+        }
+    }
+
+    /// Where the batches run, as the ledger records it.
+    pub fn device(&self) -> String {
+        match self {
+            BatchCounter::Cpu { threads, .. } => format!("{threads} CPU threads"),
+            BatchCounter::Gpu(gpu) => gpu.device_names().join(", "),
+        }
+    }
+
+    /// The weighted total of `batch`.
+    pub fn count(&mut self, n: usize, batch: &[CanonicalConstellation]) -> Result<u128> {
+        match self {
+            BatchCounter::Cpu { pool, .. } => pool.install(|| count_batch_cpu(n, batch)),
+            BatchCounter::Gpu(gpu) => gpu.count(batch),
+        }
+    }
+}
+
+/// Counts batch `id` of `batches` on `counter` and returns its record; `device` names where
+/// it ran (the counter's own [`BatchCounter::device`], or more, e.g. with the MPI rank).
+pub fn count_batch(
+    batches: &Batches,
+    counter: &mut BatchCounter,
+    id: u64,
+    device: &str,
+) -> Result<BatchRecord> {
+    let started = Instant::now();
+    let total = counter.count(batches.n, batches.batch(id))?;
+    Ok(BatchRecord::new(
+        id,
+        total,
+        counter.backend(),
+        device,
+        started.elapsed().as_secs_f64(),
+    ))
 }
 
 /// Parses a shard `i/K` (0 <= i < K).
@@ -75,43 +213,32 @@ pub enum LedgerOutcome {
     },
 }
 
-/// Counts the batches of `split` that `ledger_path` does not hold yet on the CPU, recording
-/// each as it finishes, then returns the result of the whole ledger.
-pub fn run_cpu(
-    split: &Split,
-    ledger_path: &Path,
-    threads: usize,
-    progress: &Progress,
-) -> Result<LedgerOutcome> {
-    validate_n(split.n)?;
-    if split.batch_size == 0 {
-        return Err(Error::InvalidInput(
-            "--batch-size must be at least 1".into(),
-        ));
-    }
-    let constellations = canonical_constellations(split.n);
-    let spec = split.spec(constellations.len());
+/// Opens (or creates) the ledger of `split` at `ledger_path` and lists the batches of its
+/// shard that it does not hold yet, in order.
+pub fn open(split: &Split, ledger_path: &Path) -> Result<(Batches, Ledger, Vec<u64>)> {
+    let batches = Batches::new(split.n, split.batch_size)?;
+    let spec = batches.spec(split.shard);
     let ledger = Ledger::open_or_create(ledger_path, &spec)?;
     let done = ledger.finished()?;
-    let todo: Vec<u64> = spec.owned().filter(|id| !done.contains(id)).collect();
-    progress.set_total(spec.owned().count() as u64);
-    progress.inc(done.len() as u64);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))?;
-    let device = format!("{threads} CPU threads");
+    let todo = spec.owned().filter(|id| !done.contains(id)).collect();
+    Ok((batches, ledger, todo))
+}
+
+/// Counts the batches of `split` that `ledger_path` does not hold yet on `counter`, recording
+/// each as it finishes, then returns the result of the whole ledger.
+pub fn run(
+    split: &Split,
+    ledger_path: &Path,
+    counter: &mut BatchCounter,
+    progress: &Progress,
+) -> Result<LedgerOutcome> {
+    let (batches, ledger, todo) = open(split, ledger_path)?;
+    let owned = ledger.spec().owned().count() as u64;
+    progress.set_total(owned);
+    progress.inc(owned - todo.len() as u64);
+    let device = counter.device();
     for id in todo {
-        let started = Instant::now();
-        let batch = batch(&constellations, split.batch_size, id);
-        let total = pool.install(|| count_batch_cpu(split.n, batch))?;
-        ledger.record(&BatchRecord::new(
-            id,
-            total,
-            "cpu",
-            &device,
-            started.elapsed().as_secs_f64(),
-        ))?;
+        ledger.record(&count_batch(&batches, counter, id, &device)?)?;
         progress.inc(1);
     }
     outcome(split.n, &ledger)
@@ -139,17 +266,6 @@ pub fn counts_from_total(n: usize, total: u128) -> Result<QueensCount> {
     })
 }
 
-/// The constellations of batch `id`.
-fn batch(
-    constellations: &[CanonicalConstellation],
-    batch_size: usize,
-    id: u64,
-) -> &[CanonicalConstellation] {
-    let start = (id as usize * batch_size).min(constellations.len());
-    let end = (start + batch_size).min(constellations.len());
-    &constellations[start..end]
-}
-
 /// A batch's weighted total by the CPU line search.
 fn count_batch_cpu(n: usize, batch: &[CanonicalConstellation]) -> Result<u128> {
     let refs: Vec<&CanonicalConstellation> = batch.iter().collect();
@@ -174,31 +290,50 @@ pub struct Verification {
     pub checked: Vec<u64>,
     /// Batches whose recomputed count differs from the ledger: `(id, ledger, recomputed)`.
     pub mismatches: Vec<(u64, u128, u128)>,
+    /// The algorithms the sample was recomputed with.
+    pub recounted_by: BTreeSet<&'static str>,
 }
 
-/// Recomputes `sample` random finished batches of a queens ledger with the other CPU
-/// algorithm (the kernel's row search) and compares; `seed` fixes the sample.
+/// Recomputes `sample` random finished batches of a queens ledger on the CPU with an
+/// algorithm other than the one that recorded them, and compares; `seed` fixes the sample.
+/// Batches the CPU line search recorded are recounted by the kernel's top-down row search
+/// (run on the CPU); batches a GPU recorded (the row search) are recounted by the line search.
 pub fn verify(ledger: &Ledger, sample: usize, seed: u64) -> Result<Verification> {
     let n = parse_n(&ledger.spec().problem)?;
     let batch_size = parse_field(&ledger.spec().problem, "batch-size")?;
-    let constellations = canonical_constellations(n);
+    let batches = Batches::new(n, batch_size)?;
+    if batches.spec(ledger.spec().shard) != *ledger.spec() {
+        return Err(Error::InvalidInput(format!(
+            "'{}' does not describe this version's batches of N = {n}",
+            ledger.spec().problem
+        )));
+    }
     let records = ledger.batches()?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let picked = sample_indices(&mut rng, records.len(), sample);
-    let mut mismatches = Vec::new();
-    let mut checked = Vec::new();
+    let mut report = Verification {
+        checked: Vec::new(),
+        mismatches: Vec::new(),
+        recounted_by: BTreeSet::new(),
+    };
     for index in picked {
         let record = &records[index];
-        let recomputed = count_batch_rows(n, batch(&constellations, batch_size, record.id));
-        checked.push(record.id);
+        let batch = batches.batch(record.id);
+        let recomputed = if record.backend == "cpu" {
+            report.recounted_by.insert("the row search");
+            count_batch_rows(n, batch)
+        } else {
+            report.recounted_by.insert("the line search");
+            count_batch_cpu(n, batch)?
+        };
+        report.checked.push(record.id);
         if recomputed != record.count {
-            mismatches.push((record.id, record.count, recomputed));
+            report
+                .mismatches
+                .push((record.id, record.count, recomputed));
         }
     }
-    Ok(Verification {
-        checked,
-        mismatches,
-    })
+    Ok(report)
 }
 
 fn sample_indices(rng: &mut rand::rngs::StdRng, len: usize, amount: usize) -> Vec<usize> {
@@ -207,8 +342,13 @@ fn sample_indices(rng: &mut rand::rngs::StdRng, len: usize, amount: usize) -> Ve
     picked
 }
 
-/// The board size a queens ledger was made for.
+/// The board size a queens ledger was made for; other ledgers (ATSP) are refused.
 pub fn parse_n(problem: &str) -> Result<usize> {
+    if !problem.starts_with("queens ") {
+        return Err(Error::InvalidInput(format!(
+            "'{problem}' is not a queens ledger (an ATSP ledger checks its tours against the instance whenever its run resumes)"
+        )));
+    }
     parse_field(problem, "n")
 }
 
@@ -235,18 +375,20 @@ mod tests {
             batch_size: 7,
             shard: (0, 1),
         };
-        let constellations = canonical_constellations(11);
-        // A run that stopped after a few batches: record them by hand, then resume.
+        let batches = Batches::new(11, 7).unwrap();
+        // A run that stopped after a few batches, recorded by a GPU: write them by hand with
+        // the kernel's algorithm, then resume on the CPU.
         {
-            let ledger = Ledger::open_or_create(&path, &split.spec(constellations.len())).unwrap();
+            let ledger = Ledger::open_or_create(&path, &batches.spec((0, 1))).unwrap();
             for id in [0, 3, 4] {
-                let total = count_batch_cpu(11, batch(&constellations, 7, id)).unwrap();
+                let total = count_batch_rows(11, batches.batch(id));
                 ledger
-                    .record(&BatchRecord::new(id, total, "cpu", "test", 0.0))
+                    .record(&BatchRecord::new(id, total, "cuda", "test", 0.0))
                     .unwrap();
             }
         }
-        let outcome = run_cpu(&split, &path, 2, &Progress::hidden()).unwrap();
+        let mut counter = BatchCounter::cpu(2).unwrap();
+        let outcome = run(&split, &path, &mut counter, &Progress::hidden()).unwrap();
         let (total, unique) = known_counts(11).unwrap();
         assert_eq!(
             outcome,
@@ -257,9 +399,14 @@ mod tests {
             })
         );
         let ledger = Ledger::open_existing(&path).unwrap();
-        let report = verify(&ledger, 5, 1).unwrap();
-        assert_eq!(report.checked.len(), 5);
+        let report = verify(&ledger, 100, 1).unwrap();
+        assert_eq!(report.checked.len(), batches.len() as usize);
         assert!(report.mismatches.is_empty());
+        // GPU batches are recounted by the line search, CPU batches by the row search.
+        assert_eq!(
+            report.recounted_by,
+            BTreeSet::from(["the line search", "the row search"])
+        );
     }
 
     #[test]
@@ -273,7 +420,8 @@ mod tests {
                 shard: (i, 3),
             };
             let path = dir.path().join(format!("s{i}.db"));
-            match run_cpu(&split, &path, 1, &Progress::hidden()).unwrap() {
+            let mut counter = BatchCounter::cpu(1).unwrap();
+            match run(&split, &path, &mut counter, &Progress::hidden()).unwrap() {
                 LedgerOutcome::ShardDone { partial_total } => sum += partial_total,
                 other => panic!("{other:?}"),
             }
@@ -283,15 +431,35 @@ mod tests {
 
     #[test]
     fn both_batch_algorithms_agree() {
-        let constellations = canonical_constellations(12);
+        let batches = Batches::new(12, 40).unwrap();
         for id in 0..5 {
-            let b = batch(&constellations, 40, id);
+            let b = batches.batch(id);
             assert_eq!(
                 count_batch_cpu(12, b).unwrap(),
                 count_batch_rows(12, b),
                 "batch {id}"
             );
         }
+    }
+
+    #[test]
+    fn batches_cover_every_constellation_once() {
+        let batches = Batches::new(13, 64).unwrap();
+        let covered: usize = (0..batches.len()).map(|id| batches.batch(id).len()).sum();
+        assert_eq!(covered, canonical_constellations(13).len());
+        assert!(batches.batch(batches.len()).is_empty());
+        assert!(batches.batch(u64::MAX).is_empty());
+        assert!(Batches::new(13, 0).is_err());
+    }
+
+    #[test]
+    fn the_default_batch_size_halves_from_n_22_on() {
+        assert_eq!(default_batch_size(8), 64);
+        assert_eq!(default_batch_size(21), 64);
+        assert_eq!(default_batch_size(22), 32);
+        assert_eq!(default_batch_size(26), 2);
+        assert_eq!(default_batch_size(27), 1);
+        assert_eq!(default_batch_size(32), 1);
     }
 
     #[test]

@@ -131,6 +131,21 @@ pub fn solve(inst: &Instance, opts: &AtspOptions, progress: &Progress) -> Result
     Ok(run(heur_cost, heuristic, false))
 }
 
+/// Searches `inst` for a tour cheaper than `threshold` alone: no heuristic start, no witness
+/// search. Returns the cheapest such tour, or an empty tour of cost `threshold` when none is
+/// cheaper; runs on the current rayon pool. The entry point of ledgered runs, which solve a
+/// tree subtree by subtree with their own incumbent (see `ledgered`).
+pub fn solve_below(
+    inst: &Instance,
+    opts: &AtspOptions,
+    threshold: i64,
+    progress: &Progress,
+) -> AtspSolution {
+    let shared = Shared::new(inst, opts, threshold, None, false);
+    search(&shared, progress);
+    shared.finish()
+}
+
 /// What the workers share: the instance, the incumbent and the counters.
 pub(super) struct Shared<'a> {
     pub(super) inst: &'a Instance,
