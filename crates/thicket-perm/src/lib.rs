@@ -4,6 +4,7 @@
 //! recursion, for N-Queens as a permutation and for the asymmetric travelling salesman problem.
 
 pub mod atsp;
+pub mod gpu;
 pub mod node;
 pub mod queens;
 pub mod reference;
