@@ -19,8 +19,8 @@ pub const PERM_KERNELS: KernelSource = KernelSource {
     ),
 };
 
-/// The CDP-BP kernels, which launch the others from the device: compiled with `-rdc=true`
-/// and linked with the CUDA device runtime.
+/// The CDP-BP kernels, which launch the others from the device: compiled as relocatable code
+/// and linked with the CUDA device runtime ([`Gpu::load_linked_module`]).
 pub const PERM_CDP_KERNELS: KernelSource = KernelSource {
     name: "perm_cdp.cu",
     source: concat!(
@@ -30,9 +30,6 @@ pub const PERM_CDP_KERNELS: KernelSource = KernelSource {
         include_str!("../../kernels/perm_cdp.cu"),
     ),
 };
-
-/// NVRTC options of the CDP-BP module.
-pub const CDP_OPTIONS: &[&str] = &["-rdc=true"];
 
 /// Threads per block of every kernel launched from the host.
 pub const BLOCK: u32 = 128;
@@ -53,12 +50,24 @@ pub enum Arg {
 }
 
 impl Device {
-    /// Opens GPU 0 and loads the module `source` compiled with `options`.
-    pub fn open(source: &KernelSource, options: &[&str]) -> Result<Device> {
+    /// Opens GPU 0 and loads the module `source`; with `linked`, as relocatable code linked
+    /// with the device runtime, and with room for [`super::engine::CDP_PENDING_LAUNCHES`]
+    /// pending device-side launches.
+    pub fn open(source: &KernelSource, linked: bool) -> Result<Device> {
         thicket_gpu::probe().map_err(unavailable)?;
         let gpu = Gpu::open(0).map_err(unavailable)?;
-        let options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-        let module = gpu.load_module(source, &options).map_err(gpu_error)?;
+        let module = if linked {
+            use thicket_gpu::cudarc::driver::sys::CUlimit;
+            gpu.context()
+                .set_limit(
+                    CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
+                    super::engine::CDP_PENDING_LAUNCHES as usize,
+                )
+                .map_err(|e| gpu_error(GpuError::driver("cuCtxSetLimit")(e)))?;
+            gpu.load_linked_module(source, &[]).map_err(unavailable)?.0
+        } else {
+            gpu.load_module(source, &[]).map_err(gpu_error)?
+        };
         Ok(Device { gpu, module })
     }
 
@@ -257,11 +266,13 @@ mod tests {
             println!("NOTE nvrtc_compiles_the_permutation_kernels_for_sm_90: libnvrtc is absent, so the kernels were NOT compiled ({error})");
             return;
         }
-        let cdp_options: Vec<String> = CDP_OPTIONS.iter().map(|o| o.to_string()).collect();
-        let modules: [(&KernelSource, &[String], &[&str]); 2] = [
+        let plain = thicket_gpu::compile_for_arch(&PERM_KERNELS, "sm_90", &[]);
+        let relocatable =
+            thicket_gpu::compile_relocatable_for_arch(&PERM_CDP_KERNELS, "sm_90", &[]);
+        let modules: [(&KernelSource, _, &[&str]); 2] = [
             (
                 &PERM_KERNELS,
-                &[],
+                plain,
                 &[
                     "queens_bp_dfs",
                     "queens_pool",
@@ -273,13 +284,12 @@ mod tests {
             ),
             (
                 &PERM_CDP_KERNELS,
-                &cdp_options,
+                relocatable,
                 &["queens_cdp_bp", "atsp_cdp_bp"],
             ),
         ];
-        for (source, options, kernels) in modules {
-            let cubin = thicket_gpu::compile_for_arch(source, "sm_90", options)
-                .unwrap_or_else(|e| panic!("{e}"));
+        for (source, compiled, kernels) in modules {
+            let cubin = compiled.unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(&cubin[..4], b"\x7fELF");
             for kernel in kernels {
                 let name = kernel.as_bytes();

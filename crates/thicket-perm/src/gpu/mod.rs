@@ -65,7 +65,7 @@ pub(crate) fn resolve_depths(
     }
 }
 
-/// Opens the GPU with the kernels `strategy` needs.
+/// Opens the GPU with the kernels `strategy` needs: `kernels`, or CDP-BP's linked module.
 fn open_for(strategy: Strategy, kernels: &KernelSource) -> Result<Device> {
     if !strategy.is_gpu() {
         return Err(Error::InvalidInput(format!(
@@ -74,13 +74,9 @@ fn open_for(strategy: Strategy, kernels: &KernelSource) -> Result<Device> {
         )));
     }
     if strategy == Strategy::CdpBp {
-        return Err(Error::Unavailable(
-            "cdp-bp needs the device runtime linked into its kernels, which thicket-gpu cannot \
-             do yet"
-                .into(),
-        ));
+        return Device::open(&device::PERM_CDP_KERNELS, true);
     }
-    Device::open(kernels, &[])
+    Device::open(kernels, false)
 }
 
 #[cfg(test)]
