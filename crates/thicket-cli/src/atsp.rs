@@ -3,10 +3,11 @@
 use std::time::Instant;
 
 use serde_json::json;
-use thicket_core::{Progress, Result};
+use thicket_core::{Error, Progress, Result};
 use thicket_perm::atsp::{
     generate, parse_generator_spec, read_tsplib, solve, AtspOptions, Bound, Instance,
 };
+use thicket_perm::gpu::atsp::solve_gpu;
 use thicket_perm::reference::known_optimum;
 
 use crate::cli::{AtspArgs, AtspBound};
@@ -14,10 +15,17 @@ use crate::cli::{AtspArgs, AtspBound};
 /// Runs `thicket atsp` with its parsed arguments.
 pub fn run(args: &AtspArgs) -> Result<()> {
     let instance = load(args)?;
+    let strategy = args.search.strategy;
     let threads = args.search.thread_count();
-    let bound = match args.bound {
-        AtspBound::Partial => Bound::Partial,
-        AtspBound::Assignment => Bound::Assignment,
+    let bound = match (args.bound, strategy.is_gpu()) {
+        (Some(AtspBound::Assignment), true) => {
+            return Err(Error::InvalidInput(format!(
+                "--strategy {} runs the thesis's partial bound only: use --bound partial",
+                strategy.name()
+            )))
+        }
+        (Some(AtspBound::Partial), _) | (None, true) => Bound::Partial,
+        (Some(AtspBound::Assignment), false) | (None, false) => Bound::Assignment,
     };
     let mut options = AtspOptions {
         bound,
@@ -25,15 +33,24 @@ pub fn run(args: &AtspArgs) -> Result<()> {
         threads,
         node_limit: None,
     };
+    let params = args.search.gpu_params();
+    let solve_with = |options: &AtspOptions, progress: &Progress| {
+        if strategy.is_gpu() {
+            solve_gpu(&instance, options.upper_bound, strategy, &params, progress)
+                .map(|(solution, run)| (solution, Some(run)))
+        } else {
+            solve(&instance, options, progress).map(|solution| (solution, None))
+        }
+    };
     let started = Instant::now();
     if args.optimal_ub {
         options.upper_bound = match known_optimum(&instance.name) {
             Some(optimum) => Some(optimum),
-            None => Some(solve(&instance, &options, &Progress::hidden())?.cost),
+            None => Some(solve_with(&options, &Progress::hidden())?.0.cost),
         };
     }
     let progress = Progress::new(0, &format!("atsp {}", instance.name), args.quiet);
-    let solution = solve(&instance, &options, &progress)?;
+    let (solution, gpu) = solve_with(&options, &progress)?;
     progress.finish();
     let seconds = started.elapsed().as_secs_f64();
     let known = known_optimum(&instance.name);
@@ -47,9 +64,10 @@ pub fn run(args: &AtspArgs) -> Result<()> {
             "proven_optimal": solution.proven_optimal,
             "known_optimum": known,
             "bound": format!("{:?}", options.bound).to_lowercase(),
-            "strategy": args.search.strategy.name(),
+            "strategy": strategy.name(),
             "threads": threads,
             "seconds": seconds,
+            "gpu": gpu,
         });
         println!("{value}");
     } else {
@@ -71,11 +89,22 @@ pub fn run(args: &AtspArgs) -> Result<()> {
             }
         );
         println!("  wall time  {seconds:>10.3} s");
-        println!(
-            "  search     {:?} bound, {}, {threads} threads",
-            options.bound,
-            args.search.strategy.name()
-        );
+        match &gpu {
+            Some(run) => println!(
+                "  search     {:?} bound, {} on {}, d_cpu {}, d_gpu {}, {} roots",
+                options.bound,
+                strategy.name(),
+                run.device,
+                run.depths.d_cpu,
+                run.depths.d_gpu,
+                run.roots
+            ),
+            None => println!(
+                "  search     {:?} bound, {}, {threads} threads",
+                options.bound,
+                strategy.name()
+            ),
+        }
     }
     Ok(())
 }
@@ -87,7 +116,7 @@ fn load(args: &AtspArgs) -> Result<Instance> {
             let spec = parse_generator_spec(spec)?;
             generate(spec.class, spec.n, spec.seed)
         }
-        (None, None) => Err(thicket_core::Error::InvalidInput(
+        (None, None) => Err(Error::InvalidInput(
             "give a TSPLIB file or --generate CLASS:N:SEED".into(),
         )),
     }

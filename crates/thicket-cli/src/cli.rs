@@ -67,9 +67,10 @@ pub struct AtspArgs {
     /// (after Cirasella et al. 2001), e.g. tsmat:15:1.
     #[arg(long, value_name = "CLASS:N:SEED")]
     pub generate: Option<String>,
-    /// The lower bound to prune with.
-    #[arg(long, value_enum, default_value_t = AtspBound::Assignment)]
-    pub bound: AtspBound,
+    /// The lower bound to prune with (default: assignment on the CPU; the GPU strategies take
+    /// only the thesis's partial bound).
+    #[arg(long, value_enum)]
+    pub bound: Option<AtspBound>,
     /// Start from this tour length instead of the heuristic's: the search proves it optimal or
     /// finds a shorter tour.
     #[arg(long, conflicts_with = "optimal_ub")]
@@ -124,27 +125,46 @@ pub struct MergeArgs {
     pub json: bool,
 }
 
-/// The strategy and threads of a permutation search (`perm-queens`, `atsp`).
+/// The strategy, threads and depths of a permutation search (`perm-queens`, `atsp`).
 #[derive(Debug, Args)]
 pub struct PermSearchArgs {
-    /// `serial` (one DFS on one thread) or `multicore` (a serial search to a small depth, then
-    /// the subtrees below on a pool of threads).
+    /// `serial` (one DFS on one thread), `multicore` (a serial search to a small depth, then
+    /// the subtrees below on a pool of threads), or a GPU strategy of the thesis: `bp-dfs`,
+    /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction-perm.md).
     #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
     pub strategy: thicket_perm::strategy::Strategy,
     /// CPU threads for `multicore` (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
+    /// Depth of the serial initial search (the thesis's d_cpu): perm-queens `multicore`
+    /// (default 4) and the GPU strategies (default: bp-dfs and bp-dfs-pool the first depth
+    /// with 2^20 nodes, rec-cdp and cdp-bp d_gpu - 2, rec-dp3 2).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=32))]
+    pub d_cpu: Option<u32>,
+    /// rec-cdp and cdp-bp: the depth the first GPU kernel expands to (default d_cpu + 2, or the
+    /// first depth with 2^20 nodes); rec-dp3: the depth where the doubling stops (default the
+    /// first depth with 2^20 nodes).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=32))]
+    pub d_gpu: Option<u32>,
 }
 
 impl PermSearchArgs {
-    /// The threads the search runs on: one for `serial`.
+    /// The threads the search runs on: one for `serial`, none on the CPU for the GPU.
     pub fn thread_count(&self) -> usize {
         match self.strategy {
-            thicket_perm::strategy::Strategy::Serial => 1,
             thicket_perm::strategy::Strategy::Multicore => self
                 .threads
                 .map(|t| t as usize)
                 .unwrap_or_else(crate::queens::default_threads),
+            _ => 1,
+        }
+    }
+
+    /// The depths asked of a GPU strategy.
+    pub fn gpu_params(&self) -> thicket_perm::gpu::GpuParams {
+        thicket_perm::gpu::GpuParams {
+            d_cpu: self.d_cpu.map(|d| d as usize),
+            d_gpu: self.d_gpu.map(|d| d as usize),
         }
     }
 }
@@ -158,10 +178,8 @@ pub struct PermQueensArgs {
     /// How to search.
     #[command(flatten)]
     pub search: PermSearchArgs,
-    /// Depth of the serial initial search of `multicore` (the thesis's d_cpu).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=32))]
-    pub d_cpu: u32,
-    /// Print one JSON object (keys: n, nodes, solutions, seconds, strategy, threads).
+    /// Print one JSON object (keys: n, nodes, solutions, seconds, strategy, threads; with a GPU
+    /// strategy also gpu: device, depths, roots, chunk, launches, host and device seconds).
     #[arg(long)]
     pub json: bool,
     /// No progress bar.
