@@ -247,6 +247,40 @@ pub struct DevicesArgs {
 pub enum BenchProblem {
     /// N-Queens: thicket's CPU counter against a plain mirror-symmetric bitboard backtracker.
     Queens(BenchQueensArgs),
+    /// The thesis's table for perm-queens: every strategy (CPU and GPU) over a range of N,
+    /// each count checked against Table 1; Markdown, CSV, JSON and an SVG chart.
+    Perm(BenchPermArgs),
+}
+
+/// Options of `thicket bench perm`.
+#[derive(Debug, Args)]
+pub struct BenchPermArgs {
+    /// Board sizes: a list (`16,17`) or an inclusive range (`13..18`).
+    #[arg(long, default_value = "13..18", value_parser = parse_sizes)]
+    pub n: SizeList,
+    /// Strategies to time, in table order.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = thicket_perm::strategy::Strategy::ALL)]
+    pub strategies: Vec<thicket_perm::strategy::Strategy>,
+    /// A strategy is not run at an N where its time, predicted from the N before by the
+    /// growth of the tree, would exceed this many seconds (the row says so).
+    #[arg(long, default_value_t = 60.0)]
+    pub max_seconds: f64,
+    /// The same cap for the CPU strategies (serial, multicore); default: `--max-seconds`.
+    #[arg(long)]
+    pub cpu_max_seconds: Option<f64>,
+    /// Runs per configuration; the table shows the best and the median.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// CPU threads for `multicore` (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Run the GPU strategies at each of these d_cpu (a list or a range, e.g. `3..7`) instead
+    /// of their default, and report the worst-to-best time ratio per strategy and N.
+    #[arg(long, value_parser = parse_depths)]
+    pub d_cpu: Option<SizeList>,
+    /// Write perm-bench.md, .csv, .json and .svg (time against N, log scale) here.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<std::path::PathBuf>,
 }
 
 /// Options of `thicket bench queens`.
@@ -270,6 +304,35 @@ pub struct BenchQueensArgs {
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Parses a list or range of search depths 0..=32.
+fn parse_depths(text: &str) -> Result<SizeList, String> {
+    match text.split_once("..") {
+        Some((lo, hi)) => {
+            let lo: usize = lo
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{lo}' is not a depth"))?;
+            let hi: usize = hi
+                .trim_start_matches('=')
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{hi}' is not a depth"))?;
+            if lo > hi || hi > 32 {
+                return Err(format!("depth range {text} is empty or beyond 32"));
+            }
+            Ok(SizeList((lo..=hi).collect()))
+        }
+        None => text
+            .split(',')
+            .map(|d| match d.trim().parse::<usize>() {
+                Ok(depth) if depth <= 32 => Ok(depth),
+                _ => Err(format!("'{d}' is not a depth 0..=32")),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(SizeList),
+    }
 }
 
 /// Board sizes given on the command line.
@@ -339,6 +402,9 @@ mod tests {
         assert!(parse_sizes("0..3").is_err());
         assert!(parse_sizes("9..3").is_err());
         assert!(parse_sizes("x").is_err());
+        assert_eq!(parse_depths("3..7").unwrap().0, vec![3, 4, 5, 6, 7]);
+        assert_eq!(parse_depths("0,4").unwrap().0, vec![0, 4]);
+        assert!(parse_depths("5..33").is_err());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod atsp;
 mod bench;
+mod bench_perm;
 mod cli;
 mod devices;
 mod ledger;
@@ -30,6 +31,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Queens(args),
         } => bench::run_queens(&args),
+        Command::Bench {
+            problem: BenchProblem::Perm(args),
+        } => bench_perm::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
