@@ -80,37 +80,18 @@ pub fn run(args: &BenchPermArgs) -> Result<()> {
             for &n in &sizes {
                 let row = bench_one(args, strategy, d_cpu, n, threads, previous);
                 eprintln!("{}", progress_line(&row));
+                rows.push(row.clone());
+                // Written after every row, so that an interrupted run keeps what it measured.
+                if let Some(dir) = &args.out_dir {
+                    write_outputs(dir, &rows, args)?;
+                }
                 if let Some(seconds) = row.best_seconds {
                     previous = Some((n, seconds));
                 }
-                rows.push(row);
             }
         }
     }
-    let markdown = render_markdown(&rows, args);
-    print!("{markdown}");
-    if let Some(dir) = &args.out_dir {
-        std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join("perm-bench.md"), &markdown)?;
-        std::fs::write(dir.join("perm-bench.csv"), render_csv(&rows))?;
-        let json = serde_json::to_string_pretty(&serde_json::json!({
-            "rows": rows,
-            "sweep": sweep_ratios(&rows),
-        }))
-        .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
-        std::fs::write(dir.join("perm-bench.json"), json)?;
-        let series = chart_series(&rows);
-        if series.iter().any(|s| !s.points.is_empty()) {
-            line_chart_svg(
-                &dir.join("perm-bench.svg"),
-                "perm-queens: time against N per strategy",
-                "N",
-                "seconds (best run, log scale)",
-                &series,
-                true,
-            )?;
-        }
-    }
+    print!("{}", render_markdown(&rows, args));
     if rows.iter().any(|r| r.verified == Some(false)) {
         return Err(Error::Verification(
             "a benchmarked count differs from Table 1".into(),
@@ -126,6 +107,31 @@ pub fn run(args: &BenchPermArgs) -> Result<()> {
             failed.n,
             failed.note.as_deref().unwrap_or_default()
         )));
+    }
+    Ok(())
+}
+
+/// Writes perm-bench.md, .csv, .json and .svg into `dir`.
+fn write_outputs(dir: &std::path::Path, rows: &[Row], args: &BenchPermArgs) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("perm-bench.md"), render_markdown(rows, args))?;
+    std::fs::write(dir.join("perm-bench.csv"), render_csv(rows))?;
+    let json = serde_json::to_string_pretty(&serde_json::json!({
+        "rows": rows,
+        "sweep": sweep_ratios(rows),
+    }))
+    .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
+    std::fs::write(dir.join("perm-bench.json"), json)?;
+    let series = chart_series(rows);
+    if series.iter().any(|s| !s.points.is_empty()) {
+        line_chart_svg(
+            &dir.join("perm-bench.svg"),
+            "perm-queens: time against N per strategy",
+            "N",
+            "seconds (best run, log scale)",
+            &series,
+            true,
+        )?;
     }
     Ok(())
 }
@@ -306,7 +312,7 @@ fn render_markdown(rows: &[Row], args: &BenchPermArgs) -> String {
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.n,
             r.strategy,
-            opt(r.d_cpu.map(|d| d.to_string())),
+            opt(r.d_cpu.or(r.d_cpu_asked).map(|d| d.to_string())),
             opt(r.d_gpu.map(|d| d.to_string())),
             r.threads,
             opt(r.best_seconds.map(|s| format!("{s:.3}"))),
