@@ -81,11 +81,6 @@ impl Device {
         self.gpu.info().sm_count.max(1)
     }
 
-    /// The opened GPU.
-    pub fn gpu(&self) -> &Gpu {
-        &self.gpu
-    }
-
     /// The stream everything runs on, in order.
     pub fn stream(&self) -> &Arc<CudaStream> {
         self.gpu.stream()
