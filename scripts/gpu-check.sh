@@ -9,18 +9,29 @@
 #                                  and the first-compile versus cached start-up cost
 #   --multi                        (with either) also N = 20, 21 on all GPUs versus --devices 0
 #   --devices LIST                 GPUs for the check and bench runs (default: all)
+#   scripts/gpu-check.sh --perm [--out DIR]
+#                                  the permutation searches (Carneiro 2017) on GPU 0: every GPU
+#                                  strategy on perm-queens N = 8..15 (nodes and solutions against
+#                                  Table 1 / OEIS), ATSP br17 and generated instances against the
+#                                  CPU search (cost, tour and, from the optimum, node counts),
+#                                  then `thicket bench perm` for N = 13..18 and the d_cpu sweep
+#                                  3..7 of bp-dfs at N = 17, written under DIR (default: perm-out)
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
 bench=0
 multi=0
+perm=0
+out=perm-out
 devices=()
 while (($# > 0)); do
     case "$1" in
         --bench) bench=1 ;;
         --multi) multi=1 ;;
+        --perm) perm=1 ;;
+        --out) out="$2"; shift ;;
         --devices) devices=(--devices "$2"); shift ;;
-        *) echo "usage: $0 [--bench] [--multi] [--devices LIST]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -68,6 +79,76 @@ run_one() {
 }
 
 "$bin" devices || exit 1
+
+if [[ $perm == 1 ]]; then
+    # Table 1's nodes (every feasible node, solutions included) and OEIS A000170, N = 0..15.
+    perm_nodes=(0 1 2 5 16 53 152 551 2056 8393 35538 166925 856188 4674889 27358552 171129071)
+    gpu_strategies=(bp-dfs bp-dfs-pool rec-cdp rec-dp3 cdp-bp)
+    mkdir -p "$out"
+    echo "== perm-queens, every GPU strategy against Table 1 and OEIS"
+    printf '| %-11s | %3s | %11s | %9s | %9s | %3s |\n' strategy N nodes solutions seconds ok
+    printf '|---|---:|---:|---:|---:|---|\n'
+    for strategy in "${gpu_strategies[@]}"; do
+        for n in $(seq 8 15); do
+            json=$(timeout 60 "$bin" perm-queens "$n" --strategy "$strategy" --json --quiet 2>&1)
+            nodes=$(field nodes "$json")
+            solutions=$(field solutions "$json")
+            ok=no
+            [[ "$nodes" == "${perm_nodes[$n]}" && "$solutions" == "${totals[$n]}" ]] && ok=yes
+            [[ $ok == yes ]] || { failures=$((failures + 1)); echo "   $json"; }
+            printf '| %-11s | %3s | %11s | %9s | %9s | %3s |\n' "$strategy" "$n" "$nodes" "$solutions" "$(field seconds "$json")" "$ok"
+        done
+    done | tee "$out/perm-queens-check.md"
+    failures=$((failures + $(grep -cE '[|] +no [|]$' "$out/perm-queens-check.md")))
+
+    echo "== ATSP, every GPU strategy against the CPU search (partial bound)"
+    atsp_cost() { sed -n 's/.*"cost":\([0-9]*\).*/\1/p' <<<"$1"; }
+    # instance arguments | start: the TSPLIB optimum, a given bound, or the heuristic tour
+    coin_opt=$(atsp_cost "$("$bin" atsp --generate coin:14:1 --json --quiet)")
+    data="${THICKET_PERM_DATA:-crates/thicket-perm/data}"
+    cases=("$data/br17.atsp --optimal-ub" "--generate coin:14:1 --upper-bound $coin_opt" "--generate crane:14:1")
+    {
+        printf '| instance | strategy | cost | nodes | seconds | ok |\n|---|---|---:|---:|---:|---|\n'
+        for case in "${cases[@]}"; do
+            # shellcheck disable=SC2086
+            reference=$(timeout 120 "$bin" atsp $case --bound partial --strategy multicore --json --quiet)
+            ref_cost=$(atsp_cost "$reference")
+            ref_nodes=$(field nodes "$reference")
+            printf '| %s | multicore (reference) | %s | %s | %s | - |\n' "$case" "$ref_cost" "$ref_nodes" "$(field seconds "$reference")"
+            for strategy in "${gpu_strategies[@]}"; do
+                # shellcheck disable=SC2086
+                json=$(timeout 120 "$bin" atsp $case --strategy "$strategy" --json --quiet 2>&1)
+                cost=$(atsp_cost "$json")
+                nodes=$(field nodes "$json")
+                ok=no
+                # From a bound at the optimum the node count is deterministic; from the
+                # heuristic tour it depends on when tours are found, so only the cost is compared.
+                if [[ -n "$cost" && "$cost" == "$ref_cost" ]]; then
+                    if [[ "$case" == *--generate\ crane* || "$nodes" == "$ref_nodes" ]]; then ok=yes; fi
+                fi
+                [[ $ok == yes ]] || echo "   $json" >&2
+                printf '| %s | %s | %s | %s | %s | %s |\n' "$case" "$strategy" "$cost" "$nodes" "$(field seconds "$json")" "$ok"
+            done
+        done
+    } | tee "$out/atsp-check.md"
+    failures=$((failures + $(grep -cE '[|] +no [|]$' "$out/atsp-check.md")))
+
+    echo "== perm-queens N = 18, bp-dfs-pool (the target: >= 3e9 nodes/s)"
+    timeout 120 "$bin" perm-queens 18 --strategy bp-dfs-pool --json --quiet | tee "$out/perm-queens-18.json"
+
+    echo "== thicket bench perm, N = 13..18, every strategy"
+    timeout 400 "$bin" bench perm --n 13..18 --max-seconds 25 --cpu-max-seconds 8 --out-dir "$out/bench" ||
+        failures=$((failures + 1))
+
+    echo "== d_cpu sweep, bp-dfs, N = 17"
+    timeout 200 "$bin" bench perm --n 17 --strategies bp-dfs --d-cpu 3..7 --max-seconds 60 --out-dir "$out/sweep" ||
+        failures=$((failures + 1))
+    if ((failures > 0)); then
+        echo "gpu-check --perm: $failures check(s) failed" >&2
+        exit 1
+    fi
+    exit 0
+fi
 
 if [[ $bench == 0 ]]; then
     printf '| %3s | %15s | %13s | %9s | %9s | %3s |\n' N total unique seconds wall ok

@@ -72,9 +72,10 @@ pub struct AtspArgs {
     /// (after Cirasella et al. 2001), e.g. tsmat:15:1.
     #[arg(long, value_name = "CLASS:N:SEED")]
     pub generate: Option<String>,
-    /// The lower bound to prune with.
-    #[arg(long, value_enum, default_value_t = AtspBound::HeldKarp)]
-    pub bound: AtspBound,
+    /// The lower bound to prune with (default: held-karp for the CPU strategies; the GPU
+    /// strategies take only the thesis's partial bound).
+    #[arg(long, value_enum)]
+    pub bound: Option<AtspBound>,
     /// Start from this tour length instead of the heuristic's: the search proves it optimal or
     /// finds a shorter tour.
     #[arg(long, conflicts_with = "optimal_ub")]
@@ -133,27 +134,46 @@ pub struct MergeArgs {
     pub json: bool,
 }
 
-/// The strategy and threads of a permutation search (`perm-queens`, `atsp`).
+/// The strategy, threads and depths of a permutation search (`perm-queens`, `atsp`).
 #[derive(Debug, Args)]
 pub struct PermSearchArgs {
-    /// `serial` (one DFS on one thread) or `multicore` (a serial search to a small depth, then
-    /// the subtrees below on a pool of threads).
+    /// `serial` (one DFS on one thread), `multicore` (a serial search to a small depth, then
+    /// the subtrees below on a pool of threads), or a GPU strategy of the thesis: `bp-dfs`,
+    /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction-perm.md).
     #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
     pub strategy: thicket_perm::strategy::Strategy,
     /// CPU threads for `multicore` (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
+    /// Depth of the serial initial search (the thesis's d_cpu): perm-queens `multicore`
+    /// (default 4) and the GPU strategies (default: bp-dfs and bp-dfs-pool the first depth
+    /// with 2^20 nodes, rec-cdp and cdp-bp d_gpu - 2, rec-dp3 2).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=32))]
+    pub d_cpu: Option<u32>,
+    /// rec-cdp and cdp-bp: the depth the first GPU kernel expands to (default d_cpu + 2, or the
+    /// first depth with 2^20 nodes); rec-dp3: the depth where the doubling stops (default the
+    /// first depth with 2^20 nodes).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=32))]
+    pub d_gpu: Option<u32>,
 }
 
 impl PermSearchArgs {
-    /// The threads the search runs on: one for `serial`.
+    /// The threads the search runs on: one for `serial`, none on the CPU for the GPU.
     pub fn thread_count(&self) -> usize {
         match self.strategy {
-            thicket_perm::strategy::Strategy::Serial => 1,
             thicket_perm::strategy::Strategy::Multicore => self
                 .threads
                 .map(|t| t as usize)
                 .unwrap_or_else(crate::queens::default_threads),
+            _ => 1,
+        }
+    }
+
+    /// The depths asked of a GPU strategy.
+    pub fn gpu_params(&self) -> thicket_perm::gpu::GpuParams {
+        thicket_perm::gpu::GpuParams {
+            d_cpu: self.d_cpu.map(|d| d as usize),
+            d_gpu: self.d_gpu.map(|d| d as usize),
         }
     }
 }
@@ -167,10 +187,8 @@ pub struct PermQueensArgs {
     /// How to search.
     #[command(flatten)]
     pub search: PermSearchArgs,
-    /// Depth of the serial initial search of `multicore` (the thesis's d_cpu).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=32))]
-    pub d_cpu: u32,
-    /// Print one JSON object (keys: n, nodes, solutions, seconds, strategy, threads).
+    /// Print one JSON object (keys: n, nodes, solutions, seconds, strategy, threads; with a GPU
+    /// strategy also gpu: device, depths, roots, chunk, launches, host and device seconds).
     #[arg(long)]
     pub json: bool,
     /// No progress bar.
@@ -246,6 +264,40 @@ pub struct DevicesArgs {
 pub enum BenchProblem {
     /// N-Queens: thicket's CPU counter against a plain mirror-symmetric bitboard backtracker.
     Queens(BenchQueensArgs),
+    /// The thesis's table for perm-queens: every strategy (CPU and GPU) over a range of N,
+    /// each count checked against Table 1; Markdown, CSV, JSON and an SVG chart.
+    Perm(BenchPermArgs),
+}
+
+/// Options of `thicket bench perm`.
+#[derive(Debug, Args)]
+pub struct BenchPermArgs {
+    /// Board sizes: a list (`16,17`) or an inclusive range (`13..18`).
+    #[arg(long, default_value = "13..18", value_parser = parse_sizes)]
+    pub n: SizeList,
+    /// Strategies to time, in table order.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = thicket_perm::strategy::Strategy::ALL)]
+    pub strategies: Vec<thicket_perm::strategy::Strategy>,
+    /// A strategy is not run at an N where its time, predicted from the N before by the
+    /// growth of the tree, would exceed this many seconds (the row says so).
+    #[arg(long, default_value_t = 60.0)]
+    pub max_seconds: f64,
+    /// The same cap for the CPU strategies (serial, multicore); default: `--max-seconds`.
+    #[arg(long)]
+    pub cpu_max_seconds: Option<f64>,
+    /// Runs per configuration; the table shows the best and the median.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// CPU threads for `multicore` (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Run the GPU strategies at each of these d_cpu (a list or a range, e.g. `3..7`) instead
+    /// of their default, and report the worst-to-best time ratio per strategy and N.
+    #[arg(long, value_parser = parse_depths)]
+    pub d_cpu: Option<SizeList>,
+    /// Write perm-bench.md, .csv, .json and .svg (time against N, log scale) here.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<std::path::PathBuf>,
 }
 
 /// Options of `thicket bench queens`.
@@ -269,6 +321,35 @@ pub struct BenchQueensArgs {
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Parses a list or range of search depths 0..=32.
+fn parse_depths(text: &str) -> Result<SizeList, String> {
+    match text.split_once("..") {
+        Some((lo, hi)) => {
+            let lo: usize = lo
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{lo}' is not a depth"))?;
+            let hi: usize = hi
+                .trim_start_matches('=')
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{hi}' is not a depth"))?;
+            if lo > hi || hi > 32 {
+                return Err(format!("depth range {text} is empty or beyond 32"));
+            }
+            Ok(SizeList((lo..=hi).collect()))
+        }
+        None => text
+            .split(',')
+            .map(|d| match d.trim().parse::<usize>() {
+                Ok(depth) if depth <= 32 => Ok(depth),
+                _ => Err(format!("'{d}' is not a depth 0..=32")),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(SizeList),
+    }
 }
 
 /// Board sizes given on the command line.
@@ -338,6 +419,9 @@ mod tests {
         assert!(parse_sizes("0..3").is_err());
         assert!(parse_sizes("9..3").is_err());
         assert!(parse_sizes("x").is_err());
+        assert_eq!(parse_depths("3..7").unwrap().0, vec![3, 4, 5, 6, 7]);
+        assert_eq!(parse_depths("0,4").unwrap().0, vec![0, 4]);
+        assert!(parse_depths("5..33").is_err());
     }
 
     #[test]

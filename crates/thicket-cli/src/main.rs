@@ -2,6 +2,7 @@
 
 mod atsp;
 mod bench;
+mod bench_perm;
 mod cli;
 mod cluster;
 mod devices;
@@ -31,6 +32,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Queens(args),
         } => bench::run_queens(&args),
+        Command::Bench {
+            problem: BenchProblem::Perm(args),
+        } => bench_perm::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -180,3 +180,37 @@ fn atsp_solves_br17_and_reports_bad_files_by_line() {
     ]));
     assert_eq!(generated["proven_optimal"], true);
 }
+
+#[test]
+fn gpu_permutation_strategies_fail_with_one_line_without_a_gpu() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../thicket-perm/data/br17.atsp"
+    );
+    let assignment = thicket(&[
+        "atsp",
+        file,
+        "--strategy",
+        "rec-cdp",
+        "--bound",
+        "assignment",
+    ]);
+    assert_eq!(assignment.status.code(), Some(2));
+    assert!(stderr(&assignment).contains("--bound partial"));
+    assert_eq!(stderr(&assignment).lines().count(), 1);
+    if gpu_present("gpu_permutation_strategies_fail_with_one_line_without_a_gpu") {
+        return;
+    }
+    for strategy in ["bp-dfs", "bp-dfs-pool", "rec-cdp", "rec-dp3", "cdp-bp"] {
+        for args in [
+            vec!["perm-queens", "10", "--strategy", strategy],
+            vec!["atsp", file, "--strategy", strategy],
+        ] {
+            let output = thicket(&args);
+            assert_eq!(output.status.code(), Some(1), "{args:?}");
+            let message = stderr(&output);
+            assert_eq!(message.lines().count(), 1, "{message}");
+            assert!(message.contains("unavailable"), "{message}");
+        }
+    }
+}

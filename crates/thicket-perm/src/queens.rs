@@ -98,7 +98,8 @@ fn frontier(n: usize, depth: usize) -> (Vec<Node>, u64) {
 }
 
 /// Counts the nodes and solutions of the permutation search for `n` queens (1 <= n <= 32).
-/// `d_cpu` is the depth of the serial initial search of the multi-core strategy.
+/// `d_cpu` is the depth of the serial initial search of the multi-core and GPU strategies
+/// (see [`crate::gpu::queens::count_gpu`] for the GPU's other settings and statistics).
 pub fn count(
     n: usize,
     strategy: Strategy,
@@ -134,6 +135,14 @@ pub fn count(
                     .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
             });
             (above + below, solutions)
+        }
+        gpu => {
+            let params = crate::gpu::GpuParams {
+                d_cpu: Some(d_cpu),
+                d_gpu: None,
+            };
+            let (found, _) = crate::gpu::queens::count_gpu(n, gpu, &params, progress)?;
+            (found.nodes, found.solutions)
         }
     };
     Ok(PermQueensCount {

@@ -11,14 +11,77 @@ pub enum Strategy {
     /// A serial DFS to `--d-cpu` builds the active set; rayon's pool of threads takes its
     /// nodes and searches below each (the thesis's OpenMP multi-core pool scheme).
     Multicore,
+    /// GPU: a serial DFS to `--d-cpu`, then chunks of its nodes copied to the GPU and searched
+    /// to the leaves, one thread a root (the thesis's BP-DFS).
+    #[value(name = "bp-dfs")]
+    #[serde(rename = "bp-dfs")]
+    BpDfs,
+    /// GPU: BP-DFS with persistent threads taking roots from a pool through an atomic counter.
+    #[value(name = "bp-dfs-pool")]
+    #[serde(rename = "bp-dfs-pool")]
+    BpDfsPool,
+    /// GPU: a first kernel expands the roots from `--d-cpu` to `--d-gpu`, a second one, launched
+    /// by the host, searches the survivors to the leaves (the thesis's REC-CDP).
+    #[value(name = "rec-cdp")]
+    #[serde(rename = "rec-cdp")]
+    RecCdp,
+    /// GPU: host-launched expansions that double the depth from `--d-cpu` up to `--d-gpu`,
+    /// swapping two buffers, then the search to the leaves (the thesis's REC-DP3).
+    #[value(name = "rec-dp3")]
+    #[serde(rename = "rec-dp3")]
+    RecDp3,
+    /// GPU: CUDA dynamic parallelism; each block expands its roots to `--d-gpu` and launches
+    /// the search of its survivors from the device (the thesis's CDP-BP).
+    #[value(name = "cdp-bp")]
+    #[serde(rename = "cdp-bp")]
+    CdpBp,
 }
 
 impl Strategy {
+    /// Every strategy, CPU ones first.
+    pub const ALL: [Strategy; 7] = [
+        Strategy::Serial,
+        Strategy::Multicore,
+        Strategy::BpDfs,
+        Strategy::BpDfsPool,
+        Strategy::RecCdp,
+        Strategy::RecDp3,
+        Strategy::CdpBp,
+    ];
+
     /// The name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Serial => "serial",
             Strategy::Multicore => "multicore",
+            Strategy::BpDfs => "bp-dfs",
+            Strategy::BpDfsPool => "bp-dfs-pool",
+            Strategy::RecCdp => "rec-cdp",
+            Strategy::RecDp3 => "rec-dp3",
+            Strategy::CdpBp => "cdp-bp",
+        }
+    }
+
+    /// Whether the strategy runs on a GPU.
+    pub fn is_gpu(self) -> bool {
+        !matches!(self, Strategy::Serial | Strategy::Multicore)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn command_line_names_match_the_json_names() {
+        for strategy in Strategy::ALL {
+            let value = strategy
+                .to_possible_value()
+                .expect("every strategy is selectable");
+            assert_eq!(value.get_name(), strategy.name());
+            let json = serde_json::to_string(&strategy).unwrap();
+            assert_eq!(json, format!("\"{}\"", strategy.name()));
         }
     }
 }

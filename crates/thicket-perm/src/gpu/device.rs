@@ -1,0 +1,299 @@
+//! The GPU a permutation search runs on: opened, with the kernels loaded, and thin helpers to
+//! allocate, copy and launch with raw device addresses (the kernels take plain pointers).
+
+use std::sync::Arc;
+
+use thicket_core::{Error, Result};
+use thicket_gpu::cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+};
+use thicket_gpu::{Gpu, GpuError, KernelSource};
+
+/// The kernels of every strategy but CDP-BP, in one module.
+pub const PERM_KERNELS: KernelSource = KernelSource {
+    name: "perm.cu",
+    source: concat!(
+        include_str!("../../kernels/perm_common.cu"),
+        include_str!("../../kernels/perm_queens.cu"),
+        include_str!("../../kernels/perm_atsp.cu"),
+    ),
+};
+
+/// The CDP-BP kernels, which launch the others from the device: compiled as relocatable code
+/// and linked with the CUDA device runtime ([`Gpu::load_linked_module`]).
+pub const PERM_CDP_KERNELS: KernelSource = KernelSource {
+    name: "perm_cdp.cu",
+    source: concat!(
+        include_str!("../../kernels/perm_common.cu"),
+        include_str!("../../kernels/perm_queens.cu"),
+        include_str!("../../kernels/perm_atsp.cu"),
+        include_str!("../../kernels/perm_cdp.cu"),
+    ),
+};
+
+/// Threads per block of every kernel launched from the host.
+pub const BLOCK: u32 = 128;
+
+/// An opened GPU with a loaded kernel module.
+pub struct Device {
+    gpu: Gpu,
+    module: Arc<CudaModule>,
+}
+
+/// A kernel argument: a device address, a count or a small integer.
+#[derive(Debug, Clone, Copy)]
+pub enum Arg {
+    /// A device address or a 64-bit count.
+    U64(u64),
+    /// A 32-bit integer.
+    I32(i32),
+}
+
+impl Device {
+    /// Opens GPU 0 and loads the module `source`; with `linked`, as relocatable code linked
+    /// with the device runtime, and with room for [`super::engine::CDP_PENDING_LAUNCHES`]
+    /// pending device-side launches.
+    pub fn open(source: &KernelSource, linked: bool) -> Result<Device> {
+        thicket_gpu::probe().map_err(unavailable)?;
+        let gpu = Gpu::open(0).map_err(unavailable)?;
+        let module = if linked {
+            use thicket_gpu::cudarc::driver::sys::CUlimit;
+            gpu.context()
+                .set_limit(
+                    CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
+                    super::engine::CDP_PENDING_LAUNCHES as usize,
+                )
+                .map_err(|e| gpu_error(GpuError::driver("cuCtxSetLimit")(e)))?;
+            gpu.load_linked_module(source, &[]).map_err(unavailable)?.0
+        } else {
+            gpu.load_module(source, &[]).map_err(gpu_error)?
+        };
+        Ok(Device { gpu, module })
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> &str {
+        &self.gpu.info().name
+    }
+
+    /// The device's streaming multiprocessors.
+    pub fn sm_count(&self) -> u32 {
+        self.gpu.info().sm_count.max(1)
+    }
+
+    /// The stream everything runs on, in order.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        self.gpu.stream()
+    }
+
+    /// Free device memory in bytes.
+    pub fn free_memory(&self) -> Result<u64> {
+        let (free, _total) = self
+            .gpu
+            .context()
+            .mem_get_info()
+            .map_err(|e| gpu_error(GpuError::driver("cuMemGetInfo")(e)))?;
+        Ok(free as u64)
+    }
+
+    /// The kernel `name` of the module.
+    pub fn function(&self, name: &str) -> Result<CudaFunction> {
+        self.gpu
+            .load_function(&self.module, name)
+            .map_err(gpu_error)
+    }
+
+    /// A zeroed buffer of `len` elements.
+    pub fn zeros<T>(&self, len: usize) -> Result<CudaSlice<T>>
+    where
+        T: thicket_gpu::cudarc::driver::DeviceRepr + thicket_gpu::cudarc::driver::ValidAsZeroBits,
+    {
+        self.stream()
+            .alloc_zeros::<T>(len.max(1))
+            .map_err(|e| gpu_error(GpuError::driver("cuMemAlloc")(e)))
+    }
+
+    /// A buffer holding a copy of `data`.
+    pub fn upload<T: thicket_gpu::cudarc::driver::DeviceRepr>(
+        &self,
+        data: &[T],
+    ) -> Result<CudaSlice<T>> {
+        self.stream()
+            .clone_htod(data)
+            .map_err(|e| gpu_error(GpuError::driver("cuMemcpyHtoD")(e)))
+    }
+
+    /// Copies `data` to the start of `buffer` (which must be at least as long).
+    pub fn copy_into<T: thicket_gpu::cudarc::driver::DeviceRepr>(
+        &self,
+        data: &[T],
+        buffer: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        let mut view = buffer.slice_mut(0..data.len());
+        self.stream()
+            .memcpy_htod(data, &mut view)
+            .map_err(|e| gpu_error(GpuError::driver("cuMemcpyHtoD")(e)))
+    }
+
+    /// A copy of `buffer` (waits for the work queued before).
+    pub fn download<T: thicket_gpu::cudarc::driver::DeviceRepr>(
+        &self,
+        buffer: &CudaSlice<T>,
+    ) -> Result<Vec<T>> {
+        self.stream()
+            .clone_dtoh(buffer)
+            .map_err(|e| gpu_error(GpuError::driver("cuMemcpyDtoH")(e)))
+    }
+
+    /// The device address of `buffer`.
+    pub fn address<T>(&self, buffer: &CudaSlice<T>) -> u64 {
+        let (address, _record) = buffer.device_ptr(self.stream());
+        address
+    }
+
+    /// Waits for everything queued.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream()
+            .synchronize()
+            .map_err(|e| gpu_error(GpuError::driver("cuStreamSynchronize")(e)))
+    }
+
+    /// How many blocks of `block` threads with `shared` bytes of dynamic shared memory fit on
+    /// one multiprocessor at once (at least one).
+    pub fn blocks_per_sm(&self, function: &CudaFunction, block: u32, shared: u32) -> Result<u32> {
+        let blocks = function
+            .occupancy_max_active_blocks_per_multiprocessor(block, shared as usize, None)
+            .map_err(|e| {
+                gpu_error(GpuError::driver(
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                )(e))
+            })?;
+        Ok(blocks.max(1))
+    }
+
+    /// Launches `function` on `grid` blocks of `block` threads with `shared` bytes of dynamic
+    /// shared memory.
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameters in number, order and type (device addresses
+    /// of buffers large enough for what the kernel touches), and `shared` must cover what the
+    /// kernel uses.
+    pub unsafe fn launch(
+        &self,
+        function: &CudaFunction,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: &[Arg],
+    ) -> Result<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        allow_shared(function, shared)?;
+        let mut builder = self.stream().launch_builder(function);
+        for arg in args {
+            match arg {
+                Arg::U64(value) => builder.arg(value),
+                Arg::I32(value) => builder.arg(value),
+            };
+        }
+        let config = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: shared,
+        };
+        // SAFETY: the caller guarantees that the arguments and shared memory fit the kernel.
+        unsafe { builder.launch(config) }
+            .map(|_| ())
+            .map_err(|e| gpu_error(GpuError::driver("cuLaunchKernel")(e)))
+    }
+}
+
+/// Lets `function` use `shared` bytes of dynamic shared memory (above 48 KiB it must opt in).
+fn allow_shared(function: &CudaFunction, shared: u32) -> Result<()> {
+    use thicket_gpu::cudarc::driver::sys::CUfunction_attribute_enum;
+    if shared <= 48 * 1024 {
+        return Ok(());
+    }
+    function
+        .set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared as i32,
+        )
+        .map_err(|e| gpu_error(GpuError::driver("cuFuncSetAttribute")(e)))
+}
+
+/// A GPU error that keeps the search from starting.
+pub fn unavailable(error: GpuError) -> Error {
+    match error {
+        GpuError::Compile { .. } => gpu_error(error),
+        other => Error::Unavailable(one_line(&other)),
+    }
+}
+
+/// A GPU error while searching.
+pub fn gpu_error(error: GpuError) -> Error {
+    Error::Gpu(one_line(&error))
+}
+
+/// The error's message on one line (NVRTC logs span several).
+fn one_line(error: &GpuError) -> String {
+    error
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NVRTC is optional on developer machines but required in CI (THICKET_REQUIRE_NVRTC=1);
+    /// without it the test says loudly that nothing was compiled. The CDP-BP module is only
+    /// compiled (relocatable code): linking it needs the device runtime of a CUDA install.
+    #[test]
+    fn nvrtc_compiles_the_permutation_kernels_for_sm_90() {
+        if let Err(error) = thicket_gpu::nvrtc_status() {
+            if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
+                panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
+            }
+            println!("NOTE nvrtc_compiles_the_permutation_kernels_for_sm_90: libnvrtc is absent, so the kernels were NOT compiled ({error})");
+            return;
+        }
+        let plain = thicket_gpu::compile_for_arch(&PERM_KERNELS, "sm_90", &[]);
+        let relocatable =
+            thicket_gpu::compile_relocatable_for_arch(&PERM_CDP_KERNELS, "sm_90", &[]);
+        let modules: [(&KernelSource, _, &[&str]); 2] = [
+            (
+                &PERM_KERNELS,
+                plain,
+                &[
+                    "queens_bp_dfs",
+                    "queens_pool",
+                    "queens_expand",
+                    "atsp_bp_dfs",
+                    "atsp_pool",
+                    "atsp_expand",
+                ],
+            ),
+            (
+                &PERM_CDP_KERNELS,
+                relocatable,
+                &["queens_cdp_bp", "atsp_cdp_bp"],
+            ),
+        ];
+        for (source, compiled, kernels) in modules {
+            let cubin = compiled.unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(&cubin[..4], b"\x7fELF");
+            for kernel in kernels {
+                let name = kernel.as_bytes();
+                assert!(
+                    cubin.windows(name.len()).any(|w| w == name),
+                    "{kernel} is missing from {}",
+                    source.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! The GPU strategies, for any problem: how the active set built on the host goes to the GPU
+//! (chunks sized by the memory analysis) and which kernels search it.
+//!
+//! - BP-DFS: each chunk is searched to the leaves, one thread a root.
+//! - BP-DFS + pool: the same with persistent threads taking roots through an atomic counter.
+//! - REC-CDP: a first kernel expands the chunk from d_cpu to d_gpu into a device buffer through
+//!   a global atomic survivor counter; the host then launches the search of the survivors.
+//! - REC-DP3: expansions that double the depth (d_cpu, 2 d_cpu, 4 d_cpu, ... up to d_gpu),
+//!   each from one buffer into the other, then the search of the last level.
+//! - CDP-BP: one host launch a chunk; each block launches the search of its survivors itself.
+//!
+//! Buffers for survivors hold the worst case, the chunk times the thesis's expected children,
+//! so they cannot overflow; the kernels still flag an overflow, which is reported as an error.
+
+use serde::Serialize;
+use thicket_core::{Error, Progress, Result};
+
+use super::device::{Device, BLOCK};
+use super::memory::{expected_children, plan_chunk, Footprint};
+use crate::strategy::Strategy;
+
+/// Child grids a block of CDP-BP launches (the thesis found no gain beyond two).
+pub const CDP_STREAMS: u32 = 2;
+
+/// Threads per block of the child grids of CDP-BP (the thesis's 64).
+pub const CDP_CHILD_BLOCK: u32 = 64;
+
+/// The device runtime's limit on pending child launches that CDP-BP sets; a host launch of
+/// CDP-BP has at most this many blocks times [`CDP_STREAMS`] children.
+pub const CDP_PENDING_LAUNCHES: u32 = 32768;
+
+/// Memory the thesis reserves for the device runtime per nesting level (150 MB, two levels).
+pub const CDP_RESERVED_BYTES: u64 = 2 * 150_000_000;
+
+/// A problem searched by the GPU strategies: its node layout and its kernel launches.
+pub trait Problem {
+    /// 32-bit words per node.
+    const WORDS: usize;
+
+    /// The permutation's size (the leaves' depth).
+    fn n(&self) -> usize;
+
+    /// Bytes of device memory needed whatever the chunk (control data).
+    fn fixed_bytes(&self) -> u64;
+
+    /// Searches the `count` nodes of depth `depth` at device address `roots` to the leaves:
+    /// one thread a root, or, given the address of a zeroed counter, persistent threads taking
+    /// roots from a pool through it.
+    fn search(
+        &self,
+        device: &Device,
+        roots: u64,
+        count: u64,
+        depth: usize,
+        pool: Option<u64>,
+    ) -> Result<()>;
+
+    /// Expands the `count` nodes of depth `depth` at `roots` to depth `to`, appending the nodes
+    /// there at `out` (room for `capacity`) through the counter at `written`.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &self,
+        device: &Device,
+        roots: u64,
+        count: u64,
+        depth: usize,
+        to: usize,
+        out: u64,
+        written: u64,
+        capacity: u64,
+    ) -> Result<()>;
+
+    /// CDP-BP: expands the nodes to `to` into per-block slices of `per_block` nodes at `slices`
+    /// and launches their search from the device.
+    #[allow(clippy::too_many_arguments)]
+    fn cdp(
+        &self,
+        device: &Device,
+        roots: u64,
+        count: u64,
+        depth: usize,
+        to: usize,
+        slices: u64,
+        per_block: u64,
+        launch_error: u64,
+    ) -> Result<()>;
+
+    /// Fails if a kernel reported that a buffer overflowed.
+    fn check(&self, device: &Device) -> Result<()>;
+}
+
+/// The depths of a GPU run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Depths {
+    /// Depth of the host's serial search (the roots).
+    pub d_cpu: usize,
+    /// REC-CDP and CDP-BP: the depth the first kernel expands to; REC-DP3: the depth where the
+    /// doubling stops. Equal to `d_cpu` for the BP-DFS strategies.
+    pub d_gpu: usize,
+}
+
+/// How a GPU run went, for reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuRun {
+    /// The device's name.
+    pub device: String,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The depths used.
+    pub depths: Depths,
+    /// Roots built by the host (the active set at d_cpu).
+    pub roots: u64,
+    /// Roots copied to the GPU at a time (after the memory analysis).
+    pub chunk: u64,
+    /// Chunks copied.
+    pub chunks: u64,
+    /// Kernel launches from the host.
+    pub launches: u64,
+    /// Nodes the GPU kernels searched from (for REC-CDP and REC-DP3: the last level).
+    pub gpu_roots: u64,
+    /// Seconds of the host's initial search.
+    pub host_seconds: f64,
+    /// Seconds from the first copy to the GPU to the last result.
+    pub device_seconds: f64,
+}
+
+/// What [`run`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launched {
+    /// Roots copied to the GPU at a time.
+    pub chunk: u64,
+    /// Chunks copied.
+    pub chunks: u64,
+    /// Kernel launches from the host.
+    pub launches: u64,
+    /// Nodes the final search started from.
+    pub gpu_roots: u64,
+}
+
+/// Runs `strategy` on `device` for the `roots` (packed, [`Problem::WORDS`] words each) at
+/// depth `depths.d_cpu`, advancing `progress` by roots done.
+pub fn run<P: Problem>(
+    problem: &P,
+    device: &Device,
+    strategy: Strategy,
+    depths: Depths,
+    roots: &[u32],
+    progress: &Progress,
+) -> Result<Launched> {
+    let count = (roots.len() / P::WORDS) as u64;
+    let n = problem.n();
+    let node_bytes = (P::WORDS * 4) as u64;
+    let levels = match strategy {
+        Strategy::RecDp3 => doubling(depths.d_cpu, depths.d_gpu),
+        Strategy::RecCdp | Strategy::CdpBp if depths.d_gpu > depths.d_cpu => {
+            vec![depths.d_cpu, depths.d_gpu]
+        }
+        _ => vec![depths.d_cpu],
+    };
+    // Per root of a chunk: the root, and the worst-case survivors of each level, in the two
+    // buffers that the levels alternate between.
+    let capacity = |level: usize| expected_children(n, depths.d_cpu, levels[level]);
+    let mut per_root_buffers = [0u64, 0u64];
+    for level in 1..levels.len() {
+        let slot = &mut per_root_buffers[level % 2];
+        *slot = (*slot).max(capacity(level));
+    }
+    let per_root_nodes = 1u64
+        .saturating_add(per_root_buffers[0])
+        .saturating_add(per_root_buffers[1]);
+    let (reserved, cap) = match strategy {
+        Strategy::CdpBp => (
+            CDP_RESERVED_BYTES,
+            u64::from(CDP_PENDING_LAUNCHES / CDP_STREAMS) * u64::from(BLOCK),
+        ),
+        _ => (0, u64::MAX),
+    };
+    let footprint = Footprint {
+        per_root: per_root_nodes.saturating_mul(node_bytes),
+        fixed: problem.fixed_bytes() + reserved,
+    };
+    let chunk = plan_chunk(device.free_memory()?, count, footprint, cap)?;
+    // CDP-BP's blocks own slices of whole blocks of roots, so buffers hold whole blocks.
+    let rounded_chunk = chunk.div_ceil(u64::from(BLOCK)) * u64::from(BLOCK);
+    let buffer_len = |per_root: u64| -> Result<usize> {
+        rounded_chunk
+            .checked_mul(per_root)
+            .and_then(|nodes| nodes.checked_mul(P::WORDS as u64))
+            .and_then(|words| usize::try_from(words).ok())
+            .ok_or_else(|| Error::Overflow("a GPU buffer's size overflows".into()))
+    };
+    let mut input = device.zeros::<u32>(buffer_len(1)?)?;
+    let buffers = [
+        device.zeros::<u32>(buffer_len(per_root_buffers[0])?)?,
+        device.zeros::<u32>(buffer_len(per_root_buffers[1])?)?,
+    ];
+    let mut written = device.zeros::<u64>(1)?;
+    let mut next_root = device.zeros::<u64>(1)?;
+    let launch_error = device.zeros::<u32>(1)?;
+    let mut launches = 0u64;
+    let mut gpu_roots = 0u64;
+    let mut chunks = 0u64;
+    let words = P::WORDS as u64;
+    for start in (0..count).step_by(chunk as usize) {
+        let size = chunk.min(count - start);
+        let range = (start * words) as usize..((start + size) * words) as usize;
+        device.copy_into(&roots[range], &mut input)?;
+        chunks += 1;
+        match strategy {
+            Strategy::CdpBp if levels.len() == 2 => {
+                let per_block = u64::from(BLOCK) * capacity(1);
+                problem.cdp(
+                    device,
+                    device.address(&input),
+                    size,
+                    depths.d_cpu,
+                    depths.d_gpu,
+                    device.address(&buffers[1]),
+                    per_block,
+                    device.address(&launch_error),
+                )?;
+                launches += 1;
+                gpu_roots += size;
+                device.synchronize()?;
+                let error = device.download(&launch_error)?[0];
+                if error != 0 {
+                    return Err(Error::Gpu(format!(
+                        "a device-side launch of CDP-BP failed with CUDA error {error}"
+                    )));
+                }
+            }
+            _ => {
+                let mut level_roots = (device.address(&input), size);
+                for level in 1..levels.len() {
+                    let out = &buffers[level % 2];
+                    zero(device, &mut written)?;
+                    problem.expand(
+                        device,
+                        level_roots.0,
+                        level_roots.1,
+                        levels[level - 1],
+                        levels[level],
+                        device.address(out),
+                        device.address(&written),
+                        size.saturating_mul(capacity(level)),
+                    )?;
+                    launches += 1;
+                    problem.check(device)?;
+                    let survivors = device.download(&written)?[0];
+                    level_roots = (device.address(out), survivors);
+                }
+                let depth = *levels.last().expect("there is a level");
+                let pool = if strategy == Strategy::BpDfsPool {
+                    zero(device, &mut next_root)?;
+                    Some(device.address(&next_root))
+                } else {
+                    None
+                };
+                problem.search(device, level_roots.0, level_roots.1, depth, pool)?;
+                launches += 1;
+                gpu_roots += level_roots.1;
+                device.synchronize()?;
+            }
+        }
+        problem.check(device)?;
+        progress.inc(size);
+    }
+    Ok(Launched {
+        chunk,
+        chunks,
+        launches,
+        gpu_roots,
+    })
+}
+
+/// Sets a counter on the device to zero (in stream order).
+fn zero(device: &Device, counter: &mut thicket_gpu::cudarc::driver::CudaSlice<u64>) -> Result<()> {
+    device
+        .stream()
+        .memset_zeros(counter)
+        .map_err(|e| super::device::gpu_error(thicket_gpu::GpuError::driver("cuMemsetD8")(e)))
+}
+
+/// REC-DP3's depths: `from`, then doubling, capped at `to` (`to` itself last).
+pub fn doubling(from: usize, to: usize) -> Vec<usize> {
+    let mut depths = vec![from];
+    let mut depth = from;
+    while depth < to {
+        depth = (depth.max(1) * 2).min(to);
+        depths.push(depth);
+    }
+    depths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubling_stops_at_the_base_depth() {
+        assert_eq!(doubling(2, 8), vec![2, 4, 8]);
+        assert_eq!(doubling(3, 8), vec![3, 6, 8]);
+        assert_eq!(doubling(0, 3), vec![0, 2, 3]);
+        assert_eq!(doubling(5, 5), vec![5]);
+    }
+}

@@ -1,0 +1,345 @@
+//! N-Queens as a permutation on the GPU: the host's serial search to d_cpu builds the roots,
+//! then a GPU strategy searches below them. Nodes are counted as by the CPU strategies (every
+//! feasible node at depths 1..=N, solutions included), so the counts are identical.
+
+use std::time::Instant;
+
+use thicket_core::{Error, Progress, Result};
+
+use super::device::{Arg, Device, BLOCK, PERM_KERNELS};
+use super::engine::{self, GpuRun, Problem, CDP_CHILD_BLOCK, CDP_STREAMS};
+use super::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
+use crate::queens::{PermQueensCount, MAX_N};
+use crate::strategy::Strategy;
+
+/// 32-bit words per root: used columns, "/" diagonals (64 bits), "\" diagonals (64 bits).
+const WORDS: usize = 5;
+
+/// A board being built on the host: the kernel's root layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Board {
+    cols: u32,
+    /// Bit `row + col` per queen.
+    d1: u64,
+    /// Bit `col - row + n - 1` per queen.
+    d2: u64,
+}
+
+impl Board {
+    fn free(&self, n: usize, row: usize) -> u32 {
+        let mask = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        !(self.cols | (self.d1 >> row) as u32 | (self.d2 >> (n - 1 - row)) as u32) & mask
+    }
+
+    fn place(&self, n: usize, row: usize, col: usize) -> Board {
+        Board {
+            cols: self.cols | 1 << col,
+            d1: self.d1 | 1 << (row + col),
+            d2: self.d2 | 1 << (col + n - 1 - row),
+        }
+    }
+
+    fn pack(&self, out: &mut Vec<u32>) {
+        out.extend_from_slice(&[
+            self.cols,
+            self.d1 as u32,
+            (self.d1 >> 32) as u32,
+            self.d2 as u32,
+            (self.d2 >> 32) as u32,
+        ]);
+    }
+}
+
+/// The host's serial search, level by level, until `stop(depth, nodes at that depth)`: the
+/// boards at the last depth, that depth and the nodes generated at depths 1..=depth.
+fn levels(n: usize, stop: impl Fn(usize, usize) -> bool) -> (Vec<Board>, usize, u64) {
+    let mut level = vec![Board {
+        cols: 0,
+        d1: 0,
+        d2: 0,
+    }];
+    let mut row = 0;
+    let mut nodes = 0u64;
+    while row < n && !stop(row, level.len()) {
+        let mut next = Vec::new();
+        for board in &level {
+            let mut free = board.free(n, row);
+            while free != 0 {
+                let col = free.trailing_zeros() as usize;
+                free &= free - 1;
+                next.push(board.place(n, row, col));
+            }
+        }
+        nodes += next.len() as u64;
+        level = next;
+        row += 1;
+    }
+    (level, row, nodes)
+}
+
+/// The first depth (at most n - 1) with at least [`AUTO_ROOTS`] boards.
+fn automatic_depth(n: usize) -> usize {
+    levels(n, |row, boards| row + 1 >= n || boards as u64 >= AUTO_ROOTS).1
+}
+
+/// The boards at depth `depth` (< n), packed, and the nodes generated at depths 1..=depth.
+fn frontier(n: usize, depth: usize) -> (Vec<u32>, u64) {
+    let (level, _, nodes) = levels(n, |row, _| row >= depth);
+    let mut packed = Vec::with_capacity(level.len() * WORDS);
+    for board in &level {
+        board.pack(&mut packed);
+    }
+    (packed, nodes)
+}
+
+/// The N-Queens kernels and their counters on one device.
+struct QueensKernels {
+    n: usize,
+    /// nodes, solutions
+    totals: thicket_gpu::cudarc::driver::CudaSlice<u64>,
+    overflow: thicket_gpu::cudarc::driver::CudaSlice<u32>,
+}
+
+impl QueensKernels {
+    /// Shared memory of a search from `depth`: one stack word per level and thread.
+    fn search_shared(&self, depth: usize, block: u32) -> u32 {
+        let levels = self.n.saturating_sub(depth + 2).max(1) as u32;
+        levels * block * 4
+    }
+}
+
+impl Problem for QueensKernels {
+    const WORDS: usize = WORDS;
+
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    fn fixed_bytes(&self) -> u64 {
+        64
+    }
+
+    fn search(
+        &self,
+        device: &Device,
+        roots: u64,
+        count: u64,
+        depth: usize,
+        pool: Option<u64>,
+    ) -> Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let shared = self.search_shared(depth, BLOCK);
+        let totals = device.address(&self.totals);
+        let (n, depth) = (self.n as i32, depth as i32);
+        if let Some(next_root) = pool {
+            let function = device.function("queens_pool")?;
+            let grid = device.sm_count() * device.blocks_per_sm(&function, BLOCK, shared)?;
+            let args = [
+                Arg::U64(roots),
+                Arg::U64(count),
+                Arg::I32(n),
+                Arg::I32(depth),
+                Arg::U64(next_root),
+                Arg::U64(totals),
+            ];
+            // SAFETY: queens_pool(const unsigned* roots, u64 count, int n, int row, u64*
+            // next_root, u64* totals); `roots` holds `count` roots of depth `row`, and the
+            // shared memory holds n - row - 2 stack words a thread.
+            return unsafe { device.launch(&function, grid, BLOCK, shared, &args) };
+        }
+        let function = device.function("queens_bp_dfs")?;
+        let grid = grid_for(count, BLOCK)?;
+        let args = [
+            Arg::U64(roots),
+            Arg::U64(count),
+            Arg::I32(n),
+            Arg::I32(depth),
+            Arg::U64(totals),
+        ];
+        // SAFETY: queens_bp_dfs(const unsigned* roots, u64 count, int n, int row, u64* totals);
+        // as above.
+        unsafe { device.launch(&function, grid, BLOCK, shared, &args) }
+    }
+
+    fn expand(
+        &self,
+        device: &Device,
+        roots: u64,
+        count: u64,
+        depth: usize,
+        to: usize,
+        out: u64,
+        written: u64,
+        capacity: u64,
+    ) -> Result<()> {
+        let function = device.function("queens_expand")?;
+        let shared = ((to - depth) as u32) * BLOCK * 4;
+        let args = [
+            Arg::U64(roots),
+            Arg::U64(count),
+            Arg::I32(self.n as i32),
+            Arg::I32(depth as i32),
+            Arg::I32(to as i32),
+            Arg::U64(out),
+            Arg::U64(written),
+            Arg::U64(capacity),
+            Arg::U64(device.address(&self.overflow)),
+            Arg::U64(device.address(&self.totals)),
+        ];
+        // SAFETY: queens_expand(const unsigned* roots, u64 count, int n, int row, int to,
+        // unsigned* out, u64* written, u64 capacity, unsigned* overflow, u64* totals); `out`
+        // has room for `capacity` roots, and the stack needs to - row - 1 words a thread.
+        unsafe { device.launch(&function, grid_for(count, BLOCK)?, BLOCK, shared, &args) }
+    }
+
+    fn cdp(
+        &self,
+        device: &Device,
+        roots: u64,
+        count: u64,
+        depth: usize,
+        to: usize,
+        slices: u64,
+        per_block: u64,
+        launch_error: u64,
+    ) -> Result<()> {
+        let function = device.function("queens_cdp_bp")?;
+        let shared = ((to - depth) as u32) * BLOCK * 4;
+        let args = [
+            Arg::U64(roots),
+            Arg::U64(count),
+            Arg::I32(self.n as i32),
+            Arg::I32(depth as i32),
+            Arg::I32(to as i32),
+            Arg::U64(slices),
+            Arg::U64(per_block),
+            Arg::U64(device.address(&self.overflow)),
+            Arg::U64(device.address(&self.totals)),
+            Arg::I32(CDP_STREAMS as i32),
+            Arg::I32(CDP_CHILD_BLOCK as i32),
+            Arg::U64(launch_error),
+        ];
+        // SAFETY: queens_cdp_bp(const unsigned* roots, u64 count, int n, int row, int to,
+        // unsigned* slices, u64 slice_capacity, unsigned* overflow, u64* totals, int streams,
+        // int child_block, unsigned* launch_error); every block's slice of `per_block` roots
+        // lies inside `slices`.
+        unsafe { device.launch(&function, grid_for(count, BLOCK)?, BLOCK, shared, &args) }
+    }
+
+    fn check(&self, device: &Device) -> Result<()> {
+        if device.download(&self.overflow)?[0] != 0 {
+            return Err(Error::Gpu("a survivor buffer overflowed".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Blocks of `block` threads for `count` threads.
+pub(crate) fn grid_for(count: u64, block: u32) -> Result<u32> {
+    u32::try_from(count.div_ceil(u64::from(block)))
+        .map_err(|_| Error::InvalidInput(format!("{count} roots are too many for one launch")))
+}
+
+/// Counts the nodes and solutions of the permutation search for `n` queens with the GPU
+/// strategy `strategy`.
+pub fn count_gpu(
+    n: usize,
+    strategy: Strategy,
+    params: &GpuParams,
+    progress: &Progress,
+) -> Result<(PermQueensCount, GpuRun)> {
+    if !(1..=MAX_N).contains(&n) {
+        return Err(Error::InvalidInput(format!(
+            "board size {n} is out of range: N must be between 1 and {MAX_N}"
+        )));
+    }
+    let device = open_for(strategy, &PERM_KERNELS)?;
+    let started = Instant::now();
+    let depths = resolve_depths(strategy, params, 0, n - 1, || automatic_depth(n));
+    let (roots, above) = frontier(n, depths.d_cpu);
+    let host_seconds = started.elapsed().as_secs_f64();
+    let kernels = QueensKernels {
+        n,
+        totals: device.zeros::<u64>(2)?,
+        overflow: device.zeros::<u32>(1)?,
+    };
+    let root_count = (roots.len() / WORDS) as u64;
+    progress.set_total(root_count);
+    let device_started = Instant::now();
+    let launched = engine::run(&kernels, &device, strategy, depths, &roots, progress)?;
+    let totals = device.download(&kernels.totals)?;
+    let device_seconds = device_started.elapsed().as_secs_f64();
+    let nodes = above
+        .checked_add(totals[0])
+        .ok_or_else(|| Error::Overflow("the node count exceeds 64 bits".into()))?;
+    let count = PermQueensCount {
+        n,
+        nodes,
+        solutions: totals[1],
+    };
+    let run = GpuRun {
+        device: device.name().to_owned(),
+        strategy,
+        depths,
+        roots: root_count,
+        chunk: launched.chunk,
+        chunks: launched.chunks,
+        launches: launched.launches,
+        gpu_roots: launched.gpu_roots,
+        host_seconds,
+        device_seconds,
+    };
+    Ok((count, run))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_frontier_counts_the_nodes_above_the_roots() {
+        // perm-queens 8: 8, 42, 140, 344 nodes at depths 1..=4, 2056 in all, 92 solutions.
+        let (roots, above) = frontier(8, 3);
+        assert_eq!((roots.len() / WORDS, above), (140, 8 + 42 + 140));
+        assert_eq!(frontier(8, 7).1, 2056 - 92);
+        let (roots, above) = frontier(1, 0);
+        assert_eq!((roots.len() / WORDS, above), (1, 0));
+    }
+
+    #[test]
+    fn the_automatic_depth_reaches_a_million_roots() {
+        assert_eq!(automatic_depth(13), 9);
+        assert_eq!(frontier(13, 9).0.len() / WORDS, 1_086_568);
+        assert_eq!(automatic_depth(8), 7);
+        assert_eq!(automatic_depth(1), 0);
+    }
+
+    /// Without a GPU the strategies say why they cannot run; with one, they agree with the
+    /// thesis's Table 1.
+    #[test]
+    fn gpu_strategies_count_table_one_or_say_why_they_cannot() {
+        for strategy in [
+            Strategy::BpDfs,
+            Strategy::BpDfsPool,
+            Strategy::RecCdp,
+            Strategy::RecDp3,
+        ] {
+            match count_gpu(10, strategy, &GpuParams::default(), &Progress::hidden()) {
+                Ok((count, _)) => assert_eq!((count.nodes, count.solutions), (35_538, 724)),
+                Err(Error::Unavailable(why)) => println!("NOTE {}: {why}", strategy.name()),
+                Err(other) => panic!("{}: {other}", strategy.name()),
+            }
+        }
+        assert!(matches!(
+            count_gpu(
+                0,
+                Strategy::BpDfs,
+                &GpuParams::default(),
+                &Progress::hidden()
+            ),
+            Err(Error::InvalidInput(_))
+        ));
+    }
+}
