@@ -7,6 +7,8 @@
 //!   [`Gpu::load_module`], which compiles CUDA C++ with NVRTC for the device's exact
 //!   architecture and caches the CUBIN on disk ([`kernel_cache_dir`]).
 //! - [`compile_for_arch`] and [`nvrtc_status`]: compilation without a driver or GPU, for CI.
+//! - [`Gpu::load_linked_module`]: kernels that launch kernels (dynamic parallelism), compiled
+//!   with `-rdc=true` and linked with the toolkit's `libcudadevrt.a` by the driver's linker.
 //! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices.
 
 #![warn(missing_docs)]
@@ -15,6 +17,7 @@ mod cache;
 mod compile;
 mod error;
 mod gpu;
+mod link;
 mod probe;
 mod queue;
 
@@ -23,5 +26,8 @@ pub use compile::{compile_for_arch, nvrtc_status, ImageKind, KernelSource, DEFAU
 pub use cudarc;
 pub use error::GpuError;
 pub use gpu::{Gpu, ModuleStats};
+pub use link::{
+    compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
+};
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};
