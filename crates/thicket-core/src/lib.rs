@@ -1,9 +1,10 @@
 //! Shared pieces of every thicket solver: the backend choice, the error type with its exit
-//! codes, run reports and timings, progress reporting on the terminal, the benchmark harness
-//! and the run ledger.
+//! codes, run reports and timings, progress reporting on the terminal, the benchmark harness,
+//! SVG charts of its results and the run ledger.
 
 pub mod backend;
 pub mod bench;
+pub mod chart;
 pub mod error;
 pub mod ledger;
 pub mod progress;
