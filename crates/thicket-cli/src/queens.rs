@@ -7,6 +7,7 @@ use thicket_core::{Backend, Error, Progress, Result, RunInfo};
 use thicket_queens::gpu::{count_gpu, GpuCount, GpuOptions};
 use thicket_queens::reference::known_counts;
 use thicket_queens::solutions::{draw_board, first_solutions, format_solution};
+use thicket_queens::strategies::Strategy;
 use thicket_queens::{count_cpu, QueensCount};
 
 use crate::cli::QueensArgs;
@@ -20,6 +21,9 @@ pub fn run(args: &QueensArgs) -> Result<()> {
         .unwrap_or_else(default_threads);
     let started = Instant::now();
     let progress = Progress::new(0, &format!("queens {n}"), args.quiet);
+    if args.strategy != Strategy::Constellation {
+        return crate::strategies::run_queens(args, threads, started);
+    }
     if let Some(path) = &args.ledger {
         return crate::ledger::run_queens(args, path, threads, &progress);
     }
