@@ -183,37 +183,16 @@ pub fn bench(args: &BenchQueensArgs, strategies: &[Strategy]) -> Result<()> {
             };
             eprintln!("  {}", progress_line(&row));
             rows.push(row);
+            // Written after every row, so that a run stopped by a time limit keeps its results.
+            save(args, &mut rows, &sizes, &device, strategies)?;
         }
     }
-    fill_speedups(&mut rows);
-    let table = markdown(&rows, &sizes, &device, args.repeat);
     if args.json {
         let text = serde_json::to_string_pretty(&json!({"device": device, "rows": rows}))
             .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
         println!("{text}");
     } else {
-        print!("{table}");
-    }
-    if let Some(path) = &args.out {
-        std::fs::write(path, &table)?;
-    }
-    if let Some(path) = &args.csv {
-        std::fs::write(path, csv(&rows))?;
-    }
-    if let Some(path) = &args.json_out {
-        let text = serde_json::to_string_pretty(&json!({"device": device, "rows": rows}))
-            .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
-        std::fs::write(path, text)?;
-    }
-    if let Some(path) = &args.chart {
-        line_chart_svg(
-            path,
-            &format!("N-Queens kernels on {device}"),
-            "N",
-            "kernel time (s, log scale)",
-            &chart_series(&rows, strategies),
-            true,
-        )?;
+        print!("{}", markdown(&rows, &sizes, &device, args.repeat));
     }
     if rows
         .iter()
@@ -222,6 +201,40 @@ pub fn bench(args: &BenchQueensArgs, strategies: &[Strategy]) -> Result<()> {
         return Err(Error::Verification(
             "a strategy failed or its count differs from OEIS".into(),
         ));
+    }
+    Ok(())
+}
+
+/// Fills in the speed-ups and writes the files asked for (table, CSV, JSON, chart).
+fn save(
+    args: &BenchQueensArgs,
+    rows: &mut [BenchRow],
+    sizes: &[usize],
+    device: &str,
+    strategies: &[Strategy],
+) -> Result<()> {
+    fill_speedups(rows);
+    if let Some(path) = &args.out {
+        std::fs::write(path, markdown(rows, sizes, device, args.repeat))?;
+    }
+    if let Some(path) = &args.csv {
+        std::fs::write(path, csv(rows))?;
+    }
+    if let Some(path) = &args.json_out {
+        let text = serde_json::to_string_pretty(&json!({"device": device, "rows": rows}))
+            .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
+        std::fs::write(path, text)?;
+    }
+    let series = chart_series(rows, strategies);
+    if let (Some(path), false) = (&args.chart, series.is_empty()) {
+        line_chart_svg(
+            path,
+            &format!("N-Queens kernels on {device}"),
+            "N",
+            "kernel time (s, log scale)",
+            &series,
+            true,
+        )?;
     }
     Ok(())
 }
