@@ -351,11 +351,12 @@ fn fill_speedups(rows: &mut [BenchRow]) {
 fn progress_line(row: &BenchRow) -> String {
     match row.best_seconds {
         Some(best) => format!(
-            "{} n={} best {best:.4} s total {:?} {}",
+            "{} n={} best {best:.4} s total {:?} {} refused launches {}",
             row.strategy,
             row.n,
             row.total.unwrap_or_default(),
-            if row.verified { "ok" } else { "WRONG" }
+            if row.verified { "ok" } else { "WRONG" },
+            row.refused_launches
         ),
         None => format!("{} n={} {}: {}", row.strategy, row.n, row.status, row.note),
     }
