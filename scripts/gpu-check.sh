@@ -16,6 +16,14 @@
 #                                  CPU search (cost, tour and, from the optimum, node counts),
 #                                  then `thicket bench perm` for N = 13..18 and the d_cpu sweep
 #                                  3..7 of bp-dfs at N = 17, written under DIR (default: perm-out)
+#   scripts/gpu-check.sh --strategies [DIR]
+#                                  the papers' kernels (docs/reproduction.md): where libcudadevrt
+#                                  is, then `thicket bench queens --strategies all --n 8..19`
+#                                  (every total against OEIS; a strategy's larger boards are
+#                                  capped once predicted slower than $MAX_SECONDS s, default 8),
+#                                  writing table, CSV, JSON, SVG chart and log into DIR (default
+#                                  strategies-out), then the unique counts of a few strategies
+#                                  through `thicket queens --strategy`; exit 1 on any mismatch
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -24,14 +32,19 @@ multi=0
 perm=0
 out=perm-out
 devices=()
+strategies=""
 while (($# > 0)); do
     case "$1" in
+        --strategies)
+            strategies="${2:-strategies-out}"
+            [[ $# -gt 1 ]] && shift
+            ;;
         --bench) bench=1 ;;
         --multi) multi=1 ;;
         --perm) perm=1 ;;
         --out) out="$2"; shift ;;
         --devices) devices=(--devices "$2"); shift ;;
-        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -145,6 +158,31 @@ if [[ $perm == 1 ]]; then
         failures=$((failures + 1))
     if ((failures > 0)); then
         echo "gpu-check --perm: $failures check(s) failed" >&2
+        exit 1
+    fi
+    exit 0
+fi
+
+# The papers' kernels: one bench process (its log survives a timeout), then the unique counts.
+if [[ -n $strategies ]]; then
+    mkdir -p "$strategies"
+    echo "libcudadevrt.a candidates present:"
+    ls -l /usr/local/cuda/lib64/libcudadevrt.a /usr/local/cuda*/targets/x86_64-linux/lib/libcudadevrt.a \
+        /usr/lib/x86_64-linux-gnu/libcudadevrt.a 2>/dev/null || echo "  none in the usual places"
+    timeout "${BENCH_TIMEOUT:-230}" "$bin" bench queens --strategies all --n 8..19 --repeat "${REPEAT:-1}" \
+        --max-seconds "${MAX_SECONDS:-8}" --out "$strategies/strategies.md" --csv "$strategies/strategies.csv" \
+        --json-out "$strategies/strategies.json" --chart "$strategies/strategies.svg" \
+        2> >(tee "$strategies/strategies.log" >&2) || failures=$((failures + 1))
+    echo
+    printf '| %-13s | %3s | %15s | %13s | %9s | %3s |\n' strategy N total unique seconds ok
+    printf '|---|---:|---:|---:|---:|---|\n'
+    for s in naive irrc pool-global feinbube dp1 dp2 dp3 dp-swap; do
+        read -r total unique seconds _ ok < <(run_one 12 --backend cuda --strategy "$s") || true
+        [[ "${ok:-no}" == yes ]] || failures=$((failures + 1))
+        printf '| %-13s | %3s | %15s | %13s | %9s | %3s |\n' "$s" 12 "$total" "$unique" "$seconds" "${ok:-no}"
+    done
+    if ((failures > 0)); then
+        echo "gpu-check: $failures strategy check(s) failed or disagreed with OEIS" >&2
         exit 1
     fi
     exit 0

@@ -14,6 +14,9 @@ const BASELINE: &str = "baseline-mirror";
 
 /// Runs the benchmark and prints (and optionally writes) the table.
 pub fn run_queens(args: &BenchQueensArgs) -> Result<()> {
+    if let Some(strategies) = &args.strategies {
+        return crate::strategies::bench(args, &strategies.0);
+    }
     let mut rows: Vec<Measurement> = Vec::new();
     for &n in &args.n.0 {
         let reference = known_counts(n);

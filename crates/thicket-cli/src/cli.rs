@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use thicket_core::Backend;
+use thicket_queens::strategies::{Params, Strategy};
 
 /// thicket solves irregular workloads (N-Queens today; permutation search, graphs, lattices
 /// and swarms next) on NVIDIA GPUs and multi-core CPUs, and checks every answer.
@@ -249,6 +250,50 @@ pub struct QueensArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// The GPU algorithm: thicket's `constellation` kernel, or one of the papers' kernels that
+    /// docs/reproduction.md compares (Zhang 2011, Feinbube 2010, Plauth 2016); those run on the
+    /// GPU only and read --depth as the rows the host places.
+    #[arg(long, value_enum, default_value_t = Strategy::Constellation)]
+    pub strategy: Strategy,
+    /// The papers' parameters.
+    #[command(flatten)]
+    pub paper: PaperArgs,
+}
+
+/// The papers' tuning parameters for `--strategy` (defaults: the papers', see
+/// docs/reproduction.md).
+#[derive(Debug, Args, Clone, Copy)]
+pub struct PaperArgs {
+    /// Threads per block (default 64 for Zhang's kernels, 128 for feinbube, 256 for the DP ones).
+    #[arg(long)]
+    pub block_size: Option<u32>,
+    /// Jobs per pool of pool-block and pool-global (default 256).
+    #[arg(long)]
+    pub pool_size: Option<u32>,
+    /// Rows per grid or thread of the DP kernels: dp1's z (3), dp2's and dp-swap's static
+    /// depth (4), dp3's initial depth (2).
+    #[arg(long)]
+    pub search_depth: Option<u32>,
+    /// dp3's factor on the search depth per child generation (default 2, doubling).
+    #[arg(long)]
+    pub growth: Option<u32>,
+    /// Shared memory bytes that bound dp3's depth and dp-swap's buffer (default 49152, GK110).
+    #[arg(long)]
+    pub shared_limit: Option<u32>,
+}
+
+impl PaperArgs {
+    /// The parameters with the host's rows.
+    pub fn params(&self, depth: Option<u32>) -> Params {
+        Params {
+            block_size: self.block_size,
+            depth: depth.map(|d| d as usize),
+            pool_size: self.pool_size,
+            search_depth: self.search_depth,
+            growth: self.growth,
+            shared_limit: self.shared_limit,
+        }
+    }
 }
 
 /// Options of `thicket devices`.
@@ -321,6 +366,56 @@ pub struct BenchQueensArgs {
     /// Print JSON instead of Markdown.
     #[arg(long)]
     pub json: bool,
+    /// Time GPU strategies instead of the CPU counter: `all` or a list such as
+    /// `naive,pool-global`; every count is checked against OEIS.
+    #[arg(long, value_name = "LIST|all", value_parser = parse_strategies)]
+    pub strategies: Option<StrategyList>,
+    /// With --strategies: also write the results as CSV to this file.
+    #[arg(long, value_name = "FILE", requires = "strategies")]
+    pub csv: Option<std::path::PathBuf>,
+    /// With --strategies: also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE", requires = "strategies")]
+    pub json_out: Option<std::path::PathBuf>,
+    /// With --strategies: also draw kernel time against N per strategy (log scale) as SVG.
+    #[arg(long, value_name = "FILE", requires = "strategies")]
+    pub chart: Option<std::path::PathBuf>,
+    /// With --strategies: skip a strategy's larger boards once its next run is predicted
+    /// (from its last two) to take longer than this many seconds.
+    #[arg(long, default_value_t = 60.0, requires = "strategies")]
+    pub max_seconds: f64,
+    /// With --strategies: the GPU to run on.
+    #[arg(long, default_value_t = 0, requires = "strategies")]
+    pub device: usize,
+    /// With --strategies: rows the host places (default: each strategy's).
+    #[arg(long, requires = "strategies")]
+    pub depth: Option<u32>,
+    /// The papers' parameters.
+    #[command(flatten)]
+    pub paper: PaperArgs,
+}
+
+/// Strategies given on the command line.
+#[derive(Debug, Clone)]
+pub struct StrategyList(pub Vec<Strategy>);
+
+/// Parses `all` or a comma-separated list of strategy names.
+fn parse_strategies(text: &str) -> Result<StrategyList, String> {
+    use clap::ValueEnum;
+    if text.trim() == "all" {
+        return Ok(StrategyList(Strategy::ALL.to_vec()));
+    }
+    text.split(',')
+        .map(|name| {
+            Strategy::from_str(name.trim(), true).map_err(|_| {
+                let known: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+                format!(
+                    "unknown strategy '{name}' (known: all, {})",
+                    known.join(", ")
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(StrategyList)
 }
 
 /// Parses a list or range of search depths 0..=32.
@@ -422,6 +517,19 @@ mod tests {
         assert_eq!(parse_depths("3..7").unwrap().0, vec![3, 4, 5, 6, 7]);
         assert_eq!(parse_depths("0,4").unwrap().0, vec![0, 4]);
         assert!(parse_depths("5..33").is_err());
+    }
+
+    #[test]
+    fn strategies_parse_as_all_or_a_list() {
+        assert_eq!(
+            parse_strategies("all").unwrap().0.len(),
+            Strategy::ALL.len()
+        );
+        assert_eq!(
+            parse_strategies("naive,dp-swap").unwrap().0,
+            vec![Strategy::Naive, Strategy::DpSwap]
+        );
+        assert!(parse_strategies("naive,warp").is_err());
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod devices;
 mod ledger;
 mod perm;
 mod queens;
+mod strategies;
 
 use std::process::ExitCode;
 

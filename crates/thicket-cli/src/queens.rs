@@ -7,6 +7,7 @@ use thicket_core::{Backend, Error, Progress, Result, RunInfo};
 use thicket_queens::gpu::{count_gpu, GpuCount, GpuOptions};
 use thicket_queens::reference::known_counts;
 use thicket_queens::solutions::{draw_board, first_solutions, format_solution};
+use thicket_queens::strategies::Strategy;
 use thicket_queens::{count_cpu, QueensCount};
 
 use crate::cli::QueensArgs;
@@ -19,6 +20,15 @@ pub fn run(args: &QueensArgs) -> Result<()> {
         .map(|t| t as usize)
         .unwrap_or_else(default_threads);
     let progress = Progress::new(0, &format!("queens {n}"), args.quiet);
+    if args.strategy != Strategy::Constellation {
+        if args.mpi || args.ledger.is_some() {
+            return Err(Error::InvalidInput(
+                "--strategy runs the papers' kernels in one process: leave out --ledger and --mpi"
+                    .into(),
+            ));
+        }
+        return crate::strategies::run_queens(args, threads, Instant::now());
+    }
     if args.mpi {
         return crate::cluster::run_queens(args, threads, &progress);
     }

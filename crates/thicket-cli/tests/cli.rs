@@ -214,3 +214,36 @@ fn gpu_permutation_strategies_fail_with_one_line_without_a_gpu() {
         }
     }
 }
+
+#[test]
+fn paper_strategies_refuse_the_cpu_and_bad_parameters() {
+    let cpu = thicket(&["queens", "12", "--strategy", "naive", "--backend", "cpu"]);
+    assert_eq!(cpu.status.code(), Some(2), "{}", stderr(&cpu));
+    assert!(stderr(&cpu).contains("--backend cuda"), "{}", stderr(&cpu));
+    let unknown = thicket(&["queens", "12", "--strategy", "warp-drive"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let list = thicket(&["bench", "queens", "--strategies", "naive,nope"]);
+    assert_eq!(list.status.code(), Some(2));
+    assert!(
+        stderr(&list).contains("unknown strategy"),
+        "{}",
+        stderr(&list)
+    );
+}
+
+#[test]
+fn paper_strategies_without_gpu_fail_with_one_line() {
+    if gpu_present("paper_strategies_without_gpu_fail_with_one_line") {
+        return;
+    }
+    for args in [
+        &["queens", "10", "--strategy", "dp3", "--backend", "cuda"][..],
+        &["bench", "queens", "--strategies", "all", "--n", "8"],
+    ] {
+        let output = thicket(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let message = stderr(&output);
+        assert_eq!(message.trim().lines().count(), 1, "{message}");
+        assert!(message.contains("unavailable"), "{message}");
+    }
+}

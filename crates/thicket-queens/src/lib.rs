@@ -1,6 +1,7 @@
 //! N-Queens counting. The CPU solver searches the inner rows of canonical border
 //! constellations under the full 8-fold board symmetry; the baseline and the brute-force
-//! verifier are independent references.
+//! verifier are independent references. [`strategies`] reproduces the GPU kernels of three
+//! papers for comparison.
 
 pub mod baseline;
 pub mod brute;
@@ -14,6 +15,7 @@ pub mod reference;
 pub mod rotations;
 pub mod search;
 pub mod solutions;
+pub mod strategies;
 pub mod symmetry;
 
 pub use count::{validate_n, QueensCount};

@@ -1,0 +1,352 @@
+// The dynamic-parallelism N-Queens kernels of Plauth, Feinbube, Schlegel and Polze, "A
+// Performance Evaluation of Dynamic Parallelism for Fine-Grained, Irregular Workloads" (2016),
+// with the CUDA 12+ device runtime: children go to the fire-and-forget stream (the paper made a
+// non-blocking stream per launch; device-side stream creation and synchronisation are gone),
+// and nobody waits on the device: the host waits for the whole tree of grids, which is complete
+// only when every descendant is.
+//
+// Where the device runtime refuses a launch (pending-launch buffer full, nesting deeper than the
+// hardware's 24 levels) or device malloc fails, the thread that wanted the child counts that
+// subtree itself and bumps stats[0]: the count stays exact and the refusal is reported. Every
+// solution found is added to *result (as the paper's kernels do, before the host's mirror x2).
+
+struct Config {     // boardConfig_t: the masks of the next row to fill, and its index
+    unsigned col;
+    unsigned pos;   // left-going diagonals (shifted left row by row)
+    unsigned neg;   // right-going diagonals
+    unsigned row;
+};
+
+struct Entry {      // DP-SWAP's boardConfigEx_t: a Config and the positions still to try in it
+    Config config;
+    unsigned avail;
+};
+
+__device__ unsigned board_mask(unsigned n) { return n == 32u ? 0xffffffffu : (1u << n) - 1u; }
+
+__device__ unsigned free_of(const Config &c, unsigned mask) {
+    return mask & ~(c.col | c.pos | c.neg);
+}
+
+__device__ Config place(const Config &c, unsigned bit, unsigned mask) {
+    Config next;
+    next.col = c.col | bit;
+    next.pos = ((c.pos | bit) << 1) & mask;
+    next.neg = (c.neg | bit) >> 1;
+    next.row = c.row + 1u;
+    return next;
+}
+
+// The fallback for a refused launch: every solution below `start`, trying only `avail` in its
+// row, by a plain depth-first search on a local stack.
+__device__ unsigned long long count_below(Config start, unsigned avail, unsigned n) {
+    unsigned mask = board_mask(n);
+    if (start.row >= n) return 1;
+    Config stack[32];
+    unsigned open_stack[32];
+    int top = 0;
+    stack[0] = start;
+    open_stack[0] = avail;
+    unsigned long long solutions = 0;
+    while (top >= 0) {
+        unsigned open = open_stack[top];
+        if (open == 0) {
+            --top;
+            continue;
+        }
+        unsigned bit = open & (0u - open);
+        open_stack[top] = open ^ bit;
+        if (stack[top].row == n - 1u) {
+            solutions++;
+            continue;
+        }
+        Config next = place(stack[top], bit, mask);
+        ++top;
+        stack[top] = next;
+        open_stack[top] = free_of(next, mask);
+    }
+    return solutions;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sec. 3.1, Listing 1, Fig. 6 (DP-1, thread swarming): a grid of n^z threads; thread i reads
+// its z positions as the base-n digits of i and tries to place them in the next z rows; a
+// thread whose queens all fit launches the same grid below its board.
+
+extern "C" __global__ void dp1_swarm(Config config, unsigned z, unsigned thread_count, unsigned n,
+                                     unsigned long long *result, unsigned long long *stats) {
+    unsigned index = blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= thread_count) return;
+    unsigned mask = board_mask(n);
+    for (unsigned r = 0; r < z; ++r) {
+        unsigned bit = 1u << (index % n);
+        if ((config.col | config.pos | config.neg) & bit) return;
+        config = place(config, bit, mask);
+        index /= n;
+        if (config.row == n) {
+            // Only the thread whose unused digits are zero counts the board, once.
+            if (index == 0) atomicAdd(result, 1ull);
+            return;
+        }
+    }
+    unsigned blocks = (thread_count + blockDim.x - 1u) / blockDim.x;
+    dp1_swarm<<<blocks, blockDim.x, 0, cudaStreamFireAndForget>>>(config, z, thread_count, n,
+                                                                   result, stats);
+    if (cudaGetLastError() != cudaSuccess) {
+        atomicAdd(result, count_below(config, free_of(config, mask), n));
+        atomicAdd(&stats[0], 1ull);
+    }
+}
+
+// The host's initial grid of DP-1: one swarm below each precalculated board.
+extern "C" __global__ void dp1_root(const Config *configs, unsigned count, unsigned z,
+                                    unsigned thread_count, unsigned block, unsigned n,
+                                    unsigned long long *result, unsigned long long *stats) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    unsigned blocks = (thread_count + block - 1u) / block;
+    dp1_swarm<<<blocks, block, 0, cudaStreamFireAndForget>>>(configs[i], z, thread_count, n,
+                                                             result, stats);
+    if (cudaGetLastError() != cudaSuccess) {
+        Config c = configs[i];
+        atomicAdd(result, count_below(c, free_of(c, board_mask(n)), n));
+        atomicAdd(&stats[0], 1ull);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sec. 3.2-3.3, Listings 2-3, Fig. 7 (DP-2 and DP-3, condensed kernels): each thread searches
+// `depth` rows below its configuration with a stack in shared memory, keeps the boards it
+// reaches at that depth in blocks of blockDim configurations (device malloc, the paper's
+// per-block memory scheme), and launches one child grid over them when its subtree is done.
+// The child open_stacks the blocks (each block its own, the last one the index). DP-3 passes
+// min(depth * growth, max_depth) to the child (`growth` = 1 is DP-2's static depth).
+
+// Room for the pointers to a thread's blocks of child configurations, grown by doubling.
+struct ChildList {
+    Config **blocks;
+    unsigned capacity;  // pointers
+    unsigned count;     // configurations
+};
+
+__device__ bool child_push(ChildList &list, const Config &c) {
+    unsigned per_block = blockDim.x;
+    unsigned block = list.count / per_block;
+    if (list.count % per_block == 0) {
+        if (block == list.capacity) {
+            unsigned capacity = list.capacity ? 2u * list.capacity : 4u;
+            Config **grown = (Config **)malloc(sizeof(Config *) * capacity);
+            if (!grown) return false;
+            for (unsigned i = 0; i < list.capacity; ++i) grown[i] = list.blocks[i];
+            if (list.blocks) free(list.blocks);
+            list.blocks = grown;
+            list.capacity = capacity;
+        }
+        Config *fresh = (Config *)malloc(sizeof(Config) * per_block);
+        if (!fresh) return false;
+        list.blocks[block] = fresh;
+    }
+    list.blocks[block][list.count % per_block] = c;
+    list.count++;
+    return true;
+}
+
+// Counts every configuration of `list` in this thread and open_stacks the list.
+__device__ unsigned long long child_count_here(ChildList &list, unsigned n) {
+    unsigned long long solutions = 0;
+    unsigned mask = board_mask(n);
+    for (unsigned i = 0; i < list.count; ++i) {
+        Config c = list.blocks[i / blockDim.x][i % blockDim.x];
+        solutions += count_below(c, free_of(c, mask), n);
+    }
+    for (unsigned b = 0; b * blockDim.x < list.count; ++b) free(list.blocks[b]);
+    free(list.blocks);
+    return solutions;
+}
+
+extern "C" __global__ void dp_condensed(Config **config_blocks, unsigned depth,
+                                        unsigned thread_count, unsigned free_memory,
+                                        unsigned *free_counter, unsigned growth,
+                                        unsigned max_depth, unsigned n,
+                                        unsigned long long *result, unsigned long long *stats) {
+    extern __shared__ unsigned char condensed_shared[];
+    unsigned me = blockIdx.x * blockDim.x + threadIdx.x;
+    bool active = me < thread_count;
+    Config *configs = (Config *)condensed_shared;
+    unsigned *open_stacks = (unsigned *)(configs + (depth + 1u) * blockDim.x);
+    Config *stack = configs + threadIdx.x * (depth + 1u);
+    unsigned *open_stack = open_stacks + threadIdx.x * (depth + 1u);
+    Config *mine = config_blocks[blockIdx.x];
+    if (active) stack[0] = mine[threadIdx.x];
+    __syncthreads();
+    if (free_memory && threadIdx.x == 0) {
+        free(mine);
+        if (atomicAdd(free_counter, 1u) == gridDim.x - 1u) {
+            free(config_blocks);
+            free(free_counter);
+        }
+    }
+    if (!active) return;
+
+    unsigned mask = board_mask(n);
+    unsigned long long solutions = 0;
+    unsigned long long refused = 0;
+    ChildList children = {0, 0, 0};
+    unsigned open = free_of(stack[0], mask);
+    int top = 0;
+    for (;;) {
+        if (open == 0) {
+            if (--top < 0) break;
+            open = open_stack[top];
+            continue;
+        }
+        unsigned lsb = open & (0u - open);
+        open &= ~lsb;
+        if (stack[top].row < n - 1u) {
+            if ((unsigned)top == depth) {
+                // The end of this thread's subtree: the board goes to the child grid.
+                if (!child_push(children, stack[top])) {
+                    solutions += count_below(stack[top], open | lsb, n);
+                    refused++;
+                }
+                open = open_stack[--top];
+                continue;
+            }
+            open_stack[top] = open;
+            stack[top + 1] = place(stack[top], lsb, mask);
+            ++top;
+            open = free_of(stack[top], mask);
+        } else {
+            solutions++;  // the last row: its one open position completes a board
+        }
+    }
+    if (children.count > 0) {
+        unsigned *counter = (unsigned *)malloc(sizeof(unsigned));
+        unsigned child_depth = min(depth * growth, max_depth);
+        unsigned blocks = (children.count + blockDim.x - 1u) / blockDim.x;
+        size_t shared = (sizeof(Config) + sizeof(unsigned)) * (child_depth + 1u) * blockDim.x;
+        bool launched = false;
+        if (counter) {
+            *counter = 0;
+            dp_condensed<<<blocks, blockDim.x, shared, cudaStreamFireAndForget>>>(
+                children.blocks, child_depth, children.count, 1u, counter, growth, max_depth, n,
+                result, stats);
+            launched = cudaGetLastError() == cudaSuccess;
+            if (!launched) free(counter);
+        }
+        if (!launched) {
+            solutions += child_count_here(children, n);
+            refused++;
+        }
+    }
+    if (solutions) atomicAdd(result, solutions);
+    if (refused) atomicAdd(&stats[0], refused);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sec. 3.4, Listings 4-6 (DP-SWAP, shared-memory swapping): the threads of a block put the
+// boards they reach at `depth` into one shared buffer; once it fills past the threshold, every
+// thread stops and swaps its whole stack (each level with the positions it has not tried yet)
+// into the buffer, so nothing is lost. Then the block copies the buffer to global memory and
+// thread 0 launches one child grid over it, with the same static depth. The buffer is what is
+// left of `shared_limit` bytes after the stacks.
+
+struct SwapHeader {
+    unsigned blocks_left;  // child blocks still to read the entries; the last one open_stacks them
+    unsigned pad[3];
+};
+
+extern "C" __global__ void dp_swap(SwapHeader *header, const Entry *entries, unsigned count,
+                                   unsigned depth, unsigned volume, unsigned threshold,
+                                   unsigned n, unsigned long long *result,
+                                   unsigned long long *stats) {
+    extern __shared__ unsigned char swap_shared[];
+    __shared__ unsigned child_count;
+    __shared__ int fallback;
+    __shared__ Entry *copied;
+    __shared__ SwapHeader *child_header;
+    Entry *stacks = (Entry *)swap_shared;
+    Entry *buffer = stacks + depth * blockDim.x;
+    Entry *stack = stacks + threadIdx.x * depth;
+    unsigned me = blockIdx.x * blockDim.x + threadIdx.x;
+    bool active = me < count;
+    if (threadIdx.x == 0) {
+        child_count = 0;
+        fallback = 0;
+    }
+    if (active) stack[0] = entries[me];
+    __syncthreads();
+    if (header && threadIdx.x == 0 && atomicSub(&header->blocks_left, 1u) == 1u) free(header);
+
+    unsigned mask = board_mask(n);
+    unsigned long long solutions = 0;
+    int top = active ? 0 : -1;
+    while (top >= 0) {
+        if (*(volatile unsigned *)&child_count > threshold) {
+            // Swap: save every level with what it has left to try, then stop.
+            for (; top >= 0; --top) {
+                if (stack[top].avail) buffer[atomicAdd(&child_count, 1u)] = stack[top];
+            }
+            break;
+        }
+        unsigned open = stack[top].avail;
+        if (open == 0) {
+            --top;
+            continue;
+        }
+        unsigned lsb = open & (0u - open);
+        stack[top].avail = open ^ lsb;
+        if (stack[top].config.row == n - 1u) {
+            solutions++;
+            continue;
+        }
+        Config next = place(stack[top].config, lsb, mask);
+        unsigned next_free = free_of(next, mask);
+        if (next_free == 0) continue;
+        if ((unsigned)top + 1u == depth) {
+            Entry child = {next, next_free};
+            buffer[atomicAdd(&child_count, 1u)] = child;
+            continue;
+        }
+        ++top;
+        stack[top].config = next;
+        stack[top].avail = next_free;
+    }
+    __syncthreads();
+    unsigned total = child_count;
+    if (total > volume) {  // cannot happen with threshold <= volume - (depth + 1) * blockDim
+        if (threadIdx.x == 0) atomicAdd(&stats[1], 1ull);
+        total = volume;
+    }
+    if (total > 0) {
+        if (threadIdx.x == 0) {
+            char *memory = (char *)malloc(sizeof(SwapHeader) + sizeof(Entry) * total);
+            child_header = (SwapHeader *)memory;
+            copied = memory ? (Entry *)(memory + sizeof(SwapHeader)) : 0;
+            if (!memory) fallback = 1;
+        }
+        __syncthreads();
+        if (fallback) {
+            for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
+                solutions += count_below(buffer[i].config, buffer[i].avail, n);
+            if (threadIdx.x == 0) atomicAdd(&stats[0], 1ull);
+        } else {
+            for (unsigned i = threadIdx.x; i < total; i += blockDim.x) copied[i] = buffer[i];
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                unsigned blocks = (total + blockDim.x - 1u) / blockDim.x;
+                child_header->blocks_left = blocks;
+                size_t shared = sizeof(Entry) * (depth * blockDim.x + volume);
+                dp_swap<<<blocks, blockDim.x, shared, cudaStreamFireAndForget>>>(
+                    child_header, copied, total, depth, volume, threshold, n, result, stats);
+                if (cudaGetLastError() != cudaSuccess) {
+                    for (unsigned i = 0; i < total; ++i)
+                        solutions += count_below(copied[i].config, copied[i].avail, n);
+                    free(child_header);
+                    atomicAdd(&stats[0], 1ull);
+                }
+            }
+        }
+    }
+    if (solutions) atomicAdd(result, solutions);
+}

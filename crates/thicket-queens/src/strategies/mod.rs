@@ -1,0 +1,428 @@
+//! The GPU N-Queens kernels of three papers, reproduced so that thicket can compare them with
+//! its own constellation kernel (`thicket queens N --strategy S`, `thicket bench queens
+//! --strategies all`):
+//!
+//! - Zhang, Shu and Wu 2011 ([`zhang`]): `naive`, `l1`, `shared`, `shared-nbc`, `irrc`,
+//!   `pool-block`, `pool-global`;
+//! - Feinbube et al. 2010 ([`feinbube`]): `feinbube`;
+//! - Plauth et al. 2016 ([`plauth`]), with CUDA dynamic parallelism: `dp1`, `dp2`, `dp3`,
+//!   `dp-swap`.
+//!
+//! They are the papers' algorithms: plain row-by-row bitboard backtracking under the mirror
+//! symmetry, on subproblems the host generates ([`jobs`]). They count the total (OEIS
+//! A000170); the unique count comes from the CPU by Burnside's lemma ([`with_unique`]).
+
+pub mod feinbube;
+pub mod jobs;
+pub mod plauth;
+pub mod zhang;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use thicket_core::{Error, Result};
+use thicket_gpu::cudarc::driver::CudaModule;
+use thicket_gpu::{Gpu, GpuError};
+
+use crate::count::QueensCount;
+use crate::rotations::{count_fixed, unique_from_total, Turn};
+
+/// How `thicket queens --backend cuda` counts: thicket's own kernel or one of the papers'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// thicket's constellation kernel (the default; not a paper's).
+    Constellation,
+    /// Zhang et al. Sec. 3, Fig. 1, Table 1: per-thread workspace in global memory.
+    Naive,
+    /// Zhang et al. Sec. 4.1, Table 2: `naive` with the L1 cache preferred over shared memory.
+    L1,
+    /// Zhang et al. Sec. 4.1, Table 3: the workspace in shared memory, bank-conflicting layout.
+    Shared,
+    /// Zhang et al. Sec. 4.1, Table 4: the shared workspace transposed, free of bank conflicts.
+    SharedNbc,
+    /// Zhang et al. Sec. 4.2, Fig. 3, Table 5: the low-divergence loop with the tail check.
+    Irrc,
+    /// Zhang et al. Sec. 4.3, Figs. 4-5, Table 7: a job pool per block (`--pool-size`).
+    PoolBlock,
+    /// Zhang et al. Sec. 4.3, Table 8: one monolithic job pool for all blocks.
+    PoolGlobal,
+    /// Feinbube et al. 2010, steps 1-4: Somers' stack search from precalculated settings, all
+    /// state in one shared block sized by board size minus depth.
+    Feinbube,
+    /// Plauth et al. Sec. 3.1, Listing 1: thread swarming, n^z threads a grid (dynamic
+    /// parallelism).
+    Dp1,
+    /// Plauth et al. Sec. 3.2, Listing 2: condensed kernel, static search depth.
+    Dp2,
+    /// Plauth et al. Sec. 3.3, Listing 3: condensed kernel, search depth growing per generation.
+    Dp3,
+    /// Plauth et al. Sec. 3.4, Listings 4-6: shared-memory swapping, one child grid a block.
+    DpSwap,
+}
+
+impl Strategy {
+    /// Every strategy, thicket's first, in the papers' order.
+    pub const ALL: [Strategy; 13] = [
+        Strategy::Constellation,
+        Strategy::Naive,
+        Strategy::L1,
+        Strategy::Shared,
+        Strategy::SharedNbc,
+        Strategy::Irrc,
+        Strategy::PoolBlock,
+        Strategy::PoolGlobal,
+        Strategy::Feinbube,
+        Strategy::Dp1,
+        Strategy::Dp2,
+        Strategy::Dp3,
+        Strategy::DpSwap,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Constellation => "constellation",
+            Strategy::Naive => "naive",
+            Strategy::L1 => "l1",
+            Strategy::Shared => "shared",
+            Strategy::SharedNbc => "shared-nbc",
+            Strategy::Irrc => "irrc",
+            Strategy::PoolBlock => "pool-block",
+            Strategy::PoolGlobal => "pool-global",
+            Strategy::Feinbube => "feinbube",
+            Strategy::Dp1 => "dp1",
+            Strategy::Dp2 => "dp2",
+            Strategy::Dp3 => "dp3",
+            Strategy::DpSwap => "dp-swap",
+        }
+    }
+
+    /// The paper and section the strategy reproduces.
+    pub fn source(self) -> &'static str {
+        match self {
+            Strategy::Constellation => "thicket",
+            Strategy::Naive => "Zhang 2011, Fig. 1 / Table 1",
+            Strategy::L1 => "Zhang 2011, Table 2",
+            Strategy::Shared => "Zhang 2011, Table 3",
+            Strategy::SharedNbc => "Zhang 2011, Table 4",
+            Strategy::Irrc => "Zhang 2011, Fig. 3 / Table 5",
+            Strategy::PoolBlock => "Zhang 2011, Fig. 5 / Table 7",
+            Strategy::PoolGlobal => "Zhang 2011, Table 8",
+            Strategy::Feinbube => "Feinbube 2010, steps 1-4",
+            Strategy::Dp1 => "Plauth 2016, Sec. 3.1",
+            Strategy::Dp2 => "Plauth 2016, Sec. 3.2",
+            Strategy::Dp3 => "Plauth 2016, Sec. 3.3",
+            Strategy::DpSwap => "Plauth 2016, Sec. 3.4",
+        }
+    }
+}
+
+/// The papers' tuning parameters; `None` takes the strategy's default (see each field).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Params {
+    /// Threads per block: 64 for Zhang's kernels (unstated in the paper; its shared workspace
+    /// and Fig. 6's pools of 64 jobs need at most 64), 128 for Feinbube's (unstated), 256 for
+    /// Plauth's (their Sec. 3.3).
+    pub block_size: Option<u32>,
+    /// Rows placed by the host: n - 11 for Zhang's and Feinbube's kernels ([`jobs::zhang_depth`]),
+    /// 1 for Plauth's (their Table 3 starts at row 1; 2 for odd n, the mirror's middle column).
+    pub depth: Option<usize>,
+    /// Jobs per pool of `pool-block` and threads' share of `pool-global`: 256.
+    pub pool_size: Option<u32>,
+    /// Rows a DP thread or grid handles: z = 3 for `dp1` (their Sec. 4.2), 4 for `dp2` and
+    /// `dp-swap` (Table 3), the initial 2 for `dp3` (Table 3).
+    pub search_depth: Option<u32>,
+    /// `dp3`'s factor on the search depth per child generation: 2 (doubling, Sec. 3.3).
+    pub growth: Option<u32>,
+    /// Shared memory bytes that bound `dp3`'s depth and `dp-swap`'s buffer: 49,152 (GK110).
+    pub shared_limit: Option<u32>,
+}
+
+/// One strategy's count of the total.
+#[derive(Debug, Clone, Serialize)]
+pub struct StrategyRun {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Board size.
+    pub n: usize,
+    /// All solutions.
+    pub total: u128,
+    /// Subproblems the host generated (threads or jobs of the first launch).
+    pub jobs: usize,
+    /// Rows the host placed.
+    pub depth: usize,
+    /// Seconds from the first launch to the result (uploads and host work excluded, as the
+    /// papers time their kernels).
+    pub kernel_seconds: f64,
+    /// Child launches (or device allocations) the device runtime refused, whose subtrees the
+    /// parent thread then counted itself; zero for kernels without dynamic parallelism.
+    pub refused_launches: u64,
+    /// The device.
+    pub device: String,
+}
+
+/// A device with the papers' kernels loaded on first use.
+pub struct StrategyRunner {
+    gpu: Gpu,
+    modules: Vec<(&'static str, Arc<CudaModule>)>,
+    dp_limits_set: bool,
+    /// The last subproblems generated, which the next strategy on the same board reuses.
+    last_jobs: Option<Arc<jobs::Subproblems>>,
+}
+
+impl StrategyRunner {
+    /// Opens CUDA device `ordinal`; fails with [`Error::Unavailable`] when none can be used.
+    pub fn open(ordinal: usize) -> Result<StrategyRunner> {
+        thicket_gpu::probe().map_err(unavailable)?;
+        let gpu = Gpu::open(ordinal).map_err(unavailable)?;
+        Ok(StrategyRunner {
+            gpu,
+            modules: Vec::new(),
+            dp_limits_set: false,
+            last_jobs: None,
+        })
+    }
+
+    /// The device's name.
+    pub fn device_name(&self) -> &str {
+        &self.gpu.info().name
+    }
+
+    /// The device.
+    pub(crate) fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// The subproblems of `n` queens `depth` rows deep, generated once for consecutive runs.
+    pub(crate) fn jobs(&mut self, n: usize, depth: usize) -> Arc<jobs::Subproblems> {
+        match &self.last_jobs {
+            Some(jobs) if jobs.n == n && jobs.depth == depth => jobs.clone(),
+            _ => {
+                self.last_jobs = None;
+                let jobs = Arc::new(jobs::Subproblems::generate(n, depth));
+                self.last_jobs = Some(jobs.clone());
+                jobs
+            }
+        }
+    }
+
+    /// The module of `source`, compiled (or linked, for dynamic parallelism) on first use.
+    pub(crate) fn module(
+        &mut self,
+        source: &thicket_gpu::KernelSource,
+        linked: bool,
+    ) -> Result<Arc<CudaModule>> {
+        if let Some((_, module)) = self.modules.iter().find(|(name, _)| *name == source.name) {
+            return Ok(module.clone());
+        }
+        let loaded = if linked {
+            self.gpu.load_linked_module(source, &[])
+        } else {
+            self.gpu.load_module_with_stats(source, &[])
+        };
+        let (module, _) = loaded.map_err(unavailable)?;
+        self.modules.push((source.name, module.clone()));
+        Ok(module)
+    }
+
+    /// Raises the device runtime's limits once per context, before the first launch that
+    /// allocates on the device: the malloc heap and the pending-launch buffer.
+    pub(crate) fn ensure_dp_limits(&mut self) -> Result<()> {
+        use thicket_gpu::cudarc::driver::sys::CUlimit;
+        if !self.dp_limits_set {
+            let context = self.gpu.context();
+            context
+                .set_limit(
+                    CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE,
+                    plauth::MALLOC_HEAP_BYTES,
+                )
+                .map_err(|e| gpu_error(GpuError::driver("cuCtxSetLimit(MALLOC_HEAP_SIZE)")(e)))?;
+            context
+                .set_limit(
+                    CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
+                    plauth::PENDING_LAUNCHES,
+                )
+                .map_err(|e| gpu_error(GpuError::driver("cuCtxSetLimit(PENDING_LAUNCH)")(e)))?;
+            self.dp_limits_set = true;
+        }
+        Ok(())
+    }
+
+    /// Counts all solutions of `n` queens (4 <= n <= 24) with a paper's `strategy`.
+    ///
+    /// [`Strategy::Constellation`] is not run here (it is [`crate::gpu::count_gpu`]) and is
+    /// refused as invalid input, as are parameters outside the kernels' ranges.
+    pub fn count(&mut self, strategy: Strategy, n: usize, params: &Params) -> Result<StrategyRun> {
+        if !(MIN_N..=MAX_N).contains(&n) {
+            return Err(Error::InvalidInput(format!(
+                "--strategy {} counts boards of {MIN_N} to {MAX_N} queens, not {n}",
+                strategy.name()
+            )));
+        }
+        let (total, jobs, depth, kernel_seconds, refused_launches) = match strategy {
+            Strategy::Constellation => {
+                return Err(Error::InvalidInput(
+                    "the constellation strategy is thicket's default GPU path".into(),
+                ))
+            }
+            Strategy::Naive
+            | Strategy::L1
+            | Strategy::Shared
+            | Strategy::SharedNbc
+            | Strategy::Irrc
+            | Strategy::PoolBlock
+            | Strategy::PoolGlobal => zhang::count(self, strategy, n, params)?,
+            Strategy::Feinbube => feinbube::count(self, n, params)?,
+            Strategy::Dp1 | Strategy::Dp2 | Strategy::Dp3 | Strategy::DpSwap => {
+                plauth::count(self, strategy, n, params)?
+            }
+        };
+        Ok(StrategyRun {
+            strategy,
+            n,
+            total,
+            jobs,
+            depth,
+            kernel_seconds,
+            refused_launches,
+            device: self.device_name().to_owned(),
+        })
+    }
+}
+
+/// What a strategy's count returns: (total, jobs, host depth, kernel seconds, refused launches).
+pub(crate) type Counted = (u128, usize, usize, f64, u64);
+
+/// The smallest and largest boards the papers' kernels count here (32-bit masks; beyond 24 a
+/// run would take years).
+pub const MIN_N: usize = 4;
+/// See [`MIN_N`].
+pub const MAX_N: usize = 24;
+
+/// The host's rows, checked against the board: at least 1 (2 for odd `n`), below `n`.
+pub(crate) fn host_depth(n: usize, asked: Option<usize>, default: usize) -> Result<usize> {
+    let depth = asked.unwrap_or(default);
+    let least = if n % 2 == 1 { 2 } else { 1 };
+    if depth < least || depth >= n {
+        return Err(Error::InvalidInput(format!(
+            "--depth {depth} does not fit N = {n}: it must be at least {least} and below {n}"
+        )));
+    }
+    Ok(depth)
+}
+
+/// A positive parameter or its default, refused when zero or above `max`.
+pub(crate) fn positive(name: &str, value: Option<u32>, default: u32, max: u32) -> Result<u32> {
+    let value = value.unwrap_or(default);
+    if value == 0 || value > max {
+        return Err(Error::InvalidInput(format!(
+            "{name} must be between 1 and {max}, not {value}"
+        )));
+    }
+    Ok(value)
+}
+
+/// Seconds since `started`, for kernel timings.
+pub(crate) fn seconds_since(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64()
+}
+
+/// `2 * sum` (the mirror images), checked.
+pub(crate) fn mirrored(sum: u128) -> Result<u128> {
+    sum.checked_mul(2)
+        .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))
+}
+
+/// A driver error while counting.
+pub(crate) fn gpu_error(error: GpuError) -> Error {
+    Error::Gpu(one_line(&error))
+}
+
+/// A GPU error that stops a strategy from starting.
+fn unavailable(error: GpuError) -> Error {
+    match error {
+        GpuError::Compile { .. } | GpuError::Driver { .. } => Error::Gpu(one_line(&error)),
+        other => Error::Unavailable(one_line(&other)),
+    }
+}
+
+fn one_line(error: &GpuError) -> String {
+    error
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The total of `run` with the unique count beside it, from the solutions a half or a quarter
+/// turn fixes (CPU, on the current rayon pool) by Burnside's lemma.
+pub fn with_unique(run: &StrategyRun) -> Result<QueensCount> {
+    let half = count_fixed(run.n, Turn::Half);
+    let quarter = count_fixed(run.n, Turn::Quarter);
+    Ok(QueensCount {
+        n: run.n,
+        total: run.total,
+        unique: unique_from_total(run.n, run.total, half, quarter)?,
+    })
+}
+
+/// The NVRTC checks of the kernel tests: compile for sm_90 where NVRTC is installed (CI
+/// requires it), else say that nothing was compiled.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use thicket_gpu::KernelSource;
+
+    /// Compiles `source` for sm_90 (as relocatable code when `relocatable`) and checks that the
+    /// image names `kernel`.
+    pub fn compile_or_note(source: &KernelSource, relocatable: bool, kernel: &str) {
+        if let Err(error) = thicket_gpu::nvrtc_status() {
+            if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
+                panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
+            }
+            println!(
+                "NOTE {}: libnvrtc is absent, so it was NOT compiled ({error})",
+                source.name
+            );
+            return;
+        }
+        let image = if relocatable {
+            thicket_gpu::compile_relocatable_for_arch(source, "sm_90", &[])
+        } else {
+            thicket_gpu::compile_for_arch(source, "sm_90", &[])
+        }
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(&image[..4], b"\x7fELF");
+        assert!(image.windows(kernel.len()).any(|w| w == kernel.as_bytes()));
+        if relocatable {
+            println!(
+                "{} compiled for sm_90 with -rdc=true; NOT linked (linking with libcudadevrt.a needs a GPU machine)",
+                source.name
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_strategy_is_listed() {
+        let all = Strategy::ALL;
+        for (i, a) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|b| a.name() != b.name()));
+            assert!(!a.source().is_empty());
+        }
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        assert_eq!(host_depth(16, None, 5).unwrap(), 5);
+        assert!(host_depth(15, Some(1), 1).is_err());
+        assert!(host_depth(8, Some(8), 1).is_err());
+        assert!(positive("--pool-size", Some(0), 1, 10).is_err());
+        assert_eq!(positive("--pool-size", None, 7, 10).unwrap(), 7);
+    }
+}

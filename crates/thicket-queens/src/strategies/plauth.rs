@@ -1,0 +1,292 @@
+//! Plauth, Feinbube, Schlegel and Polze 2016, "A Performance Evaluation of Dynamic Parallelism
+//! for Fine-Grained, Irregular Workloads": kernels that launch kernels (CUDA dynamic
+//! parallelism), compiled with `-rdc=true` and linked with `libcudadevrt.a` by
+//! [`thicket_gpu::Gpu::load_linked_module`] (kernels in `kernels/strategies/plauth_dp.cu`).
+//!
+//! The host places the first row (the first two for odd n, the mirror's middle column) and
+//! starts one grid; the device does the rest, and the host waits for the whole tree of grids.
+
+use std::time::Instant;
+
+use thicket_core::{Error, Result};
+use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
+use thicket_gpu::cudarc::driver::{CudaFunction, DevicePtr, LaunchConfig, PushKernelArg};
+use thicket_gpu::{GpuError, KernelSource};
+
+use super::jobs::Subproblems;
+use super::{gpu_error, host_depth, mirrored, positive, seconds_since, Counted, Params};
+use super::{Strategy, StrategyRunner};
+use crate::count::board_mask;
+
+/// The kernels of Plauth et al.
+pub const PLAUTH_KERNELS: KernelSource = KernelSource {
+    name: "strategies/plauth_dp.cu",
+    source: include_str!("../../kernels/strategies/plauth_dp.cu"),
+};
+
+/// Default threads per block (their Sec. 3.3).
+pub const BLOCK_SIZE: u32 = 256;
+/// Default rows per swarm grid of `dp1` (z, their Sec. 4.2).
+pub const SWARM_ROWS: u32 = 3;
+/// Default static search depth of `dp2` and `dp-swap` (their Table 3).
+pub const STATIC_DEPTH: u32 = 4;
+/// Default initial search depth of `dp3` (their Table 3).
+pub const INITIAL_DEPTH: u32 = 2;
+/// Default growth of `dp3`'s depth per generation (doubling, their Sec. 3.3).
+pub const GROWTH: u32 = 2;
+/// Default shared-memory bound of `dp3`'s depth and `dp-swap`'s buffer: GK110's 48 KB.
+pub const SHARED_LIMIT: u32 = 48 * 1024;
+
+/// The device malloc heap for child configurations (device default: 8 MB).
+pub const MALLOC_HEAP_BYTES: usize = 4 << 30;
+/// Launches the device runtime may hold pending (device default: 2,048); refused launches are
+/// counted by their parents instead and reported.
+pub const PENDING_LAUNCHES: usize = 1 << 17;
+
+/// Bytes of a `Config` (four words) and of an `Entry` (a `Config` and a word) on the device.
+const CONFIG_BYTES: u32 = 16;
+const ENTRY_BYTES: u32 = 20;
+
+/// The host's configurations: (columns, left, right, row) of the row below each placement.
+fn configs(n: usize, depth: usize) -> (Vec<[u32; 4]>, usize) {
+    let jobs = Subproblems::generate(n, depth);
+    let list = (0..jobs.len())
+        .map(|i| {
+            let m = jobs.masks(i);
+            [m.cols, m.left, m.right, depth as u32]
+        })
+        .collect();
+    (list, depth)
+}
+
+/// Counts the total of `n` queens with one of Plauth et al.'s kernels.
+pub(crate) fn count(
+    runner: &mut StrategyRunner,
+    strategy: Strategy,
+    n: usize,
+    params: &Params,
+) -> Result<Counted> {
+    let depth = host_depth(n, params.depth, if n % 2 == 1 { 2 } else { 1 })?;
+    let block = positive("--block-size", params.block_size, BLOCK_SIZE, 1024)?;
+    let shared_limit = positive("--shared-limit", params.shared_limit, SHARED_LIMIT, 1 << 20)?;
+    let (configs, depth) = configs(n, depth);
+    let module = runner.module(&PLAUTH_KERNELS, true)?;
+    runner.ensure_dp_limits()?;
+    let gpu = runner.gpu();
+    let stream = gpu.stream().clone();
+    let driver = |op| move |e| gpu_error(GpuError::driver(op)(e));
+    let mut result = stream.alloc_zeros::<u64>(1).map_err(driver("cuMemAlloc"))?;
+    let mut stats = stream.alloc_zeros::<u64>(2).map_err(driver("cuMemAlloc"))?;
+    let count = configs.len() as u32;
+    let n32 = n as u32;
+    let flat: Vec<u32> = configs.iter().flatten().copied().collect();
+    let config_words = stream.clone_htod(&flat).map_err(driver("cuMemcpyHtoD"))?;
+
+    let started;
+    match strategy {
+        Strategy::Dp1 => {
+            let z = positive("--search-depth", params.search_depth, SWARM_ROWS, 8)?;
+            let threads = (n as u64).pow(z);
+            let threads = u32::try_from(threads)
+                .ok()
+                .filter(|&t| t < (1 << 31))
+                .ok_or_else(|| {
+                    Error::InvalidInput(format!("N^z = {n}^{z} threads do not fit in one grid"))
+                })?;
+            let root = gpu.load_function(&module, "dp1_root").map_err(gpu_error)?;
+            let mut launch = stream.launch_builder(&root);
+            launch
+                .arg(&config_words)
+                .arg(&count)
+                .arg(&z)
+                .arg(&threads)
+                .arg(&block)
+                .arg(&n32)
+                .arg(&mut result)
+                .arg(&mut stats);
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            started = Instant::now();
+            // SAFETY: dp1_root takes (const Config*, unsigned count, unsigned z, unsigned
+            // thread_count, unsigned block, unsigned n, unsigned long long* result, unsigned
+            // long long* stats); its threads below count read one Config (four words) each.
+            unsafe { launch.launch(LaunchConfig::for_num_elems(count)) }
+                .map_err(driver("cuLaunchKernel"))?;
+        }
+        Strategy::Dp2 | Strategy::Dp3 => {
+            let (first, growth) = if strategy == Strategy::Dp2 {
+                (
+                    positive("--search-depth", params.search_depth, STATIC_DEPTH, 31)?,
+                    1,
+                )
+            } else {
+                (
+                    positive("--search-depth", params.search_depth, INITIAL_DEPTH, 31)?,
+                    positive("--growth", params.growth, GROWTH, 16)?,
+                )
+            };
+            // Their bound: shared memory / (state size * threads a block) - 1.
+            let max_depth = (shared_limit / ((CONFIG_BYTES + 4) * block)).saturating_sub(1);
+            if max_depth < first {
+                return Err(Error::InvalidInput(format!(
+                    "a search depth of {first} with {block} threads a block needs more than \
+                     --shared-limit {shared_limit} bytes"
+                )));
+            }
+            let function = gpu
+                .load_function(&module, "dp_condensed")
+                .map_err(gpu_error)?;
+            allow_shared(&function, (CONFIG_BYTES + 4) * (max_depth + 1) * block)?;
+            // The paper's per-block memory scheme: pointers to blocks of blockDim configs.
+            let (base, guard) = config_words.device_ptr(&stream);
+            let pointers: Vec<u64> = (0..count.div_ceil(block))
+                .map(|b| base + u64::from(b) * u64::from(block * CONFIG_BYTES))
+                .collect();
+            drop(guard);
+            let blocks = stream
+                .clone_htod(&pointers)
+                .map_err(driver("cuMemcpyHtoD"))?;
+            let no_counter = 0u64;
+            let keep = 0u32;
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&blocks)
+                .arg(&first)
+                .arg(&count)
+                .arg(&keep)
+                .arg(&no_counter)
+                .arg(&growth)
+                .arg(&max_depth)
+                .arg(&n32)
+                .arg(&mut result)
+                .arg(&mut stats);
+            let config = LaunchConfig {
+                grid_dim: (count.div_ceil(block), 1, 1),
+                block_dim: (block, 1, 1),
+                shared_mem_bytes: (CONFIG_BYTES + 4) * (first + 1) * block,
+            };
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            started = Instant::now();
+            // SAFETY: dp_condensed takes (Config** blocks, unsigned depth, unsigned
+            // thread_count, unsigned free_memory, unsigned* free_counter, unsigned growth,
+            // unsigned max_depth, unsigned n, unsigned long long* result, unsigned long long*
+            // stats); `blocks` points into config_words in blocks of blockDim configs, which
+            // it does not free (free_memory = 0), and its stacks use (depth + 1) * blockDim
+            // entries of the dynamic shared memory given here.
+            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+        }
+        _ => {
+            let search = positive("--search-depth", params.search_depth, STATIC_DEPTH, 31)?;
+            let stack_bytes = ENTRY_BYTES * search * block;
+            let volume = shared_limit.saturating_sub(stack_bytes) / ENTRY_BYTES;
+            let threshold = volume.saturating_sub((search + 1) * block);
+            if threshold == 0 {
+                return Err(Error::InvalidInput(format!(
+                    "--shared-limit {shared_limit} leaves no swap buffer beside the stacks of \
+                     {block} threads {search} rows deep (lower --block-size or --search-depth)"
+                )));
+            }
+            let function = gpu.load_function(&module, "dp_swap").map_err(gpu_error)?;
+            let shared = ENTRY_BYTES * (search * block + volume);
+            allow_shared(&function, shared + 64)?;
+            let mask = board_mask(n);
+            let entries: Vec<u32> = configs
+                .iter()
+                .flat_map(|c| [c[0], c[1], c[2], c[3], mask & !(c[0] | c[1] | c[2])])
+                .collect();
+            let entries = stream
+                .clone_htod(&entries)
+                .map_err(driver("cuMemcpyHtoD"))?;
+            let no_header = 0u64;
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&no_header)
+                .arg(&entries)
+                .arg(&count)
+                .arg(&search)
+                .arg(&volume)
+                .arg(&threshold)
+                .arg(&n32)
+                .arg(&mut result)
+                .arg(&mut stats);
+            let config = LaunchConfig {
+                grid_dim: (count.div_ceil(block), 1, 1),
+                block_dim: (block, 1, 1),
+                shared_mem_bytes: shared,
+            };
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            started = Instant::now();
+            // SAFETY: dp_swap takes (SwapHeader* header, const Entry* entries, unsigned count,
+            // unsigned depth, unsigned volume, unsigned threshold, unsigned n, unsigned long
+            // long* result, unsigned long long* stats); with no header it frees nothing, its
+            // threads below count read one five-word Entry each, and the stacks and the buffer
+            // of `volume` entries fill the dynamic shared memory given here.
+            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+        }
+    }
+    stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize"))?;
+    let seconds = seconds_since(started);
+    let sum = stream.clone_dtoh(&result).map_err(driver("cuMemcpyDtoH"))?[0];
+    let stats = stream.clone_dtoh(&stats).map_err(driver("cuMemcpyDtoH"))?;
+    if stats[1] != 0 {
+        return Err(Error::Verification(format!(
+            "{} dp-swap buffers overflowed: boards were lost",
+            stats[1]
+        )));
+    }
+    Ok((
+        mirrored(u128::from(sum))?,
+        configs.len(),
+        depth,
+        seconds,
+        stats[0],
+    ))
+}
+
+/// Lets `function` (and its device-side launches) take `bytes` of dynamic shared memory.
+fn allow_shared(function: &CudaFunction, bytes: u32) -> Result<()> {
+    if bytes <= 48 * 1024 - 64 {
+        return Ok(());
+    }
+    function
+        .set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            i32::try_from(bytes).unwrap_or(i32::MAX),
+        )
+        .map_err(|e| {
+            Error::InvalidInput(format!(
+                "{bytes} bytes of shared memory a block is more than the device allows (lower \
+                 --shared-limit or --block-size): {}",
+                GpuError::driver("cuFuncSetAttribute")(e)
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvrtc_compiles_the_dynamic_parallelism_kernels_for_sm_90() {
+        super::super::tests_support::compile_or_note(&PLAUTH_KERNELS, true, "dp_swap");
+    }
+
+    #[test]
+    fn host_configurations_start_below_the_first_rows() {
+        let (even, depth) = configs(12, 1);
+        assert_eq!((even.len(), depth), (6, 1));
+        assert!(even.iter().all(|c| c[3] == 1 && c[0].count_ones() == 1));
+        let (odd, _) = configs(13, 2);
+        assert!(odd.iter().all(|c| c[3] == 2 && c[0].count_ones() == 2));
+    }
+}
