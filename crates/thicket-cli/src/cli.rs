@@ -140,7 +140,7 @@ pub struct MergeArgs {
 pub struct PermSearchArgs {
     /// `serial` (one DFS on one thread), `multicore` (a serial search to a small depth, then
     /// the subtrees below on a pool of threads), or a GPU strategy of the thesis: `bp-dfs`,
-    /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction-perm.md).
+    /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction.md).
     #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
     pub strategy: thicket_perm::strategy::Strategy,
     /// CPU threads for `multicore` (default: all cores).
