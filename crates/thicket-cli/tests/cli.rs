@@ -3,14 +3,11 @@
 //! The GPU tests expect a machine without a usable GPU (CI, developer laptops) and say so
 //! instead of testing anything where one is found.
 
-use std::process::{Command, Output};
+mod common;
 
-fn thicket(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_thicket"))
-        .args(args)
-        .output()
-        .expect("the thicket binary runs")
-}
+use std::process::Output;
+
+use common::{json, thicket};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -18,10 +15,6 @@ fn stdout(output: &Output) -> String {
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_str(stdout(output).trim()).expect("one JSON object on stdout")
 }
 
 /// True when this machine has a usable GPU, in which case the no-GPU tests are skipped.

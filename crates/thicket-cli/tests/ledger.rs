@@ -1,23 +1,21 @@
 //! Ledgered runs end to end: killed at random moments and resumed, shards merged, corruption
 //! caught by `verify`.
 
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime};
 
-fn thicket(args: &[&str]) -> Output {
+use common::{json, thicket};
+
+/// Starts `thicket args` in the background with its output discarded, to be killed.
+fn spawn_silenced(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_thicket"))
         .args(args)
-        .output()
-        .expect("the thicket binary runs")
-}
-
-fn json(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(String::from_utf8_lossy(&output.stdout).trim()).expect("one JSON object")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("thicket starts")
 }
 
 /// A small xorshift generator: the kill moments differ from run to run, and the seed is
@@ -62,12 +60,7 @@ fn a_run_killed_six_times_resumes_to_the_oeis_counts() {
         "--json",
     ];
     for millis in kill_moments(6) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_thicket"))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("thicket starts");
+        let mut child = spawn_silenced(&args);
         std::thread::sleep(Duration::from_millis(millis));
         // SIGKILL: no chance to clean up.
         child.kill().expect("the run can be killed");
@@ -229,12 +222,7 @@ fn an_atsp_run_killed_four_times_resumes_to_the_optimum() {
             .then(|| json(&status)["done"].as_u64().unwrap_or(0))
     };
     for (kill, millis) in kill_moments(4).into_iter().enumerate() {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_thicket"))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("thicket starts");
+        let mut child = spawn_silenced(&args);
         // The first subtree, searched from the heuristic tour, holds most of the work (about
         // 3.5 s of 6 here): the first two kills fall anywhere, the last two after it.
         if kill >= 2 {

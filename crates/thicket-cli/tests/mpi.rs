@@ -2,8 +2,12 @@
 //! counts of a single process and OEIS, batch for batch, and a bad rank stops the run.
 #![cfg(feature = "mpi")]
 
+mod common;
+
 use std::ffi::OsStr;
 use std::process::{Command, Output};
+
+use common::{json, thicket};
 
 const THICKET: &str = env!("CARGO_BIN_EXE_thicket");
 
@@ -16,19 +20,6 @@ fn mpirun<S: AsRef<OsStr>>(ranks: usize, args: &[S]) -> Output {
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .output()
         .expect("mpirun runs (install openmpi-bin)")
-}
-
-fn thicket<S: AsRef<OsStr>>(args: &[S]) -> Output {
-    Command::new(THICKET).args(args).output().unwrap()
-}
-
-fn json(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(String::from_utf8_lossy(&output.stdout).trim()).expect("one JSON object")
 }
 
 /// Every batch's count in a ledger, by batch number.

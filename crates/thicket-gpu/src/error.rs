@@ -102,6 +102,15 @@ impl GpuError {
             message: nvrtc_error_text(error.0),
         }
     }
+
+    /// The error's message on one line, for one-line command-line errors: NVRTC logs span
+    /// several lines, so every run of whitespace becomes one space.
+    pub fn one_line(&self) -> String {
+        self.to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 /// `CUDA_ERROR_X (description)`, falling back to the enum name when the driver cannot describe
@@ -124,5 +133,24 @@ pub(crate) fn nvrtc_error_text(code: nvrtcResult) -> String {
         unsafe { CStr::from_ptr(text) }
             .to_string_lossy()
             .into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_joins_a_multi_line_compile_log() {
+        let error = GpuError::Compile {
+            kernel: "k".into(),
+            target: "sm_90".into(),
+            options: vec![],
+            log: "line 1: error\n  line 2:  note\n".into(),
+        };
+        assert_eq!(
+            error.one_line(),
+            "NVRTC could not compile kernel `k` for sm_90 with options []: line 1: error line 2: note"
+        );
     }
 }

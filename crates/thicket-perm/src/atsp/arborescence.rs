@@ -240,6 +240,7 @@ impl Arborescence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atsp::test_support::lcg_below;
 
     /// The cheapest arborescence cost by trying every parent choice.
     fn brute_force(k: usize, w: &[f64], root: usize) -> f64 {
@@ -278,20 +279,18 @@ mod tests {
         }
     }
 
+    /// A `k` by `k` weight matrix of integers below `modulus`, from the generator state `x`.
+    fn random_weights(x: &mut u64, k: usize, modulus: u64) -> Vec<f64> {
+        (0..k * k).map(|_| lcg_below(x, modulus) as f64).collect()
+    }
+
     #[test]
     fn edmonds_matches_brute_force() {
         let mut x = 7u64;
         let mut solver = Arborescence::default();
         for case in 0..400 {
             let k = 2 + case % 5;
-            let w: Vec<f64> = (0..k * k)
-                .map(|_| {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    ((x >> 33) % if case % 2 == 0 { 4 } else { 60 }) as f64
-                })
-                .collect();
+            let w = random_weights(&mut x, k, if case % 2 == 0 { 4 } else { 60 });
             let root = case % k;
             let mut parent = vec![0; k];
             solver.weights(k).copy_from_slice(&w);
@@ -320,14 +319,7 @@ mod tests {
         let mut reduced = Vec::new();
         for case in 0..300 {
             let k = 2 + case % 5;
-            let w: Vec<f64> = (0..k * k)
-                .map(|_| {
-                    x = x
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    ((x >> 33) % if case % 2 == 0 { 5 } else { 70 }) as f64
-                })
-                .collect();
+            let w = random_weights(&mut x, k, if case % 2 == 0 { 5 } else { 70 });
             let root = case % k;
             let mut parent = vec![0; k];
             solver.weights(k).copy_from_slice(&w);

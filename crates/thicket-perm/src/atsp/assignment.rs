@@ -248,6 +248,7 @@ impl Assignment {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atsp::test_support::lcg_below;
 
     /// The cheapest assignment of `rows` (the first is the path's end) to `cols`.
     fn brute_force(inst: &Instance, rows: &[usize], cols: &[usize]) -> i64 {
@@ -277,14 +278,7 @@ mod tests {
 
     fn sample(n: usize, seed: u64) -> Instance {
         let mut x = seed;
-        let cost = (0..n * n)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((x >> 33) % 50) as i64
-            })
-            .collect();
+        let cost = (0..n * n).map(|_| lcg_below(&mut x, 50) as i64).collect();
         Instance::new("ap", n, cost).unwrap()
     }
 

@@ -226,6 +226,7 @@ impl HeldKarp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atsp::test_support::lcg_below;
     use crate::atsp::tour_cost;
 
     /// The cheapest path from `last` through all of `cities` to city 0, by enumeration.
@@ -249,14 +250,7 @@ mod tests {
 
     fn sample(n: usize, seed: u64, top: u64) -> Instance {
         let mut x = seed;
-        let cost = (0..n * n)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((x >> 33) % top) as i64
-            })
-            .collect();
+        let cost = (0..n * n).map(|_| lcg_below(&mut x, top) as i64).collect();
         Instance::new("hk", n, cost).unwrap()
     }
 

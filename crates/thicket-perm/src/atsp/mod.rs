@@ -16,6 +16,8 @@ mod heuristic;
 mod instance;
 mod ledgered;
 mod search;
+#[cfg(test)]
+mod test_support;
 mod tsplib;
 mod twins;
 

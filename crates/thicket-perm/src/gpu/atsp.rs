@@ -14,9 +14,8 @@ use std::time::Instant;
 use thicket_core::{Error, Progress, Result};
 use thicket_gpu::cudarc::driver::CudaSlice;
 
-use super::device::{Arg, Device, BLOCK, PERM_KERNELS};
-use super::engine::{self, Depths, GpuRun, Problem, CDP_CHILD_BLOCK, CDP_STREAMS};
-use super::queens::grid_for;
+use super::device::{Arg, Device, PERM_KERNELS};
+use super::engine::{self, CdpSlices, Depths, Expansion, GpuRun, Problem, Roots};
 use super::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
 use crate::atsp::{heuristic_tour, tour_cost, AtspSolution, Instance};
 use crate::strategy::Strategy;
@@ -114,6 +113,30 @@ impl AtspKernels {
         (self.n * self.n * 4) as u32
     }
 
+    /// The arguments that every ATSP kernel begins with: the roots, their path length, the
+    /// cost matrix and n, then for an expansion the length to expand to.
+    fn leading_args(&self, device: &Device, roots: Roots, to: Option<usize>) -> Vec<Arg> {
+        let mut args = vec![
+            Arg::U64(roots.address),
+            Arg::U64(roots.count),
+            Arg::I32(roots.depth as i32),
+            Arg::U64(device.address(&self.cost)),
+            Arg::I32(self.n as i32),
+        ];
+        args.extend(to.map(|to| Arg::I32(to as i32)));
+        args
+    }
+
+    /// The arguments that follow [`Self::leading_args`] in every ATSP kernel: the node-count
+    /// bound, the incumbent record and the tour slots.
+    fn incumbent_args(&self, device: &Device) -> [Arg; 3] {
+        [
+            Arg::I32(self.count_below),
+            Arg::U64(device.address(&self.incumbent)),
+            Arg::U64(device.address(&self.tours)),
+        ]
+    }
+
     /// The incumbent record: best cost, overflow flags, best key (cost << 32 | slot),
     /// improvements, nodes.
     fn read(&self, device: &Device) -> Result<(i32, u32, u64, u64)> {
@@ -138,124 +161,50 @@ impl Problem for AtspKernels {
         (TOUR_SLOTS * MAX_CITIES + self.n * self.n * 4 + 64) as u64
     }
 
-    fn search(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        pool: Option<u64>,
-    ) -> Result<()> {
-        if count == 0 {
+    fn search(&self, device: &Device, roots: Roots, pool: Option<u64>) -> Result<()> {
+        if roots.count == 0 {
             return Ok(());
         }
-        let mut args = vec![
-            Arg::U64(roots),
-            Arg::U64(count),
-            Arg::I32(depth as i32),
-            Arg::U64(device.address(&self.cost)),
-            Arg::I32(self.n as i32),
-            Arg::I32(self.count_below),
-            Arg::U64(device.address(&self.incumbent)),
-            Arg::U64(device.address(&self.tours)),
-        ];
+        let mut args = self.leading_args(device, roots, None);
+        args.extend(self.incumbent_args(device));
         let shared = self.shared();
         if let Some(next_root) = pool {
-            let function = device.function("atsp_pool")?;
-            let grid = device.sm_count() * device.blocks_per_sm(&function, BLOCK, shared)?;
             args.push(Arg::U64(next_root));
             // SAFETY: atsp_pool(const unsigned* roots, u64 count, int len, const int* cost,
             // int n, int count_below, Incumbent* inc, unsigned char* tours, u64* next_root);
             // `roots` holds `count` nodes, the cost matrix n * n ints, `tours` TOUR_SLOTS
             // tours, and the shared memory the matrix.
-            return unsafe { device.launch(&function, grid, BLOCK, shared, &args) };
+            return unsafe { engine::launch_pool(device, "atsp_pool", shared, &args) };
         }
-        let function = device.function("atsp_bp_dfs")?;
         // SAFETY: atsp_bp_dfs takes the same arguments as atsp_pool but the last.
-        unsafe { device.launch(&function, grid_for(count, BLOCK)?, BLOCK, shared, &args) }
+        unsafe { engine::launch_per_root(device, "atsp_bp_dfs", roots.count, shared, &args) }
     }
 
-    fn expand(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        to: usize,
-        out: u64,
-        written: u64,
-        capacity: u64,
-    ) -> Result<()> {
-        let function = device.function("atsp_expand")?;
-        let args = [
-            Arg::U64(roots),
-            Arg::U64(count),
-            Arg::I32(depth as i32),
-            Arg::U64(device.address(&self.cost)),
-            Arg::I32(self.n as i32),
-            Arg::I32(to as i32),
-            Arg::I32(self.count_below),
-            Arg::U64(device.address(&self.incumbent)),
-            Arg::U64(device.address(&self.tours)),
-            Arg::U64(out),
-            Arg::U64(written),
-            Arg::U64(capacity),
-        ];
+    fn expand(&self, device: &Device, roots: Roots, expansion: Expansion) -> Result<()> {
+        let mut args = self.leading_args(device, roots, Some(expansion.to));
+        args.extend(self.incumbent_args(device));
+        args.extend([
+            Arg::U64(expansion.out),
+            Arg::U64(expansion.written),
+            Arg::U64(expansion.capacity),
+        ]);
         // SAFETY: atsp_expand(const unsigned* roots, u64 count, int len, const int* cost, int
         // n, int to, int count_below, Incumbent* inc, unsigned char* tours, unsigned* out, u64*
         // written, u64 capacity); `out` has room for `capacity` nodes.
-        unsafe {
-            device.launch(
-                &function,
-                grid_for(count, BLOCK)?,
-                BLOCK,
-                self.shared(),
-                &args,
-            )
-        }
+        unsafe { engine::launch_per_root(device, "atsp_expand", roots.count, self.shared(), &args) }
     }
 
-    fn cdp(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        to: usize,
-        slices: u64,
-        per_block: u64,
-        launch_error: u64,
-    ) -> Result<()> {
-        let function = device.function("atsp_cdp_bp")?;
-        let args = [
-            Arg::U64(roots),
-            Arg::U64(count),
-            Arg::I32(depth as i32),
-            Arg::U64(device.address(&self.cost)),
-            Arg::I32(self.n as i32),
-            Arg::I32(to as i32),
-            Arg::I32(self.count_below),
-            Arg::U64(device.address(&self.incumbent)),
-            Arg::U64(device.address(&self.tours)),
-            Arg::U64(slices),
-            Arg::U64(per_block),
-            Arg::I32(CDP_STREAMS as i32),
-            Arg::I32(CDP_CHILD_BLOCK as i32),
-            Arg::U64(launch_error),
-        ];
+    fn cdp(&self, device: &Device, roots: Roots, slices: CdpSlices) -> Result<()> {
+        let mut args = self.leading_args(device, roots, Some(slices.to));
+        args.extend(self.incumbent_args(device));
+        args.extend([Arg::U64(slices.slices), Arg::U64(slices.per_block)]);
+        args.extend(engine::cdp_child_args());
+        args.push(Arg::U64(slices.launch_error));
         // SAFETY: atsp_cdp_bp(const unsigned* roots, u64 count, int len, const int* cost, int
         // n, int to, int count_below, Incumbent* inc, unsigned char* tours, unsigned* slices,
         // u64 slice_capacity, int streams, int child_block, unsigned* launch_error); every
         // block's slice of `per_block` nodes lies inside `slices`.
-        unsafe {
-            device.launch(
-                &function,
-                grid_for(count, BLOCK)?,
-                BLOCK,
-                self.shared(),
-                &args,
-            )
-        }
+        unsafe { engine::launch_per_root(device, "atsp_cdp_bp", roots.count, self.shared(), &args) }
     }
 
     fn check(&self, device: &Device) -> Result<()> {

@@ -227,22 +227,13 @@ fn allow_shared(function: &CudaFunction, shared: u32) -> Result<()> {
 pub fn unavailable(error: GpuError) -> Error {
     match error {
         GpuError::Compile { .. } => gpu_error(error),
-        other => Error::Unavailable(one_line(&other)),
+        other => Error::Unavailable(other.one_line()),
     }
 }
 
 /// A GPU error while searching.
 pub fn gpu_error(error: GpuError) -> Error {
-    Error::Gpu(one_line(&error))
-}
-
-/// The error's message on one line (NVRTC logs span several).
-fn one_line(error: &GpuError) -> String {
-    error
-        .to_string()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    Error::Gpu(error.one_line())
 }
 
 #[cfg(test)]

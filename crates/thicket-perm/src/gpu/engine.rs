@@ -15,7 +15,7 @@
 use serde::Serialize;
 use thicket_core::{Error, Progress, Result};
 
-use super::device::{Device, BLOCK};
+use super::device::{Arg, Device, BLOCK};
 use super::memory::{expected_children, plan_chunk, Footprint};
 use crate::strategy::Strategy;
 
@@ -43,50 +43,103 @@ pub trait Problem {
     /// Bytes of device memory needed whatever the chunk (control data).
     fn fixed_bytes(&self) -> u64;
 
-    /// Searches the `count` nodes of depth `depth` at device address `roots` to the leaves:
-    /// one thread a root, or, given the address of a zeroed counter, persistent threads taking
-    /// roots from a pool through it.
-    fn search(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        pool: Option<u64>,
-    ) -> Result<()>;
+    /// Searches the `roots` to the leaves: one thread a root, or, given the address of a
+    /// zeroed counter, persistent threads taking roots from a pool through it.
+    fn search(&self, device: &Device, roots: Roots, pool: Option<u64>) -> Result<()>;
 
-    /// Expands the `count` nodes of depth `depth` at `roots` to depth `to`, appending the nodes
-    /// there at `out` (room for `capacity`) through the counter at `written`.
-    #[allow(clippy::too_many_arguments)]
-    fn expand(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        to: usize,
-        out: u64,
-        written: u64,
-        capacity: u64,
-    ) -> Result<()>;
+    /// Expands the `roots` to depth `expansion.to`, appending the nodes there as `expansion`
+    /// says.
+    fn expand(&self, device: &Device, roots: Roots, expansion: Expansion) -> Result<()>;
 
-    /// CDP-BP: expands the nodes to `to` into per-block slices of `per_block` nodes at `slices`
-    /// and launches their search from the device.
-    #[allow(clippy::too_many_arguments)]
-    fn cdp(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        to: usize,
-        slices: u64,
-        per_block: u64,
-        launch_error: u64,
-    ) -> Result<()>;
+    /// CDP-BP: expands the `roots` to depth `slices.to` into per-block slices and launches
+    /// their search from the device.
+    fn cdp(&self, device: &Device, roots: Roots, slices: CdpSlices) -> Result<()>;
 
     /// Fails if a kernel reported that a buffer overflowed.
     fn check(&self, device: &Device) -> Result<()>;
+}
+
+/// Nodes on the device that a kernel starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Roots {
+    /// Device address of the packed nodes ([`Problem::WORDS`] words each).
+    pub address: u64,
+    /// How many nodes there are.
+    pub count: u64,
+    /// Their depth.
+    pub depth: usize,
+}
+
+/// Where an expansion appends the nodes it reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expansion {
+    /// The depth to expand to.
+    pub to: usize,
+    /// Device address of the buffer the nodes go to.
+    pub out: u64,
+    /// Device address of the zeroed counter of nodes written.
+    pub written: u64,
+    /// Nodes `out` has room for.
+    pub capacity: u64,
+}
+
+/// Where CDP-BP's blocks put the nodes they expand to and report failed device launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CdpSlices {
+    /// The depth to expand to.
+    pub to: usize,
+    /// Device address of the slices, one of `per_block` nodes a block.
+    pub slices: u64,
+    /// Nodes a block's slice has room for.
+    pub per_block: u64,
+    /// Device address of the word a failed device-side launch writes its CUDA error to.
+    pub launch_error: u64,
+}
+
+/// The two trailing arguments of every CDP-BP kernel before `launch_error`: the child grids a
+/// block launches and their block size.
+pub fn cdp_child_args() -> [Arg; 2] {
+    [
+        Arg::I32(CDP_STREAMS as i32),
+        Arg::I32(CDP_CHILD_BLOCK as i32),
+    ]
+}
+
+/// Launches the kernel `name` with one thread a root: enough blocks of [`BLOCK`] threads for
+/// `count` threads, with `shared` bytes of dynamic shared memory.
+///
+/// # Safety
+/// As for [`Device::launch`]: `args` must match the kernel's parameters and `shared` must
+/// cover what `count` threads of it use.
+pub unsafe fn launch_per_root(
+    device: &Device,
+    name: &str,
+    count: u64,
+    shared: u32,
+    args: &[Arg],
+) -> Result<()> {
+    let function = device.function(name)?;
+    // SAFETY: the caller guarantees that the arguments and shared memory fit the kernel.
+    unsafe { device.launch(&function, grid_for(count, BLOCK)?, BLOCK, shared, args) }
+}
+
+/// Launches the kernel `name` as persistent threads: as many blocks of [`BLOCK`] threads with
+/// `shared` bytes of dynamic shared memory as fit on the device at once.
+///
+/// # Safety
+/// As for [`Device::launch`]: `args` must match the kernel's parameters and `shared` must
+/// cover what a block of it uses.
+pub unsafe fn launch_pool(device: &Device, name: &str, shared: u32, args: &[Arg]) -> Result<()> {
+    let function = device.function(name)?;
+    let grid = device.sm_count() * device.blocks_per_sm(&function, BLOCK, shared)?;
+    // SAFETY: the caller guarantees that the arguments and shared memory fit the kernel.
+    unsafe { device.launch(&function, grid, BLOCK, shared, args) }
+}
+
+/// Blocks of `block` threads for `count` threads.
+pub(crate) fn grid_for(count: u64, block: u32) -> Result<u32> {
+    u32::try_from(count.div_ceil(u64::from(block)))
+        .map_err(|_| Error::InvalidInput(format!("{count} roots are too many for one launch")))
 }
 
 /// The depths of a GPU run.
@@ -209,16 +262,18 @@ pub fn run<P: Problem>(
         match strategy {
             Strategy::CdpBp if levels.len() == 2 => {
                 let per_block = u64::from(BLOCK) * capacity(1);
-                problem.cdp(
-                    device,
-                    device.address(&input),
-                    size,
-                    depths.d_cpu,
-                    depths.d_gpu,
-                    device.address(&buffers[1]),
+                let roots = Roots {
+                    address: device.address(&input),
+                    count: size,
+                    depth: depths.d_cpu,
+                };
+                let slices = CdpSlices {
+                    to: depths.d_gpu,
+                    slices: device.address(&buffers[1]),
                     per_block,
-                    device.address(&launch_error),
-                )?;
+                    launch_error: device.address(&launch_error),
+                };
+                problem.cdp(device, roots, slices)?;
                 launches += 1;
                 gpu_roots += size;
                 device.synchronize()?;
@@ -230,35 +285,39 @@ pub fn run<P: Problem>(
                 }
             }
             _ => {
-                let mut level_roots = (device.address(&input), size);
+                let mut level_roots = Roots {
+                    address: device.address(&input),
+                    count: size,
+                    depth: levels[0],
+                };
                 for level in 1..levels.len() {
                     let out = &buffers[level % 2];
                     zero(device, &mut written)?;
-                    problem.expand(
-                        device,
-                        level_roots.0,
-                        level_roots.1,
-                        levels[level - 1],
-                        levels[level],
-                        device.address(out),
-                        device.address(&written),
-                        size.saturating_mul(capacity(level)),
-                    )?;
+                    let expansion = Expansion {
+                        to: levels[level],
+                        out: device.address(out),
+                        written: device.address(&written),
+                        capacity: size.saturating_mul(capacity(level)),
+                    };
+                    problem.expand(device, level_roots, expansion)?;
                     launches += 1;
                     problem.check(device)?;
                     let survivors = device.download(&written)?[0];
-                    level_roots = (device.address(out), survivors);
+                    level_roots = Roots {
+                        address: device.address(out),
+                        count: survivors,
+                        depth: levels[level],
+                    };
                 }
-                let depth = *levels.last().expect("there is a level");
                 let pool = if strategy == Strategy::BpDfsPool {
                     zero(device, &mut next_root)?;
                     Some(device.address(&next_root))
                 } else {
                     None
                 };
-                problem.search(device, level_roots.0, level_roots.1, depth, pool)?;
+                problem.search(device, level_roots, pool)?;
                 launches += 1;
-                gpu_roots += level_roots.1;
+                gpu_roots += level_roots.count;
                 device.synchronize()?;
             }
         }

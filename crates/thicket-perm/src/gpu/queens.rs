@@ -7,7 +7,7 @@ use std::time::Instant;
 use thicket_core::{Error, Progress, Result};
 
 use super::device::{Arg, Device, BLOCK, PERM_KERNELS};
-use super::engine::{self, GpuRun, Problem, CDP_CHILD_BLOCK, CDP_STREAMS};
+use super::engine::{self, CdpSlices, Expansion, GpuRun, Problem, Roots};
 use super::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
 use crate::queens::{PermQueensCount, MAX_N};
 use crate::strategy::Strategy;
@@ -101,6 +101,18 @@ struct QueensKernels {
 }
 
 impl QueensKernels {
+    /// The arguments that queens_expand and queens_cdp_bp begin with: the roots, n, their
+    /// row and the row to expand to.
+    fn expansion_args(&self, roots: Roots, to: usize) -> Vec<Arg> {
+        vec![
+            Arg::U64(roots.address),
+            Arg::U64(roots.count),
+            Arg::I32(self.n as i32),
+            Arg::I32(roots.depth as i32),
+            Arg::I32(to as i32),
+        ]
+    }
+
     /// Shared memory of a search from `depth`: one stack word per level and thread.
     fn search_shared(&self, depth: usize, block: u32) -> u32 {
         let levels = self.n.saturating_sub(depth + 2).max(1) as u32;
@@ -119,26 +131,17 @@ impl Problem for QueensKernels {
         64
     }
 
-    fn search(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        pool: Option<u64>,
-    ) -> Result<()> {
-        if count == 0 {
+    fn search(&self, device: &Device, roots: Roots, pool: Option<u64>) -> Result<()> {
+        if roots.count == 0 {
             return Ok(());
         }
-        let shared = self.search_shared(depth, BLOCK);
+        let shared = self.search_shared(roots.depth, BLOCK);
         let totals = device.address(&self.totals);
-        let (n, depth) = (self.n as i32, depth as i32);
+        let (n, depth) = (self.n as i32, roots.depth as i32);
         if let Some(next_root) = pool {
-            let function = device.function("queens_pool")?;
-            let grid = device.sm_count() * device.blocks_per_sm(&function, BLOCK, shared)?;
             let args = [
-                Arg::U64(roots),
-                Arg::U64(count),
+                Arg::U64(roots.address),
+                Arg::U64(roots.count),
                 Arg::I32(n),
                 Arg::I32(depth),
                 Arg::U64(next_root),
@@ -147,85 +150,52 @@ impl Problem for QueensKernels {
             // SAFETY: queens_pool(const unsigned* roots, u64 count, int n, int row, u64*
             // next_root, u64* totals); `roots` holds `count` roots of depth `row`, and the
             // shared memory holds n - row - 2 stack words a thread.
-            return unsafe { device.launch(&function, grid, BLOCK, shared, &args) };
+            return unsafe { engine::launch_pool(device, "queens_pool", shared, &args) };
         }
-        let function = device.function("queens_bp_dfs")?;
-        let grid = grid_for(count, BLOCK)?;
         let args = [
-            Arg::U64(roots),
-            Arg::U64(count),
+            Arg::U64(roots.address),
+            Arg::U64(roots.count),
             Arg::I32(n),
             Arg::I32(depth),
             Arg::U64(totals),
         ];
         // SAFETY: queens_bp_dfs(const unsigned* roots, u64 count, int n, int row, u64* totals);
         // as above.
-        unsafe { device.launch(&function, grid, BLOCK, shared, &args) }
+        unsafe { engine::launch_per_root(device, "queens_bp_dfs", roots.count, shared, &args) }
     }
 
-    fn expand(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        to: usize,
-        out: u64,
-        written: u64,
-        capacity: u64,
-    ) -> Result<()> {
-        let function = device.function("queens_expand")?;
-        let shared = ((to - depth) as u32) * BLOCK * 4;
-        let args = [
-            Arg::U64(roots),
-            Arg::U64(count),
-            Arg::I32(self.n as i32),
-            Arg::I32(depth as i32),
-            Arg::I32(to as i32),
-            Arg::U64(out),
-            Arg::U64(written),
-            Arg::U64(capacity),
+    fn expand(&self, device: &Device, roots: Roots, expansion: Expansion) -> Result<()> {
+        let mut args = self.expansion_args(roots, expansion.to);
+        args.extend([
+            Arg::U64(expansion.out),
+            Arg::U64(expansion.written),
+            Arg::U64(expansion.capacity),
             Arg::U64(device.address(&self.overflow)),
             Arg::U64(device.address(&self.totals)),
-        ];
+        ]);
+        let shared = expansion_shared(roots.depth, expansion.to);
         // SAFETY: queens_expand(const unsigned* roots, u64 count, int n, int row, int to,
         // unsigned* out, u64* written, u64 capacity, unsigned* overflow, u64* totals); `out`
         // has room for `capacity` roots, and the stack needs to - row - 1 words a thread.
-        unsafe { device.launch(&function, grid_for(count, BLOCK)?, BLOCK, shared, &args) }
+        unsafe { engine::launch_per_root(device, "queens_expand", roots.count, shared, &args) }
     }
 
-    fn cdp(
-        &self,
-        device: &Device,
-        roots: u64,
-        count: u64,
-        depth: usize,
-        to: usize,
-        slices: u64,
-        per_block: u64,
-        launch_error: u64,
-    ) -> Result<()> {
-        let function = device.function("queens_cdp_bp")?;
-        let shared = ((to - depth) as u32) * BLOCK * 4;
-        let args = [
-            Arg::U64(roots),
-            Arg::U64(count),
-            Arg::I32(self.n as i32),
-            Arg::I32(depth as i32),
-            Arg::I32(to as i32),
-            Arg::U64(slices),
-            Arg::U64(per_block),
+    fn cdp(&self, device: &Device, roots: Roots, slices: CdpSlices) -> Result<()> {
+        let mut args = self.expansion_args(roots, slices.to);
+        args.extend([
+            Arg::U64(slices.slices),
+            Arg::U64(slices.per_block),
             Arg::U64(device.address(&self.overflow)),
             Arg::U64(device.address(&self.totals)),
-            Arg::I32(CDP_STREAMS as i32),
-            Arg::I32(CDP_CHILD_BLOCK as i32),
-            Arg::U64(launch_error),
-        ];
+        ]);
+        args.extend(engine::cdp_child_args());
+        args.push(Arg::U64(slices.launch_error));
+        let shared = expansion_shared(roots.depth, slices.to);
         // SAFETY: queens_cdp_bp(const unsigned* roots, u64 count, int n, int row, int to,
         // unsigned* slices, u64 slice_capacity, unsigned* overflow, u64* totals, int streams,
         // int child_block, unsigned* launch_error); every block's slice of `per_block` roots
         // lies inside `slices`.
-        unsafe { device.launch(&function, grid_for(count, BLOCK)?, BLOCK, shared, &args) }
+        unsafe { engine::launch_per_root(device, "queens_cdp_bp", roots.count, shared, &args) }
     }
 
     fn check(&self, device: &Device) -> Result<()> {
@@ -236,10 +206,9 @@ impl Problem for QueensKernels {
     }
 }
 
-/// Blocks of `block` threads for `count` threads.
-pub(crate) fn grid_for(count: u64, block: u32) -> Result<u32> {
-    u32::try_from(count.div_ceil(u64::from(block)))
-        .map_err(|_| Error::InvalidInput(format!("{count} roots are too many for one launch")))
+/// Shared memory of an expansion from `depth` to `to`: one stack word per level and thread.
+fn expansion_shared(depth: usize, to: usize) -> u32 {
+    ((to - depth) as u32) * BLOCK * 4
 }
 
 /// Counts the nodes and solutions of the permutation search for `n` queens with the GPU

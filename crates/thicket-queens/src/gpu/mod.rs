@@ -172,7 +172,7 @@ impl Work {
             chunk,
             &|done| progress.inc(done as u64),
         )
-        .map_err(|e| Error::Gpu(one_line(&e)))?
+        .map_err(|e| Error::Gpu(e.one_line()))?
         .into_iter()
         .map(u128::from)
         .try_fold(self.border_only, u128::checked_add)
@@ -248,16 +248,7 @@ fn spread_costs(mut constellations: Vec<CanonicalConstellation>) -> Vec<Canonica
 /// A GPU error that stops the backend from starting.
 fn unavailable(error: GpuError) -> Error {
     match error {
-        GpuError::Compile { .. } => Error::Gpu(one_line(&error)),
-        other => Error::Unavailable(one_line(&other)),
+        GpuError::Compile { .. } => Error::Gpu(error.one_line()),
+        other => Error::Unavailable(other.one_line()),
     }
-}
-
-/// The error's message on one line (NVRTC logs span several).
-fn one_line(error: &GpuError) -> String {
-    error
-        .to_string()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }

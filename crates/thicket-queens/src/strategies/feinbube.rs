@@ -2,16 +2,14 @@
 //! precalculated board settings, after their optimisation steps 1-4 (kernel in
 //! `kernels/strategies/feinbube.cu`).
 
-use std::time::Instant;
-
 use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
 use thicket_gpu::cudarc::driver::{LaunchConfig, PushKernelArg};
-use thicket_gpu::{GpuError, KernelSource};
+use thicket_gpu::KernelSource;
 
 use super::jobs::zhang_depth;
 use super::StrategyRunner;
-use super::{gpu_error, host_depth, mirrored, positive, seconds_since, Counted, Params};
+use super::{driver, gpu_error, host_depth, mirrored, positive, timed_launch, Counted, Params};
 
 /// The kernel of Feinbube et al.
 pub const FEINBUBE_KERNEL: KernelSource = KernelSource {
@@ -40,7 +38,6 @@ pub(crate) fn count(runner: &mut StrategyRunner, n: usize, params: &Params) -> R
         .gpu()
         .load_function(&module, "feinbube_nqueens")
         .map_err(gpu_error)?;
-    let driver = |op| move |e| gpu_error(GpuError::driver(op)(e));
     if shared_bytes > 48 * 1024 {
         function
             .set_attribute(
@@ -73,19 +70,11 @@ pub(crate) fn count(runner: &mut StrategyRunner, n: usize, params: &Params) -> R
         .arg(&depth_arg)
         .arg(&data)
         .arg(&mut counts);
-    stream
-        .synchronize()
-        .map_err(driver("cuStreamSynchronize"))?;
-    let started = Instant::now();
     // SAFETY: feinbube_nqueens takes (unsigned board_size, unsigned thread_count, unsigned
     // depth, const unsigned* settings, unsigned long long* counts); threads below thread_count
     // read depth settings words each and write one count; each uses 4 * (n - depth) words of
     // the dynamic shared memory given here.
-    unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
-    stream
-        .synchronize()
-        .map_err(driver("cuStreamSynchronize"))?;
-    let seconds = seconds_since(started);
+    let seconds = unsafe { timed_launch(&stream, &mut launch, config) }?;
     let per_thread = stream.clone_dtoh(&counts).map_err(driver("cuMemcpyDtoH"))?;
     let sum: u128 = per_thread.iter().map(|&c| u128::from(c)).sum();
     Ok((mirrored(sum)?, settings.len(), depth, seconds, 0))

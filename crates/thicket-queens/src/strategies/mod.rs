@@ -22,7 +22,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 use thicket_core::{Error, Result};
-use thicket_gpu::cudarc::driver::CudaModule;
+use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
+use thicket_gpu::cudarc::driver::{
+    CudaFunction, CudaModule, CudaStream, DriverError, LaunchArgs, LaunchConfig,
+};
 use thicket_gpu::{Gpu, GpuError};
 
 use crate::count::QueensCount;
@@ -238,13 +241,13 @@ impl StrategyRunner {
                     CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE,
                     plauth::MALLOC_HEAP_BYTES,
                 )
-                .map_err(|e| gpu_error(GpuError::driver("cuCtxSetLimit(MALLOC_HEAP_SIZE)")(e)))?;
+                .map_err(driver("cuCtxSetLimit(MALLOC_HEAP_SIZE)"))?;
             context
                 .set_limit(
                     CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
                     plauth::PENDING_LAUNCHES,
                 )
-                .map_err(|e| gpu_error(GpuError::driver("cuCtxSetLimit(PENDING_LAUNCH)")(e)))?;
+                .map_err(driver("cuCtxSetLimit(PENDING_LAUNCH)"))?;
             self.dp_limits_set = true;
         }
         Ok(())
@@ -324,11 +327,6 @@ pub(crate) fn positive(name: &str, value: Option<u32>, default: u32, max: u32) -
     Ok(value)
 }
 
-/// Seconds since `started`, for kernel timings.
-pub(crate) fn seconds_since(started: Instant) -> f64 {
-    started.elapsed().as_secs_f64()
-}
-
 /// `2 * sum` (the mirror images), checked.
 pub(crate) fn mirrored(sum: u128) -> Result<u128> {
     sum.checked_mul(2)
@@ -337,23 +335,60 @@ pub(crate) fn mirrored(sum: u128) -> Result<u128> {
 
 /// A driver error while counting.
 pub(crate) fn gpu_error(error: GpuError) -> Error {
-    Error::Gpu(one_line(&error))
+    Error::Gpu(error.one_line())
+}
+
+/// Returns a mapper from a cudarc [`DriverError`] of the driver call `op` to [`Error::Gpu`],
+/// for `.map_err(driver("cuMemAlloc"))`.
+pub(crate) fn driver(op: &'static str) -> impl Fn(DriverError) -> Error {
+    move |e| gpu_error(GpuError::driver(op)(e))
+}
+
+/// Launches the kernel set up in `launch` with `config` once everything queued on `stream` is
+/// done, waits for it and returns the seconds it ran.
+///
+/// # Safety
+/// As for cudarc's `LaunchArgs::launch`: the arguments pushed onto `launch` must match the
+/// kernel's parameters, and `config` (grid and dynamic shared memory) must fit what it does.
+pub(crate) unsafe fn timed_launch(
+    stream: &CudaStream,
+    launch: &mut LaunchArgs<'_>,
+    config: LaunchConfig,
+) -> Result<f64> {
+    stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize"))?;
+    let started = Instant::now();
+    // SAFETY: the caller guarantees that the arguments and the configuration fit the kernel.
+    unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+    stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize"))?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// Lets `function` take `bytes` of dynamic shared memory a block (beyond the default 48 KiB it
+/// must opt in); `hint` names the options that lower the need, for when the device refuses.
+pub(crate) fn raise_shared_limit(function: &CudaFunction, bytes: u32, hint: &str) -> Result<()> {
+    function
+        .set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            i32::try_from(bytes).unwrap_or(i32::MAX),
+        )
+        .map_err(|e| {
+            Error::InvalidInput(format!(
+                "{bytes} bytes of shared memory a block is more than the device allows ({hint}): {}",
+                GpuError::driver("cuFuncSetAttribute")(e)
+            ))
+        })
 }
 
 /// A GPU error that stops a strategy from starting.
 fn unavailable(error: GpuError) -> Error {
     match error {
-        GpuError::Compile { .. } | GpuError::Driver { .. } => Error::Gpu(one_line(&error)),
-        other => Error::Unavailable(one_line(&other)),
+        GpuError::Compile { .. } | GpuError::Driver { .. } => Error::Gpu(error.one_line()),
+        other => Error::Unavailable(other.one_line()),
     }
-}
-
-fn one_line(error: &GpuError) -> String {
-    error
-        .to_string()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The total of `run` with the unique count beside it, from the solutions a half or a quarter

@@ -2,15 +2,16 @@
 //! kernel and each optimisation of their Sec. 4 (kernels in `kernels/strategies/zhang.cu`).
 //! Jobs are the host's placements of the first n - 11 rows, three masks each (their Sec. 3).
 
-use std::time::Instant;
-
 use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::sys::{CUfunc_cache, CUfunction_attribute};
 use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use thicket_gpu::{GpuError, KernelSource};
+use thicket_gpu::KernelSource;
 
 use super::jobs::zhang_depth;
-use super::{gpu_error, host_depth, mirrored, positive, seconds_since, Counted, Params};
+use super::{
+    driver, gpu_error, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
+    Params,
+};
 use super::{Strategy, StrategyRunner};
 use crate::count::board_mask;
 
@@ -69,7 +70,6 @@ pub(crate) fn count(
     configure(&function, strategy, shared_bytes)?;
 
     let stream = runner.gpu().stream().clone();
-    let driver = |op| move |e| gpu_error(GpuError::driver(op)(e));
     let words = stream
         .clone_htod(&jobs.mask_words())
         .map_err(driver("cuMemcpyHtoD"))?;
@@ -113,19 +113,11 @@ pub(crate) fn count(
         _ => {}
     }
     launch.arg(&mut results);
-    stream
-        .synchronize()
-        .map_err(driver("cuStreamSynchronize"))?;
-    let started = Instant::now();
     // SAFETY: the arguments match the kernel chosen above (jobs, job count, rows, mask, then the
     // workspace of job_count * 4 * rows words, the pool size, or the global semaphore, then one
     // result per block); every thread reads only jobs below job_count, its workspace slice or
     // its 4 * rows * blockDim words of the dynamic shared memory given here.
-    unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
-    stream
-        .synchronize()
-        .map_err(driver("cuStreamSynchronize"))?;
-    let seconds = seconds_since(started);
+    let seconds = unsafe { timed_launch(&stream, &mut launch, config) }?;
     let per_block = stream
         .clone_dtoh(&results)
         .map_err(driver("cuMemcpyDtoH"))?;
@@ -143,7 +135,6 @@ fn configure(function: &CudaFunction, strategy: Strategy, shared_bytes: u32) -> 
     } else {
         (CUfunc_cache::CU_FUNC_CACHE_PREFER_SHARED, 100)
     };
-    let driver = |op| move |e| gpu_error(GpuError::driver(op)(e));
     function
         .set_function_cache_config(cache)
         .map_err(driver("cuFuncSetCacheConfig"))?;
@@ -154,18 +145,11 @@ fn configure(function: &CudaFunction, strategy: Strategy, shared_bytes: u32) -> 
         )
         .map_err(driver("cuFuncSetAttribute(carveout)"))?;
     if shared_bytes > DEFAULT_SHARED_LIMIT {
-        function
-            .set_attribute(
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                i32::try_from(shared_bytes).unwrap_or(i32::MAX),
-            )
-            .map_err(|e| {
-                Error::InvalidInput(format!(
-                    "{shared_bytes} bytes of shared memory a block is more than the device allows \
-                     (lower --block-size or raise --depth): {}",
-                    GpuError::driver("cuFuncSetAttribute")(e)
-                ))
-            })?;
+        raise_shared_limit(
+            function,
+            shared_bytes,
+            "lower --block-size or raise --depth",
+        )?;
     }
     Ok(())
 }
