@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
-use thicket_gpu::cudarc::driver::{CudaFunction, DevicePtr, LaunchConfig, PushKernelArg};
+use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use thicket_gpu::{GpuError, KernelSource};
 
 use super::jobs::Subproblems;
@@ -26,6 +26,10 @@ pub const PLAUTH_KERNELS: KernelSource = KernelSource {
 
 /// Default threads per block (their Sec. 3.3).
 pub const BLOCK_SIZE: u32 = 256;
+/// Default threads per block of `dp-swap`, which the paper does not state: with 256 threads
+/// four rows deep, their Listing 4 leaves no buffer in 48 KB (its threshold goes negative); 64
+/// threads leave a buffer of 2,201 boards and a threshold of 1,881.
+pub const SWAP_BLOCK_SIZE: u32 = 64;
 /// Default rows per swarm grid of `dp1` (z, their Sec. 4.2).
 pub const SWARM_ROWS: u32 = 3;
 /// Default static search depth of `dp2` and `dp-swap` (their Table 3).
@@ -67,7 +71,12 @@ pub(crate) fn count(
     params: &Params,
 ) -> Result<Counted> {
     let depth = host_depth(n, params.depth, if n % 2 == 1 { 2 } else { 1 })?;
-    let block = positive("--block-size", params.block_size, BLOCK_SIZE, 1024)?;
+    let default_block = if strategy == Strategy::DpSwap {
+        SWAP_BLOCK_SIZE
+    } else {
+        BLOCK_SIZE
+    };
+    let block = positive("--block-size", params.block_size, default_block, 1024)?;
     let shared_limit = positive("--shared-limit", params.shared_limit, SHARED_LIMIT, 1 << 20)?;
     let (configs, depth) = configs(n, depth);
     let module = runner.module(&PLAUTH_KERNELS, true)?;
@@ -138,24 +147,13 @@ pub(crate) fn count(
                 .load_function(&module, "dp_condensed")
                 .map_err(gpu_error)?;
             allow_shared(&function, (CONFIG_BYTES + 4) * (max_depth + 1) * block)?;
-            // The paper's per-block memory scheme: pointers to blocks of blockDim configs.
-            let (base, guard) = config_words.device_ptr(&stream);
-            let pointers: Vec<u64> = (0..count.div_ceil(block))
-                .map(|b| base + u64::from(b) * u64::from(block * CONFIG_BYTES))
-                .collect();
-            drop(guard);
-            let blocks = stream
-                .clone_htod(&pointers)
-                .map_err(driver("cuMemcpyHtoD"))?;
-            let no_counter = 0u64;
-            let keep = 0u32;
+            let no_release = 0u64;
             let mut launch = stream.launch_builder(&function);
             launch
-                .arg(&blocks)
-                .arg(&first)
+                .arg(&no_release)
+                .arg(&config_words)
                 .arg(&count)
-                .arg(&keep)
-                .arg(&no_counter)
+                .arg(&first)
                 .arg(&growth)
                 .arg(&max_depth)
                 .arg(&n32)
@@ -170,12 +168,12 @@ pub(crate) fn count(
                 .synchronize()
                 .map_err(driver("cuStreamSynchronize"))?;
             started = Instant::now();
-            // SAFETY: dp_condensed takes (Config** blocks, unsigned depth, unsigned
-            // thread_count, unsigned free_memory, unsigned* free_counter, unsigned growth,
-            // unsigned max_depth, unsigned n, unsigned long long* result, unsigned long long*
-            // stats); `blocks` points into config_words in blocks of blockDim configs, which
-            // it does not free (free_memory = 0), and its stacks use (depth + 1) * blockDim
-            // entries of the dynamic shared memory given here.
+            // SAFETY: dp_condensed takes (BlockRelease* release, const Config* configs,
+            // unsigned thread_count, unsigned depth, unsigned growth, unsigned max_depth,
+            // unsigned n, unsigned long long* result, unsigned long long* stats); with no
+            // release it frees nothing, its threads below count read one Config (four words)
+            // each, and its stacks use (depth + 1) * blockDim entries of the dynamic shared
+            // memory given here.
             unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
             stream
                 .synchronize()
