@@ -18,12 +18,14 @@
 #                                  3..7 of bp-dfs at N = 17, written under DIR (default: perm-out)
 #   scripts/gpu-check.sh --strategies [DIR]
 #                                  the papers' kernels (docs/reproduction.md): where libcudadevrt
-#                                  is, then `thicket bench queens --strategies all --n 8..19`
-#                                  (every total against OEIS; a strategy's larger boards are
-#                                  capped once predicted slower than $MAX_SECONDS s, default 8),
-#                                  writing table, CSV, JSON, SVG chart and log into DIR (default
-#                                  strategies-out), then the unique counts of a few strategies
-#                                  through `thicket queens --strategy`; exit 1 on any mismatch
+#                                  is; every strategy at N = 8..18 against OEIS, one bench process
+#                                  per strategy limited to $CHECK_TIMEOUT s ($DP_TIMEOUT s for the
+#                                  DP ones; defaults 15 and 20), a table in DIR/check.md with the
+#                                  refused child launches; then `thicket bench queens --strategies
+#                                  all --n 15..19` (boards predicted slower than $MAX_SECONDS s,
+#                                  default 3, capped; $BENCH_TIMEOUT s, default 50) writing table,
+#                                  CSV, JSON, SVG chart and log into DIR (default strategies-out);
+#                                  exit 1 on any mismatch or time-out
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -163,26 +165,53 @@ if [[ $perm == 1 ]]; then
     exit 0
 fi
 
-# The papers' kernels: one bench process (its log survives a timeout), then the unique counts.
+# The papers' kernels: every strategy at N = 8..18 against OEIS, one bench process per strategy
+# under its own time limit (a stall costs only that strategy's larger boards), then one bench
+# of all strategies at N = 15..19 for the table, CSV, JSON and chart.
 if [[ -n $strategies ]]; then
-    mkdir -p "$strategies"
+    mkdir -p "$strategies/check"
     echo "libcudadevrt.a candidates present:"
     ls -l /usr/local/cuda/lib64/libcudadevrt.a /usr/local/cuda*/targets/x86_64-linux/lib/libcudadevrt.a \
         /usr/lib/x86_64-linux-gnu/libcudadevrt.a 2>/dev/null || echo "  none in the usual places"
-    timeout "${BENCH_TIMEOUT:-230}" "$bin" bench queens --strategies all --n 8..19 --repeat "${REPEAT:-1}" \
-        --max-seconds "${MAX_SECONDS:-8}" --out "$strategies/strategies.md" --csv "$strategies/strategies.csv" \
-        --json-out "$strategies/strategies.json" --chart "$strategies/strategies.svg" \
-        2> >(tee "$strategies/strategies.log" >&2) || failures=$((failures + 1))
-    echo
-    printf '| %-13s | %3s | %15s | %13s | %9s | %3s |\n' strategy N total unique seconds ok
-    printf '|---|---:|---:|---:|---:|---|\n'
-    for s in naive irrc pool-global feinbube dp1 dp2 dp3 dp-swap; do
-        read -r total unique seconds _ ok < <(run_one 12 --backend cuda --strategy "$s") || true
-        [[ "${ok:-no}" == yes ]] || failures=$((failures + 1))
-        printf '| %-13s | %3s | %15s | %13s | %9s | %3s |\n' "$s" 12 "$total" "$unique" "$seconds" "${ok:-no}"
+    all=(constellation naive l1 shared shared-nbc irrc pool-block pool-global feinbube dp1 dp2 dp3 dp-swap)
+    echo "== every strategy at N = 8..18 against OEIS A000170"
+    for s in "${all[@]}"; do
+        limit="${CHECK_TIMEOUT:-15}"
+        [[ $s == dp* ]] && limit="${DP_TIMEOUT:-20}"
+        started=$(now)
+        timeout "$limit" "$bin" bench queens --strategies "$s" --n 8..18 --max-seconds "${CHECK_MAX_SECONDS:-12}" \
+            --csv "$strategies/check/$s.csv" >/dev/null 2>"$strategies/check/$s.log"
+        echo "  $s: exit $? after $(minus "$(now)" "$started") s (limit $limit s)"
     done
+    {
+        printf '| %-13s | %3s | %15s | %15s | %10s | %9s | %s |\n' strategy N total OEIS seconds refused ok
+        printf '|---|---:|---:|---:|---:|---:|---|\n'
+        for s in "${all[@]}"; do
+            for n in $(seq 8 18); do
+                # The CSV without its quoted fields: strategy,,n,status,total,verified,best,...
+                row=$(sed 's/"[^"]*"//g' "$strategies/check/$s.csv" 2>/dev/null | awk -F, -v n="$n" '$3 == n')
+                IFS=, read -r _ _ _ status total _ best _ _ _ _ refused _ <<<"$row"
+                ok=no
+                if [[ -z $row ]]; then
+                    status="timeout"
+                elif [[ $status == ok && $total == "${totals[$n]}" ]]; then
+                    ok=yes
+                fi
+                [[ $ok == yes ]] || failures=$((failures + 1))
+                [[ -n $total ]] || total="${status:-none}"
+                printf '| %-13s | %3s | %15s | %15s | %10s | %9s | %s |\n' "$s" "$n" "$total" "${totals[$n]}" \
+                    "${best:-}" "${refused:-}" "$ok"
+            done
+        done
+    } | tee "$strategies/check.md"
+    echo "== thicket bench queens --strategies all --n 15..19"
+    timeout "${BENCH_TIMEOUT:-50}" "$bin" bench queens --strategies all --n 15..19 --repeat "${REPEAT:-1}" \
+        --max-seconds "${MAX_SECONDS:-3}" --out "$strategies/strategies.md" --csv "$strategies/strategies.csv" \
+        --json-out "$strategies/strategies.json" --chart "$strategies/strategies.svg" \
+        2> >(tee "$strategies/strategies.log" >&2) >/dev/null || failures=$((failures + 1))
+    cat "$strategies/strategies.md" 2>/dev/null
     if ((failures > 0)); then
-        echo "gpu-check: $failures strategy check(s) failed or disagreed with OEIS" >&2
+        echo "gpu-check: $failures strategy check(s) failed, timed out or disagreed with OEIS" >&2
         exit 1
     fi
     exit 0

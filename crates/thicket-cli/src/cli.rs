@@ -264,7 +264,8 @@ pub struct QueensArgs {
 /// docs/reproduction.md).
 #[derive(Debug, Args, Clone, Copy)]
 pub struct PaperArgs {
-    /// Threads per block (default 64 for Zhang's kernels, 128 for feinbube, 256 for the DP ones).
+    /// Threads per block (default 64 for Zhang's kernels, 128 for feinbube, 256 for dp1, dp2
+    /// and dp3, 64 for dp-swap).
     #[arg(long)]
     pub block_size: Option<u32>,
     /// Jobs per pool of pool-block and pool-global (default 256).

@@ -6,9 +6,11 @@
 // only when every descendant is.
 //
 // Where the device runtime refuses a launch (pending-launch buffer full, nesting deeper than the
-// hardware's 24 levels) or device malloc fails, the thread that wanted the child counts that
-// subtree itself and bumps stats[0]: the count stays exact and the refusal is reported. Every
-// solution found is added to *result (as the paper's kernels do, before the host's mirror x2).
+// hardware's 24 levels) or device malloc fails, the parent counts that subtree itself and bumps
+// stats[0]: the count stays exact and the refusal is reported. DP-1's thread counts its own
+// board; the block-wide kernels (DP-2, DP-3, DP-SWAP) spread the refused boards over the
+// block's threads. Every solution found is added to *result (as the paper's kernels do, before
+// the host's mirror x2).
 
 struct Config {     // boardConfig_t: the masks of the next row to fill, and its index
     unsigned col;
@@ -116,82 +118,34 @@ extern "C" __global__ void dp1_root(const Config *configs, unsigned count, unsig
 
 // ---------------------------------------------------------------------------------------------
 // Sec. 3.2-3.3, Listings 2-3, Fig. 7 (DP-2 and DP-3, condensed kernels): each thread searches
-// `depth` rows below its configuration with a stack in shared memory, keeps the boards it
-// reaches at that depth in blocks of blockDim configurations (device malloc, the paper's
-// per-block memory scheme), and launches one child grid over them when its subtree is done.
-// The child open_stacks the blocks (each block its own, the last one the index). DP-3 passes
-// min(depth * growth, max_depth) to the child (`growth` = 1 is DP-2's static depth).
+// `depth` rows below its configuration with a stack in shared memory and hands the boards it
+// reaches at that depth to a child grid. DP-3 passes min(depth * growth, max_depth) to the
+// child (`growth` = 1 is DP-2's static depth).
+//
+// The closest form that scales past N = 15: the paper launches one child grid per thread,
+// millions of tiny grids at N >= 16, far beyond what the device runtime holds pending or the
+// malloc heap serves. Here the threads of a block pool their boards: a first pass counts each
+// thread's boards, a block-wide scan places them, thread 0 allocates one array for the block
+// (the paper's per-block memory, blockDim configurations per child block, in one allocation)
+// and launches one child grid over it after a second pass has written the boards. The child's
+// blocks free the array once all have read it (the paper's free counter).
 
-// Room for the pointers to a thread's blocks of child configurations, grown by doubling.
-struct ChildList {
-    Config **blocks;
-    unsigned capacity;  // pointers
-    unsigned count;     // configurations
+// Freed by the last child block to read its configurations.
+struct BlockRelease {
+    unsigned blocks_left;
+    unsigned pad[3];
 };
 
-__device__ bool child_push(ChildList &list, const Config &c) {
-    unsigned per_block = blockDim.x;
-    unsigned block = list.count / per_block;
-    if (list.count % per_block == 0) {
-        if (block == list.capacity) {
-            unsigned capacity = list.capacity ? 2u * list.capacity : 4u;
-            Config **grown = (Config **)malloc(sizeof(Config *) * capacity);
-            if (!grown) return false;
-            for (unsigned i = 0; i < list.capacity; ++i) grown[i] = list.blocks[i];
-            if (list.blocks) free(list.blocks);
-            list.blocks = grown;
-            list.capacity = capacity;
-        }
-        Config *fresh = (Config *)malloc(sizeof(Config) * per_block);
-        if (!fresh) return false;
-        list.blocks[block] = fresh;
-    }
-    list.blocks[block][list.count % per_block] = c;
-    list.count++;
-    return true;
-}
-
-// Counts every configuration of `list` in this thread and open_stacks the list.
-__device__ unsigned long long child_count_here(ChildList &list, unsigned n) {
-    unsigned long long solutions = 0;
+// Searches `depth` rows below stack[0] on this thread's shared stacks. Returns the boards at
+// that depth (not the last row) and, when `out` is set, writes them there; when `solutions` is
+// set, adds the boards completed above that depth, and with `count_children` the solutions
+// below each board at that depth instead of keeping it.
+__device__ unsigned long long condensed_walk(Config *stack, unsigned *open_stack,
+                                             unsigned depth, unsigned n, Config *out,
+                                             unsigned long long *solutions,
+                                             bool count_children) {
     unsigned mask = board_mask(n);
-    for (unsigned i = 0; i < list.count; ++i) {
-        Config c = list.blocks[i / blockDim.x][i % blockDim.x];
-        solutions += count_below(c, free_of(c, mask), n);
-    }
-    for (unsigned b = 0; b * blockDim.x < list.count; ++b) free(list.blocks[b]);
-    free(list.blocks);
-    return solutions;
-}
-
-extern "C" __global__ void dp_condensed(Config **config_blocks, unsigned depth,
-                                        unsigned thread_count, unsigned free_memory,
-                                        unsigned *free_counter, unsigned growth,
-                                        unsigned max_depth, unsigned n,
-                                        unsigned long long *result, unsigned long long *stats) {
-    extern __shared__ unsigned char condensed_shared[];
-    unsigned me = blockIdx.x * blockDim.x + threadIdx.x;
-    bool active = me < thread_count;
-    Config *configs = (Config *)condensed_shared;
-    unsigned *open_stacks = (unsigned *)(configs + (depth + 1u) * blockDim.x);
-    Config *stack = configs + threadIdx.x * (depth + 1u);
-    unsigned *open_stack = open_stacks + threadIdx.x * (depth + 1u);
-    Config *mine = config_blocks[blockIdx.x];
-    if (active) stack[0] = mine[threadIdx.x];
-    __syncthreads();
-    if (free_memory && threadIdx.x == 0) {
-        free(mine);
-        if (atomicAdd(free_counter, 1u) == gridDim.x - 1u) {
-            free(config_blocks);
-            free(free_counter);
-        }
-    }
-    if (!active) return;
-
-    unsigned mask = board_mask(n);
-    unsigned long long solutions = 0;
-    unsigned long long refused = 0;
-    ChildList children = {0, 0, 0};
+    unsigned long long boards = 0;
     unsigned open = free_of(stack[0], mask);
     int top = 0;
     for (;;) {
@@ -205,10 +159,9 @@ extern "C" __global__ void dp_condensed(Config **config_blocks, unsigned depth,
         if (stack[top].row < n - 1u) {
             if ((unsigned)top == depth) {
                 // The end of this thread's subtree: the board goes to the child grid.
-                if (!child_push(children, stack[top])) {
-                    solutions += count_below(stack[top], open | lsb, n);
-                    refused++;
-                }
+                if (out) out[boards] = stack[top];
+                if (count_children) *solutions += count_below(stack[top], open | lsb, n);
+                boards++;
                 open = open_stack[--top];
                 continue;
             }
@@ -216,31 +169,103 @@ extern "C" __global__ void dp_condensed(Config **config_blocks, unsigned depth,
             stack[top + 1] = place(stack[top], lsb, mask);
             ++top;
             open = free_of(stack[top], mask);
-        } else {
-            solutions++;  // the last row: its one open position completes a board
+        } else if (solutions) {
+            (*solutions)++;  // the last row: its one open position completes a board
         }
     }
-    if (children.count > 0) {
-        unsigned *counter = (unsigned *)malloc(sizeof(unsigned));
+    return boards;
+}
+
+// The exclusive prefix sum of `value` over the block (every thread must call it) and the total.
+__device__ unsigned long long block_scan(unsigned long long value, unsigned long long *total) {
+    __shared__ unsigned long long warp_sums[32];
+    unsigned lane = threadIdx.x % 32u, warp = threadIdx.x / 32u;
+    unsigned warps = (blockDim.x + 31u) / 32u;
+    unsigned lanes = min(32u, blockDim.x - warp * 32u);  // a last warp may be partial
+    unsigned members = lanes == 32u ? 0xffffffffu : (1u << lanes) - 1u;
+    unsigned long long inclusive = value;
+    for (unsigned step = 1; step < 32u; step *= 2u) {
+        unsigned long long up = __shfl_up_sync(members, inclusive, step);
+        if (lane >= step) inclusive += up;
+    }
+    if (lane == 31u || threadIdx.x == blockDim.x - 1u) warp_sums[warp] = inclusive;
+    __syncthreads();
+    unsigned long long before = 0, sum = 0;
+    for (unsigned w = 0; w < warps; ++w) {
+        if (w < warp) before += warp_sums[w];
+        sum += warp_sums[w];
+    }
+    __syncthreads();
+    *total = sum;
+    return before + inclusive - value;
+}
+
+// The most boards one block hands to a child grid (more are counted by the block itself).
+#define CONDENSED_MAX_CHILDREN (1ull << 30)
+
+extern "C" __global__ void dp_condensed(BlockRelease *release, const Config *configs,
+                                        unsigned thread_count, unsigned depth, unsigned growth,
+                                        unsigned max_depth, unsigned n,
+                                        unsigned long long *result, unsigned long long *stats) {
+    extern __shared__ unsigned char condensed_shared[];
+    __shared__ Config *child_configs;
+    __shared__ int launched;
+    unsigned me = blockIdx.x * blockDim.x + threadIdx.x;
+    bool active = me < thread_count;
+    Config *stacks = (Config *)condensed_shared;
+    unsigned *open_stacks = (unsigned *)(stacks + (depth + 1u) * blockDim.x);
+    Config *stack = stacks + threadIdx.x * (depth + 1u);
+    unsigned *open_stack = open_stacks + threadIdx.x * (depth + 1u);
+    if (active) stack[0] = configs[me];
+    __syncthreads();
+    if (release && threadIdx.x == 0 && atomicSub(&release->blocks_left, 1u) == 1u) free(release);
+
+    // Pass 1: how many boards each thread will hand on (none where depth reaches the last row).
+    unsigned long long mine = 0;
+    if (active && stack[0].row + depth < n - 1u)
+        mine = condensed_walk(stack, open_stack, depth, n, 0, 0, false);
+    unsigned long long total = 0;
+    unsigned long long offset = block_scan(mine, &total);
+
+    if (threadIdx.x == 0) {
+        child_configs = 0;
+        launched = 0;
+        if (total > 0 && total <= CONDENSED_MAX_CHILDREN) {
+            char *memory = (char *)malloc(sizeof(BlockRelease) + sizeof(Config) * total);
+            if (memory) child_configs = (Config *)(memory + sizeof(BlockRelease));
+        }
+        if (total > 0 && !child_configs) atomicAdd(&stats[0], 1ull);
+    }
+    __syncthreads();
+    Config *out = child_configs;
+
+    // Pass 2: the solutions above the depth, the boards at it written to the block's array (or,
+    // without one, counted below by the thread that found them).
+    unsigned long long solutions = 0;
+    if (active) condensed_walk(stack, open_stack, depth, n, out ? out + offset : 0, &solutions,
+                               !out && mine > 0);
+    __syncthreads();
+    if (out && threadIdx.x == 0) {
+        BlockRelease *header = (BlockRelease *)((char *)out - sizeof(BlockRelease));
+        unsigned blocks = (unsigned)((total + blockDim.x - 1u) / blockDim.x);
+        header->blocks_left = blocks;
         unsigned child_depth = min(depth * growth, max_depth);
-        unsigned blocks = (children.count + blockDim.x - 1u) / blockDim.x;
         size_t shared = (sizeof(Config) + sizeof(unsigned)) * (child_depth + 1u) * blockDim.x;
-        bool launched = false;
-        if (counter) {
-            *counter = 0;
-            dp_condensed<<<blocks, blockDim.x, shared, cudaStreamFireAndForget>>>(
-                children.blocks, child_depth, children.count, 1u, counter, growth, max_depth, n,
-                result, stats);
-            launched = cudaGetLastError() == cudaSuccess;
-            if (!launched) free(counter);
-        }
-        if (!launched) {
-            solutions += child_count_here(children, n);
-            refused++;
-        }
+        dp_condensed<<<blocks, blockDim.x, shared, cudaStreamFireAndForget>>>(
+            header, out, (unsigned)total, child_depth, growth, max_depth, n, result, stats);
+        launched = cudaGetLastError() == cudaSuccess;
+        if (!launched) atomicAdd(&stats[0], 1ull);
+    }
+    __syncthreads();
+    if (out && !launched) {
+        // A refused launch: the block counts the boards itself, spread over its threads.
+        unsigned mask = board_mask(n);
+        for (unsigned long long i = threadIdx.x; i < total; i += blockDim.x)
+            solutions += count_below(out[i], free_of(out[i], mask), n);
+        __syncthreads();
+        if (threadIdx.x == 0) free((char *)out - sizeof(BlockRelease));
     }
     if (solutions) atomicAdd(result, solutions);
-    if (refused) atomicAdd(&stats[0], refused);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,11 +351,7 @@ extern "C" __global__ void dp_swap(SwapHeader *header, const Entry *entries, uns
             if (!memory) fallback = 1;
         }
         __syncthreads();
-        if (fallback) {
-            for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
-                solutions += count_below(buffer[i].config, buffer[i].avail, n);
-            if (threadIdx.x == 0) atomicAdd(&stats[0], 1ull);
-        } else {
+        if (!fallback) {
             for (unsigned i = threadIdx.x; i < total; i += blockDim.x) copied[i] = buffer[i];
             __syncthreads();
             if (threadIdx.x == 0) {
@@ -340,12 +361,18 @@ extern "C" __global__ void dp_swap(SwapHeader *header, const Entry *entries, uns
                 dp_swap<<<blocks, blockDim.x, shared, cudaStreamFireAndForget>>>(
                     child_header, copied, total, depth, volume, threshold, n, result, stats);
                 if (cudaGetLastError() != cudaSuccess) {
-                    for (unsigned i = 0; i < total; ++i)
-                        solutions += count_below(copied[i].config, copied[i].avail, n);
                     free(child_header);
-                    atomicAdd(&stats[0], 1ull);
+                    fallback = 1;
                 }
             }
+            __syncthreads();
+        }
+        if (fallback) {
+            // No memory or a refused launch: the block counts the buffer, spread over its
+            // threads.
+            for (unsigned i = threadIdx.x; i < total; i += blockDim.x)
+                solutions += count_below(buffer[i].config, buffer[i].avail, n);
+            if (threadIdx.x == 0) atomicAdd(&stats[0], 1ull);
         }
     }
     if (solutions) atomicAdd(result, solutions);

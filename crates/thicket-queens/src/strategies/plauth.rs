@@ -6,15 +6,15 @@
 //! The host places the first row (the first two for odd n, the mirror's middle column) and
 //! starts one grid; the device does the rest, and the host waits for the whole tree of grids.
 
+use std::time::Instant;
+
 use thicket_core::{Error, Result};
-use thicket_gpu::cudarc::driver::{CudaFunction, DevicePtr, LaunchConfig, PushKernelArg};
-use thicket_gpu::KernelSource;
+use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
+use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use thicket_gpu::{GpuError, KernelSource};
 
 use super::jobs::Subproblems;
-use super::{
-    driver, gpu_error, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
-    Params,
-};
+use super::{gpu_error, host_depth, mirrored, positive, Counted, Params};
 use super::{Strategy, StrategyRunner};
 use crate::count::board_mask;
 
@@ -26,6 +26,10 @@ pub const PLAUTH_KERNELS: KernelSource = KernelSource {
 
 /// Default threads per block (their Sec. 3.3).
 pub const BLOCK_SIZE: u32 = 256;
+/// Default threads per block of `dp-swap`, which the paper does not state: with 256 threads
+/// four rows deep, their Listing 4 leaves no buffer in 48 KB (its threshold goes negative); 64
+/// threads leave a buffer of 2,201 boards and a threshold of 1,881.
+pub const SWAP_BLOCK_SIZE: u32 = 64;
 /// Default rows per swarm grid of `dp1` (z, their Sec. 4.2).
 pub const SWARM_ROWS: u32 = 3;
 /// Default static search depth of `dp2` and `dp-swap` (their Table 3).
@@ -67,13 +71,19 @@ pub(crate) fn count(
     params: &Params,
 ) -> Result<Counted> {
     let depth = host_depth(n, params.depth, if n % 2 == 1 { 2 } else { 1 })?;
-    let block = positive("--block-size", params.block_size, BLOCK_SIZE, 1024)?;
+    let default_block = if strategy == Strategy::DpSwap {
+        SWAP_BLOCK_SIZE
+    } else {
+        BLOCK_SIZE
+    };
+    let block = positive("--block-size", params.block_size, default_block, 1024)?;
     let shared_limit = positive("--shared-limit", params.shared_limit, SHARED_LIMIT, 1 << 20)?;
     let (configs, depth) = configs(n, depth);
     let module = runner.module(&PLAUTH_KERNELS, true)?;
     runner.ensure_dp_limits()?;
     let gpu = runner.gpu();
     let stream = gpu.stream().clone();
+    let driver = |op| move |e| gpu_error(GpuError::driver(op)(e));
     let mut result = stream.alloc_zeros::<u64>(1).map_err(driver("cuMemAlloc"))?;
     let mut stats = stream.alloc_zeros::<u64>(2).map_err(driver("cuMemAlloc"))?;
     let count = configs.len() as u32;
@@ -81,7 +91,8 @@ pub(crate) fn count(
     let flat: Vec<u32> = configs.iter().flatten().copied().collect();
     let config_words = stream.clone_htod(&flat).map_err(driver("cuMemcpyHtoD"))?;
 
-    let seconds = match strategy {
+    let started;
+    match strategy {
         Strategy::Dp1 => {
             let z = positive("--search-depth", params.search_depth, SWARM_ROWS, 8)?;
             let threads = (n as u64).pow(z);
@@ -102,10 +113,15 @@ pub(crate) fn count(
                 .arg(&n32)
                 .arg(&mut result)
                 .arg(&mut stats);
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            started = Instant::now();
             // SAFETY: dp1_root takes (const Config*, unsigned count, unsigned z, unsigned
             // thread_count, unsigned block, unsigned n, unsigned long long* result, unsigned
             // long long* stats); its threads below count read one Config (four words) each.
-            unsafe { timed_launch(&stream, &mut launch, LaunchConfig::for_num_elems(count)) }?
+            unsafe { launch.launch(LaunchConfig::for_num_elems(count)) }
+                .map_err(driver("cuLaunchKernel"))?;
         }
         Strategy::Dp2 | Strategy::Dp3 => {
             let (first, growth) = if strategy == Strategy::Dp2 {
@@ -131,24 +147,13 @@ pub(crate) fn count(
                 .load_function(&module, "dp_condensed")
                 .map_err(gpu_error)?;
             allow_shared(&function, (CONFIG_BYTES + 4) * (max_depth + 1) * block)?;
-            // The paper's per-block memory scheme: pointers to blocks of blockDim configs.
-            let (base, guard) = config_words.device_ptr(&stream);
-            let pointers: Vec<u64> = (0..count.div_ceil(block))
-                .map(|b| base + u64::from(b) * u64::from(block * CONFIG_BYTES))
-                .collect();
-            drop(guard);
-            let blocks = stream
-                .clone_htod(&pointers)
-                .map_err(driver("cuMemcpyHtoD"))?;
-            let no_counter = 0u64;
-            let keep = 0u32;
+            let no_release = 0u64;
             let mut launch = stream.launch_builder(&function);
             launch
-                .arg(&blocks)
-                .arg(&first)
+                .arg(&no_release)
+                .arg(&config_words)
                 .arg(&count)
-                .arg(&keep)
-                .arg(&no_counter)
+                .arg(&first)
                 .arg(&growth)
                 .arg(&max_depth)
                 .arg(&n32)
@@ -159,13 +164,20 @@ pub(crate) fn count(
                 block_dim: (block, 1, 1),
                 shared_mem_bytes: (CONFIG_BYTES + 4) * (first + 1) * block,
             };
-            // SAFETY: dp_condensed takes (Config** blocks, unsigned depth, unsigned
-            // thread_count, unsigned free_memory, unsigned* free_counter, unsigned growth,
-            // unsigned max_depth, unsigned n, unsigned long long* result, unsigned long long*
-            // stats); `blocks` points into config_words in blocks of blockDim configs, which
-            // it does not free (free_memory = 0), and its stacks use (depth + 1) * blockDim
-            // entries of the dynamic shared memory given here.
-            unsafe { timed_launch(&stream, &mut launch, config) }?
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            started = Instant::now();
+            // SAFETY: dp_condensed takes (BlockRelease* release, const Config* configs,
+            // unsigned thread_count, unsigned depth, unsigned growth, unsigned max_depth,
+            // unsigned n, unsigned long long* result, unsigned long long* stats); with no
+            // release it frees nothing, its threads below count read one Config (four words)
+            // each, and its stacks use (depth + 1) * blockDim entries of the dynamic shared
+            // memory given here.
+            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
         }
         _ => {
             let search = positive("--search-depth", params.search_depth, STATIC_DEPTH, 31)?;
@@ -206,14 +218,22 @@ pub(crate) fn count(
                 block_dim: (block, 1, 1),
                 shared_mem_bytes: shared,
             };
+            stream
+                .synchronize()
+                .map_err(driver("cuStreamSynchronize"))?;
+            started = Instant::now();
             // SAFETY: dp_swap takes (SwapHeader* header, const Entry* entries, unsigned count,
             // unsigned depth, unsigned volume, unsigned threshold, unsigned n, unsigned long
             // long* result, unsigned long long* stats); with no header it frees nothing, its
             // threads below count read one five-word Entry each, and the stacks and the buffer
             // of `volume` entries fill the dynamic shared memory given here.
-            unsafe { timed_launch(&stream, &mut launch, config) }?
+            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
         }
-    };
+    }
+    stream
+        .synchronize()
+        .map_err(driver("cuStreamSynchronize"))?;
+    let seconds = started.elapsed().as_secs_f64();
     let sum = stream.clone_dtoh(&result).map_err(driver("cuMemcpyDtoH"))?[0];
     let stats = stream.clone_dtoh(&stats).map_err(driver("cuMemcpyDtoH"))?;
     if stats[1] != 0 {
@@ -236,7 +256,18 @@ fn allow_shared(function: &CudaFunction, bytes: u32) -> Result<()> {
     if bytes <= 48 * 1024 - 64 {
         return Ok(());
     }
-    raise_shared_limit(function, bytes, "lower --shared-limit or --block-size")
+    function
+        .set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            i32::try_from(bytes).unwrap_or(i32::MAX),
+        )
+        .map_err(|e| {
+            Error::InvalidInput(format!(
+                "{bytes} bytes of shared memory a block is more than the device allows (lower \
+                 --shared-limit or --block-size): {}",
+                GpuError::driver("cuFuncSetAttribute")(e)
+            ))
+        })
 }
 
 #[cfg(test)]
