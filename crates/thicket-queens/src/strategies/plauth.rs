@@ -6,15 +6,15 @@
 //! The host places the first row (the first two for odd n, the mirror's middle column) and
 //! starts one grid; the device does the rest, and the host waits for the whole tree of grids.
 
-use std::time::Instant;
-
 use thicket_core::{Error, Result};
-use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
 use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use thicket_gpu::{GpuError, KernelSource};
+use thicket_gpu::KernelSource;
 
 use super::jobs::Subproblems;
-use super::{gpu_error, host_depth, mirrored, positive, Counted, Params};
+use super::{
+    driver, gpu_error, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
+    Params,
+};
 use super::{Strategy, StrategyRunner};
 use crate::count::board_mask;
 
@@ -83,7 +83,6 @@ pub(crate) fn count(
     runner.ensure_dp_limits()?;
     let gpu = runner.gpu();
     let stream = gpu.stream().clone();
-    let driver = |op| move |e| gpu_error(GpuError::driver(op)(e));
     let mut result = stream.alloc_zeros::<u64>(1).map_err(driver("cuMemAlloc"))?;
     let mut stats = stream.alloc_zeros::<u64>(2).map_err(driver("cuMemAlloc"))?;
     let count = configs.len() as u32;
@@ -91,8 +90,7 @@ pub(crate) fn count(
     let flat: Vec<u32> = configs.iter().flatten().copied().collect();
     let config_words = stream.clone_htod(&flat).map_err(driver("cuMemcpyHtoD"))?;
 
-    let started;
-    match strategy {
+    let seconds = match strategy {
         Strategy::Dp1 => {
             let z = positive("--search-depth", params.search_depth, SWARM_ROWS, 8)?;
             let threads = (n as u64).pow(z);
@@ -113,15 +111,10 @@ pub(crate) fn count(
                 .arg(&n32)
                 .arg(&mut result)
                 .arg(&mut stats);
-            stream
-                .synchronize()
-                .map_err(driver("cuStreamSynchronize"))?;
-            started = Instant::now();
             // SAFETY: dp1_root takes (const Config*, unsigned count, unsigned z, unsigned
             // thread_count, unsigned block, unsigned n, unsigned long long* result, unsigned
             // long long* stats); its threads below count read one Config (four words) each.
-            unsafe { launch.launch(LaunchConfig::for_num_elems(count)) }
-                .map_err(driver("cuLaunchKernel"))?;
+            unsafe { timed_launch(&stream, &mut launch, LaunchConfig::for_num_elems(count)) }?
         }
         Strategy::Dp2 | Strategy::Dp3 => {
             let (first, growth) = if strategy == Strategy::Dp2 {
@@ -164,20 +157,13 @@ pub(crate) fn count(
                 block_dim: (block, 1, 1),
                 shared_mem_bytes: (CONFIG_BYTES + 4) * (first + 1) * block,
             };
-            stream
-                .synchronize()
-                .map_err(driver("cuStreamSynchronize"))?;
-            started = Instant::now();
             // SAFETY: dp_condensed takes (BlockRelease* release, const Config* configs,
             // unsigned thread_count, unsigned depth, unsigned growth, unsigned max_depth,
             // unsigned n, unsigned long long* result, unsigned long long* stats); with no
             // release it frees nothing, its threads below count read one Config (four words)
             // each, and its stacks use (depth + 1) * blockDim entries of the dynamic shared
             // memory given here.
-            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
-            stream
-                .synchronize()
-                .map_err(driver("cuStreamSynchronize"))?;
+            unsafe { timed_launch(&stream, &mut launch, config) }?
         }
         _ => {
             let search = positive("--search-depth", params.search_depth, STATIC_DEPTH, 31)?;
@@ -218,22 +204,14 @@ pub(crate) fn count(
                 block_dim: (block, 1, 1),
                 shared_mem_bytes: shared,
             };
-            stream
-                .synchronize()
-                .map_err(driver("cuStreamSynchronize"))?;
-            started = Instant::now();
             // SAFETY: dp_swap takes (SwapHeader* header, const Entry* entries, unsigned count,
             // unsigned depth, unsigned volume, unsigned threshold, unsigned n, unsigned long
             // long* result, unsigned long long* stats); with no header it frees nothing, its
             // threads below count read one five-word Entry each, and the stacks and the buffer
             // of `volume` entries fill the dynamic shared memory given here.
-            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            unsafe { timed_launch(&stream, &mut launch, config) }?
         }
-    }
-    stream
-        .synchronize()
-        .map_err(driver("cuStreamSynchronize"))?;
-    let seconds = started.elapsed().as_secs_f64();
+    };
     let sum = stream.clone_dtoh(&result).map_err(driver("cuMemcpyDtoH"))?[0];
     let stats = stream.clone_dtoh(&stats).map_err(driver("cuMemcpyDtoH"))?;
     if stats[1] != 0 {
@@ -256,18 +234,7 @@ fn allow_shared(function: &CudaFunction, bytes: u32) -> Result<()> {
     if bytes <= 48 * 1024 - 64 {
         return Ok(());
     }
-    function
-        .set_attribute(
-            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            i32::try_from(bytes).unwrap_or(i32::MAX),
-        )
-        .map_err(|e| {
-            Error::InvalidInput(format!(
-                "{bytes} bytes of shared memory a block is more than the device allows (lower \
-                 --shared-limit or --block-size): {}",
-                GpuError::driver("cuFuncSetAttribute")(e)
-            ))
-        })
+    raise_shared_limit(function, bytes, "lower --shared-limit or --block-size")
 }
 
 #[cfg(test)]
