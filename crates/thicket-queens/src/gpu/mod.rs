@@ -64,16 +64,12 @@ pub fn border_only_total(n: usize, constellations: &[CanonicalConstellation]) ->
         .sum()
 }
 
-/// Counts all and fundamental solutions of `n` queens (1 <= n <= 28) on the GPUs; larger
-/// boards are [`Error::Unavailable`] here, so `--backend auto` falls back to the CPU.
-///
-/// Fails with [`Error::Unavailable`] when no GPU can be used (no driver, no device, no NVRTC, a
-/// device ordinal that does not exist) and with [`Error::Gpu`] when a device fails while
-/// counting.
-pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
+/// Refuses what the GPU backend cannot count: a board outside 1..=32 or an empty device list
+/// (invalid input), a board beyond the kernel's N = 28 ([`Error::Unavailable`], so that
+/// `--backend auto` counts it on the CPU instead).
+fn check_request(n: usize, options: &GpuOptions) -> Result<()> {
     validate_n(n)?;
     if n > MAX_N {
-        // Unavailable rather than invalid: `--backend auto` then counts on the CPU.
         return Err(Error::Unavailable(format!(
             "the GPU kernel counts boards up to N = {MAX_N}, not N = {n}"
         )));
@@ -81,6 +77,17 @@ pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<
     if options.devices.as_ref().is_some_and(|d| d.is_empty()) {
         return Err(Error::InvalidInput("--devices lists no device".into()));
     }
+    Ok(())
+}
+
+/// Counts all and fundamental solutions of `n` queens (1 <= n <= 28) on the GPUs; larger
+/// boards are [`Error::Unavailable`] here, so `--backend auto` falls back to the CPU.
+///
+/// Fails with [`Error::Unavailable`] when no GPU can be used (no driver, no device, no NVRTC, a
+/// device ordinal that does not exist) and with [`Error::Gpu`] when a device fails while
+/// counting.
+pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
+    check_request(n, options)?;
     match options.threads {
         Some(0) => Err(Error::InvalidInput("--threads must be at least 1".into())),
         Some(threads) => rayon::ThreadPoolBuilder::new()
@@ -192,15 +199,7 @@ impl GpuCounter {
     /// Opens the devices of `options` for boards of `n` (1 <= n <= 28); fails like
     /// [`count_gpu`] when no GPU can be used.
     pub fn open(n: usize, options: &GpuOptions) -> Result<GpuCounter> {
-        validate_n(n)?;
-        if n > MAX_N {
-            return Err(Error::Unavailable(format!(
-                "the GPU kernel counts boards up to N = {MAX_N}, not N = {n}"
-            )));
-        }
-        if options.devices.as_ref().is_some_and(|d| d.is_empty()) {
-            return Err(Error::InvalidInput("--devices lists no device".into()));
-        }
+        check_request(n, options)?;
         let devices = launch::open_devices(options.devices.as_deref()).map_err(unavailable)?;
         Ok(GpuCounter {
             n,
