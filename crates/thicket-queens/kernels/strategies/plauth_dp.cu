@@ -11,6 +11,12 @@
 // board; the block-wide kernels (DP-2, DP-3, DP-SWAP) spread the refused boards over the
 // block's threads. Every solution found is added to *result (as the paper's kernels do, before
 // the host's mirror x2).
+//
+// Grids stop at the middle of the board (`hand_below`, set by the host): no grid is launched
+// over boards in the lower half, whose subtrees the thread that reached them counts in place.
+// Handing every level on multiplies the grids, their device allocations and their pending
+// launches by the branching factor each level (127 million boards four rows from the end of
+// N = 16), which is what made the paper's scheme stall or fall back from N = 16 on.
 
 struct Config {     // boardConfig_t: the masks of the next row to fill, and its index
     unsigned col;
@@ -73,10 +79,18 @@ __device__ unsigned long long count_below(Config start, unsigned avail, unsigned
 // ---------------------------------------------------------------------------------------------
 // Sec. 3.1, Listing 1, Fig. 6 (DP-1, thread swarming): a grid of n^z threads; thread i reads
 // its z positions as the base-n digits of i and tries to place them in the next z rows; a
-// thread whose queens all fit launches the same grid below its board.
+// thread whose queens all fit launches the same grid below its board if that grid's boards lie
+// above row `hand_below` (its board's row + z < hand_below), and counts its board's subtree
+// itself otherwise. One launch a board would otherwise be millions of grids at N >= 16, far past
+// the pending-launch buffer.
+
+__device__ void dp1_below(Config config, unsigned z, unsigned thread_count, unsigned block,
+                          unsigned n, unsigned hand_below, unsigned long long *result,
+                          unsigned long long *stats);
 
 extern "C" __global__ void dp1_swarm(Config config, unsigned z, unsigned thread_count, unsigned n,
-                                     unsigned long long *result, unsigned long long *stats) {
+                                     unsigned hand_below, unsigned long long *result,
+                                     unsigned long long *stats) {
     unsigned index = blockIdx.x * blockDim.x + threadIdx.x;
     if (index >= thread_count) return;
     unsigned mask = board_mask(n);
@@ -91,36 +105,40 @@ extern "C" __global__ void dp1_swarm(Config config, unsigned z, unsigned thread_
             return;
         }
     }
-    unsigned blocks = (thread_count + blockDim.x - 1u) / blockDim.x;
-    dp1_swarm<<<blocks, blockDim.x, 0, cudaStreamFireAndForget>>>(config, z, thread_count, n,
-                                                                   result, stats);
-    if (cudaGetLastError() != cudaSuccess) {
-        atomicAdd(result, count_below(config, free_of(config, mask), n));
+    dp1_below(config, z, thread_count, blockDim.x, n, hand_below, result, stats);
+}
+
+// The swarm below `config` where it would end above `hand_below`, else (or where the launch is
+// refused) the count of its subtree in place.
+__device__ void dp1_below(Config config, unsigned z, unsigned thread_count, unsigned block,
+                          unsigned n, unsigned hand_below, unsigned long long *result,
+                          unsigned long long *stats) {
+    if (config.row + z < hand_below) {
+        unsigned blocks = (thread_count + block - 1u) / block;
+        dp1_swarm<<<blocks, block, 0, cudaStreamFireAndForget>>>(config, z, thread_count, n,
+                                                                 hand_below, result, stats);
+        if (cudaGetLastError() == cudaSuccess) return;
         atomicAdd(&stats[0], 1ull);
     }
+    atomicAdd(result, count_below(config, free_of(config, board_mask(n)), n));
 }
 
 // The host's initial grid of DP-1: one swarm below each precalculated board.
 extern "C" __global__ void dp1_root(const Config *configs, unsigned count, unsigned z,
                                     unsigned thread_count, unsigned block, unsigned n,
-                                    unsigned long long *result, unsigned long long *stats) {
+                                    unsigned hand_below, unsigned long long *result,
+                                    unsigned long long *stats) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
-    unsigned blocks = (thread_count + block - 1u) / block;
-    dp1_swarm<<<blocks, block, 0, cudaStreamFireAndForget>>>(configs[i], z, thread_count, n,
-                                                             result, stats);
-    if (cudaGetLastError() != cudaSuccess) {
-        Config c = configs[i];
-        atomicAdd(result, count_below(c, free_of(c, board_mask(n)), n));
-        atomicAdd(&stats[0], 1ull);
-    }
+    dp1_below(configs[i], z, thread_count, block, n, hand_below, result, stats);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Sec. 3.2-3.3, Listings 2-3, Fig. 7 (DP-2 and DP-3, condensed kernels): each thread searches
 // `depth` rows below its configuration with a stack in shared memory and hands the boards it
 // reaches at that depth to a child grid. DP-3 passes min(depth * growth, max_depth) to the
-// child (`growth` = 1 is DP-2's static depth).
+// child (`growth` = 1 is DP-2's static depth). Boards at or below `hand_below` are not handed
+// on: the thread that reaches them counts their subtrees.
 //
 // The closest form that scales past N = 15: the paper launches one child grid per thread,
 // millions of tiny grids at N >= 16, far beyond what the device runtime holds pending or the
@@ -205,7 +223,7 @@ __device__ unsigned long long block_scan(unsigned long long value, unsigned long
 
 extern "C" __global__ void dp_condensed(BlockRelease *release, const Config *configs,
                                         unsigned thread_count, unsigned depth, unsigned growth,
-                                        unsigned max_depth, unsigned n,
+                                        unsigned max_depth, unsigned n, unsigned hand_below,
                                         unsigned long long *result, unsigned long long *stats) {
     extern __shared__ unsigned char condensed_shared[];
     __shared__ Config *child_configs;
@@ -220,9 +238,10 @@ extern "C" __global__ void dp_condensed(BlockRelease *release, const Config *con
     __syncthreads();
     if (release && threadIdx.x == 0 && atomicSub(&release->blocks_left, 1u) == 1u) free(release);
 
-    // Pass 1: how many boards each thread will hand on (none where depth reaches the last row).
+    // Pass 1: how many boards each thread will hand on (none where depth reaches the last row
+    // or the lower half; all of a grid's boards are on one row).
     unsigned long long mine = 0;
-    if (active && stack[0].row + depth < n - 1u)
+    if (active && stack[0].row + depth < n - 1u && stack[0].row + depth < hand_below)
         mine = condensed_walk(stack, open_stack, depth, n, 0, 0, false);
     unsigned long long total = 0;
     unsigned long long offset = block_scan(mine, &total);
@@ -243,7 +262,7 @@ extern "C" __global__ void dp_condensed(BlockRelease *release, const Config *con
     // without one, counted below by the thread that found them).
     unsigned long long solutions = 0;
     if (active) condensed_walk(stack, open_stack, depth, n, out ? out + offset : 0, &solutions,
-                               !out && mine > 0);
+                               !out);
     __syncthreads();
     if (out && threadIdx.x == 0) {
         BlockRelease *header = (BlockRelease *)((char *)out - sizeof(BlockRelease));
@@ -252,7 +271,8 @@ extern "C" __global__ void dp_condensed(BlockRelease *release, const Config *con
         unsigned child_depth = min(depth * growth, max_depth);
         size_t shared = (sizeof(Config) + sizeof(unsigned)) * (child_depth + 1u) * blockDim.x;
         dp_condensed<<<blocks, blockDim.x, shared, cudaStreamFireAndForget>>>(
-            header, out, (unsigned)total, child_depth, growth, max_depth, n, result, stats);
+            header, out, (unsigned)total, child_depth, growth, max_depth, n, hand_below, result,
+            stats);
         launched = cudaGetLastError() == cudaSuccess;
         if (!launched) atomicAdd(&stats[0], 1ull);
     }
@@ -274,7 +294,13 @@ extern "C" __global__ void dp_condensed(BlockRelease *release, const Config *con
 // thread stops and swaps its whole stack (each level with the positions it has not tried yet)
 // into the buffer, so nothing is lost. Then the block copies the buffer to global memory and
 // thread 0 launches one child grid over it, with the same static depth. The buffer is what is
-// left of `shared_limit` bytes after the stacks.
+// left of `shared_limit` bytes after the stacks. A board at the depth on row `hand_below` or
+// lower is counted in place instead of buffered.
+//
+// Block b of a grid takes entries b, b + gridDim, b + 2 gridDim, ...: the swapped stacks, which
+// land at the end of a buffer, go one to a block of the child instead of all into its last
+// block, so the boards still to hand on are found by many blocks at once rather than by one
+// chain of grids, one buffer at a time, nested past the device runtime's 24 levels.
 
 struct SwapHeader {
     unsigned blocks_left;  // child blocks still to read the entries; the last one open_stacks them
@@ -283,7 +309,7 @@ struct SwapHeader {
 
 extern "C" __global__ void dp_swap(SwapHeader *header, const Entry *entries, unsigned count,
                                    unsigned depth, unsigned volume, unsigned threshold,
-                                   unsigned n, unsigned long long *result,
+                                   unsigned n, unsigned hand_below, unsigned long long *result,
                                    unsigned long long *stats) {
     extern __shared__ unsigned char swap_shared[];
     __shared__ unsigned child_count;
@@ -293,7 +319,7 @@ extern "C" __global__ void dp_swap(SwapHeader *header, const Entry *entries, uns
     Entry *stacks = (Entry *)swap_shared;
     Entry *buffer = stacks + depth * blockDim.x;
     Entry *stack = stacks + threadIdx.x * depth;
-    unsigned me = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned me = threadIdx.x * gridDim.x + blockIdx.x;
     bool active = me < count;
     if (threadIdx.x == 0) {
         child_count = 0;
@@ -329,8 +355,12 @@ extern "C" __global__ void dp_swap(SwapHeader *header, const Entry *entries, uns
         unsigned next_free = free_of(next, mask);
         if (next_free == 0) continue;
         if ((unsigned)top + 1u == depth) {
-            Entry child = {next, next_free};
-            buffer[atomicAdd(&child_count, 1u)] = child;
+            if (next.row < hand_below) {
+                Entry child = {next, next_free};
+                buffer[atomicAdd(&child_count, 1u)] = child;
+            } else {
+                solutions += count_below(next, next_free, n);
+            }
             continue;
         }
         ++top;
@@ -359,7 +389,8 @@ extern "C" __global__ void dp_swap(SwapHeader *header, const Entry *entries, uns
                 child_header->blocks_left = blocks;
                 size_t shared = sizeof(Entry) * (depth * blockDim.x + volume);
                 dp_swap<<<blocks, blockDim.x, shared, cudaStreamFireAndForget>>>(
-                    child_header, copied, total, depth, volume, threshold, n, result, stats);
+                    child_header, copied, total, depth, volume, threshold, n, hand_below, result,
+                    stats);
                 if (cudaGetLastError() != cudaSuccess) {
                     free(child_header);
                     fallback = 1;

@@ -47,6 +47,22 @@ pub const MALLOC_HEAP_BYTES: usize = 4 << 30;
 /// counted by their parents instead and reported.
 pub const PENDING_LAUNCHES: usize = 1 << 17;
 
+/// The row from which `dp2`, `dp3` and `dp-swap` count boards in place instead of handing them
+/// to a child grid: the middle of the board, rounded down (the row itself counted in place).
+/// Handing every level on made 127 million boards in 90,000 device allocations four rows above
+/// N = 16's last row, and billions at N = 18.
+fn condensed_hand_below(n: usize) -> u32 {
+    (n - n / 2) as u32
+}
+
+/// The row `dp1`'s swarms must end above to be launched: the middle of the board, rounded down.
+/// A thread whose swarm would end lower counts its board's subtree itself; launching one swarm a
+/// board all the way down was millions of launches from N = 16 on, far past the pending-launch
+/// buffer, whose refusals left single threads walking whole subtrees.
+fn swarm_hand_below(n: usize) -> u32 {
+    (n / 2) as u32
+}
+
 /// Bytes of a `Config` (four words) and of an `Entry` (a `Config` and a word) on the device.
 const CONFIG_BYTES: u32 = 16;
 const ENTRY_BYTES: u32 = 20;
@@ -101,6 +117,7 @@ pub(crate) fn count(
                     Error::InvalidInput(format!("N^z = {n}^{z} threads do not fit in one grid"))
                 })?;
             let root = gpu.load_function(&module, "dp1_root").map_err(gpu_error)?;
+            let hand_below = swarm_hand_below(n);
             let mut launch = stream.launch_builder(&root);
             launch
                 .arg(&config_words)
@@ -109,11 +126,12 @@ pub(crate) fn count(
                 .arg(&threads)
                 .arg(&block)
                 .arg(&n32)
+                .arg(&hand_below)
                 .arg(&mut result)
                 .arg(&mut stats);
             // SAFETY: dp1_root takes (const Config*, unsigned count, unsigned z, unsigned
-            // thread_count, unsigned block, unsigned n, unsigned long long* result, unsigned
-            // long long* stats); its threads below count read one Config (four words) each.
+            // thread_count, unsigned block, unsigned n, unsigned hand_below, unsigned long long*
+            // result, unsigned long long* stats); its threads below count read one Config (four words) each.
             unsafe { timed_launch(&stream, &mut launch, LaunchConfig::for_num_elems(count)) }?
         }
         Strategy::Dp2 | Strategy::Dp3 => {
@@ -141,6 +159,7 @@ pub(crate) fn count(
                 .map_err(gpu_error)?;
             allow_shared(&function, (CONFIG_BYTES + 4) * (max_depth + 1) * block)?;
             let no_release = 0u64;
+            let hand_below = condensed_hand_below(n);
             let mut launch = stream.launch_builder(&function);
             launch
                 .arg(&no_release)
@@ -150,6 +169,7 @@ pub(crate) fn count(
                 .arg(&growth)
                 .arg(&max_depth)
                 .arg(&n32)
+                .arg(&hand_below)
                 .arg(&mut result)
                 .arg(&mut stats);
             let config = LaunchConfig {
@@ -159,7 +179,8 @@ pub(crate) fn count(
             };
             // SAFETY: dp_condensed takes (BlockRelease* release, const Config* configs,
             // unsigned thread_count, unsigned depth, unsigned growth, unsigned max_depth,
-            // unsigned n, unsigned long long* result, unsigned long long* stats); with no
+            // unsigned n, unsigned hand_below, unsigned long long* result, unsigned long long*
+            // stats); with no
             // release it frees nothing, its threads below count read one Config (four words)
             // each, and its stacks use (depth + 1) * blockDim entries of the dynamic shared
             // memory given here.
@@ -188,6 +209,7 @@ pub(crate) fn count(
                 .clone_htod(&entries)
                 .map_err(driver("cuMemcpyHtoD"))?;
             let no_header = 0u64;
+            let hand_below = condensed_hand_below(n);
             let mut launch = stream.launch_builder(&function);
             launch
                 .arg(&no_header)
@@ -197,6 +219,7 @@ pub(crate) fn count(
                 .arg(&volume)
                 .arg(&threshold)
                 .arg(&n32)
+                .arg(&hand_below)
                 .arg(&mut result)
                 .arg(&mut stats);
             let config = LaunchConfig {
@@ -205,10 +228,11 @@ pub(crate) fn count(
                 shared_mem_bytes: shared,
             };
             // SAFETY: dp_swap takes (SwapHeader* header, const Entry* entries, unsigned count,
-            // unsigned depth, unsigned volume, unsigned threshold, unsigned n, unsigned long
-            // long* result, unsigned long long* stats); with no header it frees nothing, its
-            // threads below count read one five-word Entry each, and the stacks and the buffer
-            // of `volume` entries fill the dynamic shared memory given here.
+            // unsigned depth, unsigned volume, unsigned threshold, unsigned n, unsigned
+            // hand_below, unsigned long long* result, unsigned long long* stats); with no header
+            // it frees nothing, its threads read the five-word Entries below count (one each),
+            // and the stacks and the buffer of `volume` entries fill the dynamic shared memory
+            // given here.
             unsafe { timed_launch(&stream, &mut launch, config) }?
         }
     };
@@ -253,5 +277,12 @@ mod tests {
         assert!(even.iter().all(|c| c[3] == 1 && c[0].count_ones() == 1));
         let (odd, _) = configs(13, 2);
         assert!(odd.iter().all(|c| c[3] == 2 && c[0].count_ones() == 2));
+    }
+
+    #[test]
+    fn grids_stop_at_the_middle_of_the_board() {
+        assert_eq!((condensed_hand_below(18), swarm_hand_below(18)), (9, 9));
+        assert_eq!((condensed_hand_below(17), swarm_hand_below(17)), (9, 8));
+        assert_eq!((condensed_hand_below(1), swarm_hand_below(1)), (1, 0));
     }
 }
