@@ -164,9 +164,9 @@ impl Task {
         ]
     }
 
-    /// Weighted solutions below this task, by the kernel's loop step for step (a stack of
-    /// free columns and lines a level, the look-ahead, the popcount of the last row): the
-    /// kernel's reference.
+    /// Weighted solutions below this task, by the kernel's loop pass for pass (a pop when the
+    /// level is exhausted, then one try; a stack of untried columns and lines a level, the
+    /// look-ahead, the popcount of the last row): the kernel's reference.
     pub fn count(&self, plans: &[GpuPlan], n: usize) -> u64 {
         let plan = &plans[self.plan as usize];
         let board = crate::count::board_mask(n);
@@ -179,34 +179,39 @@ impl Task {
             found = u64::from(free.count_ones());
             free = 0;
         }
+        // Each level saves its untried columns with the queen being tried still in them.
         let mut stack = [(0u32, lines); 32];
-        loop {
-            if free != 0 {
-                let bit = free & free.wrapping_neg();
-                free ^= bit;
-                let child = lines.place(bit, plan.gap_into(d + 1));
-                let child_free = child.free(plan, d + 1, board);
-                if d + 1 == plan.last {
-                    found += u64::from(child_free.count_ones());
-                    continue;
-                }
-                // Look-ahead: the row after the child's must keep a free square.
-                let ahead = child
-                    .place(0, plan.gap_into(d + 2))
-                    .free(plan, d + 2, board);
-                if child_free == 0 || ahead == 0 {
-                    continue;
-                }
-                stack[(d - start) as usize] = (free, lines);
-                (lines, free) = (child, child_free);
-                d += 1;
-            } else {
-                if d == start {
-                    break;
-                }
+        // One pass of the kernel's loop: pop once if the level is exhausted, then try the
+        // lowest untried column of the (possibly new) level.
+        while free != 0 || d != start {
+            if free == 0 {
                 d -= 1;
-                (free, lines) = stack[(d - start) as usize];
+                let saved;
+                (saved, lines) = stack[(d - start) as usize];
+                free = saved ^ (saved & saved.wrapping_neg());
             }
+            let bit = free & free.wrapping_neg();
+            if bit == 0 {
+                continue;
+            }
+            let child = lines.place(bit, plan.gap_into(d + 1));
+            let child_free = child.free(plan, d + 1, board);
+            if d + 1 == plan.last {
+                found += u64::from(child_free.count_ones());
+                free ^= bit;
+                continue;
+            }
+            // Look-ahead: the row after the child's must keep a free square.
+            let ahead = child
+                .place(0, plan.gap_into(d + 2))
+                .free(plan, d + 2, board);
+            if child_free == 0 || ahead == 0 {
+                free ^= bit;
+                continue;
+            }
+            stack[(d - start) as usize] = (free, lines);
+            (lines, free) = (child, child_free);
+            d += 1;
         }
         found * u64::from(plan.weight)
     }
