@@ -9,6 +9,7 @@ pub mod constellation;
 pub mod count;
 pub mod cpu;
 pub mod gpu;
+pub mod join;
 pub mod ledgered;
 pub mod lines;
 pub mod reference;

@@ -1,0 +1,317 @@
+//! The CPU join counter: meet in the middle instead of backtracking through every row.
+//!
+//! The board is cut between rows `h - 1` and `h` (`h = (n - 1) / 2`, measured best at n = 16). A solution with a given border
+//! constellation is exactly one placement of the top half (rows `0..h`: the constellation's
+//! border queens there and one inner queen in each other row) and one of the bottom half
+//! (rows `h..n`) that
+//! - use complementary sets of columns, and
+//! - share no diagonal.
+//!
+//! Only diagonals that cross the cut can be shared, `n - 1` of each direction, so a half's
+//! diagonals fit one 64-bit key and the diagonal test is one AND.
+//!
+//! The bottom half depends only on the border queens below the cut, which many constellations
+//! share (at n = 16, 3157 asymmetric canonical constellations have 151 distinct bottom
+//! borders). Each distinct bottom border's placements are enumerated once and bucketed by their
+//! column set ([`BottomIndex`]). Each constellation then enumerates its own top placements
+//! and tests each against the one bucket holding the complementary columns. Enumerating a top
+//! half per constellation and a bottom half per bottom border visits far fewer squares than
+//! the row-by-row search of the whole inner board.
+
+use crate::constellation::CanonicalConstellation;
+use crate::count::board_mask;
+use crate::lines::LineBoard;
+
+/// Bit offset of the "\" diagonal set (bit `c - r + 32`), as in [`LineBoard`].
+const OFFSET: u32 = 32;
+
+/// The board sizes the join counts. Below, boards are too small to gain; above, the bucket
+/// index (`2^(n-2)` entries) grows too large, and counting takes days on a CPU anyway.
+pub const JOIN_SIZES: std::ops::RangeInclusive<usize> = 8..=23;
+
+/// Queens as line sets: the part of a [`LineBoard`] the half enumerations need.
+#[derive(Debug, Clone, Copy)]
+struct Lines {
+    cols: u32,
+    falling: u64,
+    rising: u64,
+}
+
+impl Lines {
+    /// The line sets of the given queens.
+    fn of(n: usize, queens: &[(usize, usize)]) -> Lines {
+        let board = queens.iter().fold(LineBoard::empty(n), |b, &(r, c)| {
+            b.place(r as u32, c as u32)
+        });
+        Lines {
+            cols: !board.open_columns() & board_mask(n),
+            falling: board.falling_diagonals(),
+            rising: board.rising_diagonals(),
+        }
+    }
+
+    /// Free columns of row `r` among `allowed`.
+    #[inline(always)]
+    fn free(&self, r: u32, allowed: u32) -> u32 {
+        let attacked =
+            self.cols | (self.falling >> (OFFSET - r)) as u32 | (self.rising >> r) as u32;
+        !attacked & allowed
+    }
+
+    /// The sets with one more queen at row `r`, column `c`.
+    #[inline(always)]
+    fn place(&self, r: u32, c: u32) -> Lines {
+        Lines {
+            cols: self.cols | 1 << c,
+            falling: self.falling | 1u64 << (c + OFFSET - r),
+            rising: self.rising | 1u64 << (c + r),
+        }
+    }
+}
+
+/// The cut between the halves: `row` is the first row of the bottom half.
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    n: u32,
+    row: u32,
+    /// Columns of row `row` whose "\" diagonal also reaches the row above (`1..n`).
+    falling_mask: u32,
+    /// Columns of row `row` whose "/" diagonal also reaches the row above (`0..n-1`).
+    rising_mask: u32,
+}
+
+impl Cut {
+    fn new(n: usize) -> Cut {
+        let board = board_mask(n);
+        Cut {
+            n: n as u32,
+            row: ((n - 1) / 2) as u32,
+            falling_mask: board & !1,
+            rising_mask: board >> 1,
+        }
+    }
+
+    /// True when the queen's row lies in the top half.
+    fn is_top(&self, (r, _): (usize, usize)) -> bool {
+        r < self.row as usize
+    }
+
+    /// The occupied diagonals that cross the cut, as one key: a "\" diagonal by the column
+    /// where it meets row `row` (bits `0..n-1`), a "/" one likewise (bits `n-1..2n-2`).
+    #[inline(always)]
+    fn key(&self, lines: &Lines) -> u64 {
+        let falling = (lines.falling >> (OFFSET - self.row)) as u32 & self.falling_mask;
+        let rising = (lines.rising >> self.row) as u32 & self.rising_mask;
+        u64::from(falling >> 1) | u64::from(rising) << (self.n - 1)
+    }
+
+    /// The rows of one half that hold no border queen: `top` rows `1..row`, else rows
+    /// `row..n-1`, bottom-up.
+    fn inner_rows(&self, top: bool, border: &[(usize, usize)]) -> Vec<u32> {
+        let has_queen = |r: &u32| border.iter().any(|q| q.0 == *r as usize);
+        if top {
+            (1..self.row).filter(|r| !has_queen(r)).collect()
+        } else {
+            (self.row..self.n - 1)
+                .rev()
+                .filter(|r| !has_queen(r))
+                .collect()
+        }
+    }
+}
+
+/// Calls `leaf` with every placement of one queen in each of `rows`, in `allowed` columns,
+/// that no queen of `lines` attacks, as the line sets with those queens added.
+fn each_placement<F: FnMut(&Lines)>(lines: &Lines, rows: &[u32], allowed: u32, leaf: &mut F) {
+    match rows {
+        [] => leaf(lines),
+        [row] => {
+            let mut free = lines.free(*row, allowed);
+            while free != 0 {
+                let c = free.trailing_zeros();
+                free &= free - 1;
+                leaf(&lines.place(*row, c));
+            }
+        }
+        [row, rest @ ..] => {
+            let mut free = lines.free(*row, allowed);
+            while free != 0 {
+                let c = free.trailing_zeros();
+                free &= free - 1;
+                each_placement(&lines.place(*row, c), rest, allowed, leaf);
+            }
+        }
+    }
+}
+
+/// The bits of `x` at the positions of `mask`, packed into the low bits: a dense index of the
+/// subsets of `mask`.
+#[inline(always)]
+fn compress(x: u32, mask: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: this build enables the bmi2 target feature, so the instruction exists.
+        unsafe { std::arch::x86_64::_pext_u32(x, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut packed, mut bit, mut rest) = (0, 0, mask);
+        while rest != 0 {
+            if x & rest & rest.wrapping_neg() != 0 {
+                packed |= 1 << bit;
+            }
+            bit += 1;
+            rest &= rest - 1;
+        }
+        packed
+    }
+}
+
+/// Inner board columns: every column but the first and the last (those hold side queens).
+fn inner_columns(n: usize) -> u32 {
+    board_mask(n) & !1 & !(1 << (n - 1))
+}
+
+/// The bottom-half placements of one bottom border, bucketed by the inner columns they use.
+#[derive(Debug)]
+pub struct BottomIndex {
+    cut: Cut,
+    /// The inner columns a bottom placement can use (the bucket index compresses onto them).
+    columns: u32,
+    /// Bucket `b` holds `keys[starts[b]..starts[b + 1]]`.
+    starts: Vec<u32>,
+    /// The placements' diagonal keys (border queens below the cut included), by bucket.
+    keys: Vec<u64>,
+}
+
+impl BottomIndex {
+    /// Enumerates and buckets the bottom placements of an `n x n` board whose border queens
+    /// below the cut are `border` (`n` in [`JOIN_SIZES`]).
+    pub fn build(n: usize, border: &[(usize, usize)]) -> BottomIndex {
+        let cut = Cut::new(n);
+        let start = Lines::of(n, border);
+        let columns = inner_columns(n) & !start.cols;
+        let mut found: Vec<(u32, u64)> = Vec::new();
+        let rows = cut.inner_rows(false, border);
+        each_placement(&start, &rows, columns, &mut |lines| {
+            found.push((compress(lines.cols, columns), cut.key(lines)));
+        });
+        let buckets = 1usize << columns.count_ones();
+        let mut starts = vec![0u32; buckets + 1];
+        for &(bucket, _) in &found {
+            starts[bucket as usize + 1] += 1;
+        }
+        for b in 1..=buckets {
+            starts[b] += starts[b - 1];
+        }
+        let mut next = starts.clone();
+        let mut keys = vec![0u64; found.len()];
+        for &(bucket, key) in &found {
+            let slot = &mut next[bucket as usize];
+            keys[*slot as usize] = key;
+            *slot += 1;
+        }
+        BottomIndex {
+            cut,
+            columns,
+            starts,
+            keys,
+        }
+    }
+
+    /// Counts the solutions of `constellation`, whose border queens below the cut must be the
+    /// ones this index was built for: each top placement against its bucket.
+    pub fn count(&self, n: usize, constellation: &CanonicalConstellation) -> u64 {
+        let cut = self.cut;
+        let queens = constellation.constellation.queens(n);
+        let (top_border, bottom_border): (Vec<_>, Vec<_>) =
+            queens.iter().partition(|&&q| cut.is_top(q));
+        let bottom = Lines::of(n, &bottom_border);
+        let bottom_key = cut.key(&bottom);
+        let start = Lines::of(n, &queens);
+        let rows = cut.inner_rows(true, &top_border);
+        let mut count = 0u64;
+        each_placement(&start, &rows, inner_columns(n), &mut |lines| {
+            // The columns the bottom half must fill, among its inner ones.
+            let bucket = compress(!lines.cols, self.columns) as usize;
+            let partners =
+                &self.keys[self.starts[bucket] as usize..self.starts[bucket + 1] as usize];
+            // The bottom border's diagonals are in `lines` but belong to the bottom half.
+            let key = cut.key(lines) ^ bottom_key;
+            count += partners.iter().filter(|&&k| k & key == 0).count() as u64;
+        });
+        count
+    }
+}
+
+/// True when the join counts `constellation` of an `n x n` board: asymmetric constellations
+/// (each solution is the only one of its class there, so no canonical check is needed) of
+/// sizes in [`JOIN_SIZES`].
+pub fn joins(n: usize, constellation: &CanonicalConstellation) -> bool {
+    JOIN_SIZES.contains(&n) && constellation.is_asymmetric()
+}
+
+/// Constellations that share their border queens below the cut, and so one [`BottomIndex`].
+#[derive(Debug)]
+pub struct BottomGroup<'a> {
+    /// The border queens below the cut.
+    pub border: Vec<(usize, usize)>,
+    /// The constellations with exactly those border queens below the cut.
+    pub members: Vec<&'a CanonicalConstellation>,
+}
+
+/// Groups constellations of an `n x n` board by their border queens below the cut.
+pub fn group_by_bottom<'a>(
+    n: usize,
+    constellations: &[&'a CanonicalConstellation],
+) -> Vec<BottomGroup<'a>> {
+    let cut = Cut::new(n);
+    let mut groups: std::collections::BTreeMap<Vec<(usize, usize)>, Vec<_>> =
+        std::collections::BTreeMap::new();
+    for &c in constellations {
+        let border = c
+            .constellation
+            .queens(n)
+            .into_iter()
+            .filter(|&q| !cut.is_top(q))
+            .collect();
+        groups.entry(border).or_default().push(c);
+    }
+    groups
+        .into_iter()
+        .map(|(border, members)| BottomGroup { border, members })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constellation::canonical_constellations;
+    use crate::lines::{search, Count};
+
+    /// Every asymmetric constellation's join count equals the line search's count.
+    #[test]
+    fn join_matches_the_line_search_per_constellation() {
+        for n in 8..=11 {
+            let all = canonical_constellations(n);
+            let joined: Vec<_> = all.iter().filter(|c| joins(n, c)).collect();
+            assert!(!joined.is_empty());
+            for group in group_by_bottom(n, &joined) {
+                let index = BottomIndex::build(n, &group.border);
+                for c in group.members {
+                    let mut expected = Count::default();
+                    let lines = LineBoard::with_constellation(n, &c.constellation);
+                    search(&lines, &mut [0u8; 32][..n], &mut expected);
+                    assert_eq!(index.count(n, c), expected.0, "n={n} {c:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn compress_packs_the_masked_bits() {
+        assert_eq!(compress(0b1010_0110, 0b1111_0000), 0b1010);
+        assert_eq!(compress(0b1010_0110, 0b0101_0101), 0b0010);
+        assert_eq!(compress(u32::MAX, 0), 0);
+    }
+}
