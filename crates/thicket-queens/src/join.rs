@@ -25,6 +25,13 @@ use crate::lines::LineBoard;
 /// Bit offset of the "\" diagonal set (bit `c - r + 32`), as in [`LineBoard`].
 const OFFSET: u32 = 32;
 
+/// Buckets are padded to a multiple of this many keys, so the join tests whole vectors.
+const LANES: usize = 4;
+
+/// The key of a padding slot, and a bit set in every top key: no real key uses bit 63 (keys
+/// take `2n - 2 <= 62` bits), so padding never matches.
+const PADDING: u64 = 1 << 63;
+
 /// The board sizes the join counts. Below, boards are too small to gain; above, the bucket
 /// index (`2^(n-2)` entries) grows too large, and counting takes days on a CPU anyway.
 pub const JOIN_SIZES: std::ops::RangeInclusive<usize> = 8..=23;
@@ -202,10 +209,10 @@ impl BottomIndex {
             starts[bucket as usize + 1] += 1;
         }
         for b in 1..=buckets {
-            starts[b] += starts[b - 1];
+            starts[b] = starts[b - 1] + starts[b].next_multiple_of(LANES as u32);
         }
         let mut next = starts.clone();
-        let mut keys = vec![0u64; found.len()];
+        let mut keys = vec![PADDING; starts[buckets] as usize];
         for &(bucket, key) in &found {
             let slot = &mut next[bucket as usize];
             keys[*slot as usize] = key;
@@ -237,8 +244,11 @@ impl BottomIndex {
             let partners =
                 &self.keys[self.starts[bucket] as usize..self.starts[bucket + 1] as usize];
             // The bottom border's diagonals are in `lines` but belong to the bottom half.
-            let key = cut.key(lines) ^ bottom_key;
-            count += partners.iter().filter(|&&k| k & key == 0).count() as u64;
+            let key = cut.key(lines) ^ bottom_key | PADDING;
+            count += partners
+                .chunks_exact(LANES)
+                .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
+                .sum::<u64>();
         });
         count
     }
