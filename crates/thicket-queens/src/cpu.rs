@@ -73,16 +73,8 @@ pub fn search_constellations(
 
 /// Counts the asymmetric constellations that share one bottom border, from one bottom index.
 fn count_group(n: usize, group: &BottomGroup, progress: &Progress) -> Contribution {
-    let index = BottomIndex::build(n, &group.border);
-    let solutions: u64 = group
-        .members
-        .par_iter()
-        .map(|c| {
-            let count = index.count(n, c);
-            progress.inc(1);
-            count
-        })
-        .sum();
+    let solutions = BottomIndex::build(n, &group.border).count(n, &group.members);
+    progress.inc(group.members.len() as u64);
     Contribution::asymmetric(solutions)
 }
 

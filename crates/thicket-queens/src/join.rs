@@ -181,16 +181,49 @@ fn inner_columns(n: usize) -> u32 {
     board_mask(n) & !1 & !(1 << (n - 1))
 }
 
+/// Keys grouped by bucket: bucket `b` holds `keys[starts[b]..starts[b + 1]]`.
+#[derive(Debug)]
+struct Buckets {
+    starts: Vec<u32>,
+    keys: Vec<u64>,
+}
+
+impl Buckets {
+    /// Counting-sorts `(bucket, key)` pairs into `buckets` buckets, each padded with
+    /// [`PADDING`] keys to a multiple of `lanes`.
+    fn sort(found: &[(u32, u64)], buckets: usize, lanes: u32) -> Buckets {
+        let mut starts = vec![0u32; buckets + 1];
+        for &(bucket, _) in found {
+            starts[bucket as usize + 1] += 1;
+        }
+        for b in 1..=buckets {
+            starts[b] = starts[b - 1] + starts[b].next_multiple_of(lanes);
+        }
+        let mut next = starts.clone();
+        let mut keys = vec![PADDING; starts[buckets] as usize];
+        for &(bucket, key) in found {
+            let slot = &mut next[bucket as usize];
+            keys[*slot as usize] = key;
+            *slot += 1;
+        }
+        Buckets { starts, keys }
+    }
+
+    /// The keys of bucket `b`.
+    fn bucket(&self, b: usize) -> &[u64] {
+        &self.keys[self.starts[b] as usize..self.starts[b + 1] as usize]
+    }
+}
+
 /// The bottom-half placements of one bottom border, bucketed by the inner columns they use.
 #[derive(Debug)]
 pub struct BottomIndex {
     cut: Cut,
     /// The inner columns a bottom placement can use (the bucket index compresses onto them).
     columns: u32,
-    /// Bucket `b` holds `keys[starts[b]..starts[b + 1]]`.
-    starts: Vec<u32>,
-    /// The placements' diagonal keys (border queens below the cut included), by bucket.
-    keys: Vec<u64>,
+    /// The placements' diagonal keys (border queens below the cut included), each bucket
+    /// padded to whole vectors.
+    buckets: Buckets,
 }
 
 impl BottomIndex {
@@ -205,53 +238,50 @@ impl BottomIndex {
         each_placement(&start, &rows, columns, &mut |lines| {
             found.push((compress(lines.cols, columns), cut.key(lines)));
         });
-        let buckets = 1usize << columns.count_ones();
-        let mut starts = vec![0u32; buckets + 1];
-        for &(bucket, _) in &found {
-            starts[bucket as usize + 1] += 1;
-        }
-        for b in 1..=buckets {
-            starts[b] = starts[b - 1] + starts[b].next_multiple_of(LANES as u32);
-        }
-        let mut next = starts.clone();
-        let mut keys = vec![PADDING; starts[buckets] as usize];
-        for &(bucket, key) in &found {
-            let slot = &mut next[bucket as usize];
-            keys[*slot as usize] = key;
-            *slot += 1;
-        }
+        let buckets = Buckets::sort(&found, 1 << columns.count_ones(), LANES as u32);
         BottomIndex {
             cut,
             columns,
-            starts,
-            keys,
+            buckets,
         }
     }
 
-    /// Counts the solutions of `constellation`, whose border queens below the cut must be the
-    /// ones this index was built for: each top placement against its bucket.
-    pub fn count(&self, n: usize, constellation: &CanonicalConstellation) -> u64 {
+    /// Counts the solutions of `constellations`, whose border queens below the cut must be
+    /// the ones this index was built for. Their top placements are bucketed like the bottom
+    /// ones, and then each bucket's tops are tested against its bottoms: bucket by bucket,
+    /// the bottom keys are read once, in order, where testing each top as it is found would
+    /// fetch a bucket from memory for every one.
+    pub fn count(&self, n: usize, constellations: &[&CanonicalConstellation]) -> u64 {
         let cut = self.cut;
-        let queens = constellation.constellation.queens(n);
-        let (top_border, bottom_border): (Vec<_>, Vec<_>) =
-            queens.iter().partition(|&&q| cut.is_top(q));
-        let bottom = Lines::of(n, &bottom_border);
-        let bottom_key = cut.key(&bottom);
-        let start = Lines::of(n, &queens);
-        let rows = cut.inner_rows(true, &top_border);
+        let mut found: Vec<(u32, u64)> = Vec::new();
+        for constellation in constellations {
+            let queens = constellation.constellation.queens(n);
+            let (top_border, bottom_border): (Vec<_>, Vec<_>) =
+                queens.iter().partition(|&&q| cut.is_top(q));
+            // The bottom border's diagonals are in the top's sets but belong to the bottom.
+            let bottom_key = cut.key(&Lines::of(n, &bottom_border));
+            let start = Lines::of(n, &queens);
+            let rows = cut.inner_rows(true, &top_border);
+            each_placement(&start, &rows, inner_columns(n), &mut |lines| {
+                // The columns the bottom half must fill, among its inner ones.
+                let bucket = compress(!lines.cols, self.columns);
+                found.push((bucket, cut.key(lines) ^ bottom_key | PADDING));
+            });
+        }
+        let tops = Buckets::sort(&found, self.buckets.starts.len() - 1, 1);
         let mut count = 0u64;
-        each_placement(&start, &rows, inner_columns(n), &mut |lines| {
-            // The columns the bottom half must fill, among its inner ones.
-            let bucket = compress(!lines.cols, self.columns) as usize;
-            let partners =
-                &self.keys[self.starts[bucket] as usize..self.starts[bucket + 1] as usize];
-            // The bottom border's diagonals are in `lines` but belong to the bottom half.
-            let key = cut.key(lines) ^ bottom_key | PADDING;
-            count += partners
-                .chunks_exact(LANES)
-                .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
-                .sum::<u64>();
-        });
+        for b in 0..tops.starts.len() - 1 {
+            let partners = self.buckets.bucket(b);
+            if partners.is_empty() {
+                continue;
+            }
+            for &key in tops.bucket(b) {
+                count += partners
+                    .chunks_exact(LANES)
+                    .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
+                    .sum::<u64>();
+            }
+        }
         count
     }
 }
@@ -310,12 +340,15 @@ mod tests {
             assert!(!joined.is_empty());
             for group in group_by_bottom(n, &joined) {
                 let index = BottomIndex::build(n, &group.border);
-                for c in group.members {
+                let mut sum = 0;
+                for &c in &group.members {
                     let mut expected = Count::default();
                     let lines = LineBoard::with_constellation(n, &c.constellation);
                     search(&lines, &mut [0u8; 32][..n], &mut expected);
-                    assert_eq!(index.count(n, c), expected.0, "n={n} {c:?}");
+                    assert_eq!(index.count(n, &[c]), expected.0, "n={n} {c:?}");
+                    sum += expected.0;
                 }
+                assert_eq!(index.count(n, &group.members), sum, "n={n}");
             }
         }
     }
