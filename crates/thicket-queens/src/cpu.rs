@@ -10,7 +10,7 @@ use thicket_core::{Error, Progress, Result};
 
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{sum_contributions, validate_n, CanonicalCount, Contribution, QueensCount};
-use crate::join::{group_by_bottom, joins, BottomGroup, BottomIndex};
+use crate::join::{count_group, group_by_bottom, joins, JoinScratch};
 use crate::lines::{search, Count, LineBoard};
 
 /// One unit of CPU work: a constellation with possibly one more queen placed.
@@ -54,7 +54,11 @@ pub fn search_constellations(
         || {
             groups
                 .par_iter()
-                .map(|group| count_group(n, group, progress))
+                .map_init(JoinScratch::default, |scratch, group| {
+                    let solutions = count_group(n, &group.border, &group.members, scratch);
+                    progress.inc(group.members.len() as u64);
+                    Contribution::asymmetric(solutions)
+                })
                 .collect::<Vec<_>>()
         },
         || {
@@ -69,13 +73,6 @@ pub fn search_constellations(
         },
     );
     sum_contributions(by_join.into_iter().chain(by_search))
-}
-
-/// Counts the asymmetric constellations that share one bottom border, from one bottom index.
-fn count_group(n: usize, group: &BottomGroup, progress: &Progress) -> Contribution {
-    let solutions = BottomIndex::build(n, &group.border).count(n, &group.members);
-    progress.inc(group.members.len() as u64);
-    Contribution::asymmetric(solutions)
 }
 
 /// One task per option of the constellation's most constrained line (none when a line has no

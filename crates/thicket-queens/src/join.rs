@@ -13,7 +13,7 @@
 //! The bottom half depends only on the border queens below the cut, which many constellations
 //! share (at n = 16, the 3157 asymmetric canonical constellations have 207 distinct bottom
 //! borders). Each distinct bottom border's placements are enumerated once and bucketed by
-//! their column set ([`BottomIndex`]). Each constellation of the group enumerates its own
+//! their column set ([`count_group`]). Each constellation of the group enumerates its own
 //! top placements; these are bucketed by the columns they leave open, and each bucket of tops
 //! is tested against the one bucket of bottoms with those columns, so each bottom bucket is
 //! read once per group, in order. Enumerating a top half per constellation and a bottom half per bottom border costs far less
@@ -183,7 +183,7 @@ fn inner_columns(n: usize) -> u32 {
 }
 
 /// Keys grouped by bucket: bucket `b` holds `keys[starts[b]..starts[b + 1]]`.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Buckets {
     starts: Vec<u32>,
     keys: Vec<u64>,
@@ -191,23 +191,25 @@ struct Buckets {
 
 impl Buckets {
     /// Counting-sorts `(bucket, key)` pairs into `buckets` buckets, each padded with
-    /// [`PADDING`] keys to a multiple of `lanes`.
-    fn sort(found: &[(u32, u64)], buckets: usize, lanes: u32) -> Buckets {
-        let mut starts = vec![0u32; buckets + 1];
+    /// [`PADDING`] keys to a multiple of `lanes`; `next` is scratch space.
+    fn sort(&mut self, found: &[(u32, u64)], buckets: usize, lanes: u32, next: &mut Vec<u32>) {
+        self.starts.clear();
+        self.starts.resize(buckets + 1, 0);
         for &(bucket, _) in found {
-            starts[bucket as usize + 1] += 1;
+            self.starts[bucket as usize + 1] += 1;
         }
         for b in 1..=buckets {
-            starts[b] = starts[b - 1] + starts[b].next_multiple_of(lanes);
+            self.starts[b] = self.starts[b - 1] + self.starts[b].next_multiple_of(lanes);
         }
-        let mut next = starts.clone();
-        let mut keys = vec![PADDING; starts[buckets] as usize];
+        next.clear();
+        next.extend_from_slice(&self.starts);
+        self.keys.clear();
+        self.keys.resize(self.starts[buckets] as usize, PADDING);
         for &(bucket, key) in found {
             let slot = &mut next[bucket as usize];
-            keys[*slot as usize] = key;
+            self.keys[*slot as usize] = key;
             *slot += 1;
         }
-        Buckets { starts, keys }
     }
 
     /// The keys of bucket `b`.
@@ -216,75 +218,78 @@ impl Buckets {
     }
 }
 
-/// The bottom-half placements of one bottom border, bucketed by the inner columns they use.
-#[derive(Debug)]
-pub struct BottomIndex {
-    cut: Cut,
-    /// The inner columns a bottom placement can use (the bucket index compresses onto them).
-    columns: u32,
-    /// The placements' diagonal keys (border queens below the cut included), each bucket
-    /// padded to whole vectors.
-    buckets: Buckets,
+/// The buffers of [`count_group`], kept by a thread from one group to the next so that their
+/// memory is allocated (and its pages faulted in) once.
+#[derive(Debug, Default)]
+pub struct JoinScratch {
+    /// Placements as found: `(bucket, diagonal key)`.
+    found: Vec<(u32, u64)>,
+    /// The bottom placements' keys by the inner columns they use, padded to whole vectors.
+    bottoms: Buckets,
+    /// The top placements' keys by the inner columns they leave to the bottom.
+    tops: Buckets,
+    /// Counting-sort cursors.
+    next: Vec<u32>,
 }
 
-impl BottomIndex {
-    /// Enumerates and buckets the bottom placements of an `n x n` board whose border queens
-    /// below the cut are `border` (`n` in [`JOIN_SIZES`]).
-    pub fn build(n: usize, border: &[(usize, usize)]) -> BottomIndex {
-        let cut = Cut::new(n);
-        let start = Lines::of(n, border);
-        let columns = inner_columns(n) & !start.cols;
-        let mut found: Vec<(u32, u64)> = Vec::new();
-        let rows = cut.inner_rows(false, border);
-        each_placement(&start, &rows, columns, &mut |lines| {
-            found.push((compress(lines.cols, columns), cut.key(lines)));
-        });
-        let buckets = Buckets::sort(&found, 1 << columns.count_ones(), LANES as u32);
-        BottomIndex {
-            cut,
-            columns,
-            buckets,
-        }
-    }
+/// Counts the solutions of `constellations` of an `n x n` board (`n` in [`JOIN_SIZES`]),
+/// whose border queens below the cut are all `border`.
+///
+/// The bottom placements are enumerated once and bucketed by the inner columns they use. The
+/// constellations' top placements are bucketed by the inner columns they leave open, and then
+/// each bucket's tops are tested against the bottoms of the same bucket: bucket by bucket, the
+/// bottom keys are read once, in order, where testing each top as it is found would fetch a
+/// bucket from memory for every one.
+pub fn count_group(
+    n: usize,
+    border: &[(usize, usize)],
+    constellations: &[&CanonicalConstellation],
+    scratch: &mut JoinScratch,
+) -> u64 {
+    let cut = Cut::new(n);
+    let bottom_start = Lines::of(n, border);
+    let columns = inner_columns(n) & !bottom_start.cols;
+    let buckets = 1usize << columns.count_ones();
+    let found = &mut scratch.found;
+    found.clear();
+    let bottom_rows = cut.inner_rows(false, border);
+    each_placement(&bottom_start, &bottom_rows, columns, &mut |lines| {
+        found.push((compress(lines.cols, columns), cut.key(lines)));
+    });
+    scratch
+        .bottoms
+        .sort(found, buckets, LANES as u32, &mut scratch.next);
 
-    /// Counts the solutions of `constellations`, whose border queens below the cut must be
-    /// the ones this index was built for. Their top placements are bucketed like the bottom
-    /// ones, and then each bucket's tops are tested against its bottoms: bucket by bucket,
-    /// the bottom keys are read once, in order, where testing each top as it is found would
-    /// fetch a bucket from memory for every one.
-    pub fn count(&self, n: usize, constellations: &[&CanonicalConstellation]) -> u64 {
-        let cut = self.cut;
-        let mut found: Vec<(u32, u64)> = Vec::new();
-        for constellation in constellations {
-            let queens = constellation.constellation.queens(n);
-            let (top_border, bottom_border): (Vec<_>, Vec<_>) =
-                queens.iter().partition(|&&q| cut.is_top(q));
-            // The bottom border's diagonals are in the top's sets but belong to the bottom.
-            let bottom_key = cut.key(&Lines::of(n, &bottom_border));
-            let start = Lines::of(n, &queens);
-            let rows = cut.inner_rows(true, &top_border);
-            each_placement(&start, &rows, inner_columns(n), &mut |lines| {
-                // The columns the bottom half must fill, among its inner ones.
-                let bucket = compress(!lines.cols, self.columns);
-                found.push((bucket, cut.key(lines) ^ bottom_key | PADDING));
-            });
-        }
-        let tops = Buckets::sort(&found, self.buckets.starts.len() - 1, 1);
-        let mut count = 0u64;
-        for b in 0..tops.starts.len() - 1 {
-            let partners = self.buckets.bucket(b);
-            if partners.is_empty() {
-                continue;
-            }
-            for &key in tops.bucket(b) {
-                count += partners
-                    .chunks_exact(LANES)
-                    .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
-                    .sum::<u64>();
-            }
-        }
-        count
+    found.clear();
+    // The border queens below the cut are in each top's line sets but belong to the bottom.
+    let bottom_key = cut.key(&bottom_start);
+    for constellation in constellations {
+        let queens = constellation.constellation.queens(n);
+        let top_border: Vec<_> = queens.iter().copied().filter(|&q| cut.is_top(q)).collect();
+        let start = Lines::of(n, &queens);
+        let rows = cut.inner_rows(true, &top_border);
+        each_placement(&start, &rows, inner_columns(n), &mut |lines| {
+            // The columns the bottom half must fill, among its inner ones.
+            let bucket = compress(!lines.cols, columns);
+            found.push((bucket, cut.key(lines) ^ bottom_key | PADDING));
+        });
     }
+    scratch.tops.sort(found, buckets, 1, &mut scratch.next);
+
+    let mut count = 0u64;
+    for b in 0..buckets {
+        let partners = scratch.bottoms.bucket(b);
+        if partners.is_empty() {
+            continue;
+        }
+        for &key in scratch.tops.bucket(b) {
+            count += partners
+                .chunks_exact(LANES)
+                .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
+                .sum::<u64>();
+        }
+    }
+    count
 }
 
 /// True when the join counts `constellation` of an `n x n` board: asymmetric constellations
@@ -294,7 +299,8 @@ pub fn joins(n: usize, constellation: &CanonicalConstellation) -> bool {
     JOIN_SIZES.contains(&n) && constellation.is_asymmetric()
 }
 
-/// Constellations that share their border queens below the cut, and so one [`BottomIndex`].
+/// Constellations that share their border queens below the cut, and so their bottom
+/// placements ([`count_group`]).
 #[derive(Debug)]
 pub struct BottomGroup<'a> {
     /// The border queens below the cut.
@@ -339,17 +345,19 @@ mod tests {
             let all = canonical_constellations(n);
             let joined: Vec<_> = all.iter().filter(|c| joins(n, c)).collect();
             assert!(!joined.is_empty());
+            let mut scratch = JoinScratch::default();
             for group in group_by_bottom(n, &joined) {
-                let index = BottomIndex::build(n, &group.border);
                 let mut sum = 0;
                 for &c in &group.members {
                     let mut expected = Count::default();
                     let lines = LineBoard::with_constellation(n, &c.constellation);
                     search(&lines, &mut [0u8; 32][..n], &mut expected);
-                    assert_eq!(index.count(n, &[c]), expected.0, "n={n} {c:?}");
+                    let joined = count_group(n, &group.border, &[c], &mut scratch);
+                    assert_eq!(joined, expected.0, "n={n} {c:?}");
                     sum += expected.0;
                 }
-                assert_eq!(index.count(n, &group.members), sum, "n={n}");
+                let all = count_group(n, &group.border, &group.members, &mut scratch);
+                assert_eq!(all, sum, "n={n}");
             }
         }
     }
