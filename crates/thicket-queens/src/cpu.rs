@@ -1,12 +1,16 @@
-//! The CPU backend: the canonical border constellations, each split once more on its most
-//! constrained line, searched in parallel with rayon work stealing by the line search of
-//! [`crate::lines`]. Sums are exact integers, so every thread count gives the same result.
+//! The CPU backend: the canonical border constellations, counted in parallel with rayon work
+//! stealing. Asymmetric constellations (almost all of them) are counted by joining top and
+//! bottom half placements ([`crate::join`]); the symmetric ones, whose solutions need a
+//! canonical-form check for the unique count, are each split once more on their most
+//! constrained line and searched by the line search of [`crate::lines`]. Sums are exact
+//! integers, so every thread count gives the same result.
 
 use rayon::prelude::*;
 use thicket_core::{Error, Progress, Result};
 
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{sum_contributions, validate_n, CanonicalCount, Contribution, QueensCount};
+use crate::join::{count_group, group_by_bottom, joins, JoinScratch};
 use crate::lines::{search, Count, LineBoard};
 
 /// One unit of CPU work: a constellation with possibly one more queen placed.
@@ -33,24 +37,42 @@ pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<Queens
     })
 }
 
-/// Searches the inner boards of the given constellations on the current rayon pool and adds up
-/// what they contribute to the total and to the unique count. Progress counts tasks.
+/// Counts the solutions of the given constellations on the current rayon pool and adds up
+/// what they contribute to the total and to the unique count. Progress counts joined
+/// constellations and search tasks.
 pub fn search_constellations(
     n: usize,
     constellations: &[&CanonicalConstellation],
     progress: &Progress,
 ) -> Result<Contribution> {
-    let tasks: Vec<Task> = constellations.iter().flat_map(|c| split(n, c)).collect();
-    progress.set_total(tasks.len() as u64);
-    let parts: Vec<Contribution> = tasks
-        .par_iter()
-        .map(|task| {
-            let part = run(n, task);
-            progress.inc(1);
-            part
-        })
-        .collect();
-    sum_contributions(parts)
+    let (joined, searched): (Vec<&CanonicalConstellation>, Vec<_>) =
+        constellations.iter().partition(|c| joins(n, c));
+    let groups = group_by_bottom(n, &joined);
+    let tasks: Vec<Task> = searched.iter().flat_map(|c| split(n, c)).collect();
+    progress.set_total((joined.len() + tasks.len()) as u64);
+    let (by_join, by_search) = rayon::join(
+        || {
+            groups
+                .par_iter()
+                .map_init(JoinScratch::default, |scratch, group| {
+                    let solutions = count_group(n, &group.border, &group.members, scratch);
+                    progress.inc(group.members.len() as u64);
+                    Contribution::asymmetric(solutions)
+                })
+                .collect::<Vec<_>>()
+        },
+        || {
+            tasks
+                .par_iter()
+                .map(|task| {
+                    let part = run(n, task);
+                    progress.inc(1);
+                    part
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    sum_contributions(by_join.into_iter().chain(by_search))
 }
 
 /// One task per option of the constellation's most constrained line (none when a line has no

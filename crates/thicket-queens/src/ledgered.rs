@@ -2,7 +2,7 @@
 //! batches; every finished batch's weighted total goes into a [`Ledger`], so a killed run
 //! resumes where it stopped and shards of one run can be counted apart and merged. The unique
 //! count of a complete run comes from Burnside's lemma (see [`crate::rotations`]), so batches
-//! need only totals and any backend (the CPU line search or the GPU kernel) can count any
+//! need only totals and any backend (the CPU counter or the GPU kernel) can count any
 //! batch.
 
 use std::collections::BTreeSet;
@@ -112,9 +112,9 @@ impl Batches {
     }
 }
 
-/// What counts batches: a pool of CPU threads running the line search, or open GPUs.
+/// What counts batches: a pool of CPU threads running the CPU counter, or open GPUs.
 pub enum BatchCounter {
-    /// The CPU line search on a pool of threads.
+    /// The CPU counter (the join, else the line search) on a pool of threads.
     Cpu {
         /// The pool the batches run on.
         pool: rayon::ThreadPool,
@@ -266,7 +266,7 @@ pub fn counts_from_total(n: usize, total: u128) -> Result<QueensCount> {
     })
 }
 
-/// A batch's weighted total by the CPU line search.
+/// A batch's weighted total by the CPU counter (the join, else the line search).
 fn count_batch_cpu(n: usize, batch: &[CanonicalConstellation]) -> Result<u128> {
     let refs: Vec<&CanonicalConstellation> = batch.iter().collect();
     Ok(search_constellations(n, &refs, &Progress::hidden())?.weighted_total)
@@ -296,8 +296,8 @@ pub struct Verification {
 
 /// Recomputes `sample` random finished batches of a queens ledger on the CPU with an
 /// algorithm other than the one that recorded them, and compares; `seed` fixes the sample.
-/// Batches the CPU line search recorded are recounted by the kernel's top-down row search
-/// (run on the CPU); batches a GPU recorded (the row search) are recounted by the line search.
+/// Batches the CPU counter recorded are recounted by the kernel's top-down row search (run on
+/// the CPU); batches a GPU recorded (the row search) are recounted by the CPU counter.
 pub fn verify(ledger: &Ledger, sample: usize, seed: u64) -> Result<Verification> {
     let n = parse_n(&ledger.spec().problem)?;
     let batch_size = parse_field(&ledger.spec().problem, "batch-size")?;
@@ -323,7 +323,7 @@ pub fn verify(ledger: &Ledger, sample: usize, seed: u64) -> Result<Verification>
             report.recounted_by.insert("the row search");
             count_batch_rows(n, batch)
         } else {
-            report.recounted_by.insert("the line search");
+            report.recounted_by.insert("the CPU counter");
             count_batch_cpu(n, batch)?
         };
         report.checked.push(record.id);
@@ -402,10 +402,10 @@ mod tests {
         let report = verify(&ledger, 100, 1).unwrap();
         assert_eq!(report.checked.len(), batches.len() as usize);
         assert!(report.mismatches.is_empty());
-        // GPU batches are recounted by the line search, CPU batches by the row search.
+        // GPU batches are recounted by the CPU counter, CPU batches by the row search.
         assert_eq!(
             report.recounted_by,
-            BTreeSet::from(["the line search", "the row search"])
+            BTreeSet::from(["the CPU counter", "the row search"])
         );
     }
 

@@ -1,6 +1,7 @@
-//! N-Queens counting. The CPU solver searches the inner rows of canonical border
-//! constellations under the full 8-fold board symmetry; the baseline and the brute-force
-//! verifier are independent references. [`strategies`] reproduces the GPU kernels of three
+//! N-Queens counting. The CPU solver counts the inner boards of canonical border
+//! constellations under the full 8-fold board symmetry, by joining half-board placements
+//! ([`join`]) or by the most-constrained-line search ([`lines`]); the baseline and the
+//! brute-force verifier are independent references. [`strategies`] reproduces the GPU kernels of three
 //! papers for comparison.
 
 pub mod baseline;
@@ -9,6 +10,7 @@ pub mod constellation;
 pub mod count;
 pub mod cpu;
 pub mod gpu;
+pub mod join;
 pub mod ledgered;
 pub mod lines;
 pub mod reference;

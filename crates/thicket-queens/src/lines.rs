@@ -80,6 +80,21 @@ impl LineBoard {
         self.open_rows
     }
 
+    /// Columns still without a queen.
+    pub fn open_columns(&self) -> u32 {
+        !self.cols & self.board
+    }
+
+    /// Occupied "\" diagonals: bit `c - r + 32` for a queen at row `r`, column `c`.
+    pub fn falling_diagonals(&self) -> u64 {
+        self.falling
+    }
+
+    /// Occupied "/" diagonals: bit `c + r` for a queen at row `r`, column `c`.
+    pub fn rising_diagonals(&self) -> u64 {
+        self.rising
+    }
+
     /// Free columns of row `r`.
     #[inline(always)]
     pub fn free_in_row(&self, r: u32) -> u32 {
