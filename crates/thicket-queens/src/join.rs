@@ -35,7 +35,7 @@ const LANES: usize = 4;
 const PADDING: u64 = 1 << 63;
 
 /// The board sizes the join counts. Below, boards are too small to gain; above, the placements
-/// of one bottom border and its constellations' tops take too much memory (n = 18: 750 MB in
+/// of one bottom border and its constellations' tops take too much memory (n = 18: 780 MB in
 /// all with two threads, growing about 5x per n).
 pub const JOIN_SIZES: std::ops::RangeInclusive<usize> = 8..=18;
 
