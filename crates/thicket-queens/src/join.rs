@@ -182,7 +182,8 @@ fn inner_columns(n: usize) -> u32 {
     board_mask(n) & !1 & !(1 << (n - 1))
 }
 
-/// Keys grouped by bucket: bucket `b` holds `keys[starts[b]..starts[b + 1]]`.
+/// Keys grouped by bucket: bucket `b` holds `keys[starts[b]..starts[b + 1]]`. Offsets are
+/// 32-bit: a group holds some tens of millions of placements at n = 18, far below 2^32.
 #[derive(Debug, Default)]
 struct Buckets {
     starts: Vec<u32>,
@@ -265,7 +266,9 @@ pub fn count_group(
     let bottom_key = cut.key(&bottom_start);
     for constellation in constellations {
         let queens = constellation.constellation.queens(n);
-        let top_border: Vec<_> = queens.iter().copied().filter(|&q| cut.is_top(q)).collect();
+        let (top_border, bottom_border): (Vec<_>, Vec<_>) =
+            queens.iter().partition(|&&q| cut.is_top(q));
+        debug_assert_eq!(bottom_border, border, "a constellation of another group");
         let start = Lines::of(n, &queens);
         let rows = cut.inner_rows(true, &top_border);
         each_placement(&start, &rows, inner_columns(n), &mut |lines| {
