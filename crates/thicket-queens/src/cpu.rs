@@ -5,6 +5,8 @@
 //! constrained line and searched by the line search of [`crate::lines`]. Sums are exact
 //! integers, so every thread count gives the same result.
 
+use std::cell::RefCell;
+
 use rayon::prelude::*;
 use thicket_core::{Error, Progress, Result};
 
@@ -12,6 +14,12 @@ use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{sum_contributions, validate_n, CanonicalCount, Contribution, QueensCount};
 use crate::join::{count_group, group_by_bottom, joins, JoinScratch};
 use crate::lines::{search, Count, LineBoard};
+
+thread_local! {
+    /// Each thread's join buffers, kept from one group to the next so that their memory is
+    /// allocated once (freed when the thread pool ends).
+    static JOIN_SCRATCH: RefCell<JoinScratch> = RefCell::new(JoinScratch::default());
+}
 
 /// One unit of CPU work: a constellation with possibly one more queen placed.
 struct Task<'a> {
@@ -52,10 +60,16 @@ pub fn search_constellations(
     progress.set_total((joined.len() + tasks.len()) as u64);
     let (by_join, by_search) = rayon::join(
         || {
+            // One group a job: rayon would otherwise hand out runs of groups that a thread
+            // works through alone, and a run holding large groups would end long after the
+            // others.
             groups
                 .par_iter()
-                .map_init(JoinScratch::default, |scratch, group| {
-                    let solutions = count_group(n, &group.border, &group.members, scratch);
+                .with_max_len(1)
+                .map(|group| {
+                    let solutions = JOIN_SCRATCH.with_borrow_mut(|scratch| {
+                        count_group(n, &group.border, &group.members, scratch)
+                    });
                     progress.inc(group.members.len() as u64);
                     Contribution::asymmetric(solutions)
                 })
