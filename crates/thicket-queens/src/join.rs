@@ -54,7 +54,7 @@ impl Lines {
             b.place(r as u32, c as u32)
         });
         Lines {
-            cols: !board.open_columns() & board_mask(n),
+            cols: board.columns(),
             falling: board.falling_diagonals(),
             rising: board.rising_diagonals(),
         }

@@ -80,9 +80,9 @@ impl LineBoard {
         self.open_rows
     }
 
-    /// Columns still without a queen.
-    pub fn open_columns(&self) -> u32 {
-        !self.cols & self.board
+    /// Occupied columns.
+    pub fn columns(&self) -> u32 {
+        self.cols
     }
 
     /// Occupied "\" diagonals: bit `c - r + 32` for a queen at row `r`, column `c`.
