@@ -1,165 +1,193 @@
 // thicket's N-Queens counter for NVIDIA GPUs (Hopper and newer, any NVRTC target).
 //
 // One persistent kernel. Every thread takes tasks through one global atomic counter and runs an
-// iterative depth-first search of the inner rows of a border constellation. The profiler shows
-// the loop bound by the integer pipe, so it is written to issue as few instructions as
-// possible, with no branch inside a step:
+// iterative depth-first search of the inner rows of a border constellation. Nsight Compute
+// shows the loop bound by the integer ALU pipe (84% busy), so it is written to issue as few
+// ALU instructions as possible, with no branch inside a step:
 // - every step first pops one level if the current one is exhausted, then tries the next queen
-//   of the (possibly new) level: a push and the pop before the next sibling share one pass
-//   (25% fewer passes than a step that either pushes or pops), and both are predicated, so the
-//   lanes of a warp never split between a push path and a pop path;
+//   of the (possibly new) level: a push and the pop before the next sibling share one pass,
+//   and both are predicated, so the lanes of a warp never split between a push and a pop;
 // - 32-bit masks in registers: occupied columns, "\\" diagonals (shifted left a row down) and
-//   "/" diagonals (shifted right). Lines pushed out of a word never come back onto the board
+//   "/" diagonals (shifted right). Board columns sit at bits COLUMN_SHIFT.. and every table
+//   word keeps its row gap in the bits below them, so one wrapping funnel shift moves a mask
+//   down by the gap read straight from the word. Lines pushed out of the board never come back
 //   further down, and a pop reloads the level's masks, so no shift is ever undone;
-// - four words a stack level in shared memory {untried columns with the queen being tried,
-//   "\\", "/", table word of the next depth}, each word its own row of BLOCK lanes (no bank
-//   conflicts) and read and written as scalars straight from and into the loop's registers,
-//   so no register is shuffled to build a vector;
-// - one table word a depth (per constellation, read through the read-only cache; the lanes of
-//   a warp mostly share a constellation): the border queens' attacks on that row in the low
-//   28 bits and the row gap from the previous depth above them (rows of side queens are
-//   skipped, so depths are 1 to 3 rows apart). The words of the next two depths are kept in
-//   registers;
-// - the row before the last counts its children with one popcount, and a look-ahead drops a
-//   queen whose next-but-one row has no free square.
+// - a stack level in shared memory is five words, each its own row of BLOCK lanes (no bank
+//   conflicts), read and written as scalars straight from and into the loop's registers:
+//   {untried columns, columns, "\\", "/"}, stored by a push, and the table word of the
+//   level's next depth, written once when the task starts. So a pop needs no arithmetic to
+//   take the tried queen back out, and a push reads the table word it needs (two depths
+//   further down, kept in a register with the next one) from shared memory at a fixed offset
+//   from the stack top, with no depth counter or global address;
+// - table words: the border queens' attacks on the depth's row and the row gap from the
+//   depth above (side-queen rows are skipped, so depths are 1 to 3 rows apart). Past the last
+//   depth the task writes a sentinel that attacks every column and carries the flag LEAF:
+//   the look-ahead of the row before the last then never pushes, and that row counts its
+//   children with one popcount, times the flag, in one multiply-add (counts are kept times 4);
+// - the look-ahead drops a queen whose next-but-one row has no free square.
 //
-// Task: uint4 {plan | depth << 24, columns, "\\", "/"}.
+// Task: uint4 {plan | depth << 24, columns, "\\", "/"} (columns at bit 0).
 // Plan record (PLAN_WORDS words): [0] depth of the last row, [1] weight (class size, 8, 4 or
-// 2), [2 + d] the table word of depth d.
-// Dynamic shared memory: `levels` stack levels of BLOCK * 16 bytes.
+// 2), [2 + d] the table word of depth d: attacks in bits 0..GAP_SHIFT, the gap above.
+// Dynamic shared memory: `levels + 1` stack levels of BLOCK * 20 bytes, `levels` being the
+// most rows a task fills.
 // src/gpu/tasks.rs (Task::count) runs this loop on the CPU as the kernel's reference.
 
 #define BLOCK 128
 #define PLAN_WORDS 34
 #define GAP_SHIFT 28
+// Where board columns start in the kernel's masks: a funnel shift reads its count from the
+// low 5 bits of a word, so boards up to 27 columns fit above them.
+#define COLUMN_SHIFT 5
+// The sentinel table word's flag: no gap has this bit, and counts are kept times LEAF.
+#define LEAF 4u
 // Bytes between two words of one stack level, and between two levels.
 #define WORD_STRIDE (BLOCK * 4)
-#define LEVEL_STRIDE (BLOCK * 16)
+#define LEVEL_STRIDE (BLOCK * 20)
+// The table word of a level, behind its four pushed words.
+#define TABLE_OFFSET (4 * WORD_STRIDE)
 
-// Stores one stack level when `p` holds; predicated, so no lane branches around it.
+// Stores one stack level's pushed words when `p` holds; predicated, so no lane branches.
 __device__ __forceinline__ void push_level_if(bool p, unsigned int address, unsigned int free,
-                                              unsigned int ld, unsigned int rd, unsigned int next)
+                                              unsigned int cols, unsigned int ld,
+                                              unsigned int rd)
 {
     asm volatile("{ .reg .pred p; setp.ne.u32 p, %0, 0;\n\t"
                  "@p st.shared.u32 [%1], %2;\n\t"
                  "@p st.shared.u32 [%1+512], %3;\n\t"
                  "@p st.shared.u32 [%1+1024], %4;\n\t"
                  "@p st.shared.u32 [%1+1536], %5; }"
-                 :: "r"((unsigned int)p), "r"(address), "r"(free), "r"(ld), "r"(rd), "r"(next)
+                 :: "r"((unsigned int)p), "r"(address), "r"(free), "r"(cols), "r"(ld), "r"(rd)
                  : "memory");
 }
 
-// Loads one stack level straight into the loop's registers when `p` holds.
+// Loads one stack level, its table word included, into the loop's registers when `p` holds.
 __device__ __forceinline__ void pop_level_if(bool p, unsigned int address, unsigned int& free,
-                                             unsigned int& ld, unsigned int& rd,
-                                             unsigned int& next)
+                                             unsigned int& cols, unsigned int& ld,
+                                             unsigned int& rd, unsigned int& next)
 {
-    asm volatile("{ .reg .pred p; setp.ne.u32 p, %4, 0;\n\t"
-                 "@p ld.shared.u32 %0, [%5];\n\t"
-                 "@p ld.shared.u32 %1, [%5+512];\n\t"
-                 "@p ld.shared.u32 %2, [%5+1024];\n\t"
-                 "@p ld.shared.u32 %3, [%5+1536]; }"
-                 : "+r"(free), "+r"(ld), "+r"(rd), "+r"(next)
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %5, 0;\n\t"
+                 "@p ld.shared.u32 %0, [%6];\n\t"
+                 "@p ld.shared.u32 %1, [%6+512];\n\t"
+                 "@p ld.shared.u32 %2, [%6+1024];\n\t"
+                 "@p ld.shared.u32 %3, [%6+1536];\n\t"
+                 "@p ld.shared.u32 %4, [%6+2048]; }"
+                 : "+r"(free), "+r"(cols), "+r"(ld), "+r"(rd), "+r"(next)
                  : "r"((unsigned int)p), "r"(address)
                  : "memory");
 }
 
-// Reads a table word when `p` holds (the value is unused otherwise).
-__device__ __forceinline__ unsigned int table_word_if(bool p, const unsigned int* address)
+// Reads a level's table word when `p` holds (the value is unused otherwise).
+__device__ __forceinline__ unsigned int table_word_if(bool p, unsigned int address)
 {
     unsigned int word;
-    asm("{ .reg .pred p; setp.ne.u32 p, %1, 0; @p ld.global.nc.u32 %0, [%2]; }"
-        : "=r"(word)
-        : "r"((unsigned int)p), "l"(address));
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; @p ld.shared.u32 %0, [%2]; }"
+                 : "=r"(word)
+                 : "r"((unsigned int)p), "r"(address)
+                 : "memory");
     return word;
+}
+
+// `x` moved down by the gap in the low bits of table word `word`: "\\" lines move left...
+__device__ __forceinline__ unsigned int down_left(unsigned int x, unsigned int word)
+{
+    return __funnelshift_l(0u, x, word);
+}
+
+// ...and "/" lines right (the bits that leave the board fall below it and are masked off).
+__device__ __forceinline__ unsigned int down_right(unsigned int x, unsigned int word)
+{
+    return __funnelshift_r(x, 0u, word);
+}
+
+// A plan's table word in the kernel's layout: attacks moved up to the columns, gap below.
+__device__ __forceinline__ unsigned int kernel_table_word(unsigned int word)
+{
+    return (word & ((1u << GAP_SHIFT) - 1)) << COLUMN_SHIFT | word >> GAP_SHIFT;
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
              const unsigned int* __restrict__ plans, unsigned int* __restrict__ next_task,
-             unsigned long long* __restrict__ total, unsigned int board)
+             unsigned long long* __restrict__ total, unsigned int columns)
 {
-    static_assert(WORD_STRIDE == 512, "push_level_if and pop_level_if hard-code the stride");
+    static_assert(WORD_STRIDE == 512, "the stack helpers hard-code the word stride");
     extern __shared__ unsigned int stack[];
-    // Shared-memory byte address of this thread's first stack level.
+    const unsigned int board = columns << COLUMN_SHIFT;
+    // Shared-memory byte address of this thread's first stack level, and its table words.
     const unsigned int root = (unsigned int)__cvta_generic_to_shared(stack) + threadIdx.x * 4u;
+    unsigned int* const table_words = stack + threadIdx.x + TABLE_OFFSET / 4;
     unsigned long long count = 0;
-    // top: address of the next free level. word: index of the table word a push reads (three
-    // depths below the current one). leaf_word: its value when the next depth is the last.
-    unsigned int top = root, word = 0, leaf_word = 0, weight = 0;
+    // top: address of the level a push stores (the current level lives in registers).
+    unsigned int top = root, weight = 0;
     unsigned int cols = 0, ld = 0, rd = 0, free = 0;
     // The table words of the next two depths.
     unsigned int next = 0, after = 0;
+    // Solutions of the current task, times LEAF.
     unsigned long long found = 0;
     for (;;) {
-        // A lane whose task is done takes the next one at once, so that the lanes of a warp
-        // never wait for the warp's longest task.
+        // A lane whose task is done takes the next one at once.
         if (free == 0 && top == root) {
-            count += found * weight;
+            count += found / LEAF * weight;
             found = 0;
             const unsigned int index = atomicAdd(next_task, 1u);
             if (index >= task_count) {
                 break;
             }
             const uint4 task = tasks[index];
-            const unsigned int plan = (task.x & 0xffffffu) * PLAN_WORDS;
+            const unsigned int* plan = plans + (task.x & 0xffffffu) * PLAN_WORDS;
             const unsigned int d = task.x >> 24;
-            const unsigned int last = __ldg(plans + plan);
-            weight = __ldg(plans + plan + 1);
-            // Every word the loop reads lies inside the record: a push needs d + 1 < last, so
-            // d + 3 <= last + 1 <= 27 < 32.
-            word = plan + 2 + d + 3;
-            leaf_word = plan + 2 + last + 2;
-            next = __ldg(plans + word - 2);
-            after = __ldg(plans + word - 1);
-            cols = task.y;
-            ld = task.z;
-            rd = task.w;
-            free = ~(cols | ld | rd | __ldg(plans + word - 3)) & board;
+            const unsigned int last = __ldg(plan);
+            weight = __ldg(plan + 1);
+            const unsigned int* table = plan + 2;
+            // Level k's table word is that of depth d + 1 + k; the host sizes the stack for
+            // the sentinel at depth last + 1.
+            for (unsigned int k = 0; d + 1 + k <= last; ++k) {
+                table_words[k * (LEVEL_STRIDE / 4)] = kernel_table_word(__ldg(table + d + 1 + k));
+            }
+            table_words[(last - d) * (LEVEL_STRIDE / 4)] = board | LEAF;
+            next = table_words[0];
+            after = table_words[LEVEL_STRIDE / 4];
+            cols = task.y << COLUMN_SHIFT;
+            ld = task.z << COLUMN_SHIFT;
+            rd = task.w << COLUMN_SHIFT;
+            free = ~(cols | ld | rd | kernel_table_word(__ldg(table + d))) & board;
             if (d == last) {
-                found = __popc(free);
+                found = __popc(free) * LEAF;
                 free = 0;
             }
             continue;
         }
 
-        // Pop once if this level is exhausted; the saved columns still hold the queen that
-        // was being tried, which the pop takes out.
+        // Pop once if this level is exhausted.
         const bool pop = free == 0;
         after = pop ? next : after;
-        pop_level_if(pop, top - LEVEL_STRIDE, free, ld, rd, next);
-        const unsigned int tried = pop ? free & (0u - free) : 0u;
-        cols ^= tried;
-        free ^= tried;
+        pop_level_if(pop, top - LEVEL_STRIDE, free, cols, ld, rd, next);
         top = pop ? top - LEVEL_STRIDE : top;
-        word = pop ? word - 1 : word;
 
         // Try the lowest untried column of the level (none when the popped level is done too).
         const unsigned int bit = free & (0u - free);
-        const unsigned int gap = next >> GAP_SHIFT;
+        const unsigned int rest = free ^ bit;
         const unsigned int child_cols = cols | bit;
-        const unsigned int child_ld = (ld | bit) << gap;
-        const unsigned int child_rd = (rd | bit) >> gap;
+        const unsigned int child_ld = down_left(ld | bit, next);
+        const unsigned int child_rd = down_right(rd | bit, next);
         const unsigned int child_free = ~(child_cols | child_ld | child_rd | next) & board;
-        // Look-ahead: the row after the child's must keep a free square.
-        const unsigned int after_gap = after >> GAP_SHIFT;
+        // Look-ahead: the row after the child's must keep a free square (never, past the last).
         const unsigned int ahead =
-            ~(child_cols | (child_ld << after_gap) | (child_rd >> after_gap) | after) & board;
-        const bool leaf = word == leaf_word;
-        if (leaf && bit != 0) {
-            found += __popc(child_free);
-        }
-        const bool push = bit != 0 && !leaf && child_free != 0 && ahead != 0;
-        push_level_if(push, top, free, ld, rd, next);
-        const unsigned int loaded = table_word_if(push, plans + word);
+            ~(child_cols | down_left(child_ld, after) | down_right(child_rd, after) | after) &
+            board;
+        // Only the row before the last has the sentinel two depths down.
+        found += (unsigned long long)__popc(child_free) * (after & LEAF);
+        const bool push = bit != 0 && child_free != 0 && ahead != 0;
+        push_level_if(push, top, rest, cols, ld, rd);
+        const unsigned int loaded = table_word_if(push, top + 2 * LEVEL_STRIDE + TABLE_OFFSET);
         cols = push ? child_cols : cols;
         ld = push ? child_ld : ld;
         rd = push ? child_rd : rd;
-        free = push ? child_free : free ^ bit;
+        free = push ? child_free : rest;
         next = push ? after : next;
         after = push ? loaded : after;
         top = push ? top + LEVEL_STRIDE : top;
-        word = push ? word + 1 : word;
     }
 
     // Lanes leave the loop one by one; gather the warp again for the reduction.

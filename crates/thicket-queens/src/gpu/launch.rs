@@ -18,8 +18,8 @@ pub const QUEENS_KERNEL: KernelSource = KernelSource {
 /// Threads per block; must equal `BLOCK` in the kernel, which sizes the shared stack with it.
 const BLOCK: u32 = 128;
 
-/// Bytes of one stack level a thread: {untried columns, columns, "\\", "/"}.
-const STACK_ENTRY_BYTES: usize = 16;
+/// Bytes of one stack level a thread: {untried columns, columns, "\\", "/", table word}.
+const STACK_ENTRY_BYTES: usize = 20;
 
 /// One device ready to count.
 pub struct Device {
@@ -121,7 +121,8 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
     let task_count = u32::try_from(words.len() / TASK_WORDS)
         .map_err(|_| GpuError::InvalidArgument("too many tasks for one launch".into()))?;
     let board = crate::count::board_mask(n);
-    let shared_mem_bytes = u32::try_from(levels * STACK_ENTRY_BYTES)
+    // One level more than a task fills: the level past the last holds the sentinel word.
+    let shared_mem_bytes = u32::try_from((levels + 1) * STACK_ENTRY_BYTES)
         .ok()
         .and_then(|bytes| bytes.checked_mul(BLOCK))
         .ok_or_else(|| GpuError::InvalidArgument("the search stack is too deep".into()))?;
@@ -163,8 +164,8 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
     // count, const unsigned* plans, unsigned* next_task, unsigned long long* total, unsigned board);
     // the task buffer is a device allocation (aligned for uint4) of 4 words a task, every
     // task's plan index is inside the plan table, the kernel reads only tasks[0..task_count),
-    // and its stack stays within the `levels` levels of dynamic shared memory given here
-    // (levels is the largest number of rows a task still fills).
+    // and its stack stays within the `levels + 1` levels of dynamic shared memory given here
+    // (levels is the largest number of rows a task still fills; one more for the sentinel).
     unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
     let result = stream
         .clone_dtoh(&total)

@@ -65,7 +65,7 @@ pub fn border_only_total(n: usize, constellations: &[CanonicalConstellation]) ->
 }
 
 /// Refuses what the GPU backend cannot count: a board outside 1..=32 or an empty device list
-/// (invalid input), a board beyond the kernel's N = 28 ([`Error::Unavailable`], so that
+/// (invalid input), a board beyond the kernel's N = 27 ([`Error::Unavailable`], so that
 /// `--backend auto` counts it on the CPU instead).
 fn check_request(n: usize, options: &GpuOptions) -> Result<()> {
     validate_n(n)?;
@@ -80,7 +80,7 @@ fn check_request(n: usize, options: &GpuOptions) -> Result<()> {
     Ok(())
 }
 
-/// Counts all and fundamental solutions of `n` queens (1 <= n <= 28) on the GPUs; larger
+/// Counts all and fundamental solutions of `n` queens (1 <= n <= 27) on the GPUs; larger
 /// boards are [`Error::Unavailable`] here, so `--backend auto` falls back to the CPU.
 ///
 /// Fails with [`Error::Unavailable`] when no GPU can be used (no driver, no device, no NVRTC, a
@@ -196,7 +196,7 @@ pub struct GpuCounter {
 }
 
 impl GpuCounter {
-    /// Opens the devices of `options` for boards of `n` (1 <= n <= 28); fails like
+    /// Opens the devices of `options` for boards of `n` (1 <= n <= 27); fails like
     /// [`count_gpu`] when no GPU can be used.
     pub fn open(n: usize, options: &GpuOptions) -> Result<GpuCounter> {
         check_request(n, options)?;

@@ -14,9 +14,10 @@ pub const PLAN_WORDS: usize = 2 + 32;
 pub const TASK_WORDS: usize = 4;
 /// The bit where a table word keeps the row gap into its depth, above every board column.
 const GAP_SHIFT: u32 = 28;
-/// The largest board the kernel counts: columns stay below the table words' gap bits, and its
-/// weighted total fits the kernel's 64-bit counters (Q(28) < 2^62, while Q(29) > 2^64).
-pub const MAX_N: usize = 28;
+/// The largest board the kernel counts: its masks keep the columns above the 5 bits a funnel
+/// shift reads its count from (5 + 27 = 32), and its weighted total fits the kernel's 64-bit
+/// counters (Q(27) < 2^58).
+pub const MAX_N: usize = 27;
 
 /// One constellation's search as the kernel sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,26 +180,27 @@ impl Task {
             found = u64::from(free.count_ones());
             free = 0;
         }
-        // Each level saves its untried columns with the queen being tried still in them.
+        // Each level saves its untried columns, the queen being tried already taken out.
         let mut stack = [(0u32, lines); 32];
         // One pass of the kernel's loop: pop once if the level is exhausted, then try the
         // lowest untried column of the (possibly new) level.
         while free != 0 || d != start {
             if free == 0 {
                 d -= 1;
-                let saved;
-                (saved, lines) = stack[(d - start) as usize];
-                free = saved ^ (saved & saved.wrapping_neg());
+                (free, lines) = stack[(d - start) as usize];
             }
             let bit = free & free.wrapping_neg();
+            let rest = free ^ bit;
             if bit == 0 {
                 continue;
             }
             let child = lines.place(bit, plan.gap_into(d + 1));
             let child_free = child.free(plan, d + 1, board);
+            // The kernel's sentinel past the last depth: the row before the last counts its
+            // children and never pushes.
             if d + 1 == plan.last {
                 found += u64::from(child_free.count_ones());
-                free ^= bit;
+                free = rest;
                 continue;
             }
             // Look-ahead: the row after the child's must keep a free square.
@@ -206,10 +208,10 @@ impl Task {
                 .place(0, plan.gap_into(d + 2))
                 .free(plan, d + 2, board);
             if child_free == 0 || ahead == 0 {
-                free ^= bit;
+                free = rest;
                 continue;
             }
-            stack[(d - start) as usize] = (free, lines);
+            stack[(d - start) as usize] = (rest, lines);
             (lines, free) = (child, child_free);
             d += 1;
         }
