@@ -169,8 +169,10 @@ pub fn print_json(
     if let Some(gpu) = gpu {
         value["gpu"] = json!({
             "tasks": gpu.tasks,
+            "queue": gpu.queue,
             "depth": gpu.depth,
             "setup_seconds": gpu.setup_seconds,
+            "tasks_seconds": gpu.tasks_seconds,
             "kernel_seconds": gpu.kernel_seconds,
             "kernel_cache_hit": gpu.modules.iter().all(|m| m.cache_hit),
             "compile_seconds": gpu.modules.iter().map(|m| m.compile_time.as_secs_f64()).sum::<f64>(),

@@ -9,7 +9,9 @@
 //! - [`compile_for_arch`] and [`nvrtc_status`]: compilation without a driver or GPU, for CI.
 //! - [`Gpu::load_linked_module`]: kernels that launch kernels (dynamic parallelism), compiled
 //!   with `-rdc=true` and linked with the toolkit's `libcudadevrt.a` by the driver's linker.
-//! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices.
+//! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices;
+//!   [`SharedCounter`]: one counter in peer memory that persistent kernels on several GPUs
+//!   claim work items from, so that each GPU needs a single launch.
 
 #![warn(missing_docs)]
 
@@ -18,6 +20,7 @@ mod compile;
 mod error;
 mod gpu;
 mod link;
+mod peer;
 mod probe;
 mod queue;
 
@@ -29,5 +32,6 @@ pub use gpu::{Gpu, ModuleStats};
 pub use link::{
     compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
 };
+pub use peer::SharedCounter;
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};

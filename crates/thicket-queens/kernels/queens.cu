@@ -130,7 +130,8 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
         if (free == 0 && top == root) {
             count += found / LEAF * weight;
             found = 0;
-            const unsigned int index = atomicAdd(next_task, 1u);
+            // System scope: the counter may live on another GPU (one queue for all of them).
+            const unsigned int index = atomicAdd_system(next_task, 1u);
             if (index >= task_count) {
                 break;
             }

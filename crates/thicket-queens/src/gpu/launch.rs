@@ -3,9 +3,12 @@
 
 use std::ops::Range;
 
+use serde::Serialize;
 use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
-use thicket_gpu::cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
-use thicket_gpu::{run_work_queue, Gpu, GpuError, KernelSource, ModuleStats};
+use thicket_gpu::cudarc::driver::{
+    CudaFunction, CudaSlice, DevicePtr, LaunchConfig, PushKernelArg,
+};
+use thicket_gpu::{run_work_queue, Gpu, GpuError, KernelSource, ModuleStats, SharedCounter};
 
 use super::tasks::TASK_WORDS;
 
@@ -62,9 +65,24 @@ pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError>
         .collect()
 }
 
+/// How the tasks were spread over the devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Queue {
+    /// One device, one launch.
+    Single,
+    /// One launch per device, all claiming tasks from one counter in peer memory.
+    PeerCounter,
+    /// Fixed chunks from a host-side queue, one launch each (no peer atomics between the
+    /// devices).
+    Chunks,
+}
+
 /// Counts the weighted solutions below every task of `tasks` (packed) with the plan table
-/// `plans` (packed) on `devices`, `chunk` tasks at a time, calling `done(tasks)` after each
-/// chunk; returns each chunk's count.
+/// `plans` (packed) on `devices`; calls `done(tasks)` as tasks finish and returns one count
+/// per launch and how the tasks were spread. Several devices share one task counter when
+/// they can reach each other's memory with atomics, and take `chunk` tasks at a time from a
+/// host-side queue otherwise.
 pub fn count_tasks(
     devices: &mut [Device],
     n: usize,
@@ -73,7 +91,7 @@ pub fn count_tasks(
     levels: usize,
     chunk: usize,
     done: &(dyn Fn(usize) + Sync),
-) -> Result<Vec<u64>, GpuError> {
+) -> Result<(Vec<u64>, Queue), GpuError> {
     for device in devices.iter_mut() {
         let table = device
             .gpu
@@ -83,27 +101,71 @@ pub fn count_tasks(
         device.plans = Some(table);
     }
     let total_tasks = tasks.len() / TASK_WORDS;
-    let outputs = run_work_queue(
-        devices,
-        total_tasks,
-        chunk,
-        |device, range: Range<usize>| {
-            let count = range.len();
-            let solutions = count_chunk(
-                device,
-                n,
-                &tasks[range.start * TASK_WORDS..range.end * TASK_WORDS],
-                levels,
+    if let [device] = devices {
+        let count = count_chunk(device, n, tasks, levels, None)?;
+        done(total_tasks);
+        return Ok((vec![count], Queue::Single));
+    }
+    let gpus: Vec<&Gpu> = devices.iter().map(|d| &d.gpu).collect();
+    match SharedCounter::new(&gpus) {
+        Ok(counter) => {
+            let counts = count_with_shared_counter(devices, n, tasks, levels, &counter)?;
+            done(total_tasks);
+            Ok((counts, Queue::PeerCounter))
+        }
+        Err(GpuError::Unavailable(_)) => {
+            let outputs = run_work_queue(
+                devices,
+                total_tasks,
+                chunk,
+                |device, range: Range<usize>| {
+                    let count = range.len();
+                    let words = &tasks[range.start * TASK_WORDS..range.end * TASK_WORDS];
+                    let solutions = count_chunk(device, n, words, levels, None)?;
+                    done(count);
+                    Ok::<_, GpuError>(solutions)
+                },
             )?;
-            done(count);
-            Ok::<_, GpuError>(solutions)
-        },
-    )?;
-    Ok(outputs.into_iter().map(|o| o.value).collect())
+            Ok((
+                outputs.into_iter().map(|o| o.value).collect(),
+                Queue::Chunks,
+            ))
+        }
+        Err(error) => Err(error),
+    }
 }
 
-/// One launch of the persistent kernel over the packed tasks `words`.
-fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Result<u64, GpuError> {
+/// One launch per device over all of `tasks`, every device claiming tasks from `counter`.
+fn count_with_shared_counter(
+    devices: &mut [Device],
+    n: usize,
+    tasks: &[u32],
+    levels: usize,
+    counter: &SharedCounter,
+) -> Result<Vec<u64>, GpuError> {
+    std::thread::scope(|scope| {
+        let launches: Vec<_> = devices
+            .iter_mut()
+            .map(|device| {
+                scope.spawn(move || count_chunk(device, n, tasks, levels, Some(counter.address())))
+            })
+            .collect();
+        launches
+            .into_iter()
+            .map(|launch| launch.join().expect("a device thread does not panic"))
+            .collect()
+    })
+}
+
+/// One launch of the persistent kernel over the packed tasks `words`, claimed through the
+/// counter at device address `shared_counter` (a fresh one on this device when `None`).
+fn count_chunk(
+    device: &Device,
+    n: usize,
+    words: &[u32],
+    levels: usize,
+    shared_counter: Option<u64>,
+) -> Result<u64, GpuError> {
     let plans = device
         .plans
         .as_ref()
@@ -112,9 +174,10 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
     let tasks = stream
         .clone_htod(words)
         .map_err(GpuError::driver("cuMemcpyHtoD"))?;
-    let mut next_task = stream
+    let own_counter = stream
         .alloc_zeros::<u32>(1)
         .map_err(GpuError::driver("cuMemAlloc"))?;
+    let next_task = shared_counter.unwrap_or_else(|| own_counter.device_ptr(stream).0);
     let mut total = stream
         .alloc_zeros::<u64>(1)
         .map_err(GpuError::driver("cuMemAlloc"))?;
@@ -157,7 +220,7 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
         .arg(&tasks)
         .arg(&task_count)
         .arg(plans)
-        .arg(&mut next_task)
+        .arg(&next_task)
         .arg(&mut total)
         .arg(&board);
     // SAFETY: the arguments match queens_count's parameters (const uint4* tasks, unsigned
@@ -165,7 +228,10 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
     // the task buffer is a device allocation (aligned for uint4) of 4 words a task, every
     // task's plan index is inside the plan table, the kernel reads only tasks[0..task_count),
     // and its stack stays within the `levels + 1` levels of dynamic shared memory given here
-    // (levels is the largest number of rows a task still fills; one more for the sentinel).
+    // (levels is the largest number of rows a task still fills; one more for the sentinel);
+    // next_task is the address of a u32 this device can reach with atomics: its own
+    // allocation, alive until the read of `total` below has waited for the kernel, or a
+    // SharedCounter, which the caller keeps alive and opened peer access to.
     unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
     let result = stream
         .clone_dtoh(&total)

@@ -20,7 +20,7 @@ use crate::count::{validate_n, QueensCount};
 use crate::rotations::unique_from_total;
 use crate::search::Plan;
 
-pub use launch::QUEENS_KERNEL;
+pub use launch::{Queue, QUEENS_KERNEL};
 use tasks::{gpu_plans, split, split_auto, stack_levels, target_tasks, GpuPlan, Task, MAX_N};
 
 /// How to run a GPU count.
@@ -47,10 +47,14 @@ pub struct GpuCount {
     pub modules: Vec<ModuleStats>,
     /// Tasks counted on the GPUs.
     pub tasks: usize,
+    /// How the tasks were spread over the GPUs.
+    pub queue: Queue,
     /// Inner rows filled on the host.
     pub depth: usize,
     /// Seconds to open the devices and load the kernel (overlapping the task generation).
     pub setup_seconds: f64,
+    /// Seconds to enumerate the constellations and split them into tasks on the host.
+    pub tasks_seconds: f64,
     /// Seconds from the first launch to the last result.
     pub kernel_seconds: f64,
 }
@@ -109,6 +113,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
         });
         let constellations = canonical_constellations(n);
         let work = Work::new(n, &constellations, options.depth);
+        let tasks_seconds = started.elapsed().as_secs_f64();
         let (devices, setup_seconds) = setup.join().expect("device set-up does not panic");
         let mut devices = devices.map_err(unavailable)?;
         // Only now, with the GPUs known to work, so that a fallback to the CPU wastes nothing.
@@ -118,7 +123,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
         });
         progress.set_total(work.tasks as u64);
         let kernel_started = Instant::now();
-        let total = work.count(&mut devices, progress)?;
+        let (total, queue) = work.count(&mut devices, progress)?;
         let kernel_seconds = kernel_started.elapsed().as_secs_f64();
         let (half, quarter) = fixed.join().expect("the rotation search does not panic");
         let unique = unique_from_total(n, total, half, quarter)?;
@@ -127,8 +132,10 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             devices: devices.iter().map(|d| d.name().to_owned()).collect(),
             modules: devices.iter().map(|d| d.stats.clone()).collect(),
             tasks: work.tasks,
+            queue,
             depth: work.depth,
             setup_seconds,
+            tasks_seconds,
             kernel_seconds,
         })
     })
@@ -164,13 +171,14 @@ impl Work {
         }
     }
 
-    /// The weighted total of every constellation, counted on `devices`.
-    fn count(&self, devices: &mut [launch::Device], progress: &Progress) -> Result<u128> {
+    /// The weighted total of every constellation, counted on `devices`, and how the tasks
+    /// were spread over them.
+    fn count(&self, devices: &mut [launch::Device], progress: &Progress) -> Result<(u128, Queue)> {
         if self.tasks == 0 {
-            return Ok(self.border_only);
+            return Ok((self.border_only, Queue::Single));
         }
         let chunk = chunk_size(self.tasks, devices.len());
-        launch::count_tasks(
+        let (counts, queue) = launch::count_tasks(
             devices,
             self.n,
             &self.plan_words,
@@ -179,11 +187,13 @@ impl Work {
             chunk,
             &|done| progress.inc(done as u64),
         )
-        .map_err(|e| Error::Gpu(e.one_line()))?
-        .into_iter()
-        .map(u128::from)
-        .try_fold(self.border_only, u128::checked_add)
-        .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))
+        .map_err(|e| Error::Gpu(e.one_line()))?;
+        let total = counts
+            .into_iter()
+            .map(u128::from)
+            .try_fold(self.border_only, u128::checked_add)
+            .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))?;
+        Ok((total, queue))
     }
 }
 
@@ -216,16 +226,18 @@ impl GpuCounter {
     /// The weighted total (class size times solutions, summed) of `constellations`, which
     /// must be canonical constellations of this counter's board.
     pub fn count(&mut self, constellations: &[CanonicalConstellation]) -> Result<u128> {
-        Work::new(self.n, constellations, self.depth).count(&mut self.devices, &Progress::hidden())
+        Work::new(self.n, constellations, self.depth)
+            .count(&mut self.devices, &Progress::hidden())
+            .map(|(total, _)| total)
     }
 }
 
-/// Tasks per queue chunk. Every launch ends with a tail about as long as its largest task, so
-/// one device gets one launch (measured on an H100, N = 21: 18.6 s with one launch, 21.5 s with
-/// four; sorting the tasks by an estimated cost, or a second stream that keeps the next launch
-/// queued, were slower still). Several devices take 2 chunks each from the dynamic queue, so
-/// that a faster device takes more (two H200, N = 21: 11.7 s with 2 chunks a device, 13.8 s
-/// with 4).
+/// Tasks per queue chunk, for devices that cannot share one task counter (no peer atomics).
+/// Every launch ends with a tail about as long as its largest task, so there are few chunks
+/// (measured on an H100, N = 21: 18.6 s with one launch, 21.5 s with four; sorting the tasks by
+/// an estimated cost, or a second stream that keeps the next launch queued, were slower
+/// still): 2 chunks a device from the dynamic queue, so that a faster device takes more (two
+/// H200, N = 21: 11.7 s with 2 chunks a device, 13.8 s with 4).
 fn chunk_size(tasks: usize, devices: usize) -> usize {
     let chunks = if devices <= 1 { 1 } else { devices * 2 };
     tasks.div_ceil(chunks).max(1)
