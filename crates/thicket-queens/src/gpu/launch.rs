@@ -41,28 +41,34 @@ impl Device {
     }
 }
 
-/// Opens the devices `ordinals` (all when `None`) and loads the kernel on each.
+/// Opens the devices `ordinals` (all when `None`) and loads the kernel on each, side by side
+/// (two H200: 0.43-0.54 s, against 0.46-0.59 s one after the other; one alone takes 0.35 s).
 pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError> {
-    thicket_gpu::probe()?;
-    let gpus = match ordinals {
-        Some(list) => list
+    let all = thicket_gpu::probe()?.len();
+    let ordinals = ordinals.map_or_else(|| (0..all).collect(), <[usize]>::to_vec);
+    std::thread::scope(|scope| {
+        let opening: Vec<_> = ordinals
             .iter()
-            .map(|&o| Gpu::open(o))
-            .collect::<Result<Vec<_>, _>>()?,
-        None => Gpu::open_all()?,
-    };
-    gpus.into_iter()
-        .map(|gpu| {
-            let (module, stats) = gpu.load_module_with_stats(&QUEENS_KERNEL, &[])?;
-            let function = gpu.load_function(&module, "queens_count")?;
-            Ok(Device {
-                gpu,
-                function,
-                plans: None,
-                stats,
-            })
-        })
-        .collect()
+            .map(|&ordinal| scope.spawn(move || open_device(ordinal)))
+            .collect();
+        opening
+            .into_iter()
+            .map(|device| device.join().expect("opening a device does not panic"))
+            .collect()
+    })
+}
+
+/// Opens device `ordinal` and loads the kernel on it.
+fn open_device(ordinal: usize) -> Result<Device, GpuError> {
+    let gpu = Gpu::open(ordinal)?;
+    let (module, stats) = gpu.load_module_with_stats(&QUEENS_KERNEL, &[])?;
+    let function = gpu.load_function(&module, "queens_count")?;
+    Ok(Device {
+        gpu,
+        function,
+        plans: None,
+        stats,
+    })
 }
 
 /// How the tasks were spread over the devices.
