@@ -155,7 +155,7 @@ struct Work {
 impl Work {
     /// Splits `constellations` of `n` `depth` rows deep (chosen from `n` when `None`).
     fn new(n: usize, constellations: &[CanonicalConstellation], depth: Option<usize>) -> Work {
-        let plans = gpu_plans(n, &spread_costs(constellations.to_vec()));
+        let plans = gpu_plans(n, &spread_costs(n, constellations.to_vec()));
         let (tasks, depth) = match depth {
             Some(depth) => (split(n, &plans, depth), depth),
             None => split_auto(n, &plans, target_tasks(n)),
@@ -243,17 +243,23 @@ fn chunk_size(tasks: usize, devices: usize) -> usize {
     tasks.div_ceil(chunks).max(1)
 }
 
-/// The constellations in a fixed pseudo-random order. Neighbouring constellations cost about
-/// the same, so in ascending order some queue chunks would hold only expensive ones; mixed,
-/// the chunks cost about the same and the devices finish together. A plan's own tasks still
-/// stay together, so the lanes of a warp mostly share a plan record.
-fn spread_costs(mut constellations: Vec<CanonicalConstellation>) -> Vec<CanonicalConstellation> {
+/// The constellations in the order their tasks are handed out: those with the most rows to
+/// fill first, so that the tasks left when the queue runs dry are small and the threads finish
+/// together (H100: N = 20 kernel 1.51 -> 1.41 s, N = 21 12.15 -> 11.63 s). Within the same
+/// number of rows, a fixed pseudo-random order spreads the costs, so that the chunks of a
+/// host-side queue cost about the same. A plan's own tasks stay together, so the lanes of a
+/// warp mostly share a plan record.
+fn spread_costs(
+    n: usize,
+    mut constellations: Vec<CanonicalConstellation>,
+) -> Vec<CanonicalConstellation> {
     let scramble = |c: &CanonicalConstellation| {
         let k = &c.constellation;
         let key = u64::from_le_bytes([k.top, k.bottom, k.left, k.right, 0, 0, 0, 0]);
         key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
     };
-    constellations.sort_by_key(scramble);
+    let rows = |c: &CanonicalConstellation| Plan::new(n, c.constellation).depth();
+    constellations.sort_by_key(|c| (std::cmp::Reverse(rows(c)), scramble(c)));
     constellations
 }
 
