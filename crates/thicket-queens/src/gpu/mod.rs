@@ -21,7 +21,7 @@ use crate::rotations::unique_from_total;
 use crate::search::Plan;
 
 pub use launch::QUEENS_KERNEL;
-use tasks::{gpu_plans, split, split_auto, stack_levels, target_tasks, GpuPlan, Task, MAX_N};
+use tasks::{gpu_plans, target_tasks, GpuPlan, PackedTasks, TaskCounts, MAX_N};
 
 /// How to run a GPU count.
 #[derive(Debug, Clone, Default)]
@@ -149,17 +149,18 @@ impl Work {
     /// Splits `constellations` of `n` `depth` rows deep (chosen from `n` when `None`).
     fn new(n: usize, constellations: &[CanonicalConstellation], depth: Option<usize>) -> Work {
         let plans = gpu_plans(n, &spread_costs(constellations.to_vec()));
-        let (tasks, depth) = match depth {
-            Some(depth) => (split(n, &plans, depth), depth),
-            None => split_auto(n, &plans, target_tasks(n)),
+        let counts = match depth {
+            Some(depth) => TaskCounts::at(n, &plans, depth),
+            None => TaskCounts::auto(n, &plans, target_tasks(n)),
         };
+        let PackedTasks { words, levels } = PackedTasks::new(n, &plans, &counts);
         Work {
             n,
             plan_words: plans.iter().flat_map(GpuPlan::pack).collect(),
-            task_words: tasks.iter().flat_map(Task::pack).collect(),
-            levels: stack_levels(&plans, &tasks),
-            tasks: tasks.len(),
-            depth,
+            tasks: counts.total(),
+            task_words: words,
+            levels,
+            depth: counts.depth(),
             border_only: border_only_total(n, constellations),
         }
     }
