@@ -21,7 +21,7 @@ use crate::rotations::unique_from_total;
 use crate::search::Plan;
 
 pub use launch::{Queue, QUEENS_KERNEL};
-use tasks::{gpu_plans, split, split_auto, stack_levels, target_tasks, GpuPlan, Task, MAX_N};
+use tasks::{gpu_plans, target_tasks, GpuPlan, PackedTasks, TaskCounts, MAX_N};
 
 /// How to run a GPU count.
 #[derive(Debug, Clone, Default)]
@@ -155,18 +155,19 @@ struct Work {
 impl Work {
     /// Splits `constellations` of `n` `depth` rows deep (chosen from `n` when `None`).
     fn new(n: usize, constellations: &[CanonicalConstellation], depth: Option<usize>) -> Work {
-        let plans = gpu_plans(n, &spread_costs(n, constellations.to_vec()));
-        let (tasks, depth) = match depth {
-            Some(depth) => (split(n, &plans, depth), depth),
-            None => split_auto(n, &plans, target_tasks(n)),
+        let plans = gpu_plans(n, &hand_out_order(n, constellations.to_vec()));
+        let counts = match depth {
+            Some(depth) => TaskCounts::at(n, &plans, depth),
+            None => TaskCounts::auto(n, &plans, target_tasks(n)),
         };
+        let PackedTasks { words, levels } = PackedTasks::new(n, &plans, &counts);
         Work {
             n,
             plan_words: plans.iter().flat_map(GpuPlan::pack).collect(),
-            task_words: tasks.iter().flat_map(Task::pack).collect(),
-            levels: stack_levels(&plans, &tasks),
-            tasks: tasks.len(),
-            depth,
+            tasks: counts.total(),
+            task_words: words,
+            levels,
+            depth: counts.depth(),
             border_only: border_only_total(n, constellations),
         }
     }
@@ -249,7 +250,7 @@ fn chunk_size(tasks: usize, devices: usize) -> usize {
 /// number of rows, a fixed pseudo-random order spreads the costs, so that the chunks of a
 /// host-side queue cost about the same. A plan's own tasks stay together, so the lanes of a
 /// warp mostly share a plan record.
-fn spread_costs(
+fn hand_out_order(
     n: usize,
     mut constellations: Vec<CanonicalConstellation>,
 ) -> Vec<CanonicalConstellation> {
