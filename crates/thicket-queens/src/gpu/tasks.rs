@@ -214,35 +214,38 @@ impl Task {
         ]
     }
 
-    /// Weighted solutions below this task, by the kernel's loop pass for pass (a pop when the
-    /// level is exhausted, then one try; a stack of untried columns and lines a level, the
-    /// look-ahead, the popcount of the last row): the kernel's reference.
+    /// Weighted solutions below this task, by the kernel's loop pass for pass (a pop to the
+    /// last stored level when the level is exhausted, then one try; a stack of the levels with
+    /// untried columns, linked; the look-ahead; the popcount of the last row): the kernel's
+    /// reference.
     pub fn count(&self, plans: &[GpuPlan], n: usize) -> u64 {
         let plan = &plans[self.plan as usize];
         let board = crate::count::board_mask(n);
         let start = self.depth;
         let mut lines = self.lines();
-        let mut d = start;
-        let mut free = lines.free(plan, d, board);
+        let mut free = lines.free(plan, start, board);
         let mut found = 0u64;
-        if d == plan.last {
+        if start == plan.last {
             found = u64::from(free.count_ones());
             free = 0;
         }
-        // Each level saves its untried columns, the queen being tried already taken out.
-        let mut stack = [(0u32, lines); 32];
-        // One pass of the kernel's loop: pop once if the level is exhausted, then try the
-        // lowest untried column of the (possibly new) level.
-        while free != 0 || d != start {
+        // A level is stored only while it has untried columns (the queen being tried
+        // already taken out), with a link to the stored level below it; a pop goes straight
+        // to the last stored level, so every pass tries a queen.
+        let mut stack = [(0u32, lines, None::<usize>); 32];
+        let mut below = None;
+        let mut level = 0usize;
+        // One pass of the kernel's loop: pop if the level is exhausted, then try the lowest
+        // untried column of the (possibly new) level.
+        loop {
             if free == 0 {
-                d -= 1;
-                (free, lines) = stack[(d - start) as usize];
+                let Some(target) = below else { break };
+                (free, lines, below) = stack[target];
+                level = target;
             }
+            let d = start + level as u32;
             let bit = free & free.wrapping_neg();
             let rest = free ^ bit;
-            if bit == 0 {
-                continue;
-            }
             let child = lines.place(bit, plan.gap_into(d + 1));
             let child_free = child.free(plan, d + 1, board);
             // The kernel's sentinel past the last depth: the row before the last counts its
@@ -260,9 +263,12 @@ impl Task {
                 free = rest;
                 continue;
             }
-            stack[(d - start) as usize] = (rest, lines);
+            if rest != 0 {
+                stack[level] = (rest, lines, below);
+                below = Some(level);
+            }
             (lines, free) = (child, child_free);
-            d += 1;
+            level += 1;
         }
         found * u64::from(plan.weight)
     }
