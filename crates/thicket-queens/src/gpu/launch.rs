@@ -58,6 +58,16 @@ pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError>
     })
 }
 
+/// Closes the devices side by side: tearing down a context takes about 60 ms (H200), and the
+/// contexts of different devices do not wait for each other.
+pub fn close_devices(devices: Vec<Device>) {
+    std::thread::scope(|scope| {
+        for device in devices {
+            scope.spawn(move || drop(device));
+        }
+    });
+}
+
 /// Opens device `ordinal` and loads the kernel on it.
 fn open_device(ordinal: usize) -> Result<Device, GpuError> {
     let gpu = Gpu::open(ordinal)?;

@@ -127,7 +127,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
         let kernel_seconds = kernel_started.elapsed().as_secs_f64();
         let (half, quarter) = fixed.join().expect("the rotation search does not panic");
         let unique = unique_from_total(n, total, half, quarter)?;
-        Ok(GpuCount {
+        let count = GpuCount {
             count: QueensCount { n, total, unique },
             devices: devices.iter().map(|d| d.name().to_owned()).collect(),
             modules: devices.iter().map(|d| d.stats.clone()).collect(),
@@ -137,7 +137,9 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             setup_seconds,
             tasks_seconds,
             kernel_seconds,
-        })
+        };
+        launch::close_devices(devices);
+        Ok(count)
     })
 }
 
