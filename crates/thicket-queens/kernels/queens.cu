@@ -182,12 +182,14 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
         below = pop ? rd & LINK_MASK : below;
         const unsigned int here = root + level * LEVEL_STRIDE;
 
-        // Try the lowest untried column of the level.
+        // Try the lowest untried column of the level. The queen is on none of the level's
+        // lines, so adding it sets its bit like an OR would, but on the FMA pipe (IMAD),
+        // which the ALU-bound loop leaves idle.
         const unsigned int bit = free & (0u - free);
-        const unsigned int rest = free ^ bit;
-        const unsigned int child_cols = cols | bit;
-        const unsigned int child_ld = down_left(ld | bit, next);
-        const unsigned int child_rd = down_right(rd | bit, next);
+        const unsigned int rest = free - bit;
+        const unsigned int child_cols = cols + bit;
+        const unsigned int child_ld = down_left(ld + bit, next);
+        const unsigned int child_rd = down_right(rd + bit, next);
         const unsigned int child_free = ~(child_cols | child_ld | child_rd | next) & board;
         // Look-ahead: the row after the child's must keep a free square (never, past the last).
         const unsigned int ahead =
