@@ -10,8 +10,8 @@
 //! - [`Gpu::load_linked_module`]: kernels that launch kernels (dynamic parallelism), compiled
 //!   with `-rdc=true` and linked with the toolkit's `libcudadevrt.a` by the driver's linker.
 //! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices;
-//!   [`SharedCounter`]: one counter in peer memory that persistent kernels on several GPUs
-//!   claim work items from, so that each GPU needs a single launch.
+//!   [`PeerMemory`] and [`peer_atomics`]: one work list and counter on one GPU that persistent
+//!   kernels on several GPUs claim items from over peer links, one launch a GPU.
 
 #![warn(missing_docs)]
 
@@ -32,6 +32,6 @@ pub use gpu::{Gpu, ModuleStats};
 pub use link::{
     compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
 };
-pub use peer::SharedCounter;
+pub use peer::{peer_atomics, PeerMemory};
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};

@@ -1,74 +1,108 @@
-//! A work counter that persistent kernels on several GPUs share through peer memory.
+//! Memory on one GPU that kernels on other GPUs of the host read and update directly, through
+//! peer access: one task list and one work counter for every GPU's persistent kernel.
 //!
 //! A queue of fixed chunks (see [`crate::run_work_queue`]) ends every chunk's launch with a
 //! tail where only the threads on the last, longest items still run. With one counter that
 //! every GPU's kernel claims items from, each GPU needs a single launch: all of them keep
-//! taking items until the queue is empty, and they finish within one item of each other.
-//! The counter lives in the first GPU's memory; the others reach it through peer access, which
-//! needs a link with native peer atomics (NVLink; PCIe peer atomics on some hosts).
+//! taking items until the queue is empty, and they finish within one item of each other. The
+//! items themselves cross the bus once, to the GPU that holds the counter; the others read
+//! them over the peer link. That needs a link with native peer atomics (NVLink; PCIe peer
+//! atomics on some hosts): [`peer_atomics`] says whether two devices have one.
 
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUdevice_P2PAttribute, CUdeviceptr, CUresult};
 use cudarc::driver::{CudaContext, DriverError};
 
+use crate::probe::ensure_driver;
 use crate::{Gpu, GpuError};
 
-/// A `u32` counter, zero at first, in the memory of the first of a set of GPUs, with peer
-/// access from every other one opened, so that kernels on all of them can add to it
-/// atomically (with system scope, e.g. `atomicAdd_system`).
+/// Device memory of one GPU (its owner) that kernels on other GPUs may read and update with
+/// atomics (system scope, e.g. `atomicAdd_system`) once [`PeerMemory::admit`] has opened
+/// their way to it.
+///
+/// It is a plain `cuMemAlloc`: peer access covers that, but not the stream-ordered pools that
+/// cudarc allocates from.
 #[derive(Debug)]
-pub struct SharedCounter {
+pub struct PeerMemory {
     owner: Arc<CudaContext>,
     address: CUdeviceptr,
 }
 
-impl SharedCounter {
-    /// Allocates the counter on `gpus[0]` and opens peer access to that GPU's memory from each
-    /// other GPU of `gpus`.
-    ///
-    /// Fails with [`GpuError::Unavailable`] when `gpus` is empty or some GPU cannot reach the
-    /// first one's memory with native atomics (callers then fall back to a chunked queue), and
-    /// with [`GpuError::Driver`] when a driver call fails.
-    pub fn new(gpus: &[&Gpu]) -> Result<SharedCounter, GpuError> {
-        let (first, others) = gpus
-            .split_first()
-            .ok_or_else(|| GpuError::Unavailable("no GPU to hold a shared counter".into()))?;
-        for gpu in others {
-            open_peer_access(gpu, first)?;
-        }
-        let owner = first.context().clone();
+impl PeerMemory {
+    /// `bytes` zero bytes on `owner`.
+    pub fn zeroed(owner: &Gpu, bytes: usize) -> Result<PeerMemory, GpuError> {
+        let memory = PeerMemory::allocate(owner, bytes)?;
+        // SAFETY: `address` is a live allocation of `bytes` bytes in the current context; the
+        // context-wide synchronisation orders the zeroes before any later launch.
+        unsafe { sys::cuMemsetD8_v2(memory.address, 0, bytes) }
+            .result()
+            .and_then(|()| unsafe { sys::cuCtxSynchronize() }.result())
+            .map_err(GpuError::driver("cuMemsetD8"))?;
+        Ok(memory)
+    }
+
+    /// A copy of `words` on `owner`.
+    pub fn copied(owner: &Gpu, words: &[u32]) -> Result<PeerMemory, GpuError> {
+        let bytes = std::mem::size_of_val(words);
+        let memory = PeerMemory::allocate(owner, bytes)?;
+        // SAFETY: the allocation holds `bytes` bytes and `words` as many; the copy is
+        // synchronous, so `words` may go as soon as it returns.
+        unsafe { sys::cuMemcpyHtoD_v2(memory.address, words.as_ptr().cast(), bytes) }
+            .result()
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        Ok(memory)
+    }
+
+    /// At least one byte, uninitialised, on `owner` (whose context is left current).
+    fn allocate(owner: &Gpu, bytes: usize) -> Result<PeerMemory, GpuError> {
+        let owner = owner.context().clone();
         owner
             .bind_to_thread()
             .map_err(GpuError::driver("cuCtxSetCurrent"))?;
-        // A plain cuMemAlloc: peer access covers it, but not the stream-ordered pools that
-        // cudarc allocates from.
         let mut address = 0;
         // SAFETY: the owner's context is current and the out-pointer is a local.
-        unsafe { sys::cuMemAlloc_v2(&mut address, std::mem::size_of::<u32>()) }
+        unsafe { sys::cuMemAlloc_v2(&mut address, bytes.max(1)) }
             .result()
             .map_err(GpuError::driver("cuMemAlloc"))?;
-        let counter = SharedCounter { owner, address };
-        // SAFETY: `address` is a live allocation of one u32 in the current context; the
-        // context-wide synchronisation orders the zero before any later launch on any stream.
-        unsafe { sys::cuMemsetD32_v2(counter.address, 0, 1) }
-            .result()
-            .and_then(|()| unsafe { sys::cuCtxSynchronize() }.result())
-            .map_err(GpuError::driver("cuMemsetD32"))?;
-        Ok(counter)
+        Ok(PeerMemory { owner, address })
     }
 
-    /// The counter's device address, valid in kernels on every GPU given to [`Self::new`]
+    /// The memory's device address, valid in kernels on the owner and on every admitted GPU
     /// for as long as this value lives.
     pub fn address(&self) -> u64 {
         self.address
     }
+
+    /// Opens peer access from `gpu` to the owner's memory (nothing to do on the owner itself).
+    ///
+    /// Fails with [`GpuError::Unavailable`] when `gpu` has no peer link with native atomics to
+    /// the owner.
+    pub fn admit(&self, gpu: &Gpu) -> Result<(), GpuError> {
+        let (device, owner) = (gpu.context().cu_device(), self.owner.cu_device());
+        if device == owner {
+            return Ok(());
+        }
+        if !device_pair_has_peer_atomics(device, owner)? {
+            return Err(no_peer_atomics(gpu.ordinal(), self.owner.ordinal()));
+        }
+        gpu.context()
+            .bind_to_thread()
+            .map_err(GpuError::driver("cuCtxSetCurrent"))?;
+        // SAFETY: the current context is `gpu`'s and the owner's context is alive (held here).
+        match unsafe { sys::cuCtxEnablePeerAccess(self.owner.cu_ctx(), 0) } {
+            CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            error => Err(GpuError::driver("cuCtxEnablePeerAccess")(DriverError(
+                error,
+            ))),
+        }
+    }
 }
 
-impl Drop for SharedCounter {
+impl Drop for PeerMemory {
     fn drop(&mut self) {
-        // A failure here leaves at most four bytes allocated until the context goes; there is
-        // nobody to report it to.
+        // A failure here leaves the allocation to the context's end; there is nobody to
+        // report it to.
         if self.owner.bind_to_thread().is_ok() {
             // SAFETY: the allocation was made in the owner's context, which is current, and
             // every launch that used it has been waited for by its user.
@@ -77,15 +111,38 @@ impl Drop for SharedCounter {
     }
 }
 
-/// Lets kernels on `gpu` read and write `owner`'s memory, with native atomics.
-fn open_peer_access(gpu: &Gpu, owner: &Gpu) -> Result<(), GpuError> {
-    let (device, owner_device) = (gpu.context().cu_device(), owner.context().cu_device());
-    if device == owner_device {
-        return Ok(());
+/// Whether kernels on each device of `ordinals` can use atomics on the memory of the first
+/// one (device ordinals, checked without creating a context).
+pub fn peer_atomics(ordinals: &[usize]) -> Result<bool, GpuError> {
+    ensure_driver()?;
+    let Some((&first, others)) = ordinals.split_first() else {
+        return Ok(true);
+    };
+    let owner = device_handle(first)?;
+    for &ordinal in others {
+        let device = device_handle(ordinal)?;
+        if device != owner && !device_pair_has_peer_atomics(device, owner)? {
+            return Ok(false);
+        }
     }
+    Ok(true)
+}
+
+/// The driver's handle of device `ordinal`.
+fn device_handle(ordinal: usize) -> Result<sys::CUdevice, GpuError> {
+    let index = i32::try_from(ordinal)
+        .map_err(|_| GpuError::InvalidArgument(format!("device ordinal {ordinal} is too large")))?;
+    cudarc::driver::result::device::get(index).map_err(GpuError::driver("cuDeviceGet"))
+}
+
+/// Whether kernels on `device` can read `owner`'s memory and use native atomics on it.
+fn device_pair_has_peer_atomics(
+    device: sys::CUdevice,
+    owner: sys::CUdevice,
+) -> Result<bool, GpuError> {
     let mut can_access = 0;
-    // SAFETY: both handles come from live contexts and the out-pointer is a local.
-    unsafe { sys::cuDeviceCanAccessPeer(&mut can_access, device, owner_device) }
+    // SAFETY: both handles come from the driver and the out-pointer is a local.
+    unsafe { sys::cuDeviceCanAccessPeer(&mut can_access, device, owner) }
         .result()
         .map_err(GpuError::driver("cuDeviceCanAccessPeer"))?;
     let mut atomics = 0;
@@ -95,26 +152,17 @@ fn open_peer_access(gpu: &Gpu, owner: &Gpu) -> Result<(), GpuError> {
             &mut atomics,
             CUdevice_P2PAttribute::CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED,
             device,
-            owner_device,
+            owner,
         )
     }
     .result()
     .map_err(GpuError::driver("cuDeviceGetP2PAttribute"))?;
-    if can_access == 0 || atomics == 0 {
-        return Err(GpuError::Unavailable(format!(
-            "GPU {} cannot use atomics on GPU {}'s memory (no peer link with native atomics)",
-            gpu.ordinal(),
-            owner.ordinal()
-        )));
-    }
-    gpu.context()
-        .bind_to_thread()
-        .map_err(GpuError::driver("cuCtxSetCurrent"))?;
-    // SAFETY: the current context is `gpu`'s and the peer context is alive (owned by `owner`).
-    match unsafe { sys::cuCtxEnablePeerAccess(owner.context().cu_ctx(), 0) } {
-        CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
-        error => Err(GpuError::driver("cuCtxEnablePeerAccess")(DriverError(
-            error,
-        ))),
-    }
+    Ok(can_access != 0 && atomics != 0)
+}
+
+/// The error of a device pair without a peer link with native atomics.
+fn no_peer_atomics(ordinal: usize, owner: usize) -> GpuError {
+    GpuError::Unavailable(format!(
+        "GPU {ordinal} cannot use atomics on GPU {owner}'s memory (no peer link with native atomics)"
+    ))
 }

@@ -1,14 +1,19 @@
-//! Opening the devices, loading the kernel, and counting chunks of tasks on them through
-//! thicket-gpu's dynamic work queue.
+//! Opening the devices, loading the kernel, and counting the tasks on them: one launch a
+//! device, several devices sharing one task list and counter over peer links, or chunks from
+//! thicket-gpu's host-side work queue where there are none.
 
 use std::ops::Range;
+use std::sync::mpsc;
+use std::time::Instant;
 
 use serde::Serialize;
 use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
 use thicket_gpu::cudarc::driver::{
     CudaFunction, CudaSlice, DevicePtr, LaunchConfig, PushKernelArg,
 };
-use thicket_gpu::{run_work_queue, Gpu, GpuError, KernelSource, ModuleStats, SharedCounter};
+use thicket_gpu::{
+    peer_atomics, run_work_queue, Gpu, GpuError, KernelSource, ModuleStats, PeerMemory,
+};
 
 use super::tasks::TASK_WORDS;
 
@@ -32,6 +37,8 @@ pub struct Device {
     plans: Option<CudaSlice<u32>>,
     /// How the kernel module was obtained on this device.
     pub stats: ModuleStats,
+    /// Seconds from the start of the opening until this device was ready.
+    pub ready_seconds: f64,
 }
 
 impl Device {
@@ -41,21 +48,64 @@ impl Device {
     }
 }
 
-/// Opens the devices `ordinals` (all when `None`) and loads the kernel on each, side by side
-/// (two H200: 0.43-0.54 s, against 0.46-0.59 s one after the other; one alone takes 0.35 s).
+/// Devices being opened, each on a thread of its own (context creation takes a good part of a
+/// second), handed over as they become ready.
+pub struct Opening {
+    count: usize,
+    peer: bool,
+    ready: mpsc::Receiver<(usize, Result<Device, GpuError>)>,
+}
+
+impl Opening {
+    /// Probes the driver and starts opening the devices `ordinals` (all when `None`) and
+    /// loading the kernel on each; `started` is when the count started.
+    pub fn start(ordinals: Option<&[usize]>, started: Instant) -> Result<Opening, GpuError> {
+        let all = thicket_gpu::probe()?.len();
+        let ordinals = ordinals.map_or_else(|| (0..all).collect(), <[usize]>::to_vec);
+        let peer = ordinals.len() > 1 && peer_atomics(&ordinals)?;
+        let (sender, ready) = mpsc::channel();
+        for (index, &ordinal) in ordinals.iter().enumerate() {
+            let sender = sender.clone();
+            // Not scoped: a device that is no longer awaited is simply closed again.
+            std::thread::spawn(move || {
+                let device = open_device(ordinal, started);
+                let _ = sender.send((index, device));
+            });
+        }
+        Ok(Opening {
+            count: ordinals.len(),
+            peer,
+            ready,
+        })
+    }
+
+    /// Whether there are several devices and each can use atomics on the first one's memory.
+    pub fn peer(&self) -> bool {
+        self.peer
+    }
+
+    /// Every device, in the order asked for, once all are open.
+    pub fn all(self) -> Result<Vec<Device>, GpuError> {
+        let mut devices = (0..self.count)
+            .map(|_| self.next())
+            .collect::<Result<Vec<_>, _>>()?;
+        devices.sort_by_key(|&(index, _)| index);
+        Ok(devices.into_iter().map(|(_, device)| device).collect())
+    }
+
+    /// The next device to become ready, with its place in the order asked for.
+    fn next(&self) -> Result<(usize, Device), GpuError> {
+        let (index, device) = self
+            .ready
+            .recv()
+            .map_err(|_| GpuError::Unavailable("a device thread ended without a device".into()))?;
+        Ok((index, device?))
+    }
+}
+
+/// Opens the devices `ordinals` (all when `None`) and loads the kernel on each, side by side.
 pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError> {
-    let all = thicket_gpu::probe()?.len();
-    let ordinals = ordinals.map_or_else(|| (0..all).collect(), <[usize]>::to_vec);
-    std::thread::scope(|scope| {
-        let opening: Vec<_> = ordinals
-            .iter()
-            .map(|&ordinal| scope.spawn(move || open_device(ordinal)))
-            .collect();
-        opening
-            .into_iter()
-            .map(|device| device.join().expect("opening a device does not panic"))
-            .collect()
-    })
+    Opening::start(ordinals, Instant::now())?.all()
 }
 
 /// Closes the devices side by side: tearing down a context takes about 60 ms (H200), and the
@@ -69,7 +119,7 @@ pub fn close_devices(devices: Vec<Device>) {
 }
 
 /// Opens device `ordinal` and loads the kernel on it.
-fn open_device(ordinal: usize) -> Result<Device, GpuError> {
+fn open_device(ordinal: usize, started: Instant) -> Result<Device, GpuError> {
     let gpu = Gpu::open(ordinal)?;
     let (module, stats) = gpu.load_module_with_stats(&QUEENS_KERNEL, &[])?;
     let function = gpu.load_function(&module, "queens_count")?;
@@ -78,7 +128,19 @@ fn open_device(ordinal: usize) -> Result<Device, GpuError> {
         function,
         plans: None,
         stats,
+        ready_seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Uploads the plan table to `device`.
+fn upload_plans(device: &mut Device, plans: &[u32]) -> Result<(), GpuError> {
+    let table = device
+        .gpu
+        .stream()
+        .clone_htod(plans)
+        .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+    device.plans = Some(table);
+    Ok(())
 }
 
 /// How the tasks were spread over the devices.
@@ -87,7 +149,8 @@ fn open_device(ordinal: usize) -> Result<Device, GpuError> {
 pub enum Queue {
     /// One device, one launch.
     Single,
-    /// One launch per device, all claiming tasks from one counter in peer memory.
+    /// One launch per device, all claiming tasks from one list and counter in the memory of
+    /// the first device ready, which the others reach over peer links.
     PeerCounter,
     /// Fixed chunks from a host-side queue, one launch each (no peer atomics between the
     /// devices).
@@ -95,10 +158,9 @@ pub enum Queue {
 }
 
 /// Counts the weighted solutions below every task of `tasks` (packed) with the plan table
-/// `plans` (packed) on `devices`; calls `done(tasks)` as tasks finish and returns one count
-/// per launch and how the tasks were spread. Several devices share one task counter when
-/// they can reach each other's memory with atomics, and take `chunk` tasks at a time from a
-/// host-side queue otherwise.
+/// `plans` (packed) on the open `devices`: one launch on a single device, otherwise `chunk`
+/// tasks at a time from a host-side queue. Calls `done(tasks)` as tasks finish and returns
+/// one count per launch and how the tasks were spread.
 pub fn count_tasks(
     devices: &mut [Device],
     n: usize,
@@ -109,96 +171,143 @@ pub fn count_tasks(
     done: &(dyn Fn(usize) + Sync),
 ) -> Result<(Vec<u64>, Queue), GpuError> {
     for device in devices.iter_mut() {
-        let table = device
-            .gpu
-            .stream()
-            .clone_htod(plans)
-            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
-        device.plans = Some(table);
+        upload_plans(device, plans)?;
     }
     let total_tasks = tasks.len() / TASK_WORDS;
     if let [device] = devices {
-        let count = count_chunk(device, n, tasks, levels, None)?;
+        let count = count_chunk(device, n, tasks, levels)?;
         done(total_tasks);
         return Ok((vec![count], Queue::Single));
     }
-    let gpus: Vec<&Gpu> = devices.iter().map(|d| &d.gpu).collect();
-    match SharedCounter::new(&gpus) {
-        Ok(counter) => {
-            let counts = count_with_shared_counter(devices, n, tasks, levels, &counter)?;
-            done(total_tasks);
-            Ok((counts, Queue::PeerCounter))
-        }
-        Err(GpuError::Unavailable(_)) => {
-            let outputs = run_work_queue(
-                devices,
-                total_tasks,
-                chunk,
-                |device, range: Range<usize>| {
-                    let count = range.len();
-                    let words = &tasks[range.start * TASK_WORDS..range.end * TASK_WORDS];
-                    let solutions = count_chunk(device, n, words, levels, None)?;
-                    done(count);
-                    Ok::<_, GpuError>(solutions)
-                },
-            )?;
-            Ok((
-                outputs.into_iter().map(|o| o.value).collect(),
-                Queue::Chunks,
-            ))
-        }
-        Err(error) => Err(error),
-    }
+    let outputs = run_work_queue(
+        devices,
+        total_tasks,
+        chunk,
+        |device, range: Range<usize>| {
+            let count = range.len();
+            let words = &tasks[range.start * TASK_WORDS..range.end * TASK_WORDS];
+            let solutions = count_chunk(device, n, words, levels)?;
+            done(count);
+            Ok::<_, GpuError>(solutions)
+        },
+    )?;
+    Ok((
+        outputs.into_iter().map(|o| o.value).collect(),
+        Queue::Chunks,
+    ))
 }
 
-/// One launch per device over all of `tasks`, every device claiming tasks from `counter`.
-fn count_with_shared_counter(
-    devices: &mut [Device],
+/// Counts `tasks` (packed) with the plan table `plans` on every device of `opening` as soon as
+/// it is ready, one launch each, all claiming tasks from one counter: the first device ready
+/// holds the tasks and the counter (the tasks cross the bus once), the others reach them over
+/// peer links (`opening` must have [`Opening::peer`]). Returns the devices in the order asked
+/// for and each one's count.
+pub fn count_streamed(
+    opening: Opening,
     n: usize,
+    plans: &[u32],
     tasks: &[u32],
     levels: usize,
-    counter: &SharedCounter,
-) -> Result<Vec<u64>, GpuError> {
-    std::thread::scope(|scope| {
-        let launches: Vec<_> = devices
-            .iter_mut()
-            .map(|device| {
-                scope.spawn(move || count_chunk(device, n, tasks, levels, Some(counter.address())))
+) -> Result<(Vec<Device>, Vec<u64>), GpuError> {
+    let count = u32::try_from(tasks.len() / TASK_WORDS)
+        .map_err(|_| GpuError::InvalidArgument("too many tasks for one launch".into()))?;
+    let (first_index, mut owner) = opening.next()?;
+    upload_plans(&mut owner, plans)?;
+    let task_memory = PeerMemory::copied(&owner.gpu, tasks)?;
+    let counter = PeerMemory::zeroed(&owner.gpu, std::mem::size_of::<u32>())?;
+    let source = TaskSource {
+        tasks: task_memory.address(),
+        count,
+        counter: counter.address(),
+    };
+    let launched = std::thread::scope(|scope| {
+        let launch = |index: usize, device: Device| {
+            scope.spawn(move || {
+                let solutions = launch_tasks(&device, n, source, levels);
+                (index, device, solutions)
             })
-            .collect();
-        launches
+        };
+        let mut launches = vec![launch(first_index, owner)];
+        let mut failure = None;
+        for _ in 1..opening.count {
+            let joining = opening.next().and_then(|(index, mut device)| {
+                task_memory.admit(&device.gpu)?;
+                upload_plans(&mut device, plans)?;
+                Ok((index, device))
+            });
+            match joining {
+                Ok((index, device)) => launches.push(launch(index, device)),
+                Err(error) => {
+                    failure.get_or_insert(error);
+                }
+            }
+        }
+        let finished: Vec<_> = launches
             .into_iter()
             .map(|launch| launch.join().expect("a device thread does not panic"))
-            .collect()
-    })
+            .collect();
+        (finished, failure)
+    });
+    let (mut finished, failure) = launched;
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    finished.sort_by_key(|&(index, _, _)| index);
+    let mut devices = Vec::with_capacity(finished.len());
+    let mut counts = Vec::with_capacity(finished.len());
+    for (_, device, solutions) in finished {
+        counts.push(solutions?);
+        devices.push(device);
+    }
+    Ok((devices, counts))
 }
 
-/// One launch of the persistent kernel over the packed tasks `words`, claimed through the
-/// counter at device address `shared_counter` (a fresh one on this device when `None`).
-fn count_chunk(
+/// Where a launch finds its tasks: device addresses of the packed tasks and of the counter
+/// the kernel claims them through.
+#[derive(Debug, Clone, Copy)]
+struct TaskSource {
+    tasks: u64,
+    count: u32,
+    counter: u64,
+}
+
+/// One launch of the persistent kernel over the packed tasks `words`, uploaded to the device
+/// with a counter of its own.
+fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Result<u64, GpuError> {
+    let stream = device.gpu.stream();
+    let tasks = stream
+        .clone_htod(words)
+        .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+    let counter = stream
+        .alloc_zeros::<u32>(1)
+        .map_err(GpuError::driver("cuMemAlloc"))?;
+    let count = u32::try_from(words.len() / TASK_WORDS)
+        .map_err(|_| GpuError::InvalidArgument("too many tasks for one launch".into()))?;
+    let source = TaskSource {
+        tasks: tasks.device_ptr(stream).0,
+        count,
+        counter: counter.device_ptr(stream).0,
+    };
+    // `tasks` and `counter` live until the launch has been waited for.
+    launch_tasks(device, n, source, levels)
+}
+
+/// One launch of the persistent kernel over the tasks of `source`; waits for it and returns
+/// its weighted count. The device's plan table must be uploaded.
+fn launch_tasks(
     device: &Device,
     n: usize,
-    words: &[u32],
+    source: TaskSource,
     levels: usize,
-    shared_counter: Option<u64>,
 ) -> Result<u64, GpuError> {
     let plans = device
         .plans
         .as_ref()
         .ok_or_else(|| GpuError::InvalidArgument("the plan table was not uploaded".into()))?;
     let stream = device.gpu.stream();
-    let tasks = stream
-        .clone_htod(words)
-        .map_err(GpuError::driver("cuMemcpyHtoD"))?;
-    let own_counter = stream
-        .alloc_zeros::<u32>(1)
-        .map_err(GpuError::driver("cuMemAlloc"))?;
-    let next_task = shared_counter.unwrap_or_else(|| own_counter.device_ptr(stream).0);
     let mut total = stream
         .alloc_zeros::<u64>(1)
         .map_err(GpuError::driver("cuMemAlloc"))?;
-    let task_count = u32::try_from(words.len() / TASK_WORDS)
-        .map_err(|_| GpuError::InvalidArgument("too many tasks for one launch".into()))?;
     let board = crate::count::board_mask(n);
     // One level more than a task fills: the level past the last holds the sentinel word.
     let shared_mem_bytes = u32::try_from((levels + 1) * STACK_ENTRY_BYTES)
@@ -233,21 +342,21 @@ fn count_chunk(
     };
     let mut launch = stream.launch_builder(&device.function);
     launch
-        .arg(&tasks)
-        .arg(&task_count)
+        .arg(&source.tasks)
+        .arg(&source.count)
         .arg(plans)
-        .arg(&next_task)
+        .arg(&source.counter)
         .arg(&mut total)
         .arg(&board);
     // SAFETY: the arguments match queens_count's parameters (const uint4* tasks, unsigned
-    // count, const unsigned* plans, unsigned* next_task, unsigned long long* total, unsigned board);
-    // the task buffer is a device allocation (aligned for uint4) of 4 words a task, every
-    // task's plan index is inside the plan table, the kernel reads only tasks[0..task_count),
-    // and its stack stays within the `levels + 1` levels of dynamic shared memory given here
-    // (levels is the largest number of rows a task still fills; one more for the sentinel);
-    // next_task is the address of a u32 this device can reach with atomics: its own
-    // allocation, alive until the read of `total` below has waited for the kernel, or a
-    // SharedCounter, which the caller keeps alive and opened peer access to.
+    // count, const unsigned* plans, unsigned* next_task, unsigned long long* total, unsigned
+    // board); source.tasks is the address of source.count packed tasks (4 words each, aligned
+    // for uint4) and source.counter that of a u32, both reachable from this device (its own
+    // allocations, or peer memory it was admitted to) and kept alive by the caller until this
+    // function has waited for the kernel; every task's plan index is inside the plan table,
+    // and the kernel's stack stays within the `levels + 1` levels of dynamic shared memory
+    // given here (levels is the largest number of rows a task still fills; one more for the
+    // sentinel).
     unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
     let result = stream
         .clone_dtoh(&total)

@@ -51,7 +51,8 @@ pub struct GpuCount {
     pub queue: Queue,
     /// Inner rows filled on the host.
     pub depth: usize,
-    /// Seconds to open the devices and load the kernel (overlapping the task generation).
+    /// Seconds until the last device was open with the kernel loaded (overlapping the task
+    /// generation and, with peer links, the first devices' counting).
     pub setup_seconds: f64,
     /// Seconds to enumerate the constellations and split them into tasks on the host.
     pub tasks_seconds: f64,
@@ -107,23 +108,22 @@ pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<
 fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
     let started = Instant::now();
     std::thread::scope(|scope| {
-        let setup = scope.spawn(|| {
-            let devices = launch::open_devices(options.devices.as_deref());
-            (devices, started.elapsed().as_secs_f64())
-        });
+        // The driver starts up while the host splits the work.
+        let probe = scope.spawn(|| launch::Opening::start(options.devices.as_deref(), started));
         let constellations = canonical_constellations(n);
         let work = Work::new(n, &constellations, options.depth);
         let tasks_seconds = started.elapsed().as_secs_f64();
-        let (devices, setup_seconds) = setup.join().expect("device set-up does not panic");
-        let mut devices = devices.map_err(unavailable)?;
-        // Only now, with the GPUs known to work, so that a fallback to the CPU wastes nothing.
+        let opening = probe
+            .join()
+            .expect("the driver probe does not panic")
+            .map_err(unavailable)?;
         let fixed = scope.spawn(|| {
             use crate::rotations::{count_fixed, Turn};
             (count_fixed(n, Turn::Half), count_fixed(n, Turn::Quarter))
         });
         progress.set_total(work.tasks as u64);
         let kernel_started = Instant::now();
-        let (total, queue) = work.count(&mut devices, progress)?;
+        let (total, queue, devices) = work.count_opening(opening, progress)?;
         let kernel_seconds = kernel_started.elapsed().as_secs_f64();
         let (half, quarter) = fixed.join().expect("the rotation search does not panic");
         let unique = unique_from_total(n, total, half, quarter)?;
@@ -134,7 +134,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             tasks: work.tasks,
             queue,
             depth: work.depth,
-            setup_seconds,
+            setup_seconds: devices.iter().map(|d| d.ready_seconds).fold(0.0, f64::max),
             tasks_seconds,
             kernel_seconds,
         };
@@ -174,6 +174,34 @@ impl Work {
         }
     }
 
+    /// The weighted total of every constellation, counted on the devices of `opening`, each
+    /// starting as soon as it is ready where they share peer links; how the tasks were spread,
+    /// and the devices.
+    fn count_opening(
+        &self,
+        opening: launch::Opening,
+        progress: &Progress,
+    ) -> Result<(u128, Queue, Vec<launch::Device>)> {
+        if self.tasks == 0 || !opening.peer() {
+            let mut devices = opening.all().map_err(unavailable)?;
+            let (total, queue) = self.count(&mut devices, progress)?;
+            return Ok((total, queue, devices));
+        }
+        let (devices, counts) = launch::count_streamed(
+            opening,
+            self.n,
+            &self.plan_words,
+            &self.task_words,
+            self.levels,
+        )
+        .map_err(|e| match e {
+            GpuError::Unavailable(_) => unavailable(e),
+            other => Error::Gpu(other.one_line()),
+        })?;
+        progress.inc(self.tasks as u64);
+        Ok((self.weighted_total(counts)?, Queue::PeerCounter, devices))
+    }
+
     /// The weighted total of every constellation, counted on `devices`, and how the tasks
     /// were spread over them.
     fn count(&self, devices: &mut [launch::Device], progress: &Progress) -> Result<(u128, Queue)> {
@@ -191,12 +219,16 @@ impl Work {
             &|done| progress.inc(done as u64),
         )
         .map_err(|e| Error::Gpu(e.one_line()))?;
-        let total = counts
+        Ok((self.weighted_total(counts)?, queue))
+    }
+
+    /// The border-only solutions plus the launches' weighted `counts`.
+    fn weighted_total(&self, counts: Vec<u64>) -> Result<u128> {
+        counts
             .into_iter()
             .map(u128::from)
             .try_fold(self.border_only, u128::checked_add)
-            .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))?;
-        Ok((total, queue))
+            .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))
     }
 }
 
