@@ -166,3 +166,31 @@ fn no_peer_atomics(ordinal: usize, owner: usize) -> GpuError {
         "GPU {ordinal} cannot use atomics on GPU {owner}'s memory (no peer link with native atomics)"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a driver the peer check fails with one line instead of a panic; on a GPU
+    /// machine one device always reaches itself.
+    #[test]
+    fn peer_atomics_answers_or_says_why_not() {
+        match peer_atomics(&[0, 0]) {
+            Ok(answer) => assert!(answer, "a device reaches its own memory"),
+            Err(GpuError::Unavailable(why)) => assert!(!why.contains('\n'), "{why}"),
+            Err(other) => panic!("expected Unavailable, got {other}"),
+        }
+    }
+
+    /// An empty or single list needs no peer link.
+    #[test]
+    fn no_pair_needs_no_link() {
+        if ensure_driver().is_ok() {
+            assert!(peer_atomics(&[0]).unwrap_or(true));
+        }
+        assert!(matches!(
+            peer_atomics(&[]),
+            Ok(true) | Err(GpuError::Unavailable(_))
+        ));
+    }
+}

@@ -305,3 +305,31 @@ fn unavailable(error: GpuError) -> Error {
         other => Error::Unavailable(other.one_line()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The constellations with the most rows to fill go out first, every one exactly once.
+    #[test]
+    fn hand_out_order_puts_the_deepest_searches_first() {
+        for n in [8, 12, 16] {
+            let constellations = canonical_constellations(n);
+            let ordered = hand_out_order(n, constellations.clone());
+            assert_eq!(ordered.len(), constellations.len());
+            let rows: Vec<usize> = ordered
+                .iter()
+                .map(|c| Plan::new(n, c.constellation).depth())
+                .collect();
+            assert!(rows.windows(2).all(|w| w[0] >= w[1]), "n={n}");
+            let mut sorted = ordered.iter().map(|c| c.constellation).collect::<Vec<_>>();
+            sorted.sort();
+            let mut expected = constellations
+                .iter()
+                .map(|c| c.constellation)
+                .collect::<Vec<_>>();
+            expected.sort();
+            assert_eq!(sorted, expected, "n={n}");
+        }
+    }
+}
