@@ -225,8 +225,8 @@ pub struct QueensArgs {
     /// Where to run: `auto` uses the GPUs when it can and falls back to the CPU.
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// CPU threads (default: all cores). With `cuda` they search the symmetric
-    /// constellations while the GPUs count the rest.
+    /// CPU threads (default: all cores). With `cuda` they split the work into GPU tasks and
+    /// count the rotation-symmetric solutions (for the unique count) while the GPUs run.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
     /// GPUs to use, by CUDA ordinal, e.g. `0,1` (default: all visible GPUs).

@@ -31,8 +31,8 @@ pub struct GpuOptions {
     /// Inner rows filled on the host before the tasks go to the GPU; chosen from `n` when
     /// `None`.
     pub depth: Option<usize>,
-    /// CPU threads for the host's share (task generation, symmetric constellations); all
-    /// cores when `None`.
+    /// CPU threads for the host's share (task generation, the rotation-symmetric solutions
+    /// for the unique count); all cores when `None`.
     pub threads: Option<usize>,
 }
 
