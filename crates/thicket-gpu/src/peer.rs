@@ -14,7 +14,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUdevice_P2PAttribute, CUdeviceptr, CUresult};
 use cudarc::driver::{CudaContext, DriverError};
 
-use crate::probe::ensure_driver;
+use crate::probe::{device_handle, ensure_driver};
 use crate::{Gpu, GpuError};
 
 /// Device memory of one GPU (its owner) that kernels on other GPUs may read and update with
@@ -126,13 +126,6 @@ pub fn peer_atomics(ordinals: &[usize]) -> Result<bool, GpuError> {
         }
     }
     Ok(true)
-}
-
-/// The driver's handle of device `ordinal`.
-fn device_handle(ordinal: usize) -> Result<sys::CUdevice, GpuError> {
-    let index = i32::try_from(ordinal)
-        .map_err(|_| GpuError::InvalidArgument(format!("device ordinal {ordinal} is too large")))?;
-    cudarc::driver::result::device::get(index).map_err(GpuError::driver("cuDeviceGet"))
 }
 
 /// Whether kernels on `device` can read `owner`'s memory and use native atomics on it.

@@ -8,7 +8,7 @@ use std::ffi::{c_char, c_int, CStr};
 use std::sync::OnceLock;
 
 use cudarc::driver::result as cu;
-use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::sys::{CUdevice, CUdevice_attribute};
 use serde::Serialize;
 
 use crate::error::driver_error_text;
@@ -125,12 +125,17 @@ pub(crate) fn driver_version() -> Result<(u32, u32), GpuError> {
     Ok((version / 1000, (version % 1000) / 10))
 }
 
-/// Queries the driver for the facts of device `ordinal`, without creating a context.
-pub(crate) fn device_info(ordinal: usize) -> Result<DeviceInfo, GpuError> {
+/// The driver's handle of device `ordinal` (no context is created).
+pub(crate) fn device_handle(ordinal: usize) -> Result<CUdevice, GpuError> {
     ensure_driver()?;
     let index = c_int::try_from(ordinal)
         .map_err(|_| GpuError::InvalidArgument(format!("device ordinal {ordinal} is too large")))?;
-    let device = cu::device::get(index).map_err(GpuError::driver("cuDeviceGet"))?;
+    cu::device::get(index).map_err(GpuError::driver("cuDeviceGet"))
+}
+
+/// Queries the driver for the facts of device `ordinal`, without creating a context.
+pub(crate) fn device_info(ordinal: usize) -> Result<DeviceInfo, GpuError> {
+    let device = device_handle(ordinal)?;
     let attribute = |attrib, op| {
         // SAFETY: `device` came from cuDeviceGet.
         unsafe { cu::device::get_attribute(device, attrib) }

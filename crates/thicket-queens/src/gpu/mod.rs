@@ -294,7 +294,8 @@ fn hand_out_order(
         key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
     };
     let rows = |c: &CanonicalConstellation| Plan::new(n, c.constellation).depth();
-    constellations.sort_by_key(|c| (std::cmp::Reverse(rows(c)), scramble(c)));
+    // Cached: building a constellation's plan is worth doing once, not once a comparison.
+    constellations.sort_by_cached_key(|c| (std::cmp::Reverse(rows(c)), scramble(c)));
     constellations
 }
 
