@@ -232,8 +232,9 @@ pub struct QueensArgs {
     /// GPUs to use, by CUDA ordinal, e.g. `0,1` (default: all visible GPUs).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub devices: Option<Vec<usize>>,
-    /// Inner rows the host fills before handing tasks to the GPUs (default: chosen from N
-    /// so that there are a few million tasks).
+    /// Inner rows the host fills before handing tasks to the GPUs, for every constellation
+    /// (default: chosen from N so that there are a few million tasks, with the constellations
+    /// handed out last a row deeper, so that the GPUs finish together).
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=30))]
     pub depth: Option<u32>,
     /// Print the first K solutions in lexicographic order, one line each: the column (0-based)

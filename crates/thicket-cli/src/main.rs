@@ -18,6 +18,9 @@ use clap::Parser;
 use cli::{BenchProblem, Cli, Command};
 
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
+    // Before any thread starts: the driver reads it when it starts.
+    thicket_gpu::prefer_one_hardware_queue();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return cli::report_parse_error(err),
@@ -43,5 +46,16 @@ fn main() -> ExitCode {
             eprintln!("thicket: {err}");
             ExitCode::from(err.exit_code() as u8)
         }
+    }
+}
+
+/// A reader that stops early (`thicket queens --help | head`) ends thicket as it ends other
+/// command-line tools, by the default SIGPIPE action, instead of a panic in `println!` (Rust
+/// ignores SIGPIPE, so a write to a closed pipe fails and the print macros panic on it).
+fn end_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default action, before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -171,6 +171,7 @@ pub fn print_json(
             "tasks": gpu.tasks,
             "queue": gpu.queue,
             "depth": gpu.depth,
+            "tail_plans": gpu.tail_plans,
             "setup_seconds": gpu.setup_seconds,
             "tasks_seconds": gpu.tasks_seconds,
             "kernel_seconds": gpu.kernel_seconds,

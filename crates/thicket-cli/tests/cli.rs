@@ -41,6 +41,21 @@ fn queens_8_json_has_every_key() {
     assert!(value["devices"].as_array().is_some_and(|d| d.is_empty()));
 }
 
+/// A reader that has closed the pipe ends thicket without a panic message.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    // The read end is closed before thicket starts, so its first write meets a closed pipe.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_thicket"))
+        .args(["queens", "--help"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+}
+
 #[test]
 fn bad_input_exits_with_two_and_one_line() {
     for args in [

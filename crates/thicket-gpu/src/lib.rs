@@ -12,11 +12,14 @@
 //! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices;
 //!   [`PeerMemory`] and [`peer_atomics`]: one work list and counter on one GPU that persistent
 //!   kernels on several GPUs claim items from over peer links, one launch a GPU.
+//! - [`prefer_one_hardware_queue`]: one hardware queue per context, which opens and closes
+//!   faster (call it first thing in `main`).
 
 #![warn(missing_docs)]
 
 mod cache;
 mod compile;
+mod environment;
 mod error;
 mod gpu;
 mod link;
@@ -27,6 +30,7 @@ mod queue;
 pub use cache::kernel_cache_dir;
 pub use compile::{compile_for_arch, nvrtc_status, ImageKind, KernelSource, DEFAULT_OPTIONS};
 pub use cudarc;
+pub use environment::{prefer_one_hardware_queue, MAX_CONNECTIONS_ENV};
 pub use error::GpuError;
 pub use gpu::{Gpu, ModuleStats};
 pub use link::{

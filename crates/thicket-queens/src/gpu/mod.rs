@@ -51,6 +51,9 @@ pub struct GpuCount {
     pub queue: Queue,
     /// Inner rows filled on the host.
     pub depth: usize,
+    /// Constellations handed out last, split a row deeper than `depth` so that the launches
+    /// end together.
+    pub tail_plans: usize,
     /// Seconds until the last device was open with the kernel loaded (overlapping the task
     /// generation and, with peer links, the first devices' counting).
     pub setup_seconds: f64,
@@ -134,6 +137,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             tasks: work.tasks,
             queue,
             depth: work.depth,
+            tail_plans: work.tail_plans,
             setup_seconds: devices.iter().map(|d| d.ready_seconds).fold(0.0, f64::max),
             tasks_seconds,
             kernel_seconds,
@@ -151,11 +155,13 @@ struct Work {
     levels: usize,
     tasks: usize,
     depth: usize,
+    tail_plans: usize,
     border_only: u128,
 }
 
 impl Work {
-    /// Splits `constellations` of `n` `depth` rows deep (chosen from `n` when `None`).
+    /// Splits `constellations` of `n` `depth` rows deep, or (when `None`) at a depth chosen from
+    /// `n` with the tail handed out last a row deeper.
     fn new(n: usize, constellations: &[CanonicalConstellation], depth: Option<usize>) -> Work {
         let plans = gpu_plans(n, &hand_out_order(n, constellations.to_vec()));
         let counts = match depth {
@@ -170,6 +176,7 @@ impl Work {
             task_words: words,
             levels,
             depth: counts.depth(),
+            tail_plans: plans.len() - counts.deeper_from(),
             border_only: border_only_total(n, constellations),
         }
     }
