@@ -7,7 +7,10 @@
 #   scripts/gpu-check.sh --bench   Markdown rows for docs/benchmarks.md: N = 16..21, wall time
 #                                  of the whole process, the CPU backend beside it up to N = 18,
 #                                  and the first-compile versus cached start-up cost
-#   --multi                        (with either) also N = 20, 21 on all GPUs versus --devices 0
+#   --multi                        (with either) also N = 20, 21 on all GPUs versus --devices 0,
+#                                  $MULTI_REPEAT times each (default 3; 5 at N = 21), medians
+#                                  compared, each run after a warm-up count on all GPUs
+#                                  (MULTI_WAKE=0: without)
 #   --devices LIST                 GPUs for the check and bench runs (default: all)
 #   scripts/gpu-check.sh --perm [--out DIR]
 #                                  the permutation searches (Carneiro 2017) on GPU 0: every GPU
@@ -263,16 +266,35 @@ if [[ $bench == 0 ]]; then
 fi
 
 if [[ $multi == 1 ]]; then
+    # Each configuration $MULTI_REPEAT times (default 5 at N = 21, 3 at N = 20), alternating, and
+    # the medians compared. Every measured run follows a warm-up count on all GPUs (N = 8), so
+    # that both configurations start with every GPU just used: the driver's start-up takes
+    # 0.1-0.2 s longer when a GPU has had no context for a few seconds, which would otherwise
+    # fall on every all-GPU run (GPU 1 idles through the --devices 0 run before it) and on none
+    # of the others. MULTI_WAKE=0 leaves the warm-up out.
+    median() { tr ' ' '\n' <<<"$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    wake() { [[ "${MULTI_WAKE:-1}" == 0 ]] || "$bin" queens 8 --backend cuda --quiet >/dev/null 2>&1; }
     echo
-    echo '| N | all GPUs wall (s) | --devices 0 wall (s) | speed-up | ok |'
-    echo '|---:|---:|---:|---:|---|'
+    echo "| N | all GPUs wall (s), median | --devices 0 wall (s), median | speed-up | runs (all / one) | ok |"
+    echo '|---:|---:|---:|---:|---|---|'
     for n in 20 21; do
-        read -r _ _ _ all ok_all < <(run_one "$n" --backend cuda) || true
-        read -r _ _ _ one ok_one < <(run_one "$n" --backend cuda --devices 0) || true
-        ok=no
-        [[ "${ok_all:-no}" == yes && "${ok_one:-no}" == yes ]] && ok=yes
+        repeat="${MULTI_REPEAT:-$((n == 21 ? 5 : 3))}"
+        alls=""
+        ones=""
+        ok=yes
+        for _ in $(seq "$repeat"); do
+            wake
+            read -r _ _ _ all ok_all < <(run_one "$n" --backend cuda) || true
+            wake
+            read -r _ _ _ one ok_one < <(run_one "$n" --backend cuda --devices 0) || true
+            [[ "${ok_all:-no}" == yes && "${ok_one:-no}" == yes ]] || ok=no
+            alls="$alls $all"
+            ones="$ones $one"
+        done
         [[ $ok == yes ]] || failures=$((failures + 1))
-        echo "| $n | $all | $one | $(ratio "$one" "$all") | $ok |"
+        all=$(median "${alls# }")
+        one=$(median "${ones# }")
+        echo "| $n | $all | $one | $(ratio "$one" "$all") | ${alls# } / ${ones# } | $ok |"
     done
 fi
 
