@@ -46,6 +46,20 @@ impl Progress {
     /// Records `units` more finished work units; draws the bar once the run is old enough.
     pub fn inc(&self, units: u64) {
         self.bar.inc(units);
+        self.show_when_due();
+    }
+
+    /// Moves the bar forward to `units` finished work units (never back: reports that arrive
+    /// out of order leave the furthest one); draws the bar once the run is old enough.
+    pub fn advance_to(&self, units: u64) {
+        if units > self.bar.position() {
+            self.bar.set_position(units);
+        }
+        self.show_when_due();
+    }
+
+    /// Draws the bar from now on if it may be shown and the run has lasted long enough.
+    fn show_when_due(&self) {
         if self.may_show
             && self.started.elapsed() >= SHOW_AFTER
             && !self.shown.swap(true, Ordering::Relaxed)
@@ -85,5 +99,15 @@ mod tests {
         });
         assert_eq!(progress.position(), 1000);
         progress.finish();
+    }
+
+    #[test]
+    fn advancing_never_goes_back() {
+        let progress = Progress::new(100, "test", true);
+        progress.advance_to(40);
+        progress.advance_to(30);
+        assert_eq!(progress.position(), 40);
+        progress.advance_to(100);
+        assert_eq!(progress.position(), 100);
     }
 }

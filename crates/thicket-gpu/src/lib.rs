@@ -12,6 +12,7 @@
 //! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices;
 //!   [`PeerMemory`] and [`peer_atomics`]: one work list and counter on one GPU that persistent
 //!   kernels on several GPUs claim items from over peer links, one launch a GPU.
+//! - [`MappedWord`]: a host word that running kernels write their progress into.
 //! - [`prefer_one_hardware_queue`]: one hardware queue per context, which opens and closes
 //!   faster (call it first thing in `main`).
 
@@ -23,6 +24,7 @@ mod environment;
 mod error;
 mod gpu;
 mod link;
+mod mapped;
 mod peer;
 mod probe;
 mod queue;
@@ -36,6 +38,7 @@ pub use gpu::{Gpu, ModuleStats};
 pub use link::{
     compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
 };
+pub use mapped::MappedWord;
 pub use peer::{peer_atomics, PeerMemory};
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};

@@ -3,8 +3,9 @@
 //! thicket-gpu's host-side work queue where there are none.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
@@ -12,7 +13,7 @@ use thicket_gpu::cudarc::driver::{
     CudaFunction, CudaSlice, DevicePtr, LaunchConfig, PushKernelArg,
 };
 use thicket_gpu::{
-    peer_atomics, run_work_queue, Gpu, GpuError, KernelSource, ModuleStats, PeerMemory,
+    peer_atomics, run_work_queue, Gpu, GpuError, KernelSource, MappedWord, ModuleStats, PeerMemory,
 };
 
 use super::tasks::TASK_WORDS;
@@ -28,6 +29,9 @@ const BLOCK: u32 = 128;
 
 /// Bytes of one stack level a thread: {untried columns, columns, "\\", "/", table word}.
 const STACK_ENTRY_BYTES: usize = 20;
+
+/// How often the host reads how far a launch has handed its tasks out.
+const PROGRESS_POLL: Duration = Duration::from_millis(100);
 
 /// One device ready to count.
 pub struct Device {
@@ -159,8 +163,9 @@ pub enum Queue {
 
 /// Counts the weighted solutions below every task of `tasks` (packed) with the plan table
 /// `plans` (packed) on the open `devices`: one launch on a single device, otherwise `chunk`
-/// tasks at a time from a host-side queue. Calls `done(tasks)` as tasks finish and returns
-/// one count per launch and how the tasks were spread.
+/// tasks at a time from a host-side queue. Calls `reached(tasks)` with how many tasks have
+/// been handed out (one launch, read while it runs) or finished (chunks), and returns one
+/// count per launch and how the tasks were spread.
 pub fn count_tasks(
     devices: &mut [Device],
     n: usize,
@@ -168,26 +173,30 @@ pub fn count_tasks(
     tasks: &[u32],
     levels: usize,
     chunk: usize,
-    done: &(dyn Fn(usize) + Sync),
+    reached: &(dyn Fn(u64) + Sync),
 ) -> Result<(Vec<u64>, Queue), GpuError> {
     for device in devices.iter_mut() {
         upload_plans(device, plans)?;
     }
     let total_tasks = tasks.len() / TASK_WORDS;
     if let [device] = devices {
-        let count = count_chunk(device, n, tasks, levels)?;
-        done(total_tasks);
+        let handed_out = MappedWord::new(&device.gpu)?;
+        let count = watching(&handed_out, reached, || {
+            count_chunk(device, n, tasks, levels, handed_out.device_address())
+        })?;
         return Ok((vec![count], Queue::Single));
     }
+    let finished = AtomicU64::new(0);
     let outputs = run_work_queue(
         devices,
         total_tasks,
         chunk,
         |device, range: Range<usize>| {
-            let count = range.len();
+            let count = range.len() as u64;
             let words = &tasks[range.start * TASK_WORDS..range.end * TASK_WORDS];
-            let solutions = count_chunk(device, n, words, levels)?;
-            done(count);
+            // A chunk's task indices are its own, so its progress is reported when it ends.
+            let solutions = count_chunk(device, n, words, levels, 0)?;
+            reached(finished.fetch_add(count, Ordering::Relaxed) + count);
             Ok::<_, GpuError>(solutions)
         },
     )?;
@@ -200,52 +209,58 @@ pub fn count_tasks(
 /// Counts `tasks` (packed) with the plan table `plans` on every device of `opening` as soon as
 /// it is ready, one launch each, all claiming tasks from one counter: the first device ready
 /// holds the tasks and the counter (the tasks cross the bus once), the others reach them over
-/// peer links (`opening` must have [`Opening::peer`]). Returns the devices in the order asked
-/// for and each one's count.
+/// peer links (`opening` must have [`Opening::peer`]). Calls `reached(tasks)` with how many
+/// tasks have been handed out, read while the kernels run. Returns the devices in the order
+/// asked for and each one's count.
 pub fn count_streamed(
     opening: Opening,
     n: usize,
     plans: &[u32],
     tasks: &[u32],
     levels: usize,
+    reached: &(dyn Fn(u64) + Sync),
 ) -> Result<(Vec<Device>, Vec<u64>), GpuError> {
     let count = task_count(tasks)?;
     let (first_index, mut owner) = opening.next()?;
     upload_plans(&mut owner, plans)?;
     let task_memory = PeerMemory::copied(&owner.gpu, tasks)?;
     let counter = PeerMemory::zeroed(&owner.gpu, std::mem::size_of::<u32>())?;
+    let handed_out = MappedWord::new(&owner.gpu)?;
     let source = TaskSource {
         tasks: task_memory.address(),
         count,
         counter: counter.address(),
+        handed_out: handed_out.device_address(),
     };
-    let launched = std::thread::scope(|scope| {
-        let launch = |index: usize, device: Device| {
-            scope.spawn(move || {
-                let solutions = launch_tasks(&device, n, source, levels);
-                (index, device, solutions)
-            })
-        };
-        let mut launches = vec![launch(first_index, owner)];
-        let mut failure = None;
-        for _ in 1..opening.count {
-            let joining = opening.next().and_then(|(index, mut device)| {
-                task_memory.admit(&device.gpu)?;
-                upload_plans(&mut device, plans)?;
-                Ok((index, device))
-            });
-            match joining {
-                Ok((index, device)) => launches.push(launch(index, device)),
-                Err(error) => {
-                    failure.get_or_insert(error);
+    let launched = watching(&handed_out, reached, || {
+        std::thread::scope(|scope| {
+            let launch = |index: usize, device: Device| {
+                scope.spawn(move || {
+                    let solutions = launch_tasks(&device, n, source, levels);
+                    (index, device, solutions)
+                })
+            };
+            let mut launches = vec![launch(first_index, owner)];
+            let mut failure = None;
+            for _ in 1..opening.count {
+                let joining = opening.next().and_then(|(index, mut device)| {
+                    task_memory.admit(&device.gpu)?;
+                    upload_plans(&mut device, plans)?;
+                    Ok((index, device))
+                });
+                match joining {
+                    Ok((index, device)) => launches.push(launch(index, device)),
+                    Err(error) => {
+                        failure.get_or_insert(error);
+                    }
                 }
             }
-        }
-        let finished: Vec<_> = launches
-            .into_iter()
-            .map(|launch| launch.join().expect("a device thread does not panic"))
-            .collect();
-        (finished, failure)
+            let finished: Vec<_> = launches
+                .into_iter()
+                .map(|launch| launch.join().expect("a device thread does not panic"))
+                .collect();
+            (finished, failure)
+        })
     });
     let (mut finished, failure) = launched;
     if let Some(error) = failure {
@@ -261,13 +276,34 @@ pub fn count_streamed(
     Ok((devices, counts))
 }
 
-/// Where a launch finds its tasks: device addresses of the packed tasks and of the counter
-/// the kernel claims them through.
+/// Where a launch finds its tasks: device addresses of the packed tasks, of the counter the
+/// kernel claims them through, and of the mapped host word it reports progress to (0: none).
 #[derive(Debug, Clone, Copy)]
 struct TaskSource {
     tasks: u64,
     count: u32,
     counter: u64,
+    handed_out: u64,
+}
+
+/// Runs `launch` while a watcher thread calls `reached` with the task index in `handed_out`
+/// every [`PROGRESS_POLL`]; the watcher ends as soon as `launch` returns.
+fn watching<T>(
+    handed_out: &MappedWord,
+    reached: &(dyn Fn(u64) + Sync),
+    launch: impl FnOnce() -> T,
+) -> T {
+    let (stop, stopped) = mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(PROGRESS_POLL) {
+                reached(u64::from(handed_out.read()));
+            }
+        });
+        let result = launch();
+        drop(stop);
+        result
+    })
 }
 
 /// The number of packed tasks in `words`, as the kernel's 32-bit count.
@@ -277,8 +313,15 @@ fn task_count(words: &[u32]) -> Result<u32, GpuError> {
 }
 
 /// One launch of the persistent kernel over the packed tasks `words`, uploaded to the device
-/// with a counter of its own.
-fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Result<u64, GpuError> {
+/// with a counter of its own, reporting progress to the mapped host word at `handed_out` (0:
+/// none).
+fn count_chunk(
+    device: &Device,
+    n: usize,
+    words: &[u32],
+    levels: usize,
+    handed_out: u64,
+) -> Result<u64, GpuError> {
     let stream = device.gpu.stream();
     let tasks = stream
         .clone_htod(words)
@@ -291,6 +334,7 @@ fn count_chunk(device: &Device, n: usize, words: &[u32], levels: usize) -> Resul
         tasks: tasks.device_ptr(stream).0,
         count,
         counter: counter.device_ptr(stream).0,
+        handed_out,
     };
     // `tasks` and `counter` live until the launch has been waited for.
     launch_tasks(device, n, source, levels)
@@ -351,10 +395,12 @@ fn launch_tasks(
         .arg(plans)
         .arg(&source.counter)
         .arg(&mut total)
-        .arg(&board);
+        .arg(&board)
+        .arg(&source.handed_out);
     // SAFETY: the arguments match queens_count's parameters (const uint4* tasks, unsigned
     // count, const unsigned* plans, unsigned* next_task, unsigned long long* total, unsigned
-    // board); source.tasks is the address of source.count packed tasks (4 words each, aligned
+    // board, unsigned* handed_out); source.handed_out is null or a mapped host word that
+    // outlives the launch; source.tasks is the address of source.count packed tasks (4 words each, aligned
     // for uint4) and source.counter that of a u32, both reachable from this device (its own
     // allocations, or peer memory it was admitted to) and kept alive by the caller until this
     // function has waited for the kernel; every task's plan index is inside the plan table,

@@ -200,12 +200,13 @@ impl Work {
             &self.plan_words,
             &self.task_words,
             self.levels,
+            &|handed_out| progress.advance_to(handed_out),
         )
         .map_err(|e| match e {
             GpuError::Unavailable(_) => unavailable(e),
             other => Error::Gpu(other.one_line()),
         })?;
-        progress.inc(self.tasks as u64);
+        progress.advance_to(self.tasks as u64);
         Ok((self.weighted_total(counts)?, Queue::PeerCounter, devices))
     }
 
@@ -223,9 +224,10 @@ impl Work {
             &self.task_words,
             self.levels,
             chunk,
-            &|done| progress.inc(done as u64),
+            &|reached| progress.advance_to(reached),
         )
         .map_err(|e| Error::Gpu(e.one_line()))?;
+        progress.advance_to(self.tasks as u64);
         Ok((self.weighted_total(counts)?, queue))
     }
 
