@@ -124,7 +124,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             use crate::rotations::{count_fixed, Turn};
             (count_fixed(n, Turn::Half), count_fixed(n, Turn::Quarter))
         });
-        progress.set_total(work.tasks as u64);
+        progress.set_total(work.counts.work());
         let kernel_started = Instant::now();
         let (total, queue, devices) = work.count_opening(opening, progress)?;
         let kernel_seconds = kernel_started.elapsed().as_secs_f64();
@@ -134,10 +134,10 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             count: QueensCount { n, total, unique },
             devices: devices.iter().map(|d| d.name().to_owned()).collect(),
             modules: devices.iter().map(|d| d.stats.clone()).collect(),
-            tasks: work.tasks,
+            tasks: work.counts.total(),
             queue,
-            depth: work.depth,
-            tail_plans: work.tail_plans,
+            depth: work.counts.depth(),
+            tail_plans: work.counts.deeper_plans(),
             setup_seconds: devices.iter().map(|d| d.ready_seconds).fold(0.0, f64::max),
             tasks_seconds,
             kernel_seconds,
@@ -153,9 +153,7 @@ struct Work {
     plan_words: Vec<u32>,
     task_words: Vec<u32>,
     levels: usize,
-    tasks: usize,
-    depth: usize,
-    tail_plans: usize,
+    counts: TaskCounts,
     border_only: u128,
 }
 
@@ -172,11 +170,9 @@ impl Work {
         Work {
             n,
             plan_words: plans.iter().flat_map(GpuPlan::pack).collect(),
-            tasks: counts.total(),
             task_words: words,
             levels,
-            depth: counts.depth(),
-            tail_plans: plans.len() - counts.deeper_from(),
+            counts,
             border_only: border_only_total(n, constellations),
         }
     }
@@ -189,7 +185,7 @@ impl Work {
         opening: launch::Opening,
         progress: &Progress,
     ) -> Result<(u128, Queue, Vec<launch::Device>)> {
-        if self.tasks == 0 || !opening.peer() {
+        if self.counts.total() == 0 || !opening.peer() {
             let mut devices = opening.all().map_err(unavailable)?;
             let (total, queue) = self.count(&mut devices, progress)?;
             return Ok((total, queue, devices));
@@ -200,23 +196,23 @@ impl Work {
             &self.plan_words,
             &self.task_words,
             self.levels,
-            &|handed_out| progress.advance_to(handed_out),
+            &|handed_out| progress.advance_to(self.counts.work_done(handed_out)),
         )
         .map_err(|e| match e {
             GpuError::Unavailable(_) => unavailable(e),
             other => Error::Gpu(other.one_line()),
         })?;
-        progress.advance_to(self.tasks as u64);
+        progress.advance_to(self.counts.work());
         Ok((self.weighted_total(counts)?, Queue::PeerCounter, devices))
     }
 
     /// The weighted total of every constellation, counted on `devices`, and how the tasks
     /// were spread over them.
     fn count(&self, devices: &mut [launch::Device], progress: &Progress) -> Result<(u128, Queue)> {
-        if self.tasks == 0 {
+        if self.counts.total() == 0 {
             return Ok((self.border_only, Queue::Single));
         }
-        let chunk = chunk_size(self.tasks, devices.len());
+        let chunk = chunk_size(self.counts.total(), devices.len());
         let (counts, queue) = launch::count_tasks(
             devices,
             self.n,
@@ -224,10 +220,10 @@ impl Work {
             &self.task_words,
             self.levels,
             chunk,
-            &|reached| progress.advance_to(reached),
+            &|reached| progress.advance_to(self.counts.work_done(reached)),
         )
         .map_err(|e| Error::Gpu(e.one_line()))?;
-        progress.advance_to(self.tasks as u64);
+        progress.advance_to(self.counts.work());
         Ok((self.weighted_total(counts)?, queue))
     }
 
