@@ -13,7 +13,7 @@
 //! The bottom half depends only on the border queens below the cut, which many constellations
 //! share (at n = 16, the 3157 asymmetric canonical constellations have 207 distinct bottom
 //! borders). Each distinct bottom border's placements are enumerated once and bucketed by
-//! their column set ([`count_group`]). Each constellation of the group enumerates its own
+//! their column set ([`BottomHalf`]). Each constellation of the group enumerates its own
 //! top placements; these are bucketed by the columns they leave open, and each bucket of tops
 //! is tested against the one bucket of bottoms with those columns, so each bottom bucket is
 //! read once per group, in order. Enumerating a top half per constellation and a bottom half per bottom border costs far less
@@ -219,7 +219,7 @@ impl Buckets {
     }
 }
 
-/// The buffers of [`count_group`], kept by a thread from one group to the next so that their
+/// The buffers of [`BottomHalf`], kept by a thread from one group to the next so that their
 /// memory is allocated (and its pages faulted in) once.
 #[derive(Debug, Default)]
 pub struct JoinScratch {
@@ -233,65 +233,121 @@ pub struct JoinScratch {
     next: Vec<u32>,
 }
 
+/// The bottom half of a group of constellations: the placements below the cut of their
+/// shared bottom border, enumerated once and bucketed by the inner columns they use. Read-only
+/// once built, so the group's members can be counted against it on several threads.
+#[derive(Debug)]
+pub struct BottomHalf {
+    cut: Cut,
+    border: Vec<(usize, usize)>,
+    /// The inner columns a bottom placement may use: those of no bottom border queen.
+    columns: u32,
+    /// The key of the border queens below the cut, which every top key of the group carries.
+    border_key: u64,
+    placements: Buckets,
+}
+
+impl BottomHalf {
+    /// Enumerates the bottom placements of the border queens `border` (all below the cut) of
+    /// an `n x n` board; `scratch` lends its buffers.
+    pub fn new(n: usize, border: &[(usize, usize)], scratch: &mut JoinScratch) -> BottomHalf {
+        let cut = Cut::new(n);
+        let start = Lines::of(n, border);
+        let columns = inner_columns(n) & !start.cols;
+        let found = &mut scratch.found;
+        found.clear();
+        let rows = cut.inner_rows(false, border);
+        each_placement(&start, &rows, columns, &mut |lines| {
+            found.push((compress(lines.cols, columns), cut.key(lines)));
+        });
+        // The thread's last bottom buffer is reused: its pages are faulted in already.
+        let mut placements = std::mem::take(&mut scratch.bottoms);
+        placements.sort(
+            found,
+            1usize << columns.count_ones(),
+            LANES as u32,
+            &mut scratch.next,
+        );
+        BottomHalf {
+            border_key: cut.key(&start),
+            cut,
+            border: border.to_vec(),
+            columns,
+            placements,
+        }
+    }
+
+    /// Gives the placements' buffer back to `scratch`, for the next bottom half.
+    pub fn recycle(self, scratch: &mut JoinScratch) {
+        scratch.bottoms = self.placements;
+    }
+
+    /// Counts the solutions of `constellations`, which must be of this bottom border's group
+    /// ([`group_by_bottom`]).
+    ///
+    /// The constellations' top placements are bucketed by the inner columns they leave open,
+    /// and then each bucket's tops are tested against the bottoms of the same bucket: bucket by
+    /// bucket, the bottom keys are read once, in order, where testing each top as it is found
+    /// would fetch a bucket from memory for every one.
+    pub fn count(
+        &self,
+        n: usize,
+        constellations: &[&CanonicalConstellation],
+        scratch: &mut JoinScratch,
+    ) -> u64 {
+        let cut = &self.cut;
+        let buckets = 1usize << self.columns.count_ones();
+        let found = &mut scratch.found;
+        found.clear();
+        for constellation in constellations {
+            let queens = constellation.constellation.queens(n);
+            let (top_border, bottom_border): (Vec<_>, Vec<_>) =
+                queens.iter().partition(|&&q| cut.is_top(q));
+            debug_assert_eq!(
+                bottom_border, self.border,
+                "a constellation of another group"
+            );
+            let start = Lines::of(n, &queens);
+            let rows = cut.inner_rows(true, &top_border);
+            // The border queens below the cut are in each top's line sets but belong to the
+            // bottom.
+            each_placement(&start, &rows, inner_columns(n), &mut |lines| {
+                // The columns the bottom half must fill, among its inner ones.
+                let bucket = compress(!lines.cols, self.columns);
+                found.push((bucket, cut.key(lines) ^ self.border_key | PADDING));
+            });
+        }
+        scratch.tops.sort(found, buckets, 1, &mut scratch.next);
+
+        let mut count = 0u64;
+        for b in 0..buckets {
+            let partners = self.placements.bucket(b);
+            if partners.is_empty() {
+                continue;
+            }
+            for &key in scratch.tops.bucket(b) {
+                count += partners
+                    .chunks_exact(LANES)
+                    .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
+                    .sum::<u64>();
+            }
+        }
+        count
+    }
+}
+
 /// Counts the solutions of `constellations` of an `n x n` board (`n` in [`JOIN_SIZES`]),
-/// whose border queens below the cut are all `border`.
-///
-/// The bottom placements are enumerated once and bucketed by the inner columns they use. The
-/// constellations' top placements are bucketed by the inner columns they leave open, and then
-/// each bucket's tops are tested against the bottoms of the same bucket: bucket by bucket, the
-/// bottom keys are read once, in order, where testing each top as it is found would fetch a
-/// bucket from memory for every one.
+/// whose border queens below the cut are all `border`, on the calling thread: the group's
+/// [`BottomHalf`], then every member against it.
 pub fn count_group(
     n: usize,
     border: &[(usize, usize)],
     constellations: &[&CanonicalConstellation],
     scratch: &mut JoinScratch,
 ) -> u64 {
-    let cut = Cut::new(n);
-    let bottom_start = Lines::of(n, border);
-    let columns = inner_columns(n) & !bottom_start.cols;
-    let buckets = 1usize << columns.count_ones();
-    let found = &mut scratch.found;
-    found.clear();
-    let bottom_rows = cut.inner_rows(false, border);
-    each_placement(&bottom_start, &bottom_rows, columns, &mut |lines| {
-        found.push((compress(lines.cols, columns), cut.key(lines)));
-    });
-    scratch
-        .bottoms
-        .sort(found, buckets, LANES as u32, &mut scratch.next);
-
-    found.clear();
-    // The border queens below the cut are in each top's line sets but belong to the bottom.
-    let bottom_key = cut.key(&bottom_start);
-    for constellation in constellations {
-        let queens = constellation.constellation.queens(n);
-        let (top_border, bottom_border): (Vec<_>, Vec<_>) =
-            queens.iter().partition(|&&q| cut.is_top(q));
-        debug_assert_eq!(bottom_border, border, "a constellation of another group");
-        let start = Lines::of(n, &queens);
-        let rows = cut.inner_rows(true, &top_border);
-        each_placement(&start, &rows, inner_columns(n), &mut |lines| {
-            // The columns the bottom half must fill, among its inner ones.
-            let bucket = compress(!lines.cols, columns);
-            found.push((bucket, cut.key(lines) ^ bottom_key | PADDING));
-        });
-    }
-    scratch.tops.sort(found, buckets, 1, &mut scratch.next);
-
-    let mut count = 0u64;
-    for b in 0..buckets {
-        let partners = scratch.bottoms.bucket(b);
-        if partners.is_empty() {
-            continue;
-        }
-        for &key in scratch.tops.bucket(b) {
-            count += partners
-                .chunks_exact(LANES)
-                .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
-                .sum::<u64>();
-        }
-    }
+    let bottom = BottomHalf::new(n, border, scratch);
+    let count = bottom.count(n, constellations, scratch);
+    bottom.recycle(scratch);
     count
 }
 
