@@ -22,12 +22,17 @@ thread_local! {
 }
 
 /// The fewest members of a join group counted as one job against the group's bottom half. A
-/// larger group is split into up to one job per thread, so that it does not keep one thread
-/// busy alone at the end: the largest group at n = 17 is 10-12% of the work (one of 77
-/// members), which capped 16 threads near 8.5x (16-core host: n = 17 0.76 -> 0.45 s, n = 18
-/// 5.7 -> 4.1 s). Each job reads the whole bottom half again, so a group is split no further
-/// than the threads can use.
+/// larger group is split into several jobs, so that it does not keep one thread busy alone at
+/// the end: the largest group at n = 17 is 10-12% of the work (one of 77 members), which
+/// capped 16 threads near 8.5x (16-core host: n = 17 0.59-0.76 -> 0.39-0.43 s, n = 18 5.7 ->
+/// 2.8-3.5 s).
 const MIN_MEMBERS_PER_JOB: usize = 16;
+
+/// Threads per job of one join group: each job reads the group's whole bottom half again, so
+/// a group is split only as far as the threads need it (16-core host, n = 18: split into one
+/// job a thread, 2 threads took 18.9-19.8 s against 14.2-17.7 s unsplit, while 16 threads
+/// took 2.8-3.5 s, 3.4 s with one job for every 4 threads; that host's times vary by 20%).
+const THREADS_PER_GROUP_JOB: usize = 2;
 
 /// One unit of CPU work: a constellation with possibly one more queen placed.
 struct Task<'a> {
@@ -96,17 +101,14 @@ pub fn search_constellations(
 }
 
 /// The solutions of a join group: its bottom half once, then its members against it, in jobs
-/// of at least [`MIN_MEMBERS_PER_JOB`] members, no more jobs than the current rayon pool has
-/// threads.
+/// of at least [`MIN_MEMBERS_PER_JOB`] members, one job for every [`THREADS_PER_GROUP_JOB`]
+/// threads of the current rayon pool.
 fn count_joined(n: usize, group: &BottomGroup) -> u64 {
     // Each borrow of the thread's scratch ends before any parallel call: a thread that waits
     // for the jobs may run another group's meanwhile, which borrows the scratch too.
     let bottom = JOIN_SCRATCH.with_borrow_mut(|scratch| BottomHalf::new(n, &group.border, scratch));
-    let per_job = group
-        .members
-        .len()
-        .div_ceil(rayon::current_num_threads())
-        .max(MIN_MEMBERS_PER_JOB);
+    let jobs = (rayon::current_num_threads() / THREADS_PER_GROUP_JOB).max(1);
+    let per_job = group.members.len().div_ceil(jobs).max(MIN_MEMBERS_PER_JOB);
     let solutions = group
         .members
         .par_chunks(per_job)
