@@ -237,9 +237,22 @@ pub fn run(
     progress.set_total(owned);
     progress.inc(owned - todo.len() as u64);
     let device = counter.device();
-    for id in todo {
-        ledger.record(&count_batch(&batches, counter, id, &device)?)?;
-        progress.inc(1);
+    let backend = counter.backend();
+    match counter {
+        BatchCounter::Gpu(gpu) => {
+            let work = todo.iter().map(|&id| (id, batches.batch(id)));
+            gpu.count_batches(work, |id, total, seconds| {
+                ledger.record(&BatchRecord::new(id, total, backend, &device, seconds))?;
+                progress.inc(1);
+                Ok(())
+            })?;
+        }
+        BatchCounter::Cpu { .. } => {
+            for id in todo {
+                ledger.record(&count_batch(&batches, counter, id, &device)?)?;
+                progress.inc(1);
+            }
+        }
     }
     outcome(split.n, &ledger)
 }

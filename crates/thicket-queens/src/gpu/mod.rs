@@ -9,6 +9,7 @@
 mod launch;
 pub mod tasks;
 
+use std::sync::mpsc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -261,6 +262,41 @@ impl GpuCounter {
     /// Names of the open devices.
     pub fn device_names(&self) -> Vec<String> {
         self.devices.iter().map(|d| d.name().to_owned()).collect()
+    }
+
+    /// Counts `batches` (canonical constellations of this counter's board, each with an id) one
+    /// after the other, the next one split into tasks on the host while the devices count the
+    /// current one, and calls `done(id, total, seconds)` as each finishes: `total` is its
+    /// weighted total, `seconds` the wall time since the one before finished (so they add up
+    /// to the run's). An error from `done` or from a device ends the run with that error.
+    ///
+    /// Splitting a batch and uploading it took about 30 ms on the 32-core host of two H200
+    /// (N = 20-21), during which the GPUs waited; at N = 20-21 a default batch is only 0.05 s
+    /// of GPU work.
+    pub fn count_batches<'a>(
+        &mut self,
+        batches: impl Iterator<Item = (u64, &'a [CanonicalConstellation])> + Send,
+        mut done: impl FnMut(u64, u128, f64) -> Result<()>,
+    ) -> Result<()> {
+        let (n, depth) = (self.n, self.depth);
+        std::thread::scope(|scope| {
+            // One batch split ahead. Leaving early drops `ready`, which ends the splitter.
+            let (prepared, ready) = mpsc::sync_channel(1);
+            scope.spawn(move || {
+                for (id, batch) in batches {
+                    if prepared.send((id, Work::new(n, batch, depth))).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut last = Instant::now();
+            for (id, work) in ready {
+                let (total, _) = work.count(&mut self.devices, &Progress::hidden())?;
+                done(id, total, last.elapsed().as_secs_f64())?;
+                last = Instant::now();
+            }
+            Ok(())
+        })
     }
 
     /// The weighted total (class size times solutions, summed) of `constellations`, which
