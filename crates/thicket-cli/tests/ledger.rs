@@ -223,10 +223,15 @@ fn an_atsp_run_killed_four_times_resumes_to_the_optimum() {
     };
     for (kill, millis) in kill_moments(4).into_iter().enumerate() {
         let mut child = spawn_silenced(&args);
-        // The first subtree, searched from the heuristic tour, holds most of the work (about
-        // 3.5 s of 6 here): the first two kills fall anywhere, the last two after it.
+        // The first two kills fall anywhere, the last two after a subtree is done: waiting
+        // for one while this run lives (a run that ends first, or a minute without one,
+        // ends the wait instead of hanging the tests).
         if kill >= 2 {
-            while finished().unwrap_or(0) == 0 {
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            while finished().unwrap_or(0) == 0
+                && child.try_wait().unwrap().is_none()
+                && std::time::Instant::now() < deadline
+            {
                 std::thread::sleep(Duration::from_millis(50));
             }
         }

@@ -87,12 +87,26 @@ fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
     move |e| Error::Ledger(format!("{}: {e}", path.display()))
 }
 
+/// How long a connection waits for another process's lock on the ledger (a `thicket status`
+/// reading it, a run recording a batch) before it gives up.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Opens the SQLite database at `path`, waiting up to [`LOCK_WAIT`] for other processes'
+/// locks (rusqlite's default is 5 s; a run's batch record and a `thicket status` on a busy
+/// file system can take longer than that).
+fn connect(path: &Path) -> Result<Connection> {
+    let err = db_error(path);
+    let conn = Connection::open(path).map_err(&err)?;
+    conn.busy_timeout(LOCK_WAIT).map_err(&err)?;
+    Ok(conn)
+}
+
 impl Ledger {
     /// Opens the ledger at `path` for `spec`, creating it if it does not exist; refuses a
     /// ledger made for anything else.
     pub fn open_or_create(path: &Path, spec: &LedgerSpec) -> Result<Ledger> {
         let err = db_error(path);
-        let conn = Connection::open(path).map_err(&err)?;
+        let conn = connect(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(&err)?;
         conn.pragma_update(None, "synchronous", "FULL")
@@ -141,7 +155,7 @@ impl Ledger {
             )));
         }
         let err = db_error(path);
-        let conn = Connection::open(path).map_err(&err)?;
+        let conn = connect(path)?;
         let spec = read_spec(&conn).map_err(&err)?.ok_or_else(|| {
             Error::InvalidInput(format!("{} is not a thicket ledger", path.display()))
         })?;
@@ -291,6 +305,15 @@ pub fn sum_checked(batches: &[BatchRecord]) -> Result<u128> {
 }
 
 fn read_spec(conn: &Connection) -> rusqlite::Result<Option<LedgerSpec>> {
+    // A file whose creation was cut short (or any other SQLite file) has no meta table.
+    let has_meta: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_meta {
+        return Ok(None);
+    }
     let get = |key: &str| -> rusqlite::Result<Option<String>> {
         conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
             row.get(0)
@@ -420,6 +443,36 @@ mod tests {
             ledger.checked_total().is_err(),
             "incomplete ledger must not give a total"
         );
+    }
+
+    /// A run waits for a lock another process holds on the file, here while the ledger is
+    /// being created, instead of failing at once.
+    #[test]
+    fn opening_waits_for_another_connections_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("locked.db");
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("BEGIN EXCLUSIVE;").unwrap();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                holder.execute_batch("COMMIT;").unwrap();
+            });
+            let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
+            assert_eq!(ledger.spec(), &spec((0, 1)));
+        });
+    }
+
+    /// A file whose creation was cut short (empty) is no ledger to read, and a run makes it one.
+    #[test]
+    fn an_empty_file_is_no_ledger_until_a_run_makes_it_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("empty.db");
+        std::fs::write(&path, b"").unwrap();
+        let refused = Ledger::open_existing(&path).err().unwrap().to_string();
+        assert!(refused.contains("is not a thicket ledger"), "{refused}");
+        Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
+        assert_eq!(Ledger::open_existing(&path).unwrap().spec(), &spec((0, 1)));
     }
 
     #[test]
