@@ -128,6 +128,8 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
         progress.set_total(work.counts.work());
         let kernel_started = Instant::now();
         let (total, queue, devices) = work.count_opening(opening, progress)?;
+        // The watchers report tasks handed out; now every one is also finished.
+        progress.advance_to(work.counts.work());
         let kernel_seconds = kernel_started.elapsed().as_secs_f64();
         let (half, quarter) = fixed.join().expect("the rotation search does not panic");
         let unique = unique_from_total(n, total, half, quarter)?;
@@ -203,7 +205,6 @@ impl Work {
             GpuError::Unavailable(_) => unavailable(e),
             other => Error::Gpu(other.one_line()),
         })?;
-        progress.advance_to(self.counts.work());
         Ok((self.weighted_total(counts)?, Queue::PeerCounter, devices))
     }
 
@@ -224,7 +225,6 @@ impl Work {
             &|reached| progress.advance_to(self.counts.work_done(reached)),
         )
         .map_err(|e| Error::Gpu(e.one_line()))?;
-        progress.advance_to(self.counts.work());
         Ok((self.weighted_total(counts)?, queue))
     }
 
