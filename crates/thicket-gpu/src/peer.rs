@@ -37,7 +37,10 @@ impl PeerMemory {
         // context-wide synchronisation orders the zeroes before any later launch.
         unsafe { sys::cuMemsetD8_v2(memory.address, 0, bytes) }
             .result()
-            .and_then(|()| unsafe { sys::cuCtxSynchronize() }.result())
+            .and_then(|()| {
+                // SAFETY: a plain synchronisation of the current context.
+                unsafe { sys::cuCtxSynchronize() }.result()
+            })
             .map_err(GpuError::driver("cuMemsetD8"))?;
         Ok(memory)
     }
