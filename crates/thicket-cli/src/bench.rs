@@ -1,11 +1,11 @@
 //! `thicket bench queens`: thicket's CPU counter at each thread count against the plain
 //! mirror-symmetric bitboard backtracker, every answer checked against OEIS.
 
-use thicket_core::bench::{markdown_table, measure, Measurement};
 use thicket_core::{Error, Progress, Result};
 use thicket_queens::baseline::count_mirror;
 use thicket_queens::count_cpu;
 use thicket_queens::reference::known_counts;
+use thicket_run::bench::{markdown_table, measure, Measurement};
 
 use crate::cli::BenchQueensArgs;
 
@@ -15,7 +15,7 @@ const BASELINE: &str = "baseline-mirror";
 /// Runs the benchmark and prints (and optionally writes) the table.
 pub fn run_queens(args: &BenchQueensArgs) -> Result<()> {
     if let Some(strategies) = &args.strategies {
-        return crate::strategies::bench(args, &strategies.0);
+        return crate::bench_strategies::bench(args, &strategies.0);
     }
     let mut rows: Vec<Measurement> = Vec::new();
     for &n in &args.n.0 {

@@ -9,13 +9,13 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use serde::Serialize;
-use thicket_core::chart::{line_chart_svg, Series};
 use thicket_core::{Error, Progress, Result};
 use thicket_perm::gpu::queens::count_gpu;
 use thicket_perm::gpu::GpuParams;
 use thicket_perm::queens::{count, PermQueensCount};
 use thicket_perm::reference::perm_queens;
 use thicket_perm::strategy::Strategy;
+use thicket_run::chart::{line_chart_svg, Series};
 
 use crate::cli::BenchPermArgs;
 use crate::perm::MULTICORE_D_CPU;
@@ -65,7 +65,7 @@ struct Timed {
 pub fn run(args: &BenchPermArgs) -> Result<()> {
     let threads = args
         .threads
-        .map_or_else(crate::queens::default_threads, |t| t as usize);
+        .map_or_else(thicket_core::available_threads, |t| t as usize);
     let mut sizes = args.n.0.clone();
     sizes.sort_unstable();
     sizes.dedup();

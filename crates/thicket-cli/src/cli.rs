@@ -3,8 +3,10 @@
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use thicket_core::Backend;
 use thicket_queens::strategies::{Params, Strategy};
+use thicket_run::Shard;
+
+use crate::flags::{parse_depths, parse_sizes, BackendArgs, OutputArgs, SizeList, TrialArgs};
 
 /// thicket solves irregular workloads (N-Queens today; permutation search, graphs, lattices
 /// and swarms next) on NVIDIA GPUs and multi-core CPUs, and checks every answer.
@@ -165,7 +167,7 @@ impl PermSearchArgs {
             thicket_perm::strategy::Strategy::Multicore => self
                 .threads
                 .map(|t| t as usize)
-                .unwrap_or_else(crate::queens::default_threads),
+                .unwrap_or_else(thicket_core::available_threads),
             _ => 1,
         }
     }
@@ -207,8 +209,8 @@ pub struct QueensArgs {
     pub ledger: Option<std::path::PathBuf>,
     /// With --ledger: count only shard i of K (batches whose number is i mod K); merge the
     /// shard ledgers with `thicket merge`.
-    #[arg(long, value_name = "i/K", requires = "ledger")]
-    pub shard: Option<String>,
+    #[arg(long, value_name = "i/K", requires = "ledger", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
     /// With --ledger or --mpi: canonical constellations per batch (default: 64 up to N = 21,
     /// halved for each larger N, 1 from N = 27 on). Part of the ledger: a resumed run must
     /// use the same.
@@ -222,16 +224,9 @@ pub struct QueensArgs {
     /// Board size (1 to 32).
     #[arg(value_parser = clap::value_parser!(u32).range(1..=32))]
     pub n: u32,
-    /// Where to run: `auto` uses the GPUs when it can and falls back to the CPU.
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
-    /// CPU threads (default: all cores). With `cuda` they split the work into GPU tasks and
-    /// count the rotation-symmetric solutions (for the unique count) while the GPUs run.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub threads: Option<u32>,
-    /// GPUs to use, by CUDA ordinal, e.g. `0,1` (default: all visible GPUs).
-    #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    pub devices: Option<Vec<usize>>,
+    /// Where to run.
+    #[command(flatten)]
+    pub backend: BackendArgs,
     /// Inner rows the host fills before handing tasks to the GPUs, for every constellation
     /// (default: chosen from N so that there are a few million tasks, with the constellations
     /// handed out last a row deeper, so that the GPUs finish together).
@@ -244,13 +239,14 @@ pub struct QueensArgs {
     /// Draw the solutions printed by --solutions as boards.
     #[arg(long, requires = "solutions")]
     pub board: bool,
-    /// Print one JSON object instead of the summary (keys: n, total, unique, seconds, backend,
-    /// threads, devices; with --solutions also solutions).
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// How to report. JSON keys: n, total, unique, oeis_match, seconds, backend, threads,
+    /// devices; on GPUs gpu (tasks, queue, depth, kernel_seconds, ...); with --solutions
+    /// solutions; with --strategy the kernel's strategy, source, kernel_seconds, jobs, depth.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How often, and checked against OEIS.
+    #[command(flatten)]
+    pub trials: TrialArgs,
     /// The GPU algorithm: thicket's `constellation` kernel, or one of the papers' kernels that
     /// docs/reproduction.md compares (Zhang 2011, Feinbube 2010, Plauth 2016); those run on the
     /// GPU only and read --depth as the rows the host places.
@@ -259,6 +255,11 @@ pub struct QueensArgs {
     /// The papers' parameters.
     #[command(flatten)]
     pub paper: PaperArgs,
+}
+
+/// Parses a shard `i/K` (0 <= i < K).
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|e| e.message())
 }
 
 /// The papers' tuning parameters for `--strategy` (defaults: the papers', see
@@ -420,65 +421,6 @@ fn parse_strategies(text: &str) -> Result<StrategyList, String> {
         .map(StrategyList)
 }
 
-/// Parses a list or range of search depths 0..=32.
-fn parse_depths(text: &str) -> Result<SizeList, String> {
-    match text.split_once("..") {
-        Some((lo, hi)) => {
-            let lo: usize = lo
-                .trim()
-                .parse()
-                .map_err(|_| format!("'{lo}' is not a depth"))?;
-            let hi: usize = hi
-                .trim_start_matches('=')
-                .trim()
-                .parse()
-                .map_err(|_| format!("'{hi}' is not a depth"))?;
-            if lo > hi || hi > 32 {
-                return Err(format!("depth range {text} is empty or beyond 32"));
-            }
-            Ok(SizeList((lo..=hi).collect()))
-        }
-        None => text
-            .split(',')
-            .map(|d| match d.trim().parse::<usize>() {
-                Ok(depth) if depth <= 32 => Ok(depth),
-                _ => Err(format!("'{d}' is not a depth 0..=32")),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(SizeList),
-    }
-}
-
-/// Board sizes given on the command line.
-#[derive(Debug, Clone)]
-pub struct SizeList(pub Vec<usize>);
-
-/// Parses `16,17` or `15..19` into board sizes 1..=32.
-fn parse_sizes(text: &str) -> Result<SizeList, String> {
-    let parse = |s: &str| -> Result<usize, String> {
-        let n: usize = s
-            .trim()
-            .parse()
-            .map_err(|_| format!("'{s}' is not a board size"))?;
-        if (1..=32).contains(&n) {
-            Ok(n)
-        } else {
-            Err(format!("board size {n} is out of range 1..=32"))
-        }
-    };
-    let sizes = match text.split_once("..") {
-        Some((lo, hi)) => {
-            let (lo, hi) = (parse(lo)?, parse(hi.trim_start_matches('='))?);
-            if lo > hi {
-                return Err(format!("empty range {text}"));
-            }
-            (lo..=hi).collect()
-        }
-        None => text.split(',').map(parse).collect::<Result<Vec<_>, _>>()?,
-    };
-    Ok(SizeList(sizes))
-}
-
 /// Prints a command-line error as one line and returns exit code 2; help and version go to
 /// stdout with exit code 0.
 pub fn report_parse_error(err: clap::Error) -> ExitCode {
@@ -508,18 +450,6 @@ pub fn report_parse_error(err: clap::Error) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_parse_as_lists_and_ranges() {
-        assert_eq!(parse_sizes("16,17").unwrap().0, vec![16, 17]);
-        assert_eq!(parse_sizes("15..19").unwrap().0, vec![15, 16, 17, 18, 19]);
-        assert!(parse_sizes("0..3").is_err());
-        assert!(parse_sizes("9..3").is_err());
-        assert!(parse_sizes("x").is_err());
-        assert_eq!(parse_depths("3..7").unwrap().0, vec![3, 4, 5, 6, 7]);
-        assert_eq!(parse_depths("0,4").unwrap().0, vec![0, 4]);
-        assert!(parse_depths("5..33").is_err());
-    }
 
     #[test]
     fn strategies_parse_as_all_or_a_list() {

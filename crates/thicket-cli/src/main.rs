@@ -3,13 +3,11 @@
 mod atsp;
 mod bench;
 mod bench_perm;
+mod bench_strategies;
 mod cli;
-mod cluster;
-mod devices;
-mod ledger;
+mod commands;
+mod flags;
 mod perm;
-mod queens;
-mod strategies;
 
 use std::process::ExitCode;
 
@@ -26,13 +24,13 @@ fn main() -> ExitCode {
         Err(err) => return cli::report_parse_error(err),
     };
     let outcome = match cli.command {
-        Command::Queens(args) => queens::run(&args),
-        Command::Devices(args) => devices::run(&args),
+        Command::Queens(args) => commands::queens::run(&args),
+        Command::Devices(args) => commands::devices::run(&args),
         Command::PermQueens(args) => perm::run_queens(&args),
         Command::Atsp(args) => atsp::run(&args),
-        Command::Status(args) => ledger::status(&args),
-        Command::Verify(args) => ledger::verify(&args),
-        Command::Merge(args) => ledger::merge(&args),
+        Command::Status(args) => commands::ledger::status(&args),
+        Command::Verify(args) => commands::ledger::verify(&args),
+        Command::Merge(args) => commands::ledger::merge(&args),
         Command::Bench {
             problem: BenchProblem::Queens(args),
         } => bench::run_queens(&args),

@@ -37,6 +37,57 @@ impl Error {
             _ => 1,
         }
     }
+
+    /// The error's kind as a short name (`invalid`, `unavailable`, `gpu`, `overflow`,
+    /// `verification`, `ledger`, `io`), so that errors can cross a process boundary (MPI)
+    /// with [`Error::from_kind`].
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::InvalidInput(_) => "invalid",
+            Error::Unavailable(_) => "unavailable",
+            Error::Gpu(_) => "gpu",
+            Error::Overflow(_) => "overflow",
+            Error::Verification(_) => "verification",
+            Error::Ledger(_) => "ledger",
+            Error::Io(_) => "io",
+        }
+    }
+
+    /// The message without the kind's prefix.
+    pub fn message(&self) -> String {
+        match self {
+            Error::InvalidInput(m)
+            | Error::Unavailable(m)
+            | Error::Gpu(m)
+            | Error::Overflow(m)
+            | Error::Verification(m)
+            | Error::Ledger(m) => m.clone(),
+            Error::Io(e) => e.to_string(),
+        }
+    }
+
+    /// The error of kind `kind` (see [`Error::kind`]) with `message`; an unknown kind is a
+    /// verification failure (something sent what this version cannot read).
+    pub fn from_kind(kind: &str, message: String) -> Error {
+        match kind {
+            "invalid" => Error::InvalidInput(message),
+            "unavailable" => Error::Unavailable(message),
+            "gpu" => Error::Gpu(message),
+            "overflow" => Error::Overflow(message),
+            "ledger" => Error::Ledger(message),
+            "io" => Error::Io(std::io::Error::other(message)),
+            _ => Error::Verification(message),
+        }
+    }
+
+    /// An I/O error on `path`, the path named in its message ("ftv33.atsp: No such file or
+    /// directory").
+    pub fn file(path: &std::path::Path, error: std::io::Error) -> Error {
+        Error::Io(std::io::Error::new(
+            error.kind(),
+            format!("{}: {error}", path.display()),
+        ))
+    }
 }
 
 #[cfg(test)]

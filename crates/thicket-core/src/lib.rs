@@ -1,16 +1,18 @@
-//! Shared pieces of every thicket solver: the backend choice, the error type with its exit
-//! codes, run reports and timings, progress reporting on the terminal, the benchmark harness,
-//! SVG charts of its results and the run ledger.
+//! What every thicket solver shares: the backend choice, the error type with its exit codes,
+//! run reports, progress bars on the terminal, CPU thread pools, and the kernel contract
+//! ([`kernel::Kernel`]) with the one harness that runs any kernel as the command line asks
+//! ([`kernel::benchmark_kernel`]).
 
 pub mod backend;
-pub mod bench;
-pub mod chart;
 pub mod error;
-pub mod ledger;
+pub mod kernel;
+pub mod pool;
 pub mod progress;
 pub mod report;
 
 pub use backend::Backend;
 pub use error::{Error, Result};
+pub use kernel::{benchmark_kernel, with_fallback, Kernel, Measured, Placement, RunOptions};
+pub use pool::{available_threads, pool};
 pub use progress::Progress;
 pub use report::RunInfo;

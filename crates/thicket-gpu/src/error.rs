@@ -113,6 +113,44 @@ impl GpuError {
     }
 }
 
+impl GpuError {
+    /// Whether the error means that no GPU can be used here (no driver, no NVRTC, no such
+    /// device, a driver too old), as opposed to a GPU that failed while working.
+    pub fn is_unavailable(&self) -> bool {
+        use cudarc::driver::sys::cudaError_enum as Code;
+        match self {
+            GpuError::Unavailable(_) | GpuError::InvalidArgument(_) => true,
+            GpuError::Driver { code, .. } => matches!(
+                code,
+                Code::CUDA_ERROR_NO_DEVICE
+                    | Code::CUDA_ERROR_INVALID_DEVICE
+                    | Code::CUDA_ERROR_NOT_INITIALIZED
+                    | Code::CUDA_ERROR_DEINITIALIZED
+                    | Code::CUDA_ERROR_DEVICE_UNAVAILABLE
+                    | Code::CUDA_ERROR_DEVICE_NOT_LICENSED
+                    | Code::CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+                    | Code::CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
+                    | Code::CUDA_ERROR_SYSTEM_NOT_READY
+            ),
+            GpuError::Worker { source, .. } => source.is_unavailable(),
+            GpuError::Nvrtc { .. } | GpuError::Compile { .. } | GpuError::Cache { .. } => false,
+        }
+    }
+}
+
+/// The one rule by which GPU errors become thicket's: what means no GPU can be used is
+/// [`thicket_core::Error::Unavailable`] (so that `--backend auto` falls back to the CPU), the
+/// rest [`thicket_core::Error::Gpu`]; both on one line.
+impl From<GpuError> for thicket_core::Error {
+    fn from(error: GpuError) -> thicket_core::Error {
+        if error.is_unavailable() {
+            thicket_core::Error::Unavailable(error.one_line())
+        } else {
+            thicket_core::Error::Gpu(error.one_line())
+        }
+    }
+}
+
 /// `CUDA_ERROR_X (description)`, falling back to the enum name when the driver cannot describe
 /// its own code. Only called with a `DriverError` in hand, which implies libcuda is loaded.
 pub(crate) fn driver_error_text(error: DriverError) -> String {
@@ -139,6 +177,38 @@ pub(crate) fn nvrtc_error_text(code: nvrtcResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_gpus_are_unavailable_and_failures_are_gpu_errors() {
+        use cudarc::driver::sys::cudaError_enum as Code;
+        let driver = |code| GpuError::Driver {
+            op: "cuInit",
+            code,
+            message: "m".into(),
+        };
+        let unavailable = [
+            GpuError::Unavailable("no driver".into()),
+            driver(Code::CUDA_ERROR_NO_DEVICE),
+            GpuError::Worker {
+                worker: 0,
+                range: 0..1,
+                source: Box::new(driver(Code::CUDA_ERROR_INVALID_DEVICE)),
+            },
+        ];
+        for error in unavailable {
+            let text = error.one_line();
+            let converted = thicket_core::Error::from(error);
+            assert!(
+                matches!(converted, thicket_core::Error::Unavailable(_)),
+                "{text}"
+            );
+        }
+        let failed = driver(Code::CUDA_ERROR_LAUNCH_FAILED);
+        assert!(matches!(
+            thicket_core::Error::from(failed),
+            thicket_core::Error::Gpu(_)
+        ));
+    }
 
     #[test]
     fn one_line_joins_a_multi_line_compile_log() {

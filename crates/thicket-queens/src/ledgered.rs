@@ -1,24 +1,22 @@
-//! Ledgered counts: the canonical constellations of `n`, in their fixed order, cut into
-//! batches; every finished batch's weighted total goes into a [`Ledger`], so a killed run
-//! resumes where it stopped and shards of one run can be counted apart and merged. The unique
-//! count of a complete run comes from Burnside's lemma (see [`crate::rotations`]), so batches
-//! need only totals and any backend (the CPU counter or the GPU kernel) can count any
-//! batch.
+//! N-Queens in batches for the run layer ([`thicket_run`]): the canonical constellations of
+//! `n`, in their fixed order, cut into batches ([`Batches`], a [`BatchPlan`]); every finished
+//! batch's weighted total goes into the ledger, so a killed run resumes where it stopped and
+//! shards of one run can be counted apart and merged. The unique count of a complete run comes
+//! from Burnside's lemma (see [`crate::rotations`]), so batches need only totals and any
+//! backend (the CPU counter or the GPU kernel, [`BatchCounter`]) can count any batch; `verify`
+//! recounts a batch with the algorithm of the other backend.
 
-use std::collections::BTreeSet;
-use std::path::Path;
 use std::time::Instant;
 
-use rand::seq::index::sample;
-use rand::SeedableRng;
-use thicket_core::ledger::{BatchRecord, Ledger, LedgerSpec};
-use thicket_core::{Error, Progress, Result};
+use serde_json::Value;
+use thicket_core::{with_fallback, Backend, Error, Progress, Result};
+use thicket_run::{BatchPlan, BatchRecord, BatchValue, BatchWorker, Recheck};
 
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{validate_n, QueensCount};
 use crate::cpu::search_constellations;
 use crate::gpu::tasks::{gpu_plans, split};
-use crate::gpu::{border_only_total, GpuCounter};
+use crate::gpu::{border_only_total, GpuCounter, GpuOptions};
 use crate::rotations::{count_fixed, unique_from_total, Turn};
 
 /// How a ledgered run cuts its work.
@@ -57,7 +55,7 @@ impl Batches {
         validate_n(n)?;
         if batch_size == 0 {
             return Err(Error::InvalidInput(
-                "--batch-size must be at least 1".into(),
+                "the batch size must be at least 1".into(),
             ));
         }
         Ok(Batches {
@@ -82,19 +80,32 @@ impl Batches {
         self.len() == 0
     }
 
-    /// The ledger spec of these batches and `shard`, which names everything the batches
-    /// depend on (and nothing else, so that any backend can resume any run).
-    pub fn spec(&self, shard: (u64, u64)) -> LedgerSpec {
-        LedgerSpec {
-            problem: format!(
-                "queens n={} constellations={} batch-size={} order=canonical-v1",
-                self.n,
-                self.constellations.len(),
-                self.batch_size
-            ),
-            batches: self.len(),
-            shard,
+    /// The batches a ledger's spec names (`queens n=.. constellations=.. batch-size=..
+    /// order=..`); a spec of another problem, or of another version's batches, is refused.
+    pub fn from_spec(problem: &str) -> Result<Batches> {
+        let field = |key: &str| {
+            problem
+                .split_whitespace()
+                .filter_map(|word| word.split_once('='))
+                .find(|(k, _)| *k == key)
+                .and_then(|(_, v)| v.parse::<usize>().ok())
+        };
+        let (Some(n), Some(batch_size), true) = (
+            field("n"),
+            field("batch-size"),
+            problem.starts_with("queens "),
+        ) else {
+            return Err(Error::InvalidInput(format!(
+                "'{problem}' is not a queens ledger"
+            )));
+        };
+        let batches = Batches::new(n, batch_size)?;
+        if batches.spec() != problem {
+            return Err(Error::InvalidInput(format!(
+                "'{problem}' does not describe this version's batches of N = {n}"
+            )));
         }
+        Ok(batches)
     }
 
     /// The constellations of batch `id` (empty past the last batch).
@@ -112,161 +123,142 @@ impl Batches {
     }
 }
 
+impl BatchPlan for Batches {
+    /// Names everything the batches depend on (and nothing else, so that any backend can
+    /// resume any run).
+    fn spec(&self) -> String {
+        format!(
+            "queens n={} constellations={} batch-size={} order=canonical-v1",
+            self.n,
+            self.constellations.len(),
+            self.batch_size
+        )
+    }
+
+    fn batches(&self) -> u64 {
+        self.len()
+    }
+
+    /// Batches the CPU counter recorded are recounted by the kernel's top-down row search (run
+    /// on the CPU); batches a GPU recorded (the row search) are recounted by the CPU counter.
+    fn recheck(&self, record: &BatchRecord) -> Result<Recheck> {
+        let batch = self.batch(record.id);
+        let (by, recomputed) = if record.backend == "cpu" {
+            ("the row search", count_batch_rows(self.n, batch))
+        } else {
+            ("the CPU counter", count_batch_cpu(self.n, batch)?)
+        };
+        Ok(Recheck {
+            by,
+            mismatch: (recomputed != record.count).then(|| {
+                format!(
+                    "the ledger says {}, recomputing gives {recomputed}",
+                    record.count
+                )
+            }),
+        })
+    }
+}
+
 /// What counts batches: a pool of CPU threads running the CPU counter, or open GPUs.
-pub enum BatchCounter {
+pub struct BatchCounter<'a> {
+    batches: &'a Batches,
+    engine: Engine,
+}
+
+/// The engine of a [`BatchCounter`].
+enum Engine {
     /// The CPU counter (the join, else the line search) on a pool of threads.
     Cpu {
-        /// The pool the batches run on.
         pool: rayon::ThreadPool,
-        /// Its thread count.
         threads: usize,
     },
     /// The GPU kernel on the open devices.
     Gpu(GpuCounter),
 }
 
-impl BatchCounter {
-    /// A CPU counter with `threads` threads.
-    pub fn cpu(threads: usize) -> Result<BatchCounter> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))?;
-        Ok(BatchCounter::Cpu {
-            pool,
-            threads: threads.max(1),
+impl<'a> BatchCounter<'a> {
+    /// A counter of `batches` on `backend`: with `Auto` the GPUs of `gpu` if they can be used,
+    /// else `threads` CPU threads (said on stderr, `who` prefixing the note, e.g. an MPI rank).
+    pub fn open(
+        batches: &'a Batches,
+        backend: Backend,
+        threads: usize,
+        gpu: &GpuOptions,
+        who: &str,
+    ) -> Result<BatchCounter<'a>> {
+        let engine = with_fallback(backend, who, "counting", |backend| match backend {
+            Backend::Cuda => GpuCounter::open(batches.n, gpu).map(Engine::Gpu),
+            _ => Ok(Engine::Cpu {
+                pool: thicket_core::pool(threads)?,
+                threads,
+            }),
+        })?;
+        Ok(BatchCounter { batches, engine })
+    }
+
+    /// Names of the GPUs counting, empty on the CPU.
+    pub fn device_names(&self) -> Vec<String> {
+        match &self.engine {
+            Engine::Cpu { .. } => Vec::new(),
+            Engine::Gpu(gpu) => gpu.device_names(),
+        }
+    }
+}
+
+impl BatchWorker for BatchCounter<'_> {
+    fn backend(&self) -> &'static str {
+        match self.engine {
+            Engine::Cpu { .. } => "cpu",
+            Engine::Gpu(_) => "cuda",
+        }
+    }
+
+    fn device(&self) -> String {
+        match &self.engine {
+            Engine::Cpu { threads, .. } => format!("{threads} CPU threads"),
+            Engine::Gpu(gpu) => gpu.device_names().join(", "),
+        }
+    }
+
+    fn run(&mut self, id: u64, _context: &Value) -> Result<BatchValue> {
+        let (n, batch) = (self.batches.n, self.batches.batch(id));
+        let count = match &mut self.engine {
+            Engine::Cpu { pool, .. } => pool.install(|| count_batch_cpu(n, batch))?,
+            Engine::Gpu(gpu) => gpu.count(batch)?,
+        };
+        Ok(BatchValue {
+            count,
+            detail: None,
         })
     }
 
-    /// The backend's name, as the ledger records it.
-    pub fn backend(&self) -> &'static str {
-        match self {
-            BatchCounter::Cpu { .. } => "cpu",
-            BatchCounter::Gpu(_) => "cuda",
-        }
-    }
-
-    /// Where the batches run, as the ledger records it.
-    pub fn device(&self) -> String {
-        match self {
-            BatchCounter::Cpu { threads, .. } => format!("{threads} CPU threads"),
-            BatchCounter::Gpu(gpu) => gpu.device_names().join(", "),
-        }
-    }
-
-    /// The weighted total of `batch`.
-    pub fn count(&mut self, n: usize, batch: &[CanonicalConstellation]) -> Result<u128> {
-        match self {
-            BatchCounter::Cpu { pool, .. } => pool.install(|| count_batch_cpu(n, batch)),
-            BatchCounter::Gpu(gpu) => gpu.count(batch),
-        }
-    }
-}
-
-/// Counts batch `id` of `batches` on `counter` and returns its record; `device` names where
-/// it ran (the counter's own [`BatchCounter::device`], or more, e.g. with the MPI rank).
-pub fn count_batch(
-    batches: &Batches,
-    counter: &mut BatchCounter,
-    id: u64,
-    device: &str,
-) -> Result<BatchRecord> {
-    let started = Instant::now();
-    let total = counter.count(batches.n, batches.batch(id))?;
-    Ok(BatchRecord::new(
-        id,
-        total,
-        counter.backend(),
-        device,
-        started.elapsed().as_secs_f64(),
-    ))
-}
-
-/// Parses a shard `i/K` (0 <= i < K).
-pub fn parse_shard(text: &str) -> Result<(u64, u64)> {
-    let bad = || {
-        Error::InvalidInput(format!(
-            "shard '{text}' is not of the form i/K with 0 <= i < K"
-        ))
-    };
-    let (i, k) = text.split_once('/').ok_or_else(bad)?;
-    let (i, k): (u64, u64) = (
-        i.trim().parse().map_err(|_| bad())?,
-        k.trim().parse().map_err(|_| bad())?,
-    );
-    if i < k {
-        Ok((i, k))
-    } else {
-        Err(bad())
-    }
-}
-
-/// The outcome of a ledgered run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LedgerOutcome {
-    /// Every batch of an unsharded run is recorded: the counts.
-    Complete(QueensCount),
-    /// A shard is complete: its part of the total (merge the shards for the counts).
-    ShardDone {
-        /// The sum of the shard's batches.
-        partial_total: u128,
-    },
-}
-
-/// Opens (or creates) the ledger of `split` at `ledger_path` and lists the batches of its
-/// shard that it does not hold yet, in order.
-pub fn open(split: &Split, ledger_path: &Path) -> Result<(Batches, Ledger, Vec<u64>)> {
-    let batches = Batches::new(split.n, split.batch_size)?;
-    let spec = batches.spec(split.shard);
-    let ledger = Ledger::open_or_create(ledger_path, &spec)?;
-    let done = ledger.finished()?;
-    let todo = spec.owned().filter(|id| !done.contains(id)).collect();
-    Ok((batches, ledger, todo))
-}
-
-/// Counts the batches of `split` that `ledger_path` does not hold yet on `counter`, recording
-/// each as it finishes, then returns the result of the whole ledger.
-pub fn run(
-    split: &Split,
-    ledger_path: &Path,
-    counter: &mut BatchCounter,
-    progress: &Progress,
-) -> Result<LedgerOutcome> {
-    let (batches, ledger, todo) = open(split, ledger_path)?;
-    let owned = ledger.spec().owned().count() as u64;
-    progress.set_total(owned);
-    progress.inc(owned - todo.len() as u64);
-    let device = counter.device();
-    let backend = counter.backend();
-    match counter {
-        BatchCounter::Gpu(gpu) => {
-            let work = todo.iter().map(|&id| (id, batches.batch(id)));
-            gpu.count_batches(work, |id, total, seconds| {
-                ledger.record(&BatchRecord::new(id, total, backend, &device, seconds))?;
-                progress.inc(1);
-                Ok(())
-            })?;
-        }
-        BatchCounter::Cpu { .. } => {
-            for id in todo {
-                ledger.record(&count_batch(&batches, counter, id, &device)?)?;
-                progress.inc(1);
+    /// On the GPUs, the next batch is split into tasks on the host while the devices count
+    /// the current one.
+    fn run_each(
+        &mut self,
+        ids: &[u64],
+        context: Value,
+        finish: &mut dyn FnMut(u64, BatchValue, f64) -> Result<Value>,
+    ) -> Result<()> {
+        let batches = self.batches;
+        let Engine::Gpu(gpu) = &mut self.engine else {
+            for &id in ids {
+                let started = Instant::now();
+                let value = self.run(id, &context)?;
+                finish(id, value, started.elapsed().as_secs_f64())?;
             }
-        }
+            return Ok(());
+        };
+        let work = ids.iter().map(|&id| (id, batches.batch(id)));
+        gpu.count_batches(work, |id, count, seconds| {
+            let value = BatchValue {
+                count,
+                detail: None,
+            };
+            finish(id, value, seconds).map(drop)
+        })
     }
-    outcome(split.n, &ledger)
-}
-
-/// The result a ledger holds: the counts when it is a complete unsharded run, the shard's sum
-/// when it is a complete shard.
-pub fn outcome(n: usize, ledger: &Ledger) -> Result<LedgerOutcome> {
-    let total = ledger.checked_total()?;
-    if ledger.spec().shard.1 > 1 {
-        return Ok(LedgerOutcome::ShardDone {
-            partial_total: total,
-        });
-    }
-    Ok(LedgerOutcome::Complete(counts_from_total(n, total)?))
 }
 
 /// The counts of `n` queens from a total: the unique count by Burnside's lemma.
@@ -296,103 +288,27 @@ fn count_batch_rows(n: usize, batch: &[CanonicalConstellation]) -> u128 {
     searched + border_only_total(n, batch)
 }
 
-/// The result of `thicket verify`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verification {
-    /// Batches recomputed.
-    pub checked: Vec<u64>,
-    /// Batches whose recomputed count differs from the ledger: `(id, ledger, recomputed)`.
-    pub mismatches: Vec<(u64, u128, u128)>,
-    /// The algorithms the sample was recomputed with.
-    pub recounted_by: BTreeSet<&'static str>,
-}
-
-/// Recomputes `sample` random finished batches of a queens ledger on the CPU with an
-/// algorithm other than the one that recorded them, and compares; `seed` fixes the sample.
-/// Batches the CPU counter recorded are recounted by the kernel's top-down row search (run on
-/// the CPU); batches a GPU recorded (the row search) are recounted by the CPU counter.
-pub fn verify(ledger: &Ledger, sample: usize, seed: u64) -> Result<Verification> {
-    let n = parse_n(&ledger.spec().problem)?;
-    let batch_size = parse_field(&ledger.spec().problem, "batch-size")?;
-    let batches = Batches::new(n, batch_size)?;
-    if batches.spec(ledger.spec().shard) != *ledger.spec() {
-        return Err(Error::InvalidInput(format!(
-            "'{}' does not describe this version's batches of N = {n}",
-            ledger.spec().problem
-        )));
-    }
-    let records = ledger.batches()?;
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let picked = sample_indices(&mut rng, records.len(), sample);
-    let mut report = Verification {
-        checked: Vec::new(),
-        mismatches: Vec::new(),
-        recounted_by: BTreeSet::new(),
-    };
-    for index in picked {
-        let record = &records[index];
-        let batch = batches.batch(record.id);
-        let recomputed = if record.backend == "cpu" {
-            report.recounted_by.insert("the row search");
-            count_batch_rows(n, batch)
-        } else {
-            report.recounted_by.insert("the CPU counter");
-            count_batch_cpu(n, batch)?
-        };
-        report.checked.push(record.id);
-        if recomputed != record.count {
-            report
-                .mismatches
-                .push((record.id, record.count, recomputed));
-        }
-    }
-    Ok(report)
-}
-
-fn sample_indices(rng: &mut rand::rngs::StdRng, len: usize, amount: usize) -> Vec<usize> {
-    let mut picked = sample(rng, len, amount.min(len)).into_vec();
-    picked.sort_unstable();
-    picked
-}
-
-/// The board size a queens ledger was made for; other ledgers (ATSP) are refused.
-pub fn parse_n(problem: &str) -> Result<usize> {
-    if !problem.starts_with("queens ") {
-        return Err(Error::InvalidInput(format!(
-            "'{problem}' is not a queens ledger (an ATSP ledger checks its tours against the instance whenever its run resumes)"
-        )));
-    }
-    parse_field(problem, "n")
-}
-
-fn parse_field(problem: &str, key: &str) -> Result<usize> {
-    problem
-        .split_whitespace()
-        .filter_map(|word| word.split_once('='))
-        .find(|(k, _)| *k == key)
-        .and_then(|(_, v)| v.parse().ok())
-        .ok_or_else(|| Error::InvalidInput(format!("'{problem}' is not a queens ledger")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::reference::known_counts;
+    use thicket_run::runner::{ledger_spec, run_ledgered};
+    use thicket_run::{inspect, Ledger, Shard};
+
+    fn cpu_counter(batches: &Batches, threads: usize) -> BatchCounter<'_> {
+        BatchCounter::open(batches, Backend::Cpu, threads, &GpuOptions::default(), "").unwrap()
+    }
 
     #[test]
     fn a_resumed_run_gives_the_oeis_counts() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("q11.db");
-        let split = Split {
-            n: 11,
-            batch_size: 7,
-            shard: (0, 1),
-        };
         let batches = Batches::new(11, 7).unwrap();
         // A run that stopped after a few batches, recorded by a GPU: write them by hand with
         // the kernel's algorithm, then resume on the CPU.
         {
-            let ledger = Ledger::open_or_create(&path, &batches.spec((0, 1))).unwrap();
+            let ledger =
+                Ledger::open_or_create(&path, &ledger_spec(&batches, Shard::WHOLE)).unwrap();
             for id in [0, 3, 4] {
                 let total = count_batch_rows(11, batches.batch(id));
                 ledger
@@ -400,44 +316,45 @@ mod tests {
                     .unwrap();
             }
         }
-        let mut counter = BatchCounter::cpu(2).unwrap();
-        let outcome = run(&split, &path, &mut counter, &Progress::hidden()).unwrap();
+        let mut counter = cpu_counter(&batches, 2);
+        let finished = run_ledgered(
+            &batches,
+            &mut counter,
+            &path,
+            Shard::WHOLE,
+            &Progress::hidden(),
+        )
+        .unwrap();
         let (total, unique) = known_counts(11).unwrap();
+        assert!(finished.is_whole());
         assert_eq!(
-            outcome,
-            LedgerOutcome::Complete(QueensCount {
+            counts_from_total(11, finished.total).unwrap(),
+            QueensCount {
                 n: 11,
                 total,
                 unique
-            })
+            }
         );
         let ledger = Ledger::open_existing(&path).unwrap();
-        let report = verify(&ledger, 100, 1).unwrap();
+        let report = inspect::verify(&batches, &ledger, 100, 1).unwrap();
         assert_eq!(report.checked.len(), batches.len() as usize);
-        assert!(report.mismatches.is_empty());
         // GPU batches are recounted by the CPU counter, CPU batches by the row search.
-        assert_eq!(
-            report.recounted_by,
-            BTreeSet::from(["the CPU counter", "the row search"])
-        );
+        assert_eq!(report.recounted_by, ["the CPU counter", "the row search"]);
     }
 
     #[test]
     fn shards_add_up_to_the_total() {
         let dir = tempfile::tempdir().unwrap();
+        let batches = Batches::new(10, 5).unwrap();
         let mut sum = 0;
-        for i in 0..3 {
-            let split = Split {
-                n: 10,
-                batch_size: 5,
-                shard: (i, 3),
-            };
-            let path = dir.path().join(format!("s{i}.db"));
-            let mut counter = BatchCounter::cpu(1).unwrap();
-            match run(&split, &path, &mut counter, &Progress::hidden()).unwrap() {
-                LedgerOutcome::ShardDone { partial_total } => sum += partial_total,
-                other => panic!("{other:?}"),
-            }
+        for index in 0..3 {
+            let path = dir.path().join(format!("s{index}.db"));
+            let mut counter = cpu_counter(&batches, 1);
+            let shard = Shard { index, count: 3 };
+            let part =
+                run_ledgered(&batches, &mut counter, &path, shard, &Progress::hidden()).unwrap();
+            assert!(!part.is_whole());
+            sum += part.total;
         }
         assert_eq!(sum, known_counts(10).unwrap().0);
     }
@@ -476,9 +393,11 @@ mod tests {
     }
 
     #[test]
-    fn shards_are_parsed() {
-        assert_eq!(parse_shard("2/5").unwrap(), (2, 5));
-        assert!(parse_shard("5/5").is_err());
-        assert!(parse_shard("x").is_err());
+    fn batches_are_rebuilt_from_their_spec_alone() {
+        let batches = Batches::new(12, 9).unwrap();
+        let again = Batches::from_spec(&batches.spec()).unwrap();
+        assert_eq!((again.n(), again.len()), (12, batches.len()));
+        assert!(Batches::from_spec("atsp name=x n=5").is_err());
+        assert!(Batches::from_spec("queens n=12 constellations=1 batch-size=9").is_err());
     }
 }

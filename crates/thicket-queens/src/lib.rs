@@ -2,7 +2,8 @@
 //! constellations under the full 8-fold board symmetry, by joining half-board placements
 //! ([`join`]) or by the most-constrained-line search ([`lines`]); the baseline and the
 //! brute-force verifier are independent references. [`strategies`] reproduces the GPU kernels of three
-//! papers for comparison.
+//! papers for comparison. [`count`] is the front door: it picks the backend and the kernel,
+//! and runs long counts in batches through the run layer ([`Batches`]).
 
 pub mod baseline;
 pub mod brute;
@@ -15,6 +16,7 @@ pub mod ledgered;
 pub mod lines;
 pub mod reference;
 pub mod rotations;
+mod run;
 pub mod search;
 pub mod solutions;
 pub mod strategies;
@@ -22,6 +24,8 @@ pub mod symmetry;
 
 pub use count::{validate_n, QueensCount};
 pub use cpu::count_cpu;
+pub use ledgered::{counts_from_total, Batches};
+pub use run::{count, measured, Batching, CountOptions, Counted, QueensRun};
 
 #[cfg(test)]
 mod tests {

@@ -1,8 +1,10 @@
-//! Ledgered ATSP: the search tree cut into the subtrees below every path 0 -> a -> b, solved
-//! one after another in a fixed order, each finished subtree committed to a [`Ledger`] with
-//! the nodes it took, the best tour it held (if it beat the incumbent) and the incumbent
-//! after it. A killed run resumes with the best recorded tour as its incumbent and skips the
-//! finished subtrees, so it proves the same optimum.
+//! ATSP in batches for the run layer ([`thicket_run`]): the search tree cut into the subtrees
+//! below every path 0 -> a -> b ([`Subtrees`], a [`BatchPlan`]), solved one after another in
+//! a fixed order; each finished subtree is recorded with the nodes it took, the best tour it
+//! held (if it beat the incumbent) and the incumbent after it. The incumbent travels with the
+//! work as the run layer's context (to the threads of this process, or over MPI to other
+//! nodes): a killed run resumes with the best recorded tour as its incumbent and skips the
+//! finished subtrees, so it proves the same optimum, and shards of one run merge into it.
 //!
 //! A subtree is solved as an instance of its own: the path 0 -> a -> b contracted into one
 //! city (leaving by b's arcs, entered by city 0's), searched by [`solve_below`] for a tour
@@ -11,26 +13,202 @@
 //! round.
 
 use std::path::Path;
-use std::time::Instant;
 
-use thicket_core::ledger::{BatchRecord, Ledger, LedgerSpec};
+use serde_json::{json, Value};
 use thicket_core::{Error, Progress, Result};
+use thicket_run::runner::run_ledgered;
+use thicket_run::{BatchPlan, BatchRecord, BatchValue, BatchWorker, Finished, Recheck, Shard};
 
 use super::heuristic::{heuristic_tour, tour_cost};
 use super::instance::Instance;
-use super::search::{solve_below, AtspOptions, AtspSolution};
+use super::search::{solve_below, AtspOptions, AtspSolution, Bound};
 
-/// The ledger spec of `inst`: its name, size and a hash of its costs, and the split.
-pub fn ledger_spec(inst: &Instance) -> LedgerSpec {
-    LedgerSpec {
-        problem: format!(
+/// The subtrees of one instance, the batches of a ledgered ATSP run.
+pub struct Subtrees<'a> {
+    inst: &'a Instance,
+    bound: Bound,
+    prefixes: Vec<Vec<usize>>,
+}
+
+impl<'a> Subtrees<'a> {
+    /// The subtrees of `inst`, searched (and rechecked by `verify`) with `bound`.
+    pub fn new(inst: &'a Instance, bound: Bound) -> Subtrees<'a> {
+        Subtrees {
+            inst,
+            bound,
+            prefixes: prefixes(inst.n),
+        }
+    }
+
+    /// The best tour the context holds: `(cost, tour)`.
+    pub fn best(context: &Value) -> Result<(i64, Vec<usize>)> {
+        let corrupt = || Error::Verification("the run's incumbent is malformed".into());
+        let cost = context["cost"].as_i64().ok_or_else(corrupt)?;
+        let tour = context["tour"]
+            .as_array()
+            .ok_or_else(corrupt)?
+            .iter()
+            .map(|c| c.as_u64().map(|c| c as usize).ok_or_else(corrupt))
+            .collect::<Result<Vec<usize>>>()?;
+        Ok((cost, tour))
+    }
+
+    /// The instance the ledger at hand stores as its input (see [`BatchPlan::input`]).
+    pub fn instance_from_input(input: &str) -> Result<Instance> {
+        let bad = || Error::InvalidInput("the ledger's stored instance is malformed".into());
+        let value: Value = serde_json::from_str(input).map_err(|_| bad())?;
+        let cost = value["cost"]
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(|c| c.as_i64().ok_or_else(bad))
+            .collect::<Result<Vec<i64>>>()?;
+        let n = value["n"].as_u64().ok_or_else(bad)? as usize;
+        Instance::new(value["name"].as_str().ok_or_else(bad)?, n, cost)
+    }
+}
+
+impl BatchPlan for Subtrees<'_> {
+    /// The instance's name, size and a hash of its costs, and the split.
+    fn spec(&self) -> String {
+        let inst = self.inst;
+        format!(
             "atsp name={} n={} costs-fnv1a={:016x} split=paths-0ab-v1",
             inst.name.split_whitespace().collect::<Vec<_>>().join("_"),
             inst.n,
             costs_hash(inst)
-        ),
-        batches: prefixes(inst.n).len() as u64,
-        shard: (0, 1),
+        )
+    }
+
+    fn batches(&self) -> u64 {
+        self.prefixes.len() as u64
+    }
+
+    /// The instance itself, so that `verify` and `merge` can check tours from the ledger alone.
+    fn input(&self) -> Option<String> {
+        let inst = self.inst;
+        Some(json!({ "name": inst.name, "n": inst.n, "cost": inst.cost }).to_string())
+    }
+
+    /// The heuristic tour.
+    fn initial_context(&self) -> Result<Value> {
+        let (tour, cost) = heuristic_tour(self.inst);
+        Ok(json!({ "cost": cost, "tour": tour }))
+    }
+
+    /// The better of the incumbent and the subtree's recorded tour, after checking that tour.
+    fn advance(&self, context: Value, record: &BatchRecord) -> Result<Value> {
+        if !record.is_consistent() {
+            return Err(Error::Verification(format!(
+                "subtree {}: the ledger is corrupt",
+                record.id
+            )));
+        }
+        let detail = record.detail.as_deref().unwrap_or("");
+        let recorded = recorded_tour(self.inst, &self.prefixes, record.id, detail)?;
+        let (best_cost, _) = Subtrees::best(&context)?;
+        Ok(match recorded {
+            Some((cost, tour)) if cost < best_cost => json!({ "cost": cost, "tour": tour }),
+            _ => context,
+        })
+    }
+
+    /// Searches the subtree again, with another bound, for a tour cheaper than the incumbent
+    /// recorded after it: there must be none.
+    fn recheck(&self, record: &BatchRecord) -> Result<Recheck> {
+        let detail = record.detail.as_deref().unwrap_or("");
+        let incumbent = field(detail, "incumbent")
+            .and_then(|c| c.parse::<i64>().ok())
+            .ok_or_else(|| {
+                Error::Verification(format!("subtree {}: no incumbent recorded", record.id))
+            })?;
+        let prefix = self.prefixes.get(record.id as usize).ok_or_else(|| {
+            Error::Verification(format!("subtree {}: no such subtree", record.id))
+        })?;
+        let (bound, by) = match self.bound {
+            Bound::HeldKarp => (Bound::Assignment, "the assignment bound"),
+            Bound::Assignment | Bound::Partial => (Bound::HeldKarp, "the Held-Karp bound"),
+        };
+        let (sub, offset) = contract(self.inst, prefix)?;
+        let opts = AtspOptions {
+            bound,
+            threads: 1,
+            ..AtspOptions::default()
+        };
+        let found = solve_below(&sub, &opts, incumbent - offset, &Progress::hidden());
+        Ok(Recheck {
+            by,
+            mismatch: (!found.tour.is_empty()).then(|| {
+                format!(
+                    "the subtree holds a tour of cost {} below the recorded incumbent {incumbent}",
+                    found.cost + offset
+                )
+            }),
+        })
+    }
+}
+
+/// Solves subtrees on a pool of CPU threads.
+pub struct SubtreeSolver<'a> {
+    plan: &'a Subtrees<'a>,
+    opts: AtspOptions,
+    pool: rayon::ThreadPool,
+}
+
+impl<'a> SubtreeSolver<'a> {
+    /// A solver of `plan`'s subtrees with `opts` (its bound and threads).
+    pub fn new(plan: &'a Subtrees<'a>, opts: &AtspOptions) -> Result<SubtreeSolver<'a>> {
+        if opts.upper_bound.is_some() || opts.node_limit.is_some() {
+            return Err(Error::InvalidInput(
+                "a ledgered ATSP run starts from its own incumbent: no upper bound or node limit"
+                    .into(),
+            ));
+        }
+        Ok(SubtreeSolver {
+            plan,
+            opts: *opts,
+            pool: thicket_core::pool(opts.threads)?,
+        })
+    }
+}
+
+impl BatchWorker for SubtreeSolver<'_> {
+    fn backend(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn device(&self) -> String {
+        format!("{} CPU threads", self.opts.threads)
+    }
+
+    /// Solves subtree `id` below the context's incumbent.
+    fn run(&mut self, id: u64, context: &Value) -> Result<BatchValue> {
+        let (mut best_cost, _) = Subtrees::best(context)?;
+        let inst = self.plan.inst;
+        let prefix = self
+            .plan
+            .prefixes
+            .get(id as usize)
+            .ok_or_else(|| Error::InvalidInput(format!("subtree {id} does not exist")))?;
+        let (sub, offset) = contract(inst, prefix)?;
+        let opts = &self.opts;
+        let found = self
+            .pool
+            .install(|| solve_below(&sub, opts, best_cost - offset, &Progress::hidden()));
+        let mut detail = String::new();
+        if !found.tour.is_empty() {
+            best_cost = found.cost + offset;
+            let tour = expand(inst.n, prefix, &found.tour);
+            detail = format!("best={best_cost} tour={}", join(&tour));
+        }
+        Ok(BatchValue {
+            count: u128::from(found.nodes),
+            detail: Some(
+                format!("incumbent={best_cost} {detail}")
+                    .trim_end()
+                    .to_string(),
+            ),
+        })
     }
 }
 
@@ -44,70 +222,21 @@ pub fn solve_ledgered(
     ledger_path: &Path,
     progress: &Progress,
 ) -> Result<AtspSolution> {
-    if opts.upper_bound.is_some() || opts.node_limit.is_some() {
-        return Err(Error::InvalidInput(
-            "a ledgered ATSP run starts from its own incumbent: no upper bound or node limit"
-                .into(),
-        ));
-    }
-    if opts.threads == 0 {
-        return Err(Error::InvalidInput("threads must be at least 1".into()));
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads)
-        .build()
-        .map_err(|e| Error::Unavailable(format!("cannot start {} threads: {e}", opts.threads)))?;
-    let ledger = Ledger::open_or_create(ledger_path, &ledger_spec(inst))?;
-    let prefixes = prefixes(inst.n);
-    let (mut best_tour, mut best_cost) = heuristic_tour(inst);
-    for (id, detail) in ledger.details()? {
-        if let Some((cost, tour)) = recorded_tour(inst, &prefixes, id, &detail)? {
-            if cost < best_cost {
-                (best_cost, best_tour) = (cost, tour);
-            }
-        }
-    }
-    let done = ledger.batches()?;
-    let mut nodes = done.iter().try_fold(0u128, |sum, b| {
-        b.is_consistent()
-            .then(|| sum + b.count)
-            .ok_or_else(|| Error::Verification(format!("subtree {}: the ledger is corrupt", b.id)))
-    })?;
-    progress.set_total(prefixes.len() as u64);
-    progress.inc(done.len() as u64);
-    let device = format!("{} CPU threads", opts.threads);
-    let finished: std::collections::BTreeSet<u64> = done.iter().map(|b| b.id).collect();
-    for (id, prefix) in (0u64..).zip(&prefixes) {
-        if finished.contains(&id) {
-            continue;
-        }
-        let started = Instant::now();
-        let (sub, offset) = contract(inst, prefix)?;
-        let found =
-            pool.install(|| solve_below(&sub, opts, best_cost - offset, &Progress::hidden()));
-        let mut detail = String::new();
-        if !found.tour.is_empty() {
-            best_cost = found.cost + offset;
-            best_tour = expand(inst.n, prefix, &found.tour);
-            detail = format!("best={best_cost} tour={}", join(&best_tour));
-        }
-        detail = format!("incumbent={best_cost} {detail}");
-        let record = BatchRecord::new(
-            id,
-            u128::from(found.nodes),
-            "cpu",
-            &device,
-            started.elapsed().as_secs_f64(),
-        );
-        ledger.record_with_detail(&record, detail.trim_end())?;
-        nodes += u128::from(found.nodes);
-        progress.inc(1);
-    }
+    let plan = Subtrees::new(inst, opts.bound);
+    let mut solver = SubtreeSolver::new(&plan, opts)?;
+    let finished = run_ledgered(&plan, &mut solver, ledger_path, Shard::WHOLE, progress)?;
+    solution(&finished)
+}
+
+/// The best tour of a finished run (proven optimal when it is the whole run, the best of the
+/// shard's subtrees otherwise), with the nodes of every subtree.
+pub fn solution(finished: &Finished) -> Result<AtspSolution> {
+    let (cost, tour) = Subtrees::best(&finished.context)?;
     Ok(AtspSolution {
-        cost: best_cost,
-        tour: best_tour,
-        nodes: u64::try_from(nodes).unwrap_or(u64::MAX),
-        proven_optimal: true,
+        cost,
+        tour,
+        nodes: u64::try_from(finished.total).unwrap_or(u64::MAX),
+        proven_optimal: finished.is_whole(),
     })
 }
 
@@ -161,14 +290,7 @@ fn recorded_tour(
     id: u64,
     detail: &str,
 ) -> Result<Option<(i64, Vec<usize>)>> {
-    let field = |key: &str| {
-        detail
-            .split_whitespace()
-            .filter_map(|w| w.split_once('='))
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
-    };
-    let (Some(cost), Some(tour)) = (field("best"), field("tour")) else {
+    let (Some(cost), Some(tour)) = (field(detail, "best"), field(detail, "tour")) else {
         return Ok(None);
     };
     let corrupt = || Error::Verification(format!("subtree {id}: recorded tour is corrupt"));
@@ -187,6 +309,15 @@ fn recorded_tour(
         return Err(corrupt());
     }
     Ok(Some((cost, tour)))
+}
+
+/// The value of `key` in a subtree's detail (`incumbent=.. best=.. tour=..`).
+fn field<'d>(detail: &'d str, key: &str) -> Option<&'d str> {
+    detail
+        .split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v)
 }
 
 fn join(tour: &[usize]) -> String {

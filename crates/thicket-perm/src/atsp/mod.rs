@@ -24,6 +24,6 @@ mod twins;
 pub use generate::{generate, parse_generator_spec, GeneratorClass, GeneratorSpec};
 pub use heuristic::{heuristic_tour, tour_cost};
 pub use instance::{Instance, MAX_COST, MAX_N};
-pub use ledgered::{ledger_spec, solve_ledgered};
+pub use ledgered::{solution, solve_ledgered, SubtreeSolver, Subtrees};
 pub use search::{solve, solve_below, AtspOptions, AtspSolution, Bound};
 pub use tsplib::{parse_tsplib, read_tsplib};

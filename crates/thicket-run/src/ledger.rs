@@ -2,20 +2,21 @@
 //!
 //! A run's work is a deterministic list of batches, numbered `0..batches`, derived from the
 //! problem and its split parameters alone. Every finished batch is committed in its own
-//! transaction with its count, two check values (the count mod 13 and mod 15, as the N = 27
-//! record run kept), and the backend and device that computed it. Killing the process at any
-//! moment loses at most the batches in flight; running the same command again skips what is
-//! recorded. A ledger made for other parameters is refused.
+//! transaction with its count (what the batch counted: solutions, search nodes), two check
+//! values (the count mod 13 and mod 15, as the N = 27 record run kept), the backend and device
+//! that computed it, and a problem's own detail (e.g. the best tour an ATSP subtree held).
+//! Killing the process at any moment loses at most the batches in flight; running the same
+//! command again skips what is recorded. A ledger made for other parameters is refused.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::{Error, Result};
+use thicket_core::{Error, Result};
 
 /// What a ledger is for: every field must match when a run reopens it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct LedgerSpec {
     /// The problem and its parameters, e.g. `queens n=18 split=constellations-v1`.
     pub problem: String,
@@ -24,7 +25,19 @@ pub struct LedgerSpec {
     /// The shard `(index, count)` this ledger holds: batches whose number is `index` mod
     /// `count`. `(0, 1)` for an unsharded run.
     pub shard: (u64, u64),
+    /// What the problem needs to be rebuilt from the ledger alone (`status`, `verify` and
+    /// `merge` get only the file), e.g. an ATSP instance's cost matrix; not compared when a
+    /// run reopens the ledger, since `problem` names everything it depends on.
+    pub input: Option<String>,
 }
+
+impl PartialEq for LedgerSpec {
+    fn eq(&self, other: &LedgerSpec) -> bool {
+        (&self.problem, self.batches, self.shard) == (&other.problem, other.batches, other.shard)
+    }
+}
+
+impl Eq for LedgerSpec {}
 
 impl LedgerSpec {
     /// Whether batch `id` belongs to this ledger's shard.
@@ -55,6 +68,8 @@ pub struct BatchRecord {
     pub device: String,
     /// Seconds the batch took.
     pub seconds: f64,
+    /// The problem's own record of the batch, if it keeps one (see [`crate::BatchValue`]).
+    pub detail: Option<String>,
 }
 
 impl BatchRecord {
@@ -68,7 +83,13 @@ impl BatchRecord {
             backend: backend.to_string(),
             device: device.to_string(),
             seconds,
+            detail: None,
         }
+    }
+
+    /// The same record with the problem's own `detail`.
+    pub fn with_detail(self, detail: Option<String>) -> BatchRecord {
+        BatchRecord { detail, ..self }
     }
 
     /// Whether the check values agree with the count.
@@ -182,9 +203,13 @@ impl Ledger {
         Ok(ids)
     }
 
-    /// Commits one finished batch.
+    /// Commits one finished batch, with its detail if it has one, in one transaction, so that
+    /// neither is ever recorded without the other.
     pub fn record(&self, batch: &BatchRecord) -> Result<()> {
-        self.conn
+        let failed =
+            |e: rusqlite::Error| Error::Ledger(format!("recording batch {}: {e}", batch.id));
+        let transaction = self.conn.unchecked_transaction().map_err(failed)?;
+        transaction
             .execute(
                 "INSERT INTO batches (id, count, mod13, mod15, backend, device, seconds)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -198,38 +223,16 @@ impl Ledger {
                     batch.seconds
                 ],
             )
-            .map_err(|e| Error::Ledger(format!("recording batch {}: {e}", batch.id)))?;
-        Ok(())
-    }
-
-    /// Commits one finished batch with a detail (e.g. the best tour an ATSP subtree held) in
-    /// one transaction, so that neither is ever recorded without the other.
-    pub fn record_with_detail(&self, batch: &BatchRecord, detail: &str) -> Result<()> {
-        let failed =
-            |e: rusqlite::Error| Error::Ledger(format!("recording batch {}: {e}", batch.id));
-        let transaction = self.conn.unchecked_transaction().map_err(failed)?;
-        self.record(batch)?;
-        transaction
-            .execute(
-                "INSERT INTO details (id, detail) VALUES (?1, ?2)",
-                params![batch.id as i64, detail],
-            )
             .map_err(failed)?;
+        if let Some(detail) = &batch.detail {
+            transaction
+                .execute(
+                    "INSERT INTO details (id, detail) VALUES (?1, ?2)",
+                    params![batch.id as i64, detail],
+                )
+                .map_err(failed)?;
+        }
         transaction.commit().map_err(failed)
-    }
-
-    /// The details recorded with batches, by batch number.
-    pub fn details(&self) -> Result<BTreeMap<u64, String>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, detail FROM details")
-            .map_err(|e| Error::Ledger(e.to_string()))?;
-        let rows = stmt
-            .query_map([], |row| Ok((row.get::<_, i64>(0)? as u64, row.get(1)?)))
-            .map_err(|e| Error::Ledger(e.to_string()))?
-            .collect::<rusqlite::Result<BTreeMap<u64, String>>>()
-            .map_err(|e| Error::Ledger(e.to_string()))?;
-        Ok(rows)
     }
 
     /// Every recorded batch, in order. A count that is not a number is an error; check values
@@ -238,7 +241,8 @@ impl Ledger {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT id, count, mod13, mod15, backend, device, seconds FROM batches ORDER BY id",
+                "SELECT b.id, b.count, b.mod13, b.mod15, b.backend, b.device, b.seconds, d.detail
+                 FROM batches b LEFT JOIN details d ON d.id = b.id ORDER BY b.id",
             )
             .map_err(|e| Error::Ledger(e.to_string()))?;
         let rows = stmt
@@ -251,12 +255,13 @@ impl Ledger {
                     row.get::<_, String>(4)?,
                     row.get::<_, String>(5)?,
                     row.get::<_, f64>(6)?,
+                    row.get::<_, Option<String>>(7)?,
                 ))
             })
             .map_err(|e| Error::Ledger(e.to_string()))?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, count, mod13, mod15, backend, device, seconds) =
+            let (id, count, mod13, mod15, backend, device, seconds, detail) =
                 row.map_err(|e| Error::Ledger(e.to_string()))?;
             let count: u128 = count.parse().map_err(|_| {
                 Error::Verification(format!(
@@ -271,6 +276,7 @@ impl Ledger {
                 backend,
                 device,
                 seconds,
+                detail,
             });
         }
         Ok(out)
@@ -320,9 +326,12 @@ fn read_spec(conn: &Connection) -> rusqlite::Result<Option<LedgerSpec>> {
         })
         .optional()
     };
-    let (Some(problem), Some(batches), Some(shard)) =
-        (get("problem")?, get("batches")?, get("shard")?)
-    else {
+    let (Some(problem), Some(batches), Some(shard), input) = (
+        get("problem")?,
+        get("batches")?,
+        get("shard")?,
+        get("input")?,
+    ) else {
         return Ok(None);
     };
     let parse = |text: &str| text.parse::<u64>().ok();
@@ -334,6 +343,7 @@ fn read_spec(conn: &Connection) -> rusqlite::Result<Option<LedgerSpec>> {
             problem,
             batches,
             shard,
+            input,
         }),
         _ => None,
     })
@@ -349,12 +359,16 @@ fn write_spec(conn: &Connection, spec: &LedgerSpec) -> rusqlite::Result<()> {
     put("problem", spec.problem.clone())?;
     put("batches", spec.batches.to_string())?;
     put("shard", format!("{}/{}", spec.shard.0, spec.shard.1))?;
+    if let Some(input) = &spec.input {
+        put("input", input.clone())?;
+    }
     Ok(())
 }
 
-/// Sums shard ledgers of one run: they must be made for the same problem with the same batch
-/// count and shard count, cover every shard exactly once, and each be complete.
-pub fn merge(ledgers: &[Ledger]) -> Result<u128> {
+/// Checks that `ledgers` are the shards of one run: made for the same problem with the same
+/// batch count and shard count, covering every shard exactly once, each complete; returns the
+/// sum of their counts.
+pub fn check_shards(ledgers: &[Ledger]) -> Result<u128> {
     let first = ledgers
         .first()
         .ok_or_else(|| Error::InvalidInput("merge needs at least one ledger".into()))?
@@ -408,6 +422,7 @@ mod tests {
             problem: "queens n=9".into(),
             batches: 10,
             shard,
+            input: None,
         }
     }
 
@@ -479,17 +494,19 @@ mod tests {
     fn details_are_recorded_with_their_batch() {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::open_or_create(&dir.path().join("d.db"), &spec((0, 1))).unwrap();
-        ledger
-            .record_with_detail(&BatchRecord::new(4, 9, "cpu", "test", 0.0), "{\"cost\":7}")
-            .unwrap();
+        let record = |detail: &str| {
+            BatchRecord::new(4, 9, "cpu", "test", 0.0).with_detail(Some(detail.to_string()))
+        };
+        ledger.record(&record("{\"cost\":7}")).unwrap();
         // A second record of batch 4 fails, and leaves no second detail behind.
-        assert!(ledger
-            .record_with_detail(&BatchRecord::new(4, 9, "cpu", "test", 0.0), "other")
-            .is_err());
-        assert_eq!(
-            ledger.details().unwrap(),
-            BTreeMap::from([(4, "{\"cost\":7}".to_string())])
-        );
+        assert!(ledger.record(&record("other")).is_err());
+        let details: Vec<Option<String>> = ledger
+            .batches()
+            .unwrap()
+            .into_iter()
+            .map(|b| b.detail)
+            .collect();
+        assert_eq!(details, [Some("{\"cost\":7}".to_string())]);
     }
 
     #[test]
@@ -515,8 +532,11 @@ mod tests {
         };
         let (a, b) = (make(0), make(1));
         let open = |p: &Path| Ledger::open_existing(p).unwrap();
-        assert_eq!(merge(&[open(&a), open(&b)]).unwrap(), (0..10).sum::<u128>());
-        assert!(merge(&[open(&a)]).is_err());
-        assert!(merge(&[open(&a), open(&a)]).is_err());
+        assert_eq!(
+            check_shards(&[open(&a), open(&b)]).unwrap(),
+            (0..10).sum::<u128>()
+        );
+        assert!(check_shards(&[open(&a)]).is_err());
+        assert!(check_shards(&[open(&a), open(&a)]).is_err());
     }
 }

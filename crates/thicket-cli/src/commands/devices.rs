@@ -5,11 +5,10 @@ use thicket_core::Result;
 use thicket_gpu::{probe, DeviceInfo};
 
 use crate::cli::DevicesArgs;
-use crate::queens::default_threads;
 
 /// Prints the devices; no GPU is a normal answer (exit code 0), said plainly.
 pub fn run(args: &DevicesArgs) -> Result<()> {
-    let cores = default_threads();
+    let cores = thicket_core::available_threads();
     let probed = probe();
     if args.json {
         let value = match &probed {

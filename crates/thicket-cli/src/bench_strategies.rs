@@ -1,101 +1,15 @@
-//! `thicket queens N --strategy S` and `thicket bench queens --strategies ...`: the papers'
-//! GPU kernels (thicket_queens::strategies) beside thicket's own, every total checked.
-
-use std::time::Instant;
+//! `thicket bench queens --strategies ...`: the papers' GPU kernels
+//! (thicket_queens::strategies) beside thicket's own, every total checked.
 
 use serde::Serialize;
 use serde_json::json;
-use thicket_core::chart::{line_chart_svg, Series};
-use thicket_core::{Backend, Error, Progress, Result, RunInfo};
+use thicket_core::{Error, Progress, Result};
 use thicket_queens::gpu::{count_gpu, GpuOptions};
 use thicket_queens::reference::known_counts;
-use thicket_queens::strategies::{with_unique, Strategy, StrategyRun, StrategyRunner};
+use thicket_queens::strategies::{Strategy, StrategyRun, StrategyRunner};
+use thicket_run::chart::{line_chart_svg, Series};
 
-use crate::cli::{BenchQueensArgs, QueensArgs};
-use crate::queens::print_summary;
-
-/// Runs `thicket queens N --strategy S` for a paper's strategy.
-pub fn run_queens(args: &QueensArgs, threads: usize, started: Instant) -> Result<()> {
-    let strategy = args.strategy;
-    if args.backend == Backend::Cpu {
-        return Err(Error::InvalidInput(format!(
-            "--strategy {} is a GPU kernel; use --backend cuda",
-            strategy.name()
-        )));
-    }
-    if args.ledger.is_some() || args.solutions.is_some() {
-        return Err(Error::InvalidInput(format!(
-            "--strategy {} only counts: it takes no --ledger or --solutions",
-            strategy.name()
-        )));
-    }
-    let device = match args.devices.as_deref() {
-        None => 0,
-        Some([one]) => *one,
-        Some(_) => {
-            return Err(Error::InvalidInput(format!(
-                "--strategy {} runs on one GPU: give --devices one ordinal",
-                strategy.name()
-            )))
-        }
-    };
-    let params = args.paper.params(args.depth);
-    let mut runner = StrategyRunner::open(device)?;
-    let run = runner.count(strategy, args.n as usize, &params)?;
-    let count = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))?
-        .install(|| with_unique(&run))?;
-    let info = RunInfo {
-        backend: Backend::Cuda.name().into(),
-        threads,
-        devices: vec![run.device.clone()],
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    if args.json {
-        let value = json!({
-            "n": count.n,
-            "total": count.total,
-            "unique": count.unique,
-            "seconds": info.seconds,
-            "backend": info.backend,
-            "threads": threads,
-            "devices": info.devices,
-            "oeis_match": known_counts(count.n).map(|k| k == (count.total, count.unique)),
-            "strategy": strategy.name(),
-            "source": strategy.source(),
-            "kernel_seconds": run.kernel_seconds,
-            "jobs": run.jobs,
-            "depth": run.depth,
-            "refused_launches": run.refused_launches,
-        });
-        println!("{value}");
-    } else {
-        print_summary(&count, &info, &[], false);
-        println!(
-            "  strategy   {} ({}): {} host jobs of {} rows, kernel {:.3} s{}",
-            strategy.name(),
-            strategy.source(),
-            run.jobs,
-            run.depth,
-            run.kernel_seconds,
-            refused_note(&run)
-        );
-    }
-    Ok(())
-}
-
-fn refused_note(run: &StrategyRun) -> String {
-    if run.refused_launches == 0 {
-        String::new()
-    } else {
-        format!(
-            ", {} child launches refused by the device runtime and counted by their parents",
-            run.refused_launches
-        )
-    }
-}
+use crate::cli::BenchQueensArgs;
 
 /// One strategy at one board size in the benchmark.
 #[derive(Debug, Clone, Serialize)]

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::Result;
+use thicket_core::Result;
 
 /// One benchmarked configuration.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -6,7 +6,7 @@ use std::path::Path;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
-use crate::{Error, Result};
+use thicket_core::{Error, Result};
 
 /// One named line of a chart: `(x, y)` points, drawn in the order given.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,0 +1,123 @@
+//! The ledger commands of every problem: `thicket status`, `verify` and `merge`. A ledger
+//! names its problem in its spec; the problem's plan is rebuilt from the ledger alone.
+
+use serde_json::json;
+use thicket_core::{Error, Result, RunInfo};
+use thicket_run::{inspect, runner, BatchPlan, Finished, Ledger};
+
+use crate::cli::{LedgerArgs, MergeArgs, VerifyArgs};
+
+/// The plan of the problem a ledger was made for.
+enum Plan {
+    Queens(thicket_queens::Batches),
+}
+
+impl Plan {
+    /// Rebuilds the plan from the ledger's spec (and stored input).
+    fn of(ledger: &Ledger) -> Result<Plan> {
+        let problem = &ledger.spec().problem;
+        match problem.split_whitespace().next() {
+            Some("queens") => thicket_queens::Batches::from_spec(problem).map(Plan::Queens),
+            _ => Err(Error::InvalidInput(format!(
+                "'{problem}' is not a ledger of a problem this thicket knows"
+            ))),
+        }
+    }
+
+    fn as_dyn(&self) -> &dyn BatchPlan {
+        match self {
+            Plan::Queens(batches) => batches,
+        }
+    }
+
+    /// Prints what a complete run (or merged shards) adds up to.
+    fn print(&self, finished: &Finished, json: bool) -> Result<()> {
+        match self {
+            Plan::Queens(batches) => {
+                let count = thicket_queens::counts_from_total(batches.n(), finished.total)?;
+                let info = RunInfo {
+                    backend: "ledger".into(),
+                    threads: 0,
+                    devices: Vec::new(),
+                    seconds: 0.0,
+                };
+                let measured = thicket_queens::measured(count, info);
+                crate::commands::queens::print_run(&measured, &[], false, json);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `thicket status FILE`: progress, rate and ETA of a ledger.
+pub fn status(args: &LedgerArgs) -> Result<()> {
+    let ledger = Ledger::open_existing(&args.ledger)?;
+    let status = inspect::status(&ledger)?;
+    if args.json {
+        let value = json!({
+            "problem": status.problem,
+            "shard": status.shard,
+            "batches": status.batches,
+            "done": status.done,
+            "batches_per_second": status.batches_per_second,
+            "eta_seconds": status.eta_seconds,
+            "corrupt": status.corrupt,
+        });
+        println!("{value}");
+        return Ok(());
+    }
+    println!("{}", status.problem);
+    println!("  shard      {}", status.shard);
+    println!(
+        "  done       {} of {} batches ({:.1}%)",
+        status.done,
+        status.batches,
+        100.0 * status.done as f64 / status.batches.max(1) as f64
+    );
+    println!(
+        "  rate       {:.3} batches/s of compute time",
+        status.batches_per_second
+    );
+    match status.eta_seconds {
+        Some(eta) => println!("  ETA        {eta:.1} s of compute at that rate"),
+        None => println!("  ETA        unknown (no batch finished yet)"),
+    }
+    if status.corrupt > 0 {
+        println!(
+            "  CORRUPT    {} batches fail their check values",
+            status.corrupt
+        );
+    }
+    Ok(())
+}
+
+/// `thicket verify FILE --sample K`.
+pub fn verify(args: &VerifyArgs) -> Result<()> {
+    let ledger = Ledger::open_existing(&args.ledger)?;
+    let plan = Plan::of(&ledger)?;
+    let report = inspect::verify(plan.as_dyn(), &ledger, args.sample, args.seed)?;
+    println!(
+        "verified {} batches ({}) with {}: all match",
+        report.checked.len(),
+        report
+            .checked
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.recounted_by.join(" and ")
+    );
+    Ok(())
+}
+
+/// `thicket merge A B ...`.
+pub fn merge(args: &MergeArgs) -> Result<()> {
+    let ledgers = args
+        .ledgers
+        .iter()
+        .map(|p| Ledger::open_existing(p))
+        .collect::<Result<Vec<_>>>()?;
+    let plan = Plan::of(&ledgers[0])?;
+    let finished = runner::merge(plan.as_dyn(), &ledgers)?;
+    plan.print(&finished, args.json)
+}

@@ -1,0 +1,123 @@
+//! Flag groups that several commands share, so that every command spells them alike: where to
+//! run (`--backend/--threads/--devices`), how to report (`--json/--quiet`), how often and how
+//! checked (`--trials/--verify`), and lists of sizes (`16,17` or `15..19`).
+
+use clap::Args;
+use thicket_core::{Backend, RunOptions};
+
+/// Where a command runs.
+#[derive(Debug, Clone, Args)]
+pub struct BackendArgs {
+    /// Where to run: `auto` uses the GPUs when it can and falls back to the CPU.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// CPU threads (default: all cores). Beside GPUs, the host threads that prepare their
+    /// work (and, for N-Queens, count the rotation-symmetric solutions while the GPUs run).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// GPUs to use, by CUDA ordinal, e.g. `0,1` (default: all visible GPUs; one-GPU
+    /// strategies take one ordinal, default 0).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub devices: Option<Vec<usize>>,
+}
+
+impl BackendArgs {
+    /// The threads asked for, else all cores.
+    pub fn thread_count(&self) -> usize {
+        self.threads
+            .map(|t| t as usize)
+            .unwrap_or_else(thicket_core::available_threads)
+    }
+}
+
+/// How a command reports.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct OutputArgs {
+    /// Print one JSON object instead of the text summary (its keys are listed in the
+    /// command's help).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// How often a command runs and whether it checks its answer.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct TrialArgs {
+    /// Run this many times; the reported time is the fastest (JSON: `trial_seconds` lists
+    /// them all).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub trials: u32,
+    /// Check the answer against an independent reference (published counts, a proven
+    /// optimum); a wrong answer exits with code 1, an input without a reference with code 2.
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// The run options of a kernel command.
+pub fn run_options(backend: &BackendArgs, output: &OutputArgs, trials: &TrialArgs) -> RunOptions {
+    RunOptions {
+        backend: backend.backend,
+        trials: trials.trials as usize,
+        verify: trials.verify,
+        quiet: output.quiet,
+    }
+}
+
+/// Sizes given on the command line.
+#[derive(Debug, Clone)]
+pub struct SizeList(pub Vec<usize>);
+
+/// Parses `16,17` or `15..19` into board sizes 1..=32.
+pub fn parse_sizes(text: &str) -> Result<SizeList, String> {
+    parse_list(text, 1, 32, "board size")
+}
+
+/// Parses a list or range of search depths 0..=32.
+pub fn parse_depths(text: &str) -> Result<SizeList, String> {
+    parse_list(text, 0, 32, "depth")
+}
+
+/// Parses `a,b,c` or `lo..hi` (`lo..=hi`) into values in `min..=max`.
+fn parse_list(text: &str, min: usize, max: usize, what: &str) -> Result<SizeList, String> {
+    let parse = |s: &str| -> Result<usize, String> {
+        let value: usize = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{s}' is not a {what}"))?;
+        if (min..=max).contains(&value) {
+            Ok(value)
+        } else {
+            Err(format!("{what} {value} is out of range {min}..={max}"))
+        }
+    };
+    let values = match text.split_once("..") {
+        Some((lo, hi)) => {
+            let (lo, hi) = (parse(lo)?, parse(hi.trim_start_matches('='))?);
+            if lo > hi {
+                return Err(format!("empty range {text}"));
+            }
+            (lo..=hi).collect()
+        }
+        None => text.split(',').map(parse).collect::<Result<Vec<_>, _>>()?,
+    };
+    Ok(SizeList(values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_as_lists_and_ranges() {
+        assert_eq!(parse_sizes("16,17").unwrap().0, vec![16, 17]);
+        assert_eq!(parse_sizes("15..19").unwrap().0, vec![15, 16, 17, 18, 19]);
+        assert!(parse_sizes("0..3").is_err());
+        assert!(parse_sizes("9..3").is_err());
+        assert!(parse_sizes("x").is_err());
+        assert_eq!(parse_depths("3..7").unwrap().0, vec![3, 4, 5, 6, 7]);
+        assert_eq!(parse_depths("0,4").unwrap().0, vec![0, 4]);
+        assert!(parse_depths("5..33").is_err());
+    }
+}
