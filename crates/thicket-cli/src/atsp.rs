@@ -147,3 +147,43 @@ fn verdict(known: Option<i64>, cost: i64) -> String {
         None => String::new(),
     }
 }
+
+/// Prints a tour found from a ledger (a merged run): text or JSON (keys name, n, cost, tour,
+/// nodes, proven_optimal, known_optimum).
+pub fn print_solution(
+    instance: &Instance,
+    solution: &thicket_perm::atsp::AtspSolution,
+    json: bool,
+) {
+    let known = known_optimum(&instance.name);
+    if json {
+        let value = json!({
+            "name": instance.name,
+            "n": instance.n,
+            "cost": solution.cost,
+            "tour": solution.tour,
+            "nodes": solution.nodes,
+            "proven_optimal": solution.proven_optimal,
+            "known_optimum": known,
+        });
+        println!("{value}");
+        return;
+    }
+    let tour: Vec<String> = solution.tour.iter().map(usize::to_string).collect();
+    println!("ATSP {} ({} cities)", instance.name, instance.n);
+    println!(
+        "  cost       {:>12}{}",
+        solution.cost,
+        verdict(known, solution.cost)
+    );
+    println!("  tour       {}", tour.join(" "));
+    println!("  nodes      {:>12}", solution.nodes);
+    println!(
+        "  optimal    {}",
+        if solution.proven_optimal {
+            "proven"
+        } else {
+            "not proven"
+        }
+    );
+}

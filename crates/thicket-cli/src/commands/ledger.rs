@@ -3,6 +3,7 @@
 
 use serde_json::json;
 use thicket_core::{Error, Result, RunInfo};
+use thicket_perm::atsp::Subtrees;
 use thicket_run::{inspect, runner, BatchPlan, Finished, Ledger};
 
 use crate::cli::{LedgerArgs, MergeArgs, VerifyArgs};
@@ -10,6 +11,7 @@ use crate::cli::{LedgerArgs, MergeArgs, VerifyArgs};
 /// The plan of the problem a ledger was made for.
 enum Plan {
     Queens(thicket_queens::Batches),
+    Atsp(Subtrees),
 }
 
 impl Plan {
@@ -18,6 +20,14 @@ impl Plan {
         let problem = &ledger.spec().problem;
         match problem.split_whitespace().next() {
             Some("queens") => thicket_queens::Batches::from_spec(problem).map(Plan::Queens),
+            Some("atsp") => {
+                let input = ledger.spec().input.as_deref().ok_or_else(|| {
+                    Error::InvalidInput(format!(
+                        "'{problem}' was made by an older thicket that did not store its instance"
+                    ))
+                })?;
+                Subtrees::from_input(input).map(Plan::Atsp)
+            }
             _ => Err(Error::InvalidInput(format!(
                 "'{problem}' is not a ledger of a problem this thicket knows"
             ))),
@@ -27,6 +37,7 @@ impl Plan {
     fn as_dyn(&self) -> &dyn BatchPlan {
         match self {
             Plan::Queens(batches) => batches,
+            Plan::Atsp(subtrees) => subtrees,
         }
     }
 
@@ -43,6 +54,10 @@ impl Plan {
                 };
                 let measured = thicket_queens::measured(count, info);
                 crate::commands::queens::print_run(&measured, &[], false, json);
+            }
+            Plan::Atsp(subtrees) => {
+                let solution = thicket_perm::atsp::solution(finished)?;
+                crate::atsp::print_solution(subtrees.instance(), &solution, json);
             }
         }
         Ok(())

@@ -24,20 +24,45 @@ use super::instance::Instance;
 use super::search::{solve_below, AtspOptions, AtspSolution, Bound};
 
 /// The subtrees of one instance, the batches of a ledgered ATSP run.
-pub struct Subtrees<'a> {
-    inst: &'a Instance,
+pub struct Subtrees {
+    inst: Instance,
     bound: Bound,
     prefixes: Vec<Vec<usize>>,
 }
 
-impl<'a> Subtrees<'a> {
-    /// The subtrees of `inst`, searched (and rechecked by `verify`) with `bound`.
-    pub fn new(inst: &'a Instance, bound: Bound) -> Subtrees<'a> {
+impl Subtrees {
+    /// The subtrees of `inst`, searched with `bound` (and rechecked by `verify` with another).
+    pub fn new(inst: &Instance, bound: Bound) -> Subtrees {
         Subtrees {
-            inst,
+            inst: inst.clone(),
             bound,
             prefixes: prefixes(inst.n),
         }
+    }
+
+    /// The subtrees a ledger's stored input describes (see [`BatchPlan::input`]).
+    pub fn from_input(input: &str) -> Result<Subtrees> {
+        let bad = || Error::InvalidInput("the ledger's stored instance is malformed".into());
+        let value: Value = serde_json::from_str(input).map_err(|_| bad())?;
+        let cost = value["cost"]
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(|c| c.as_i64().ok_or_else(bad))
+            .collect::<Result<Vec<i64>>>()?;
+        let n = value["n"].as_u64().ok_or_else(bad)? as usize;
+        let inst = Instance::new(value["name"].as_str().ok_or_else(bad)?, n, cost)?;
+        let bound = match value["bound"].as_str() {
+            Some("partial") => Bound::Partial,
+            Some("assignment") => Bound::Assignment,
+            _ => Bound::HeldKarp,
+        };
+        Ok(Subtrees::new(&inst, bound))
+    }
+
+    /// The instance.
+    pub fn instance(&self) -> &Instance {
+        &self.inst
     }
 
     /// The best tour the context holds: `(cost, tour)`.
@@ -52,26 +77,12 @@ impl<'a> Subtrees<'a> {
             .collect::<Result<Vec<usize>>>()?;
         Ok((cost, tour))
     }
-
-    /// The instance the ledger at hand stores as its input (see [`BatchPlan::input`]).
-    pub fn instance_from_input(input: &str) -> Result<Instance> {
-        let bad = || Error::InvalidInput("the ledger's stored instance is malformed".into());
-        let value: Value = serde_json::from_str(input).map_err(|_| bad())?;
-        let cost = value["cost"]
-            .as_array()
-            .ok_or_else(bad)?
-            .iter()
-            .map(|c| c.as_i64().ok_or_else(bad))
-            .collect::<Result<Vec<i64>>>()?;
-        let n = value["n"].as_u64().ok_or_else(bad)? as usize;
-        Instance::new(value["name"].as_str().ok_or_else(bad)?, n, cost)
-    }
 }
 
-impl BatchPlan for Subtrees<'_> {
+impl BatchPlan for Subtrees {
     /// The instance's name, size and a hash of its costs, and the split.
     fn spec(&self) -> String {
-        let inst = self.inst;
+        let inst = &self.inst;
         format!(
             "atsp name={} n={} costs-fnv1a={:016x} split=paths-0ab-v1",
             inst.name.split_whitespace().collect::<Vec<_>>().join("_"),
@@ -84,15 +95,22 @@ impl BatchPlan for Subtrees<'_> {
         self.prefixes.len() as u64
     }
 
-    /// The instance itself, so that `verify` and `merge` can check tours from the ledger alone.
+    /// The instance itself and the bound, so that `verify` and `merge` can check tours from
+    /// the ledger alone.
     fn input(&self) -> Option<String> {
-        let inst = self.inst;
-        Some(json!({ "name": inst.name, "n": inst.n, "cost": inst.cost }).to_string())
+        let inst = &self.inst;
+        let bound = match self.bound {
+            Bound::Partial => "partial",
+            Bound::Assignment => "assignment",
+            Bound::HeldKarp => "held-karp",
+        };
+        let value = json!({ "name": inst.name, "n": inst.n, "cost": inst.cost, "bound": bound });
+        Some(value.to_string())
     }
 
     /// The heuristic tour.
     fn initial_context(&self) -> Result<Value> {
-        let (tour, cost) = heuristic_tour(self.inst);
+        let (tour, cost) = heuristic_tour(&self.inst);
         Ok(json!({ "cost": cost, "tour": tour }))
     }
 
@@ -105,7 +123,7 @@ impl BatchPlan for Subtrees<'_> {
             )));
         }
         let detail = record.detail.as_deref().unwrap_or("");
-        let recorded = recorded_tour(self.inst, &self.prefixes, record.id, detail)?;
+        let recorded = recorded_tour(&self.inst, &self.prefixes, record.id, detail)?;
         let (best_cost, _) = Subtrees::best(&context)?;
         Ok(match recorded {
             Some((cost, tour)) if cost < best_cost => json!({ "cost": cost, "tour": tour }),
@@ -129,7 +147,7 @@ impl BatchPlan for Subtrees<'_> {
             Bound::HeldKarp => (Bound::Assignment, "the assignment bound"),
             Bound::Assignment | Bound::Partial => (Bound::HeldKarp, "the Held-Karp bound"),
         };
-        let (sub, offset) = contract(self.inst, prefix)?;
+        let (sub, offset) = contract(&self.inst, prefix)?;
         let opts = AtspOptions {
             bound,
             threads: 1,
@@ -150,14 +168,14 @@ impl BatchPlan for Subtrees<'_> {
 
 /// Solves subtrees on a pool of CPU threads.
 pub struct SubtreeSolver<'a> {
-    plan: &'a Subtrees<'a>,
+    plan: &'a Subtrees,
     opts: AtspOptions,
     pool: rayon::ThreadPool,
 }
 
 impl<'a> SubtreeSolver<'a> {
     /// A solver of `plan`'s subtrees with `opts` (its bound and threads).
-    pub fn new(plan: &'a Subtrees<'a>, opts: &AtspOptions) -> Result<SubtreeSolver<'a>> {
+    pub fn new(plan: &'a Subtrees, opts: &AtspOptions) -> Result<SubtreeSolver<'a>> {
         if opts.upper_bound.is_some() || opts.node_limit.is_some() {
             return Err(Error::InvalidInput(
                 "a ledgered ATSP run starts from its own incumbent: no upper bound or node limit"
@@ -184,7 +202,7 @@ impl BatchWorker for SubtreeSolver<'_> {
     /// Solves subtree `id` below the context's incumbent.
     fn run(&mut self, id: u64, context: &Value) -> Result<BatchValue> {
         let (mut best_cost, _) = Subtrees::best(context)?;
-        let inst = self.plan.inst;
+        let inst = &self.plan.inst;
         let prefix = self
             .plan
             .prefixes
