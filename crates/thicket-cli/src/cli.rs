@@ -437,12 +437,16 @@ pub fn report_parse_error(err: clap::Error) -> ExitCode {
         return ExitCode::from(2);
     }
     let rendered = err.render().to_string();
-    let first = rendered
-        .lines()
-        .next()
-        .unwrap_or("invalid command line")
-        .trim();
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("invalid command line");
     let first = first.strip_prefix("error: ").unwrap_or(first);
+    // clap lists missing arguments on the lines below its first; keep them on the one line.
+    let first = if err.kind() == ErrorKind::MissingRequiredArgument {
+        let missing: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:")).collect();
+        format!("{first} {}", missing.join(", "))
+    } else {
+        first.to_string()
+    };
     eprintln!("thicket: {first} (see thicket --help)");
     ExitCode::from(2)
 }
@@ -462,6 +466,13 @@ mod tests {
             vec![Strategy::Naive, Strategy::DpSwap]
         );
         assert!(parse_strategies("naive,warp").is_err());
+    }
+
+    #[test]
+    fn a_missing_argument_is_named() {
+        let err = Cli::try_parse_from(["thicket", "queens"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        assert!(err.render().to_string().contains("<N>"));
     }
 
     #[test]

@@ -82,6 +82,21 @@ fn bad_input_exits_with_two_and_one_line() {
 }
 
 #[test]
+fn a_missing_argument_is_named_on_one_line() {
+    for (args, missing) in [
+        (&["queens"][..], "<N>"),
+        (&["merge"], "<LEDGERS>"),
+        (&["queens", "8", "--shard", "1/2"], "--ledger"),
+    ] {
+        let output = thicket(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert_eq!(message.trim().lines().count(), 1, "{message}");
+        assert!(message.contains(missing), "{args:?}: {message}");
+    }
+}
+
+#[test]
 fn cuda_backend_without_gpu_fails_with_one_line() {
     if gpu_present("cuda_backend_without_gpu_fails_with_one_line") {
         return;
