@@ -41,6 +41,28 @@ fn queens_8_json_has_every_key() {
     assert!(value["devices"].as_array().is_some_and(|d| d.is_empty()));
 }
 
+#[test]
+fn trials_and_verification_are_reported() {
+    let value = json(&thicket(&[
+        "queens",
+        "9",
+        "--backend",
+        "cpu",
+        "--trials",
+        "3",
+        "--verify",
+        "--json",
+        "--quiet",
+    ]));
+    assert_eq!(
+        (value["total"].as_u64(), value["verified"].as_bool()),
+        (Some(352), Some(true))
+    );
+    assert_eq!(value["trial_seconds"].as_array().map(Vec::len), Some(3));
+    let text = stdout(&thicket(&["queens", "9", "--backend", "cpu", "--verify"]));
+    assert!(text.contains("verified   against OEIS"), "{text}");
+}
+
 /// A reader that has closed the pipe ends thicket without a panic message.
 #[cfg(unix)]
 #[test]

@@ -279,7 +279,7 @@ fn count_batched(n: usize, options: &CountOptions, batching: &Batching) -> Resul
                     devices,
                     seconds: started.elapsed().as_secs_f64(),
                 };
-                return outcome(n, finished, info);
+                return outcome(n, finished, info, options.run.verify);
             }
             thicket_run::mpi::Role::Alone => {}
         }
@@ -301,11 +301,12 @@ fn count_batched(n: usize, options: &CountOptions, batching: &Batching) -> Resul
         devices: counter.device_names(),
         seconds: started.elapsed().as_secs_f64(),
     };
-    outcome(n, finished, info)
+    outcome(n, finished, info, options.run.verify)
 }
 
-/// The counts of a finished batched run, or a shard's part of them.
-fn outcome(n: usize, finished: Finished, info: RunInfo) -> Result<Counted> {
+/// The counts of a finished batched run, or a shard's part of them; checked against OEIS when
+/// `verify` asks (a shard has no reference of its own).
+fn outcome(n: usize, finished: Finished, info: RunInfo, verify: bool) -> Result<Counted> {
     if !finished.is_whole() {
         return Ok(Counted::Shard {
             n,
@@ -314,7 +315,27 @@ fn outcome(n: usize, finished: Finished, info: RunInfo) -> Result<Counted> {
         });
     }
     let count = counts_from_total(n, finished.total)?;
-    Ok(Counted::Whole(Box::new(measured(count, info))))
+    let mut measured = measured(count, info);
+    if verify {
+        measured.verified = Some(check_against_oeis(&count)?);
+    }
+    Ok(Counted::Whole(Box::new(measured)))
+}
+
+/// `true` when `count` is OEIS's; a wrong count is an [`Error::Verification`], a board OEIS
+/// does not list an [`Error::InvalidInput`].
+fn check_against_oeis(count: &QueensCount) -> Result<bool> {
+    match known_counts(count.n) {
+        Some(known) if known == (count.total, count.unique) => Ok(true),
+        Some(_) => Err(Error::Verification(format!(
+            "queens {}: the counts differ from OEIS",
+            count.n
+        ))),
+        None => Err(Error::InvalidInput(format!(
+            "queens {}: OEIS lists no counts to verify against",
+            count.n
+        ))),
+    }
 }
 
 /// Counts obtained without a kernel run of their own (a ledger, merged shards), as a
