@@ -7,9 +7,8 @@ pub const MAX_CONNECTIONS_ENV: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
 /// unless the user set [`MAX_CONNECTIONS_ENV`] already.
 ///
 /// thicket gives every device one stream, so the other queues would go unused, and each costs
-/// time to open and to close: on two H200, a context was ready in 0.05 s instead of 0.10 s
-/// and closed in 0.03 s instead of 0.06 s, and counting N = 8 on both GPUs took 0.46-0.49 s
-/// of wall time instead of 0.65-0.69 s.
+/// time to open and to close (contexts open and close about twice as fast with one queue:
+/// docs/benchmarks.md, GPU section).
 ///
 /// The driver reads the variable once, when it starts, and the environment is process-wide:
 /// call this first thing in `main`, before any thread is started and any CUDA call made.

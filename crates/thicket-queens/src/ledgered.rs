@@ -34,7 +34,7 @@ pub struct Split {
 /// resumed run cuts the same batches: 64 constellations up to N = 21, then half as many for
 /// each larger N down to 1 from N = 27 on. A batch's work grows about 8x per N while the
 /// constellations grow 1.2x, so a batch stays between a fraction of a second and minutes on
-/// one GPU (about 14 minutes at N = 27 with the kernel of 2026-11) and a run has enough
+/// one GPU (docs/long-runs.md tabulates them) and a run has enough
 /// batches (1,000 to 40,000 from N = 23 on) to spread over many GPUs and to lose little when
 /// killed.
 pub fn default_batch_size(n: usize) -> usize {
