@@ -9,7 +9,8 @@ use serde::Serialize;
 use crate::probe::ensure_nvrtc;
 use crate::GpuError;
 
-/// CUDA C++ source of one kernel module, normally embedded in a solver with `include_str!`.
+/// CUDA C++ source of one kernel module, normally embedded in a solver with `include_str!`
+/// and listed in the solver crate's `kernels.rs`.
 ///
 /// Kernels that solvers look up by name should be declared `extern "C"` so that their names
 /// are not mangled.
@@ -19,6 +20,44 @@ pub struct KernelSource {
     pub name: &'static str,
     /// The CUDA C++ source text.
     pub source: &'static str,
+    /// The headers the source may `#include "name"`, passed to NVRTC by name (no include path
+    /// is searched); their text is part of the cache key.
+    pub headers: &'static [Header],
+}
+
+/// A header that kernels include by name, e.g. [`THICKET_HEADER`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Header {
+    /// The name kernels include, e.g. `thicket.cuh`.
+    pub name: &'static str,
+    /// Its text.
+    pub source: &'static str,
+}
+
+/// thicket's shared CUDA header (`kernels/thicket.cuh`): the `u64` type, warp sums, per-warp
+/// atomic adds and board masks, written once for every kernel module.
+pub const THICKET_HEADER: Header = Header {
+    name: "thicket.cuh",
+    source: include_str!("../kernels/thicket.cuh"),
+};
+
+impl KernelSource {
+    /// The text the kernel cache hashes for this module: the source and every header, each
+    /// with its name.
+    pub(crate) fn key_text(&self) -> String {
+        let mut text = self.source.to_owned();
+        for header in self.headers {
+            text.push_str(&format!("\n// header {}\n{}", header.name, header.source));
+        }
+        text
+    }
+}
+
+/// The NVRTC option that defines `name` as `value` for the kernel (`-DNAME=value`): how
+/// constants that the host and the device must agree on reach the kernels, defined once in
+/// Rust. Options are part of the cache key.
+pub fn define(name: &str, value: impl std::fmt::Display) -> String {
+    format!("-D{name}={value}")
 }
 
 /// The kind of code NVRTC produced.
@@ -228,18 +267,43 @@ struct Program {
     raw: sys::nvrtcProgram,
     _source: CString,
     _name: CString,
+    _headers: Vec<(CString, CString)>,
 }
 
 impl Program {
     fn create(src: &KernelSource) -> Result<Program, GpuError> {
         let source = c_string(src.source, &format!("the source of kernel `{}`", src.name))?;
         let name = c_string(src.name, "a kernel name")?;
-        let raw = rtc::create_program(&source, Some(&name))
-            .map_err(GpuError::nvrtc("nvrtcCreateProgram"))?;
+        let headers = src
+            .headers
+            .iter()
+            .map(|h| {
+                let text = c_string(h.source, &format!("the header `{}`", h.name))?;
+                Ok((text, c_string(h.name, "a header name")?))
+            })
+            .collect::<Result<Vec<_>, GpuError>>()?;
+        let texts: Vec<*const c_char> = headers.iter().map(|(t, _)| t.as_ptr()).collect();
+        let names: Vec<*const c_char> = headers.iter().map(|(_, n)| n.as_ptr()).collect();
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: every pointer is to a NUL-terminated string that `Program` owns (and so
+        // outlives the program); `texts` and `names` hold `headers.len()` entries each.
+        unsafe {
+            sys::nvrtcCreateProgram(
+                &mut raw,
+                source.as_ptr(),
+                name.as_ptr(),
+                headers.len() as c_int,
+                texts.as_ptr(),
+                names.as_ptr(),
+            )
+        }
+        .result()
+        .map_err(GpuError::nvrtc("nvrtcCreateProgram"))?;
         Ok(Program {
             raw,
             _source: source,
             _name: name,
+            _headers: headers,
         })
     }
 
@@ -303,6 +367,7 @@ extern "C" __global__ void add_one(unsigned int *data, unsigned int n) {
     if (i < n) data[i] += 1u;
 }
 "#,
+        headers: &[],
     };
 
     /// NVRTC is optional on developer machines but required in CI (THICKET_REQUIRE_NVRTC=1).
@@ -364,6 +429,7 @@ extern "C" __global__ void add_one(unsigned int *data, unsigned int n) {
         let broken = KernelSource {
             name: "broken.cu",
             source: "extern \"C\" __global__ void k() { undeclared_thing = 1; }",
+            headers: &[],
         };
         match compile_for_arch(&broken, "sm_90", &[]) {
             Err(GpuError::Compile { kernel, log, .. }) => {
@@ -376,6 +442,42 @@ extern "C" __global__ void add_one(unsigned int *data, unsigned int n) {
             Err(GpuError::Compile { log, .. }) => assert!(!log.is_empty()),
             other => panic!("expected a compile error, got {other:?}"),
         }
+    }
+
+    const WITH_HEADER: KernelSource = KernelSource {
+        name: "with_header.cu",
+        source:
+            "#include \"thicket.cuh\"\n#ifndef WIDTH\n#error WIDTH is the host's\n#endif\n\
+                 extern \"C\" __global__ void k(u64* t) { add_per_warp(t, WIDTH + board_mask(3)); }",
+        headers: &[THICKET_HEADER],
+    };
+
+    #[test]
+    fn headers_and_defines_reach_the_kernel() {
+        if !nvrtc_or_skip("headers_and_defines_reach_the_kernel") {
+            return;
+        }
+        compile_for_arch(&WITH_HEADER, "sm_90", &[define("WIDTH", 4)]).expect("compiles");
+        let missing = compile_for_arch(&WITH_HEADER, "sm_90", &[]);
+        assert!(
+            matches!(missing, Err(GpuError::Compile { .. })),
+            "{missing:?}"
+        );
+    }
+
+    #[test]
+    fn the_cache_text_holds_every_header() {
+        const OTHER: [Header; 1] = [Header {
+            name: "thicket.cuh",
+            source: "// another text",
+        }];
+        let changed = KernelSource {
+            headers: &OTHER,
+            ..WITH_HEADER
+        };
+        assert_ne!(WITH_HEADER.key_text(), changed.key_text());
+        assert!(WITH_HEADER.key_text().contains("add_per_warp"));
+        assert_eq!(define("BLOCK", 128), "-DBLOCK=128");
     }
 
     #[test]
@@ -391,6 +493,7 @@ extern "C" __global__ void add_one(unsigned int *data, unsigned int n) {
         let nul = KernelSource {
             name: "nul.cu",
             source: "extern \"C\" __global__ void k() {}\0",
+            headers: &[],
         };
         let result = compile_for_arch(&nul, "sm_90", &[]);
         if nvrtc_status().is_ok() {

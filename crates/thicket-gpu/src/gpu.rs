@@ -143,9 +143,10 @@ impl Gpu {
             nvrtc_version,
         )?;
         let all_options = full_options(&target, options)?;
+        let key_text = src.key_text();
         let key = cache_key(&KeyInputs {
             name: src.name,
-            source: src.source,
+            source: &key_text,
             options: &all_options,
             target: &target.arch,
             driver_version: self.info.driver_version,

@@ -25,12 +25,16 @@ mod error;
 mod gpu;
 mod link;
 mod mapped;
+mod modules;
 mod peer;
 mod probe;
 mod queue;
 
 pub use cache::kernel_cache_dir;
-pub use compile::{compile_for_arch, nvrtc_status, ImageKind, KernelSource, DEFAULT_OPTIONS};
+pub use compile::{
+    compile_for_arch, define, nvrtc_status, Header, ImageKind, KernelSource, DEFAULT_OPTIONS,
+    THICKET_HEADER,
+};
 pub use cudarc;
 pub use environment::{prefer_one_hardware_queue, MAX_CONNECTIONS_ENV};
 pub use error::GpuError;
@@ -39,6 +43,7 @@ pub use link::{
     compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
 };
 pub use mapped::MappedWord;
+pub use modules::{architectures_from, compile_everywhere, KernelModule};
 pub use peer::{peer_atomics, PeerMemory};
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};

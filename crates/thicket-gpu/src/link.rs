@@ -302,9 +302,10 @@ impl Gpu {
         let options = relocatable_options(options);
         let mut key_options = full_options(&target, &options)?;
         key_options.push(format!("link:{CUDADEVRT}:{}", file_hash(&library)?));
+        let key_text = src.key_text();
         let key = cache_key(&KeyInputs {
             name: src.name,
-            source: src.source,
+            source: &key_text,
             options: &key_options,
             target: &target.arch,
             driver_version: self.info().driver_version,
@@ -370,6 +371,7 @@ extern "C" __global__ void parent(unsigned int *out) {
     child<<<1, 32, 0, cudaStreamFireAndForget>>>(out);
 }
 "#,
+        headers: &[],
     };
 
     #[test]

@@ -16,6 +16,7 @@ extern "C" __global__ void add_one(unsigned long long *data, unsigned int n) {
     if (i < n) data[i] += 1ull;
 }
 "#,
+    headers: &[],
 };
 
 fn devices_or_skip(test: &str) -> Option<Vec<DeviceInfo>> {

@@ -38,9 +38,13 @@
 // most rows a task fills.
 // src/gpu/tasks.rs (Task::count) runs this loop on the CPU as the kernel's reference.
 
-#define BLOCK 128
-#define PLAN_WORDS 34
-#define GAP_SHIFT 28
+#include "thicket.cuh"
+
+// Defined by the host (thicket-queens src/kernels.rs), which sizes launches and records with
+// the same values.
+#if !defined(BLOCK) || !defined(STACK_ENTRY_BYTES) || !defined(PLAN_WORDS) || !defined(GAP_SHIFT)
+#error "queens.cu needs BLOCK, STACK_ENTRY_BYTES, PLAN_WORDS and GAP_SHIFT from the host"
+#endif
 // Where board columns start in the kernel's masks: a funnel shift reads its count from the
 // low 5 bits of a word, so boards up to 27 columns fit above them.
 #define COLUMN_SHIFT 5
@@ -48,7 +52,7 @@
 #define LEAF 4u
 // Bytes between two words of one stack level, and between two levels.
 #define WORD_STRIDE (BLOCK * 4)
-#define LEVEL_STRIDE (BLOCK * 20)
+#define LEVEL_STRIDE (BLOCK * STACK_ENTRY_BYTES)
 // The table word of a level, behind its four pushed words.
 #define TABLE_OFFSET (4 * WORD_STRIDE)
 // Tasks between two progress stores (a power of two): N = 21 stores 6,000 times in 9 s.
@@ -221,10 +225,5 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
 
     // Lanes leave the loop one by one; gather the warp again for the reduction.
     __syncwarp();
-    for (unsigned int offset = 16; offset > 0; offset >>= 1) {
-        count += __shfl_down_sync(0xffffffffu, count, offset);
-    }
-    if ((threadIdx.x & 31u) == 0 && count != 0) {
-        atomicAdd(total, count);
-    }
+    add_per_warp(total, count);
 }

@@ -12,6 +12,7 @@ pub mod count;
 pub mod cpu;
 pub mod gpu;
 pub mod join;
+pub mod kernels;
 pub mod ledgered;
 pub mod lines;
 pub mod reference;

@@ -4,6 +4,9 @@
 // first queen in the left half), and the whole per-thread state (columns, both diagonals and
 // the stack) in one dynamic shared block, `4 * (board_size - depth)` words a thread (step 4).
 // Each thread writes its count to counts[thread]; the host sums them.
+
+#include "thicket.cuh"
+
 extern __shared__ unsigned feinbube_shared[];
 
 extern "C" __global__ void feinbube_nqueens(unsigned board_size, unsigned thread_count,
@@ -12,7 +15,7 @@ extern "C" __global__ void feinbube_nqueens(unsigned board_size, unsigned thread
     unsigned thread = blockIdx.x * blockDim.x + threadIdx.x;
     if (thread >= thread_count) return;
     unsigned rest = board_size - depth;  // rows this thread fills ("abs" in the slides)
-    unsigned mask = (board_size == 32u) ? 0xffffffffu : ((1u << board_size) - 1u);
+    unsigned mask = board_mask(board_size);
     // Step 4: one shared block, the thread's four arrays side by side.
     unsigned *cols = feinbube_shared + 4u * rest * threadIdx.x;
     unsigned *pos_diag = cols + rest;

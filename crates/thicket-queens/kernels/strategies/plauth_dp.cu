@@ -18,6 +18,8 @@
 // launches by the branching factor each level (127 million boards four rows from the end of
 // N = 16), which is what made the paper's scheme stall or fall back from N = 16 on.
 
+#include "thicket.cuh"
+
 struct Config {     // boardConfig_t: the masks of the next row to fill, and its index
     unsigned col;
     unsigned pos;   // left-going diagonals (shifted left row by row)
@@ -30,7 +32,6 @@ struct Entry {      // DP-SWAP's boardConfigEx_t: a Config and the positions sti
     unsigned avail;
 };
 
-__device__ unsigned board_mask(unsigned n) { return n == 32u ? 0xffffffffu : (1u << n) - 1u; }
 
 __device__ unsigned free_of(const Config &c, unsigned mask) {
     return mask & ~(c.col | c.pos | c.neg);

@@ -6,6 +6,8 @@
 // the three masks of that row and the positions still to try in it, so `rows` = 11 is the
 // paper's forty-four words. Each block writes its solution count to results[blockIdx.x].
 
+#include "thicket.cuh"
+
 // Which workspace layout a kernel uses; `at` gives the word `field` of row `row`.
 struct GlobalRows {  // Sec. 3, Fig. 1: a private slice of a global array per thread.
     unsigned *base;

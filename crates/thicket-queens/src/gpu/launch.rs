@@ -13,22 +13,12 @@ use thicket_gpu::cudarc::driver::{
     CudaFunction, CudaSlice, DevicePtr, LaunchConfig, PushKernelArg,
 };
 use thicket_gpu::{
-    peer_atomics, run_work_queue, Gpu, GpuError, KernelSource, MappedWord, ModuleStats, PeerMemory,
+    peer_atomics, run_work_queue, Gpu, GpuError, MappedWord, ModuleStats, PeerMemory,
 };
 
 use super::tasks::TASK_WORDS;
 
-/// The kernel module, compiled at run time for each device's architecture.
-pub const QUEENS_KERNEL: KernelSource = KernelSource {
-    name: "queens.cu",
-    source: include_str!("../../kernels/queens.cu"),
-};
-
-/// Threads per block; must equal `BLOCK` in the kernel, which sizes the shared stack with it.
-const BLOCK: u32 = 128;
-
-/// Bytes of one stack level a thread: {untried columns, columns, "\\", "/", table word}.
-const STACK_ENTRY_BYTES: usize = 20;
+use crate::kernels::{QUEENS, QUEENS_BLOCK as BLOCK, QUEENS_STACK_ENTRY_BYTES as STACK_ENTRY_BYTES};
 
 /// How often the host reads how far a launch has handed its tasks out.
 const PROGRESS_POLL: Duration = Duration::from_millis(100);
@@ -125,7 +115,7 @@ pub fn close_devices(devices: Vec<Device>) {
 /// Opens device `ordinal` and loads the kernel on it.
 fn open_device(ordinal: usize, started: Instant) -> Result<Device, GpuError> {
     let gpu = Gpu::open(ordinal)?;
-    let (module, stats) = gpu.load_module_with_stats(&QUEENS_KERNEL, &[])?;
+    let (module, stats) = gpu.load_module_with_stats(&QUEENS.source, &QUEENS.options())?;
     let function = gpu.load_function(&module, "queens_count")?;
     Ok(Device {
         gpu,
@@ -429,7 +419,7 @@ mod tests {
             println!("NOTE nvrtc_compiles_the_queens_kernel_for_sm_90: libnvrtc is absent, so the kernel was NOT compiled ({error})");
             return;
         }
-        let cubin = thicket_gpu::compile_for_arch(&QUEENS_KERNEL, "sm_90", &[])
+        let cubin = QUEENS.compile_for_arch("sm_90")
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(&cubin[..4], b"\x7fELF");
         let kernel_name: &[u8] = b"queens_count";

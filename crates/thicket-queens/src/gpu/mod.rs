@@ -21,7 +21,7 @@ use crate::count::{validate_n, QueensCount};
 use crate::rotations::unique_from_total;
 use crate::search::Plan;
 
-pub use launch::{Queue, QUEENS_KERNEL};
+pub use launch::Queue;
 use tasks::{gpu_plans, target_tasks, GpuPlan, PackedTasks, TaskCounts, MAX_N};
 
 /// How to run a GPU count.

@@ -13,7 +13,7 @@ pub const PLAN_WORDS: usize = 2 + 32;
 /// Words per task.
 pub const TASK_WORDS: usize = 4;
 /// The bit where a table word keeps the row gap into its depth, above every board column.
-const GAP_SHIFT: u32 = 28;
+pub(crate) const GAP_SHIFT: u32 = 28;
 /// The largest board the kernel counts: its masks keep the columns above the 5 bits a funnel
 /// shift reads its count from (5 + 27 = 32), and its weighted total fits the kernel's 64-bit
 /// counters (Q(27) < 2^58).

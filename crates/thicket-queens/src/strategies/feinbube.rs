@@ -5,17 +5,10 @@
 use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::sys::CUfunction_attribute;
 use thicket_gpu::cudarc::driver::{LaunchConfig, PushKernelArg};
-use thicket_gpu::KernelSource;
 
 use super::jobs::zhang_depth;
 use super::StrategyRunner;
 use super::{driver, gpu_error, host_depth, mirrored, positive, timed_launch, Counted, Params};
-
-/// The kernel of Feinbube et al.
-pub const FEINBUBE_KERNEL: KernelSource = KernelSource {
-    name: "strategies/feinbube.cu",
-    source: include_str!("../../kernels/strategies/feinbube.cu"),
-};
 
 /// Default threads per block (see [`Params::block_size`]).
 pub const BLOCK_SIZE: u32 = 128;
@@ -33,7 +26,7 @@ pub(crate) fn count(runner: &mut StrategyRunner, n: usize, params: &Params) -> R
     })?;
     // Step 4: 4 * (board size - depth) words a thread.
     let shared_bytes = 16 * (n - depth) as u32 * block;
-    let module = runner.module(&FEINBUBE_KERNEL, false)?;
+    let module = runner.module(&crate::kernels::FEINBUBE)?;
     let function = runner
         .gpu()
         .load_function(&module, "feinbube_nqueens")
@@ -82,10 +75,8 @@ pub(crate) fn count(runner: &mut StrategyRunner, n: usize, params: &Params) -> R
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn nvrtc_compiles_feinbubes_kernel_for_sm_90() {
-        super::super::tests_support::compile_or_note(&FEINBUBE_KERNEL, false, "feinbube_nqueens");
+        super::super::tests_support::compile_or_note(&crate::kernels::FEINBUBE, "feinbube_nqueens");
     }
 }

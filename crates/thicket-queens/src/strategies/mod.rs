@@ -211,19 +211,16 @@ impl StrategyRunner {
         }
     }
 
-    /// The module of `source`, compiled (or linked, for dynamic parallelism) on first use.
-    pub(crate) fn module(
-        &mut self,
-        source: &thicket_gpu::KernelSource,
-        linked: bool,
-    ) -> Result<Arc<CudaModule>> {
+    /// The module `kernels`, compiled (or linked, for dynamic parallelism) on first use.
+    pub(crate) fn module(&mut self, kernels: &thicket_gpu::KernelModule) -> Result<Arc<CudaModule>> {
+        let source = &kernels.source;
         if let Some((_, module)) = self.modules.iter().find(|(name, _)| *name == source.name) {
             return Ok(module.clone());
         }
-        let loaded = if linked {
-            self.gpu.load_linked_module(source, &[])
+        let loaded = if kernels.linked {
+            self.gpu.load_linked_module(source, &kernels.options())
         } else {
-            self.gpu.load_module_with_stats(source, &[])
+            self.gpu.load_module_with_stats(source, &kernels.options())
         };
         let (module, _) = loaded.map_err(unavailable)?;
         self.modules.push((source.name, module.clone()));
@@ -407,11 +404,11 @@ pub fn with_unique(run: &StrategyRun) -> Result<QueensCount> {
 /// requires it), else say that nothing was compiled.
 #[cfg(test)]
 pub(crate) mod tests_support {
-    use thicket_gpu::KernelSource;
+    use thicket_gpu::KernelModule;
 
-    /// Compiles `source` for sm_90 (as relocatable code when `relocatable`) and checks that the
-    /// image names `kernel`.
-    pub fn compile_or_note(source: &KernelSource, relocatable: bool, kernel: &str) {
+    /// Compiles `module` for sm_90 and checks that the image names `kernel`.
+    pub fn compile_or_note(module: &KernelModule, kernel: &str) {
+        let (source, relocatable) = (&module.source, module.linked);
         if let Err(error) = thicket_gpu::nvrtc_status() {
             if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
                 panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
@@ -422,12 +419,9 @@ pub(crate) mod tests_support {
             );
             return;
         }
-        let image = if relocatable {
-            thicket_gpu::compile_relocatable_for_arch(source, "sm_90", &[])
-        } else {
-            thicket_gpu::compile_for_arch(source, "sm_90", &[])
-        }
-        .unwrap_or_else(|e| panic!("{e}"));
+        let image = module
+            .compile_for_arch("sm_90")
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(&image[..4], b"\x7fELF");
         assert!(image.windows(kernel.len()).any(|w| w == kernel.as_bytes()));
         if relocatable {

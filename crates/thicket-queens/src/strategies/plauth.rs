@@ -8,7 +8,6 @@
 
 use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use thicket_gpu::KernelSource;
 
 use super::jobs::Subproblems;
 use super::{
@@ -17,12 +16,6 @@ use super::{
 };
 use super::{Strategy, StrategyRunner};
 use crate::count::board_mask;
-
-/// The kernels of Plauth et al.
-pub const PLAUTH_KERNELS: KernelSource = KernelSource {
-    name: "strategies/plauth_dp.cu",
-    source: include_str!("../../kernels/strategies/plauth_dp.cu"),
-};
 
 /// Default threads per block (their Sec. 3.3).
 pub const BLOCK_SIZE: u32 = 256;
@@ -95,7 +88,7 @@ pub(crate) fn count(
     let block = positive("--block-size", params.block_size, default_block, 1024)?;
     let shared_limit = positive("--shared-limit", params.shared_limit, SHARED_LIMIT, 1 << 20)?;
     let (configs, depth) = configs(n, depth);
-    let module = runner.module(&PLAUTH_KERNELS, true)?;
+    let module = runner.module(&crate::kernels::PLAUTH)?;
     runner.ensure_dp_limits()?;
     let gpu = runner.gpu();
     let stream = gpu.stream().clone();
@@ -267,7 +260,7 @@ mod tests {
 
     #[test]
     fn nvrtc_compiles_the_dynamic_parallelism_kernels_for_sm_90() {
-        super::super::tests_support::compile_or_note(&PLAUTH_KERNELS, true, "dp_swap");
+        super::super::tests_support::compile_or_note(&crate::kernels::PLAUTH, "dp_swap");
     }
 
     #[test]

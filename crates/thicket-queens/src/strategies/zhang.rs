@@ -5,7 +5,6 @@
 use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::sys::{CUfunc_cache, CUfunction_attribute};
 use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use thicket_gpu::KernelSource;
 
 use super::jobs::zhang_depth;
 use super::{
@@ -14,12 +13,6 @@ use super::{
 };
 use super::{Strategy, StrategyRunner};
 use crate::count::board_mask;
-
-/// The kernels of Zhang et al.
-pub const ZHANG_KERNELS: KernelSource = KernelSource {
-    name: "strategies/zhang.cu",
-    source: include_str!("../../kernels/strategies/zhang.cu"),
-};
 
 /// Default threads per block (see [`Params::block_size`]).
 pub const BLOCK_SIZE: u32 = 64;
@@ -49,7 +42,7 @@ pub(crate) fn count(
     let job_count = u32::try_from(jobs.len()).map_err(|_| {
         Error::InvalidInput(format!("too many jobs ({}) for one launch", jobs.len()))
     })?;
-    let module = runner.module(&ZHANG_KERNELS, false)?;
+    let module = runner.module(&crate::kernels::ZHANG)?;
     let name = match strategy {
         Strategy::Naive | Strategy::L1 => "zhang_global",
         Strategy::Shared => "zhang_shared_conflicting",
@@ -156,10 +149,8 @@ fn configure(function: &CudaFunction, strategy: Strategy, shared_bytes: u32) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn nvrtc_compiles_zhangs_kernels_for_sm_90() {
-        super::super::tests_support::compile_or_note(&ZHANG_KERNELS, false, "zhang_pool_global");
+        super::super::tests_support::compile_or_note(&crate::kernels::ZHANG, "zhang_pool_global");
     }
 }
