@@ -123,7 +123,7 @@ if [[ $perm == 1 ]]; then
     atsp_cost() { sed -n 's/.*"cost":\([0-9]*\).*/\1/p' <<<"$1"; }
     # instance arguments | start: the TSPLIB optimum, a given bound, or the heuristic tour
     coin_opt=$(atsp_cost "$("$bin" atsp --generate coin:14:1 --json --quiet)")
-    data="${THICKET_PERM_DATA:-crates/thicket-perm/data}"
+    data="${THICKET_PERM_DATA:-crates/thicket-atsp/data}"
     cases=("$data/br17.atsp --optimal-ub" "--generate coin:14:1 --upper-bound $coin_opt" "--generate crane:14:1")
     {
         printf '| instance | strategy | cost | nodes | seconds | ok |\n|---|---|---:|---:|---:|---|\n'

@@ -18,7 +18,7 @@ use thicket_perm::strategy::Strategy;
 use thicket_run::chart::{line_chart_svg, Series};
 
 use crate::cli::BenchPermArgs;
-use crate::perm::MULTICORE_D_CPU;
+use thicket_perm::MULTICORE_D_CPU;
 
 /// One strategy at one N (and, in a sweep, one d_cpu).
 #[derive(Debug, Clone, Serialize)]
@@ -214,7 +214,10 @@ fn time_one(strategy: Strategy, d_cpu: Option<usize>, n: usize, threads: usize) 
     let started = Instant::now();
     let hidden = Progress::hidden();
     if strategy.is_gpu() {
-        let params = GpuParams { d_cpu, d_gpu: None };
+        let params = GpuParams {
+            d_cpu,
+            ..GpuParams::default()
+        };
         let (count, run) = count_gpu(n, strategy, &params, &hidden)?;
         return Ok(Timed {
             seconds: started.elapsed().as_secs_f64(),

@@ -67,6 +67,7 @@ pub enum AtspBound {
 
 /// Options of `thicket atsp`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("batched").args(["ledger", "mpi"]).multiple(true)))]
 pub struct AtspArgs {
     /// A TSPLIB file (explicit edge weights, any format).
     #[arg(required_unless_present = "generate", conflicts_with = "generate")]
@@ -92,15 +93,29 @@ pub struct AtspArgs {
     /// SQLite ledger and skip those it holds: a killed run resumes with its incumbent.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["upper_bound", "optimal_ub"])]
     pub ledger: Option<std::path::PathBuf>,
+    /// With --ledger: solve only shard i of K of the subtrees (subtree numbers i mod K); merge
+    /// the shard ledgers into the proven optimum with `thicket merge`.
+    #[arg(long, value_name = "i/K", requires = "ledger", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Run under MPI (`mpirun -n R thicket atsp FILE --mpi`): rank 0 hands subtrees out with
+    /// the current incumbent and owns the ledger, ranks 1.. solve them (needs a binary built
+    /// with the `mpi` feature).
+    #[arg(long, conflicts_with_all = ["upper_bound", "optimal_ub"])]
+    pub mpi: bool,
     /// How to search.
     #[command(flatten)]
     pub search: PermSearchArgs,
-    /// Print one JSON object (keys: name, n, cost, tour, nodes, proven_optimal, seconds, ...).
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Where to run: `auto` and `cpu` search on the CPU (multicore), `cuda` with the thesis's
+    /// best GPU strategy (bp-dfs-pool).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report. JSON keys: name, n, cost, tour, nodes, proven_optimal, known_optimum,
+    /// bound, strategy, threads, seconds, backend, devices, gpu.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How often, and checked against the TSPLIB optimum.
+    #[command(flatten)]
+    pub trials: TrialArgs,
 }
 
 /// A ledger to read.
@@ -137,17 +152,15 @@ pub struct MergeArgs {
     pub json: bool,
 }
 
-/// The strategy, threads and depths of a permutation search (`perm-queens`, `atsp`).
+/// The strategy and depths of a permutation search (`perm-queens`, `atsp`).
 #[derive(Debug, Args)]
 pub struct PermSearchArgs {
     /// `serial` (one DFS on one thread), `multicore` (a serial search to a small depth, then
     /// the subtrees below on a pool of threads), or a GPU strategy of the thesis: `bp-dfs`,
-    /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction.md).
-    #[arg(long, value_enum, default_value_t = thicket_perm::strategy::Strategy::Multicore)]
-    pub strategy: thicket_perm::strategy::Strategy,
-    /// CPU threads for `multicore` (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub threads: Option<u32>,
+    /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction.md). Default:
+    /// `multicore`, or `bp-dfs-pool` with `--backend cuda`.
+    #[arg(long, value_enum)]
+    pub strategy: Option<thicket_perm::strategy::Strategy>,
     /// Depth of the serial initial search (the thesis's d_cpu): perm-queens `multicore`
     /// (default 4) and the GPU strategies (default: bp-dfs and bp-dfs-pool the first depth
     /// with 2^20 nodes, rec-cdp and cdp-bp d_gpu - 2, rec-dp3 2).
@@ -161,23 +174,26 @@ pub struct PermSearchArgs {
 }
 
 impl PermSearchArgs {
-    /// The threads the search runs on: one for `serial`, none on the CPU for the GPU.
-    pub fn thread_count(&self) -> usize {
-        match self.strategy {
-            thicket_perm::strategy::Strategy::Multicore => self
-                .threads
-                .map(|t| t as usize)
-                .unwrap_or_else(thicket_core::available_threads),
-            _ => 1,
-        }
-    }
-
-    /// The depths asked of a GPU strategy.
-    pub fn gpu_params(&self) -> thicket_perm::gpu::GpuParams {
-        thicket_perm::gpu::GpuParams {
+    /// The depths asked of a GPU strategy, on the one GPU of `--devices` (default 0); more
+    /// than one is refused.
+    pub fn gpu_params(
+        &self,
+        backend: &BackendArgs,
+    ) -> thicket_core::Result<thicket_perm::gpu::GpuParams> {
+        let device = match backend.devices.as_deref() {
+            None => 0,
+            Some([one]) => *one,
+            Some(_) => {
+                return Err(thicket_core::Error::InvalidInput(
+                    "the permutation strategies run on one GPU: give --devices one ordinal".into(),
+                ))
+            }
+        };
+        Ok(thicket_perm::gpu::GpuParams {
             d_cpu: self.d_cpu.map(|d| d as usize),
             d_gpu: self.d_gpu.map(|d| d as usize),
-        }
+            device,
+        })
     }
 }
 
@@ -190,13 +206,18 @@ pub struct PermQueensArgs {
     /// How to search.
     #[command(flatten)]
     pub search: PermSearchArgs,
-    /// Print one JSON object (keys: n, nodes, solutions, seconds, strategy, threads; with a GPU
-    /// strategy also gpu: device, depths, roots, chunk, launches, host and device seconds).
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Where to run: `auto` and `cpu` search on the CPU (multicore), `cuda` with the thesis's
+    /// best GPU strategy (bp-dfs-pool).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report. JSON keys: n, nodes, solutions, seconds, strategy, threads, backend,
+    /// devices; with a GPU strategy also gpu (device, depths, roots, chunk, launches, host and
+    /// device seconds).
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How often, and checked against the thesis's Table 1.
+    #[command(flatten)]
+    pub trials: TrialArgs,
 }
 
 /// Options of `thicket queens`.

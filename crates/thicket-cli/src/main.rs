@@ -1,13 +1,11 @@
 //! The `thicket` command line: thin over the library crates.
 
-mod atsp;
 mod bench;
 mod bench_perm;
 mod bench_strategies;
 mod cli;
 mod commands;
 mod flags;
-mod perm;
 
 use std::process::ExitCode;
 
@@ -26,8 +24,8 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Queens(args) => commands::queens::run(&args),
         Command::Devices(args) => commands::devices::run(&args),
-        Command::PermQueens(args) => perm::run_queens(&args),
-        Command::Atsp(args) => atsp::run(&args),
+        Command::PermQueens(args) => commands::perm::run(&args),
+        Command::Atsp(args) => commands::atsp::run(&args),
         Command::Status(args) => commands::ledger::status(&args),
         Command::Verify(args) => commands::ledger::verify(&args),
         Command::Merge(args) => commands::ledger::merge(&args),

@@ -192,7 +192,7 @@ fn perm_queens_reports_the_thesis_node_count() {
 fn atsp_solves_br17_and_reports_bad_files_by_line() {
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../thicket-perm/data/br17.atsp"
+        "/../thicket-atsp/data/br17.atsp"
     );
     let value = json(&thicket(&["atsp", file, "--json", "--quiet"]));
     assert_eq!(value["cost"], 39);
@@ -230,7 +230,7 @@ fn atsp_solves_br17_and_reports_bad_files_by_line() {
 fn gpu_permutation_strategies_fail_with_one_line_without_a_gpu() {
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../thicket-perm/data/br17.atsp"
+        "/../thicket-atsp/data/br17.atsp"
     );
     let assignment = thicket(&[
         "atsp",

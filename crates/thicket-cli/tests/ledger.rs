@@ -211,7 +211,7 @@ fn an_atsp_run_killed_four_times_resumes_to_the_optimum() {
     let ledger = ledger.to_str().unwrap();
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../thicket-perm/data/ftv33.atsp"
+        "/../thicket-atsp/data/ftv33.atsp"
     );
     let args = ["atsp", file, "--ledger", ledger, "--quiet", "--json"];
     let finished = || {

@@ -15,7 +15,12 @@
 // is always the lowest untried one, so it is the lowest bit of the saved word: popping
 // recovers it and the board is restored by XOR.
 
-#define QROOT_WORDS 5
+#include "thicket.cuh"
+
+// Defined by the host (thicket-perm src/kernels.rs).
+#ifndef QROOT_WORDS
+#error "perm_queens.cu needs QROOT_WORDS from the host"
+#endif
 
 struct QueensDfs {
     unsigned cols;

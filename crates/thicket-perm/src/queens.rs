@@ -115,15 +115,9 @@ pub fn count(
     let (nodes, solutions) = match strategy {
         Strategy::Serial => search_below(n, &Node::root()),
         Strategy::Multicore => {
-            if threads == 0 {
-                return Err(Error::InvalidInput("--threads must be at least 1".into()));
-            }
+            let pool = thicket_core::pool(threads)?;
             let (roots, above) = frontier(n, d_cpu.min(n));
             progress.set_total(roots.len() as u64);
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| Error::Unavailable(format!("cannot start {threads} threads: {e}")))?;
             let (below, solutions) = pool.install(|| {
                 roots
                     .par_iter()
@@ -139,7 +133,7 @@ pub fn count(
         gpu => {
             let params = crate::gpu::GpuParams {
                 d_cpu: Some(d_cpu),
-                d_gpu: None,
+                ..crate::gpu::GpuParams::default()
             };
             let (found, _) = crate::gpu::queens::count_gpu(n, gpu, &params, progress)?;
             (found.nodes, found.solutions)

@@ -1,6 +1,7 @@
-//! The search strategies of the thesis that thicket runs, selectable with `--strategy`.
+//! The search strategies of the thesis that thicket runs, and which one a backend gets.
 
 use serde::Serialize;
+use thicket_core::{Backend, Error, Result};
 
 /// How a permutation search is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -65,6 +66,29 @@ impl Strategy {
     /// Whether the strategy runs on a GPU.
     pub fn is_gpu(self) -> bool {
         !matches!(self, Strategy::Serial | Strategy::Multicore)
+    }
+
+    /// The strategy a run takes and the backend it runs on: `asked`, else `multicore` on the
+    /// CPU (for `auto`, since the CPU strategies are the default of every permutation search)
+    /// or the thesis's best GPU strategy, `bp-dfs-pool`, for `cuda`. A strategy of the other
+    /// backend than the one asked for is invalid input.
+    pub fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<(Strategy, Backend)> {
+        let strategy = asked.unwrap_or(match backend {
+            Backend::Cuda => Strategy::BpDfsPool,
+            Backend::Auto | Backend::Cpu => Strategy::Multicore,
+        });
+        let runs_on = if strategy.is_gpu() {
+            Backend::Cuda
+        } else {
+            Backend::Cpu
+        };
+        if backend != Backend::Auto && backend != runs_on {
+            return Err(Error::InvalidInput(format!(
+                "the {} strategy runs on the {runs_on} backend, not on {backend}",
+                strategy.name()
+            )));
+        }
+        Ok((strategy, runs_on))
     }
 }
 

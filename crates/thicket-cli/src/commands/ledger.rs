@@ -2,8 +2,8 @@
 //! names its problem in its spec; the problem's plan is rebuilt from the ledger alone.
 
 use serde_json::json;
+use thicket_atsp::Subtrees;
 use thicket_core::{Error, Result, RunInfo};
-use thicket_perm::atsp::Subtrees;
 use thicket_run::{inspect, runner, BatchPlan, Finished, Ledger};
 
 use crate::cli::{LedgerArgs, MergeArgs, VerifyArgs};
@@ -56,8 +56,20 @@ impl Plan {
                 crate::commands::queens::print_run(&measured, &[], false, json);
             }
             Plan::Atsp(subtrees) => {
-                let solution = thicket_perm::atsp::solution(finished)?;
-                crate::atsp::print_solution(subtrees.instance(), &solution, json);
+                let run = thicket_atsp::run_from_ledger(subtrees, finished)?;
+                let info = RunInfo {
+                    backend: "ledger".into(),
+                    threads: 0,
+                    devices: Vec::new(),
+                    seconds: 0.0,
+                };
+                let measured = thicket_core::Measured {
+                    output: run,
+                    info,
+                    trial_seconds: Vec::new(),
+                    verified: None,
+                };
+                crate::commands::atsp::print_run(&measured, json);
             }
         }
         Ok(())

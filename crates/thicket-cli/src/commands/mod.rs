@@ -1,6 +1,8 @@
 //! One file per command: each turns parsed arguments into a library call and prints the
 //! answer.
 
+pub mod atsp;
 pub mod devices;
 pub mod ledger;
+pub mod perm;
 pub mod queens;

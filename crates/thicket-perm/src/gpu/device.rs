@@ -7,29 +7,7 @@ use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::{
     CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
 };
-use thicket_gpu::{Gpu, GpuError, KernelSource};
-
-/// The kernels of every strategy but CDP-BP, in one module.
-pub const PERM_KERNELS: KernelSource = KernelSource {
-    name: "perm.cu",
-    source: concat!(
-        include_str!("../../kernels/perm_common.cu"),
-        include_str!("../../kernels/perm_queens.cu"),
-        include_str!("../../kernels/perm_atsp.cu"),
-    ),
-};
-
-/// The CDP-BP kernels, which launch the others from the device: compiled as relocatable code
-/// and linked with the CUDA device runtime ([`Gpu::load_linked_module`]).
-pub const PERM_CDP_KERNELS: KernelSource = KernelSource {
-    name: "perm_cdp.cu",
-    source: concat!(
-        include_str!("../../kernels/perm_common.cu"),
-        include_str!("../../kernels/perm_queens.cu"),
-        include_str!("../../kernels/perm_atsp.cu"),
-        include_str!("../../kernels/perm_cdp.cu"),
-    ),
-};
+use thicket_gpu::{Gpu, GpuError, KernelModule};
 
 /// Threads per block of every kernel launched from the host.
 pub const BLOCK: u32 = 128;
@@ -50,23 +28,24 @@ pub enum Arg {
 }
 
 impl Device {
-    /// Opens GPU 0 and loads the module `source`; with `linked`, as relocatable code linked
+    /// Opens GPU `ordinal` and loads `kernels`; a linked module as relocatable code linked
     /// with the device runtime, and with room for [`super::engine::CDP_PENDING_LAUNCHES`]
     /// pending device-side launches.
-    pub fn open(source: &KernelSource, linked: bool) -> Result<Device> {
-        thicket_gpu::probe().map_err(unavailable)?;
-        let gpu = Gpu::open(0).map_err(unavailable)?;
-        let module = if linked {
+    pub fn open(kernels: &KernelModule, ordinal: usize) -> Result<Device> {
+        thicket_gpu::probe()?;
+        let gpu = Gpu::open(ordinal)?;
+        let (source, options) = (&kernels.source, kernels.options());
+        let module = if kernels.linked {
             use thicket_gpu::cudarc::driver::sys::CUlimit;
             gpu.context()
                 .set_limit(
                     CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
                     super::engine::CDP_PENDING_LAUNCHES as usize,
                 )
-                .map_err(|e| gpu_error(GpuError::driver("cuCtxSetLimit")(e)))?;
-            gpu.load_linked_module(source, &[]).map_err(unavailable)?.0
+                .map_err(|e| Error::from(GpuError::driver("cuCtxSetLimit")(e)))?;
+            gpu.load_linked_module(source, &options)?.0
         } else {
-            gpu.load_module(source, &[]).map_err(gpu_error)?
+            gpu.load_module(source, &options)?
         };
         Ok(Device { gpu, module })
     }
@@ -92,7 +71,7 @@ impl Device {
             .gpu
             .context()
             .mem_get_info()
-            .map_err(|e| gpu_error(GpuError::driver("cuMemGetInfo")(e)))?;
+            .map_err(|e| Error::from(GpuError::driver("cuMemGetInfo")(e)))?;
         Ok(free as u64)
     }
 
@@ -100,7 +79,7 @@ impl Device {
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
         self.gpu
             .load_function(&self.module, name)
-            .map_err(gpu_error)
+            .map_err(Error::from)
     }
 
     /// A zeroed buffer of `len` elements.
@@ -110,7 +89,7 @@ impl Device {
     {
         self.stream()
             .alloc_zeros::<T>(len.max(1))
-            .map_err(|e| gpu_error(GpuError::driver("cuMemAlloc")(e)))
+            .map_err(|e| Error::from(GpuError::driver("cuMemAlloc")(e)))
     }
 
     /// A buffer holding a copy of `data`.
@@ -120,7 +99,7 @@ impl Device {
     ) -> Result<CudaSlice<T>> {
         self.stream()
             .clone_htod(data)
-            .map_err(|e| gpu_error(GpuError::driver("cuMemcpyHtoD")(e)))
+            .map_err(|e| Error::from(GpuError::driver("cuMemcpyHtoD")(e)))
     }
 
     /// Copies `data` to the start of `buffer` (which must be at least as long).
@@ -132,7 +111,7 @@ impl Device {
         let mut view = buffer.slice_mut(0..data.len());
         self.stream()
             .memcpy_htod(data, &mut view)
-            .map_err(|e| gpu_error(GpuError::driver("cuMemcpyHtoD")(e)))
+            .map_err(|e| Error::from(GpuError::driver("cuMemcpyHtoD")(e)))
     }
 
     /// A copy of `buffer` (waits for the work queued before).
@@ -142,7 +121,7 @@ impl Device {
     ) -> Result<Vec<T>> {
         self.stream()
             .clone_dtoh(buffer)
-            .map_err(|e| gpu_error(GpuError::driver("cuMemcpyDtoH")(e)))
+            .map_err(|e| Error::from(GpuError::driver("cuMemcpyDtoH")(e)))
     }
 
     /// The device address of `buffer`.
@@ -155,7 +134,7 @@ impl Device {
     pub fn synchronize(&self) -> Result<()> {
         self.stream()
             .synchronize()
-            .map_err(|e| gpu_error(GpuError::driver("cuStreamSynchronize")(e)))
+            .map_err(|e| Error::from(GpuError::driver("cuStreamSynchronize")(e)))
     }
 
     /// How many blocks of `block` threads with `shared` bytes of dynamic shared memory fit on
@@ -164,7 +143,7 @@ impl Device {
         let blocks = function
             .occupancy_max_active_blocks_per_multiprocessor(block, shared as usize, None)
             .map_err(|e| {
-                gpu_error(GpuError::driver(
+                Error::from(GpuError::driver(
                     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
                 )(e))
             })?;
@@ -205,7 +184,7 @@ impl Device {
         // SAFETY: the caller guarantees that the arguments and shared memory fit the kernel.
         unsafe { builder.launch(config) }
             .map(|_| ())
-            .map_err(|e| gpu_error(GpuError::driver("cuLaunchKernel")(e)))
+            .map_err(|e| Error::from(GpuError::driver("cuLaunchKernel")(e)))
     }
 }
 
@@ -220,71 +199,5 @@ fn allow_shared(function: &CudaFunction, shared: u32) -> Result<()> {
             CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             shared as i32,
         )
-        .map_err(|e| gpu_error(GpuError::driver("cuFuncSetAttribute")(e)))
-}
-
-/// A GPU error that keeps the search from starting.
-pub fn unavailable(error: GpuError) -> Error {
-    match error {
-        GpuError::Compile { .. } => gpu_error(error),
-        other => Error::Unavailable(other.one_line()),
-    }
-}
-
-/// A GPU error while searching.
-pub fn gpu_error(error: GpuError) -> Error {
-    Error::Gpu(error.one_line())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// NVRTC is optional on developer machines but required in CI (THICKET_REQUIRE_NVRTC=1);
-    /// without it the test says loudly that nothing was compiled. The CDP-BP module is only
-    /// compiled (relocatable code): linking it needs the device runtime of a CUDA install.
-    #[test]
-    fn nvrtc_compiles_the_permutation_kernels_for_sm_90() {
-        if let Err(error) = thicket_gpu::nvrtc_status() {
-            if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
-                panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
-            }
-            println!("NOTE nvrtc_compiles_the_permutation_kernels_for_sm_90: libnvrtc is absent, so the kernels were NOT compiled ({error})");
-            return;
-        }
-        let plain = thicket_gpu::compile_for_arch(&PERM_KERNELS, "sm_90", &[]);
-        let relocatable =
-            thicket_gpu::compile_relocatable_for_arch(&PERM_CDP_KERNELS, "sm_90", &[]);
-        let modules: [(&KernelSource, _, &[&str]); 2] = [
-            (
-                &PERM_KERNELS,
-                plain,
-                &[
-                    "queens_bp_dfs",
-                    "queens_pool",
-                    "queens_expand",
-                    "atsp_bp_dfs",
-                    "atsp_pool",
-                    "atsp_expand",
-                ],
-            ),
-            (
-                &PERM_CDP_KERNELS,
-                relocatable,
-                &["queens_cdp_bp", "atsp_cdp_bp"],
-            ),
-        ];
-        for (source, compiled, kernels) in modules {
-            let cubin = compiled.unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(&cubin[..4], b"\x7fELF");
-            for kernel in kernels {
-                let name = kernel.as_bytes();
-                assert!(
-                    cubin.windows(name.len()).any(|w| w == name),
-                    "{kernel} is missing from {}",
-                    source.name
-                );
-            }
-        }
-    }
+        .map_err(|e| Error::from(GpuError::driver("cuFuncSetAttribute")(e)))
 }

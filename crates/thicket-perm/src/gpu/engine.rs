@@ -337,7 +337,7 @@ fn zero(device: &Device, counter: &mut thicket_gpu::cudarc::driver::CudaSlice<u6
     device
         .stream()
         .memset_zeros(counter)
-        .map_err(|e| super::device::gpu_error(thicket_gpu::GpuError::driver("cuMemsetD8")(e)))
+        .map_err(|e| Error::from(thicket_gpu::GpuError::driver("cuMemsetD8")(e)))
 }
 
 /// REC-DP3's depths: `from`, then doubling, capped at `to` (`to` itself last).

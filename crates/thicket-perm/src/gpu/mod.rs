@@ -1,17 +1,16 @@
 //! The thesis's GPU strategies (Carneiro 2017): BP-DFS, BP-DFS with a pool, REC-CDP, REC-DP3
-//! and CDP-BP, for N-Queens as a permutation ([`queens`]) and the ATSP with the partial-cost
-//! bound ([`atsp`]). The host builds the active set by a serial search to d_cpu; the kernels
+//! and CDP-BP, for N-Queens as a permutation ([`queens`]) and, in thicket-atsp, the ATSP with
+//! the partial-cost bound. The host builds the active set by a serial search to d_cpu; the kernels
 //! (`kernels/*.cu`, compiled at run time by NVRTC for the device) search below it. See
 //! [`engine`] for how each strategy launches them and [`memory`] for the memory analysis.
 
-pub mod atsp;
 pub mod device;
 pub mod engine;
 pub mod memory;
 pub mod queens;
 
 use thicket_core::{Error, Result};
-use thicket_gpu::KernelSource;
+use thicket_gpu::KernelModule;
 
 use crate::strategy::Strategy;
 use device::Device;
@@ -32,11 +31,13 @@ pub struct GpuParams {
     /// the thesis's best, or the automatic depth when d_cpu is not given either); REC-DP3:
     /// where the doubling stops (default: the automatic depth). Ignored by BP-DFS and the pool.
     pub d_gpu: Option<usize>,
+    /// The GPU to run on, by CUDA ordinal.
+    pub device: usize,
 }
 
 /// The depths of a run of `strategy`, kept within `shallowest..=deepest`; `auto` gives the
 /// automatic depth when it is needed.
-pub(crate) fn resolve_depths(
+pub fn resolve_depths(
     strategy: Strategy,
     params: &GpuParams,
     shallowest: usize,
@@ -65,8 +66,14 @@ pub(crate) fn resolve_depths(
     }
 }
 
-/// Opens the GPU with the kernels `strategy` needs: `kernels`, or CDP-BP's linked module.
-fn open_for(strategy: Strategy, kernels: &KernelSource) -> Result<Device> {
+/// Opens GPU `ordinal` with the kernels `strategy` needs: `kernels`, or for CDP-BP the linked
+/// module `cdp`.
+pub fn open_for(
+    strategy: Strategy,
+    kernels: &KernelModule,
+    cdp: &KernelModule,
+    ordinal: usize,
+) -> Result<Device> {
     if !strategy.is_gpu() {
         return Err(Error::InvalidInput(format!(
             "{} is not a GPU strategy",
@@ -74,9 +81,9 @@ fn open_for(strategy: Strategy, kernels: &KernelSource) -> Result<Device> {
         )));
     }
     if strategy == Strategy::CdpBp {
-        return Device::open(&device::PERM_CDP_KERNELS, true);
+        return Device::open(cdp, ordinal);
     }
-    Device::open(kernels, false)
+    Device::open(kernels, ordinal)
 }
 
 #[cfg(test)]
@@ -84,7 +91,11 @@ mod tests {
     use super::*;
 
     fn depths(strategy: Strategy, d_cpu: Option<usize>, d_gpu: Option<usize>) -> (usize, usize) {
-        let params = GpuParams { d_cpu, d_gpu };
+        let params = GpuParams {
+            d_cpu,
+            d_gpu,
+            device: 0,
+        };
         let depths = resolve_depths(strategy, &params, 1, 16, || 6);
         (depths.d_cpu, depths.d_gpu)
     }

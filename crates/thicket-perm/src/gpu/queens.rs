@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use thicket_core::{Error, Progress, Result};
 
-use super::device::{Arg, Device, BLOCK, PERM_KERNELS};
+use super::device::{Arg, Device, BLOCK};
 use super::engine::{self, CdpSlices, Expansion, GpuRun, Problem, Roots};
 use super::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
 use crate::queens::{PermQueensCount, MAX_N};
 use crate::strategy::Strategy;
 
 /// 32-bit words per root: used columns, "/" diagonals (64 bits), "\" diagonals (64 bits).
-const WORDS: usize = 5;
+pub(crate) const ROOT_WORDS: usize = 5;
 
 /// A board being built on the host: the kernel's root layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +85,7 @@ fn automatic_depth(n: usize) -> usize {
 /// The boards at depth `depth` (< n), packed, and the nodes generated at depths 1..=depth.
 fn frontier(n: usize, depth: usize) -> (Vec<u32>, u64) {
     let (level, _, nodes) = levels(n, |row, _| row >= depth);
-    let mut packed = Vec::with_capacity(level.len() * WORDS);
+    let mut packed = Vec::with_capacity(level.len() * ROOT_WORDS);
     for board in &level {
         board.pack(&mut packed);
     }
@@ -121,7 +121,7 @@ impl QueensKernels {
 }
 
 impl Problem for QueensKernels {
-    const WORDS: usize = WORDS;
+    const WORDS: usize = ROOT_WORDS;
 
     fn n(&self) -> usize {
         self.n
@@ -224,7 +224,12 @@ pub fn count_gpu(
             "board size {n} is out of range: N must be between 1 and {MAX_N}"
         )));
     }
-    let device = open_for(strategy, &PERM_KERNELS)?;
+    let device = open_for(
+        strategy,
+        &crate::kernels::QUEENS,
+        &crate::kernels::QUEENS_CDP,
+        params.device,
+    )?;
     let started = Instant::now();
     let depths = resolve_depths(strategy, params, 0, n - 1, || automatic_depth(n));
     let (roots, above) = frontier(n, depths.d_cpu);
@@ -234,7 +239,7 @@ pub fn count_gpu(
         totals: device.zeros::<u64>(2)?,
         overflow: device.zeros::<u32>(1)?,
     };
-    let root_count = (roots.len() / WORDS) as u64;
+    let root_count = (roots.len() / ROOT_WORDS) as u64;
     progress.set_total(root_count);
     let device_started = Instant::now();
     let launched = engine::run(&kernels, &device, strategy, depths, &roots, progress)?;
@@ -271,16 +276,16 @@ mod tests {
     fn the_frontier_counts_the_nodes_above_the_roots() {
         // perm-queens 8: 8, 42, 140, 344 nodes at depths 1..=4, 2056 in all, 92 solutions.
         let (roots, above) = frontier(8, 3);
-        assert_eq!((roots.len() / WORDS, above), (140, 8 + 42 + 140));
+        assert_eq!((roots.len() / ROOT_WORDS, above), (140, 8 + 42 + 140));
         assert_eq!(frontier(8, 7).1, 2056 - 92);
         let (roots, above) = frontier(1, 0);
-        assert_eq!((roots.len() / WORDS, above), (1, 0));
+        assert_eq!((roots.len() / ROOT_WORDS, above), (1, 0));
     }
 
     #[test]
     fn the_automatic_depth_reaches_a_million_roots() {
         assert_eq!(automatic_depth(13), 9);
-        assert_eq!(frontier(13, 9).0.len() / WORDS, 1_086_568);
+        assert_eq!(frontier(13, 9).0.len() / ROOT_WORDS, 1_086_568);
         assert_eq!(automatic_depth(8), 7);
         assert_eq!(automatic_depth(1), 0);
     }

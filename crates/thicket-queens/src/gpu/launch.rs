@@ -18,7 +18,9 @@ use thicket_gpu::{
 
 use super::tasks::TASK_WORDS;
 
-use crate::kernels::{QUEENS, QUEENS_BLOCK as BLOCK, QUEENS_STACK_ENTRY_BYTES as STACK_ENTRY_BYTES};
+use crate::kernels::{
+    QUEENS, QUEENS_BLOCK as BLOCK, QUEENS_STACK_ENTRY_BYTES as STACK_ENTRY_BYTES,
+};
 
 /// How often the host reads how far a launch has handed its tasks out.
 const PROGRESS_POLL: Duration = Duration::from_millis(100);
@@ -419,7 +421,8 @@ mod tests {
             println!("NOTE nvrtc_compiles_the_queens_kernel_for_sm_90: libnvrtc is absent, so the kernel was NOT compiled ({error})");
             return;
         }
-        let cubin = QUEENS.compile_for_arch("sm_90")
+        let cubin = QUEENS
+            .compile_for_arch("sm_90")
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(&cubin[..4], b"\x7fELF");
         let kernel_name: &[u8] = b"queens_count";

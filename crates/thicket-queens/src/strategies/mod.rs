@@ -212,7 +212,10 @@ impl StrategyRunner {
     }
 
     /// The module `kernels`, compiled (or linked, for dynamic parallelism) on first use.
-    pub(crate) fn module(&mut self, kernels: &thicket_gpu::KernelModule) -> Result<Arc<CudaModule>> {
+    pub(crate) fn module(
+        &mut self,
+        kernels: &thicket_gpu::KernelModule,
+    ) -> Result<Arc<CudaModule>> {
         let source = &kernels.source;
         if let Some((_, module)) = self.modules.iter().find(|(name, _)| *name == source.name) {
             return Ok(module.clone());

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use thicket_atsp::{branch_and_bound, read_tsplib, tour_cost, AtspOptions, Bound};
 use thicket_core::Progress;
-use thicket_perm::atsp::{read_tsplib, solve, tour_cost, AtspOptions, Bound};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -22,7 +22,7 @@ fn prove(name: &str, optimum: i64) {
         ..AtspOptions::default()
     };
     let started = Instant::now();
-    let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+    let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
     eprintln!(
         "{name}: cost {} nodes {} in {:.2} s",
         sol.cost,
@@ -53,7 +53,7 @@ fn prove_given_optimum(bound: Bound) {
         node_limit: None,
     };
     let started = Instant::now();
-    let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+    let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
     eprintln!(
         "br17 {bound:?} from the optimum: nodes {} in {:.2} s",
         sol.nodes,

@@ -226,8 +226,8 @@ impl HeldKarp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::atsp::test_support::lcg_below;
-    use crate::atsp::tour_cost;
+    use crate::test_support::lcg_below;
+    use crate::tour_cost;
 
     /// The cheapest path from `last` through all of `cities` to city 0, by enumeration.
     fn cheapest_completion(inst: &Instance, last: usize, cities: &[usize]) -> i64 {

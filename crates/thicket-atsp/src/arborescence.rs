@@ -240,7 +240,7 @@ impl Arborescence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::atsp::test_support::lcg_below;
+    use crate::test_support::lcg_below;
 
     /// The cheapest arborescence cost by trying every parent choice.
     fn brute_force(k: usize, w: &[f64], root: usize) -> f64 {

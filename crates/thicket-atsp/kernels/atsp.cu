@@ -15,9 +15,12 @@
 // is also below `count_below`; with the incumbent started above the optimum and `count_below`
 // set to the optimum, this is the thesis's deterministic "critical subtree".
 
-#define ANODE_WORDS 10
-#define MAX_CITIES 32
-#define TOUR_SLOTS 65536
+#include "thicket.cuh"
+
+// Defined by the host (thicket-atsp src/kernels.rs), which lays out nodes and tours alike.
+#if !defined(ANODE_WORDS) || !defined(MAX_CITIES) || !defined(TOUR_SLOTS)
+#error "atsp.cu needs ANODE_WORDS, MAX_CITIES and TOUR_SLOTS from the host"
+#endif
 #define REFRESH_STEPS 1024
 
 struct Incumbent {

@@ -52,7 +52,7 @@ pub enum Bound {
     HeldKarp,
 }
 
-/// How [`solve`] searches.
+/// How [`branch_and_bound`] searches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AtspOptions {
     /// The bound to prune with.
@@ -77,7 +77,7 @@ impl Default for AtspOptions {
     }
 }
 
-/// The result of [`solve`].
+/// The result of [`branch_and_bound`] and of the GPU strategies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AtspSolution {
     /// The cost of `tour`.
@@ -97,14 +97,15 @@ pub struct AtspSolution {
 /// that stops at its first tour costing at most the bound supplies the tour (its nodes are not
 /// counted); should no such tour exist, the bound was wrong and the search reruns from the
 /// heuristic tour.
-pub fn solve(inst: &Instance, opts: &AtspOptions, progress: &Progress) -> Result<AtspSolution> {
+pub fn branch_and_bound(
+    inst: &Instance,
+    opts: &AtspOptions,
+    progress: &Progress,
+) -> Result<AtspSolution> {
     if opts.threads == 0 {
         return Err(Error::InvalidInput("threads must be at least 1".into()));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads)
-        .build()
-        .map_err(|e| Error::Unavailable(format!("cannot start {} threads: {e}", opts.threads)))?;
+    let pool = thicket_core::pool(opts.threads)?;
     let (heur_tour, heur_cost) = heuristic_tour(inst);
     let run = |threshold: i64, best: Option<(i64, Vec<usize>)>, stop_on_first: bool| {
         let shared = Shared::new(inst, opts, threshold, best, stop_on_first);

@@ -248,7 +248,7 @@ impl Assignment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::atsp::test_support::lcg_below;
+    use crate::test_support::lcg_below;
 
     /// The cheapest assignment of `rows` (the first is the path's end) to `cols`.
     fn brute_force(inst: &Instance, rows: &[usize], cols: &[usize]) -> i64 {

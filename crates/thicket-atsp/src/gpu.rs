@@ -14,20 +14,21 @@ use std::time::Instant;
 use thicket_core::{Error, Progress, Result};
 use thicket_gpu::cudarc::driver::CudaSlice;
 
-use super::device::{Arg, Device, PERM_KERNELS};
-use super::engine::{self, CdpSlices, Depths, Expansion, GpuRun, Problem, Roots};
-use super::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
-use crate::atsp::{heuristic_tour, tour_cost, AtspSolution, Instance};
-use crate::strategy::Strategy;
+use thicket_perm::gpu::device::{Arg, Device};
+use thicket_perm::gpu::engine::{self, CdpSlices, Depths, Expansion, GpuRun, Problem, Roots};
+use thicket_perm::gpu::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
+use thicket_perm::strategy::Strategy;
+
+use crate::{heuristic_tour, tour_cost, AtspSolution, Instance};
 
 /// 32-bit words per node: the path (32 bytes), its cost, its visited bitset.
-const WORDS: usize = 10;
+pub(crate) const WORDS: usize = 10;
 
 /// The most cities the kernels take (a 32-bit visited set, one byte a city).
 pub const MAX_CITIES: usize = 32;
 
 /// Tour slots on the device (TOUR_SLOTS in the kernel).
-const TOUR_SLOTS: usize = 65536;
+pub(crate) const TOUR_SLOTS: usize = 65536;
 
 /// The incumbent record's size in 64-bit words (struct Incumbent in the kernel).
 const INCUMBENT_WORDS: usize = 4;
@@ -330,7 +331,7 @@ fn check_instance(inst: &Instance) -> Result<()> {
     if largest.saturating_mul(inst.n as i64 + 1) >= i64::from(i32::MAX) {
         return Err(Error::InvalidInput(format!(
             "{}: arc costs up to {largest} can make tours too long for the GPU's 32-bit sums; \
-             use --strategy serial or multicore",
+             use a CPU strategy (serial or multicore)",
             inst.name
         )));
     }
@@ -347,7 +348,12 @@ pub fn solve_gpu(
     progress: &Progress,
 ) -> Result<(AtspSolution, GpuRun)> {
     check_instance(inst)?;
-    let device = open_for(strategy, &PERM_KERNELS)?;
+    let device = open_for(
+        strategy,
+        &crate::kernels::ATSP,
+        &crate::kernels::ATSP_CDP,
+        params.device,
+    )?;
     let (heur_tour, heur_cost) = heuristic_tour(inst);
     let solution =
         |outcome: Outcome, fallback: (i64, Vec<usize>)| -> Result<(AtspSolution, GpuRun)> {

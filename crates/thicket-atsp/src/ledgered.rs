@@ -65,6 +65,11 @@ impl Subtrees {
         &self.inst
     }
 
+    /// The bound the subtrees are searched with.
+    pub fn bound(&self) -> Bound {
+        self.bound
+    }
+
     /// The best tour the context holds: `(cost, tour)`.
     pub fn best(context: &Value) -> Result<(i64, Vec<usize>)> {
         let corrupt = || Error::Verification("the run's incumbent is malformed".into());
@@ -358,7 +363,7 @@ fn costs_hash(inst: &Instance) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::atsp::{generate, solve, Bound, GeneratorClass};
+    use crate::{branch_and_bound, generate, Bound, GeneratorClass};
 
     fn options(bound: Bound, threads: usize) -> AtspOptions {
         AtspOptions {
@@ -387,9 +392,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for (n, seed) in [(3, 1), (4, 2), (9, 5)] {
             let inst = generate(GeneratorClass::Coin, n, seed).unwrap();
-            let optimum = solve(&inst, &options(Bound::Assignment, 1), &Progress::hidden())
-                .unwrap()
-                .cost;
+            let optimum =
+                branch_and_bound(&inst, &options(Bound::Assignment, 1), &Progress::hidden())
+                    .unwrap()
+                    .cost;
             for bound in [Bound::Partial, Bound::Assignment] {
                 let path = dir.path().join(format!("a{n}-{bound:?}.db"));
                 let opts = options(bound, 2);

@@ -3,11 +3,11 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use thicket_core::Progress;
-use thicket_perm::atsp::{
-    generate, heuristic_tour, parse_generator_spec, solve, tour_cost, AtspOptions, Bound,
-    GeneratorClass, Instance,
+use thicket_atsp::{
+    branch_and_bound, generate, heuristic_tour, parse_generator_spec, tour_cost, AtspOptions,
+    Bound, GeneratorClass, Instance,
 };
+use thicket_core::Progress;
 
 /// The cheapest tour cost by trying every order of cities 1..n after city 0.
 fn brute_force(inst: &Instance) -> i64 {
@@ -74,7 +74,7 @@ fn solve_matches_enumeration_with_every_bound_and_thread_count() {
                         threads,
                         node_limit: None,
                     };
-                    let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+                    let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
                     let what = format!("case {case} {bound:?} x{threads} ub {upper_bound:?}");
                     assert_eq!(sol.cost, optimum, "{what}");
                     assert!(sol.proven_optimal, "{what}");
@@ -101,7 +101,7 @@ fn generated_instances_are_solved_exactly() {
                     threads: 2,
                     ..AtspOptions::default()
                 };
-                let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+                let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
                 assert_eq!(sol.cost, optimum, "{} {bound:?}", inst.name);
             }
         }
@@ -122,7 +122,7 @@ fn partial_bound_node_counts_follow_the_thesis_definition() {
             threads,
             node_limit: None,
         };
-        let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+        let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
         assert_eq!(sol.nodes, 5 + 20 + 60 + 120 + 120, "threads {threads}");
         assert_eq!(sol.cost, 6);
     }
@@ -136,14 +136,14 @@ fn a_node_limit_stops_the_search_unproven() {
         node_limit: Some(10),
         ..AtspOptions::default()
     };
-    let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+    let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
     assert!(!sol.proven_optimal);
     check_tour(&inst, &sol.tour, sol.cost);
     let zero = AtspOptions {
         threads: 0,
         ..AtspOptions::default()
     };
-    assert!(solve(&inst, &zero, &Progress::hidden()).is_err());
+    assert!(branch_and_bound(&inst, &zero, &Progress::hidden()).is_err());
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn a_node_limit_stops_the_held_karp_search_unproven() {
         node_limit: Some(1),
         ..AtspOptions::default()
     };
-    let sol = solve(&inst, &opts, &Progress::hidden()).unwrap();
+    let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
     assert!(!sol.proven_optimal);
     check_tour(&inst, &sol.tour, sol.cost);
 }
@@ -245,7 +245,7 @@ fn held_karp_agrees_with_the_assignment_bound_on_larger_generated_instances() {
                     threads: 2,
                     ..AtspOptions::default()
                 };
-                solve(&inst, &opts, &Progress::hidden()).unwrap()
+                branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap()
             };
             let (assignment, held_karp) =
                 (solve_with(Bound::Assignment), solve_with(Bound::HeldKarp));

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use thicket_atsp::{parse_tsplib, read_tsplib, Instance};
 use thicket_core::Error;
-use thicket_perm::atsp::{parse_tsplib, read_tsplib, Instance};
 
 /// A TSPLIB text with the given header lines and weight section.
 fn tsplib(kind: &str, n: usize, format: &str, weights: &str) -> String {

@@ -1,0 +1,425 @@
+//! The front door of the ATSP: [`solve`] takes an instance and [`SolveOptions`] and decides
+//! the rest: the strategy (a CPU search, or one of the thesis's GPU strategies), the bound
+//! that goes with it, the upper bound to start from, and, for long runs, subtrees in batches
+//! through the run layer (a resumable ledger, shards, MPI).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use thicket_core::{
+    benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunInfo,
+    RunOptions,
+};
+use thicket_perm::gpu::engine::GpuRun;
+use thicket_perm::gpu::GpuParams;
+use thicket_perm::strategy::Strategy;
+use thicket_run::runner::run_ledgered;
+use thicket_run::{BatchWorker, Finished, Shard};
+
+use crate::gpu::solve_gpu;
+use crate::ledgered::{solution, SubtreeSolver, Subtrees};
+use crate::reference::known_optimum;
+use crate::search::{branch_and_bound, AtspOptions, AtspSolution, Bound};
+use crate::Instance;
+
+/// How [`solve`] runs.
+#[derive(Debug, Clone)]
+pub struct SolveOptions {
+    /// Backend, trials, verification, progress bar. `auto` (and `cpu`) search on the CPU,
+    /// where the Held–Karp bound proves far larger instances than the GPU strategies' partial
+    /// bound; `cuda` runs the thesis's best GPU strategy, `bp-dfs-pool`.
+    pub run: RunOptions,
+    /// The strategy; `None` picks it from the backend.
+    pub strategy: Option<Strategy>,
+    /// The bound; `None` picks Held–Karp on the CPU, the partial bound on the GPU.
+    pub bound: Option<Bound>,
+    /// Start from this tour length instead of the heuristic's.
+    pub upper_bound: Option<i64>,
+    /// Start at the optimum, as the thesis's experiments do: the TSPLIB optimum where the
+    /// instance is known, else a first solve finds it.
+    pub optimal_upper_bound: bool,
+    /// CPU threads of `multicore`.
+    pub threads: usize,
+    /// The GPU strategies' depths and device.
+    pub gpu: GpuParams,
+    /// Solve subtree by subtree through the run layer (ledger, shards, MPI).
+    pub batched: Option<Batching>,
+}
+
+/// How a batched solve runs.
+#[derive(Debug, Clone, Default)]
+pub struct Batching {
+    /// The ledger that records every finished subtree; a run without one keeps them in memory.
+    pub ledger: Option<PathBuf>,
+    /// The shard of the subtrees to solve.
+    pub shard: Shard,
+    /// Spread the subtrees over MPI ranks (the incumbent travels with them).
+    pub mpi: bool,
+}
+
+/// One solve and how it was obtained.
+#[derive(Debug, Clone)]
+pub struct AtspRun {
+    /// The instance's name and size.
+    pub name: String,
+    /// Cities.
+    pub n: usize,
+    /// The tour, its cost and the nodes searched.
+    pub solution: AtspSolution,
+    /// The strategy that ran.
+    pub strategy: Strategy,
+    /// The bound it pruned with.
+    pub bound: Bound,
+    /// CPU threads (1 for `serial` and the GPU strategies).
+    pub threads: usize,
+    /// A GPU strategy's statistics.
+    pub gpu: Option<GpuRun>,
+}
+
+impl AtspRun {
+    /// The tour and its statistics as JSON keys: `name`, `n`, `cost`, `tour`, `nodes`,
+    /// `proven_optimal`, `known_optimum`, `bound`, `strategy`, `threads`, `gpu`.
+    pub fn stats(&self) -> Map<String, Value> {
+        let value = json!({
+            "name": self.name,
+            "n": self.n,
+            "cost": self.solution.cost,
+            "tour": self.solution.tour,
+            "nodes": self.solution.nodes,
+            "proven_optimal": self.solution.proven_optimal,
+            "known_optimum": known_optimum(&self.name),
+            "bound": bound_name(self.bound),
+            "strategy": self.strategy.name(),
+            "threads": self.threads,
+            "gpu": self.gpu,
+        });
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!("json! of an object literal is an object"),
+        }
+    }
+}
+
+/// The bound's name as the command line spells it.
+pub fn bound_name(bound: Bound) -> &'static str {
+    match bound {
+        Bound::Partial => "partial",
+        Bound::Assignment => "assignment",
+        Bound::HeldKarp => "held-karp",
+    }
+}
+
+/// What [`solve`] ends with.
+#[derive(Debug, Clone)]
+pub enum Solved {
+    /// The proven optimum of the whole instance.
+    Whole(Box<Measured<AtspRun>>),
+    /// One shard of a batched run is complete: the best tour of its subtrees (merge the
+    /// shards for the optimum).
+    Shard {
+        /// The shard solved.
+        shard: Shard,
+        /// The best tour of the shard's subtrees (or the heuristic's) and their nodes.
+        run: Box<AtspRun>,
+    },
+    /// A worker rank of an MPI run: the master reports.
+    Worker,
+}
+
+/// Solves `instance` to proven optimality as `options` ask.
+pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
+    let (strategy, backend) = choose_strategy(options)?;
+    let bound = choose_bound(strategy, options.bound)?;
+    if let Some(batching) = &options.batched {
+        if strategy.is_gpu() {
+            return Err(Error::InvalidInput(format!(
+                "batched runs use the CPU strategies (serial, multicore), not {}",
+                strategy.name()
+            )));
+        }
+        return solve_batched(instance, options, batching, strategy, bound);
+    }
+    let mut kernel = AtspKernel {
+        instance,
+        options,
+        strategy,
+        bound,
+        upper_bound: options.upper_bound,
+    };
+    if options.optimal_upper_bound {
+        kernel.upper_bound = match known_optimum(&instance.name) {
+            Some(optimum) => Some(optimum),
+            None => Some(kernel.search(&Progress::hidden())?.0.cost),
+        };
+    }
+    let run = RunOptions {
+        backend,
+        ..options.run
+    };
+    benchmark_kernel(&mut kernel, &run).map(|measured| Solved::Whole(Box::new(measured)))
+}
+
+/// The strategy of `options` and the backend it runs on ([`Strategy::resolve`]).
+fn choose_strategy(options: &SolveOptions) -> Result<(Strategy, Backend)> {
+    Strategy::resolve(options.strategy, options.run.backend)
+}
+
+/// The bound of `strategy`: Held–Karp on the CPU unless another is asked for; the GPU
+/// strategies run the thesis's partial bound only.
+fn choose_bound(strategy: Strategy, asked: Option<Bound>) -> Result<Bound> {
+    match (asked, strategy.is_gpu()) {
+        (Some(bound @ (Bound::Assignment | Bound::HeldKarp)), true) => {
+            Err(Error::InvalidInput(format!(
+                "the {} strategy runs the thesis's partial bound only, not the {} bound",
+                strategy.name(),
+                bound_name(bound)
+            )))
+        }
+        (Some(bound), _) => Ok(bound),
+        (None, true) => Ok(Bound::Partial),
+        (None, false) => Ok(Bound::HeldKarp),
+    }
+}
+
+/// The ATSP as a [`Kernel`]: one solve of one instance.
+struct AtspKernel<'a> {
+    instance: &'a Instance,
+    options: &'a SolveOptions,
+    strategy: Strategy,
+    bound: Bound,
+    upper_bound: Option<i64>,
+}
+
+impl AtspKernel<'_> {
+    /// The threads the strategy runs on: one for `serial` and on the GPU.
+    fn threads(&self) -> usize {
+        match self.strategy {
+            Strategy::Multicore => self.options.threads,
+            _ => 1,
+        }
+    }
+
+    /// One search with the kernel's strategy (a GPU tour is checked on the host first).
+    fn search(&self, progress: &Progress) -> Result<(AtspSolution, Option<GpuRun>)> {
+        if self.strategy.is_gpu() {
+            let params = &self.options.gpu;
+            return solve_gpu(
+                self.instance,
+                self.upper_bound,
+                self.strategy,
+                params,
+                progress,
+            )
+            .map(|(solution, run)| (solution, Some(run)));
+        }
+        let opts = AtspOptions {
+            bound: self.bound,
+            upper_bound: self.upper_bound,
+            threads: self.threads(),
+            node_limit: None,
+        };
+        branch_and_bound(self.instance, &opts, progress).map(|solution| (solution, None))
+    }
+}
+
+impl Kernel for AtspKernel<'_> {
+    type Output = AtspRun;
+    const DOING: &'static str = "solving";
+
+    fn label(&self) -> String {
+        format!("atsp {}", self.instance.name)
+    }
+
+    fn run(&mut self, _backend: Backend, progress: &Progress) -> Result<(AtspRun, Placement)> {
+        let (solution, gpu) = self.search(progress)?;
+        let placement = Placement {
+            threads: self.threads(),
+            devices: gpu.iter().map(|run| run.device.clone()).collect(),
+        };
+        let run = AtspRun {
+            name: self.instance.name.clone(),
+            n: self.instance.n,
+            solution,
+            strategy: self.strategy,
+            bound: self.bound,
+            threads: self.threads(),
+            gpu,
+        };
+        Ok((run, placement))
+    }
+
+    fn verify(&self, output: &AtspRun) -> Result<Option<bool>> {
+        Ok(known_optimum(&output.name).map(|optimum| optimum == output.solution.cost))
+    }
+
+    fn stats(&self, output: &AtspRun) -> Map<String, Value> {
+        output.stats()
+    }
+}
+
+/// A solve subtree by subtree: a ledgered run in this process, or an MPI run.
+fn solve_batched(
+    instance: &Instance,
+    options: &SolveOptions,
+    batching: &Batching,
+    strategy: Strategy,
+    bound: Bound,
+) -> Result<Solved> {
+    if options.upper_bound.is_some() || options.optimal_upper_bound {
+        return Err(Error::InvalidInput(
+            "a batched ATSP run starts from its own incumbent: no upper bound".into(),
+        ));
+    }
+    let threads = match strategy {
+        Strategy::Multicore => options.threads,
+        _ => 1,
+    };
+    let opts = AtspOptions {
+        bound,
+        upper_bound: None,
+        threads,
+        node_limit: None,
+    };
+    let plan = Subtrees::new(instance, bound);
+    let started = Instant::now();
+    let progress = Progress::new(0, &format!("atsp {}", instance.name), options.run.quiet);
+    let run_of = |finished: &Finished| -> Result<AtspRun> {
+        Ok(AtspRun {
+            name: instance.name.clone(),
+            n: instance.n,
+            solution: solution(finished)?,
+            strategy,
+            bound,
+            threads,
+            gpu: None,
+        })
+    };
+    let info = |backend: &str, devices: Vec<String>| RunInfo {
+        backend: backend.into(),
+        threads,
+        devices,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    if batching.mpi {
+        let mut open = |_: &str| -> Result<Box<dyn BatchWorker + '_>> {
+            Ok(Box::new(SubtreeSolver::new(&plan, &opts)?))
+        };
+        let ledger = batching.ledger.as_deref();
+        match thicket_run::mpi::run(&plan, ledger, batching.shard, &mut open, &progress)? {
+            thicket_run::mpi::Role::Worker => return Ok(Solved::Worker),
+            thicket_run::mpi::Role::Master(finished) => {
+                let mut devices = finished.devices.clone();
+                devices.sort();
+                let run = run_of(&finished)?;
+                return Ok(outcome(finished.shard, run, info("mpi", devices)));
+            }
+            thicket_run::mpi::Role::Alone => {}
+        }
+    }
+    let Some(path) = &batching.ledger else {
+        // A lone MPI rank without a ledger: a plain solve, as without MPI.
+        let plain = SolveOptions {
+            batched: None,
+            ..options.clone()
+        };
+        return solve(instance, &plain);
+    };
+    let mut solver = SubtreeSolver::new(&plan, &opts)?;
+    let finished = run_ledgered(&plan, &mut solver, path, batching.shard, &progress)?;
+    progress.finish();
+    let run = run_of(&finished)?;
+    Ok(outcome(finished.shard, run, info("cpu", Vec::new())))
+}
+
+/// A whole run's proven optimum, or a shard's best tour.
+fn outcome(shard: Shard, run: AtspRun, info: RunInfo) -> Solved {
+    if shard.count > 1 {
+        return Solved::Shard {
+            shard,
+            run: Box::new(run),
+        };
+    }
+    Solved::Whole(Box::new(Measured {
+        output: run,
+        trial_seconds: vec![info.seconds],
+        info,
+        verified: None,
+    }))
+}
+
+/// The ATSP run a finished ledger (or merged shards) holds, for printing.
+pub fn run_from_ledger(subtrees: &Subtrees, finished: &Finished) -> Result<AtspRun> {
+    let instance = subtrees.instance();
+    Ok(AtspRun {
+        name: instance.name.clone(),
+        n: instance.n,
+        solution: solution(finished)?,
+        strategy: Strategy::Multicore,
+        bound: subtrees.bound(),
+        threads: 0,
+        gpu: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(backend: Backend, strategy: Option<Strategy>, bound: Option<Bound>) -> SolveOptions {
+        SolveOptions {
+            run: RunOptions {
+                backend,
+                quiet: true,
+                ..RunOptions::default()
+            },
+            strategy,
+            bound,
+            upper_bound: None,
+            optimal_upper_bound: false,
+            threads: 2,
+            gpu: GpuParams::default(),
+            batched: None,
+        }
+    }
+
+    #[test]
+    fn the_policy_picks_strategy_backend_and_bound() {
+        let pick = |o: &SolveOptions| {
+            let (strategy, backend) = choose_strategy(o)?;
+            Ok::<_, Error>((strategy, backend, choose_bound(strategy, o.bound)?))
+        };
+        assert_eq!(
+            pick(&options(Backend::Auto, None, None)).unwrap(),
+            (Strategy::Multicore, Backend::Cpu, Bound::HeldKarp)
+        );
+        assert_eq!(
+            pick(&options(Backend::Cuda, None, None)).unwrap(),
+            (Strategy::BpDfsPool, Backend::Cuda, Bound::Partial)
+        );
+        let refused = [
+            options(Backend::Cpu, Some(Strategy::BpDfs), None),
+            options(Backend::Cuda, Some(Strategy::Serial), None),
+            options(Backend::Auto, Some(Strategy::RecCdp), Some(Bound::HeldKarp)),
+        ];
+        for o in refused {
+            assert_eq!(pick(&o).err().map(|e| e.exit_code()), Some(2), "{o:?}");
+        }
+    }
+
+    #[test]
+    fn a_solve_is_verified_against_the_tsplib_optimum() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/br17.atsp");
+        let instance = crate::read_tsplib(path).unwrap();
+        let mut o = options(Backend::Auto, None, None);
+        o.run.verify = true;
+        let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
+            panic!("a whole solve")
+        };
+        assert_eq!(
+            (measured.output.solution.cost, measured.verified),
+            (39, Some(true))
+        );
+        assert_eq!(measured.info.backend, "cpu");
+    }
+}
