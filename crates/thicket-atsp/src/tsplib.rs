@@ -19,7 +19,7 @@ pub fn parse_tsplib(text: &str) -> Result<Instance> {
 /// Reads and parses a TSPLIB file; errors read "FILE line K: ..." with the file's name.
 pub fn read_tsplib(path: impl AsRef<Path>) -> Result<Instance> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path)?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
     let label = path.file_name().map_or_else(
         || path.display().to_string(),
         |f| f.to_string_lossy().into_owned(),

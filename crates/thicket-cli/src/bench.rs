@@ -42,7 +42,7 @@ pub fn run_queens(args: &BenchQueensArgs) -> Result<()> {
         let table = markdown_table(&rows, BASELINE);
         print!("{table}");
         if let Some(path) = &args.out {
-            std::fs::write(path, &table)?;
+            thicket_run::bench::write_file(path, &table)?;
         }
     }
     if rows.iter().any(|r| !r.verified) {

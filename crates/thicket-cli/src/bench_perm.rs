@@ -113,15 +113,15 @@ pub fn run(args: &BenchPermArgs) -> Result<()> {
 
 /// Writes perm-bench.md, .csv, .json and .svg into `dir`.
 fn write_outputs(dir: &std::path::Path, rows: &[Row], args: &BenchPermArgs) -> Result<()> {
-    std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("perm-bench.md"), render_markdown(rows, args))?;
-    std::fs::write(dir.join("perm-bench.csv"), render_csv(rows))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+    thicket_run::bench::write_file(&dir.join("perm-bench.md"), render_markdown(rows, args))?;
+    thicket_run::bench::write_file(&dir.join("perm-bench.csv"), render_csv(rows))?;
     let json = serde_json::to_string_pretty(&serde_json::json!({
         "rows": rows,
         "sweep": sweep_ratios(rows),
     }))
     .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
-    std::fs::write(dir.join("perm-bench.json"), json)?;
+    thicket_run::bench::write_file(&dir.join("perm-bench.json"), json)?;
     let series = chart_series(rows);
     if series.iter().any(|s| !s.points.is_empty()) {
         line_chart_svg(

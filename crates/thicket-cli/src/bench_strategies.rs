@@ -129,15 +129,15 @@ fn save(
 ) -> Result<()> {
     fill_speedups(rows);
     if let Some(path) = &args.out {
-        std::fs::write(path, markdown(rows, sizes, device, args.repeat))?;
+        thicket_run::bench::write_file(path, markdown(rows, sizes, device, args.repeat))?;
     }
     if let Some(path) = &args.csv {
-        std::fs::write(path, csv(rows))?;
+        thicket_run::bench::write_file(path, csv(rows))?;
     }
     if let Some(path) = &args.json_out {
         let text = serde_json::to_string_pretty(&json!({"device": device, "rows": rows}))
             .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
-        std::fs::write(path, text)?;
+        thicket_run::bench::write_file(path, text)?;
     }
     let series = chart_series(rows, strategies);
     if let (Some(path), false) = (&args.chart, series.is_empty()) {

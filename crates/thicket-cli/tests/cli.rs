@@ -227,6 +227,59 @@ fn atsp_solves_br17_and_reports_bad_files_by_line() {
 }
 
 #[test]
+fn a_missing_file_is_named() {
+    let output = thicket(&["atsp", "no-such-instance.atsp"]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert_eq!(message.trim().lines().count(), 1, "{message}");
+    assert!(message.contains("no-such-instance.atsp"), "{message}");
+}
+
+#[test]
+fn perm_queens_and_atsp_take_the_backend_flags() {
+    let cpu = json(&thicket(&[
+        "perm-queens",
+        "9",
+        "--backend",
+        "cpu",
+        "--threads",
+        "2",
+        "--verify",
+        "--json",
+        "--quiet",
+    ]));
+    assert_eq!(
+        (cpu["strategy"].as_str(), cpu["verified"].as_bool()),
+        (Some("multicore"), Some(true))
+    );
+    assert_eq!(cpu["threads"], 2);
+    let contradiction = thicket(&[
+        "perm-queens",
+        "9",
+        "--backend",
+        "cpu",
+        "--strategy",
+        "bp-dfs",
+    ]);
+    assert_eq!(
+        contradiction.status.code(),
+        Some(2),
+        "{}",
+        stderr(&contradiction)
+    );
+    let two_gpus = thicket(&[
+        "atsp",
+        "--generate",
+        "coin:6:1",
+        "--strategy",
+        "bp-dfs",
+        "--devices",
+        "0,1",
+    ]);
+    assert_eq!(two_gpus.status.code(), Some(2), "{}", stderr(&two_gpus));
+}
+
+#[test]
 fn gpu_permutation_strategies_fail_with_one_line_without_a_gpu() {
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),

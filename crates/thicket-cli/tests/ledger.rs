@@ -203,6 +203,59 @@ fn gpu_ledgers_say_why_without_a_gpu_and_auto_falls_back() {
     );
 }
 
+/// ATSP shard ledgers, solved apart, merge into the optimum of one plain solve.
+fn atsp_shards_merge_to(instance: &[&str], optimum: i64, shards: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for i in 0..shards {
+        let path = dir.path().join(format!("a{i}.db"));
+        let ledger = path.to_str().unwrap().to_owned();
+        let shard = format!("{i}/{shards}");
+        let mut args = vec!["atsp"];
+        args.extend_from_slice(instance);
+        args.extend(["--ledger", &ledger, "--shard", &shard, "--json", "--quiet"]);
+        let part = json(&thicket(&args));
+        assert_eq!(part["shard"], shard.as_str());
+        assert_eq!(part["proven_optimal"], false);
+        paths.push(ledger);
+    }
+    let mut args = vec!["merge"];
+    args.extend(paths.iter().map(String::as_str));
+    args.push("--json");
+    let merged = json(&thicket(&args));
+    assert_eq!(
+        (merged["cost"].as_i64(), merged["proven_optimal"].as_bool()),
+        (Some(optimum), Some(true))
+    );
+    let verified = thicket(&["verify", &paths[0], "--sample", "3"]);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stderr)
+    );
+    assert_eq!(thicket(&["merge", &paths[0]]).status.code(), Some(2));
+}
+
+#[test]
+fn atsp_shards_merge_into_the_optimum() {
+    let instance = ["--generate", "tsmat:11:4"];
+    let mut args = vec!["atsp"];
+    args.extend_from_slice(&instance);
+    args.extend(["--json", "--quiet"]);
+    let plain = json(&thicket(&args));
+    atsp_shards_merge_to(&instance, plain["cost"].as_i64().unwrap(), 2);
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn ftv33_shards_merge_into_its_proven_optimum() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../thicket-atsp/data/ftv33.atsp"
+    );
+    atsp_shards_merge_to(&[file], 1286, 2);
+}
+
 #[test]
 #[ignore = "release builds: cargo test --release -- --ignored"]
 fn an_atsp_run_killed_four_times_resumes_to_the_optimum() {

@@ -158,3 +158,39 @@ fn ranks_given_different_commands_stop_the_run() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("use another ledger file"));
 }
+
+#[test]
+#[ignore = "needs mpirun; CI runs it with --features mpi"]
+fn an_mpi_atsp_run_proves_the_optimum_with_the_incumbent_travelling() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../thicket-atsp/data/br17.atsp"
+    );
+    let run = json(&mpirun(
+        3,
+        &["atsp", file, "--mpi", "--threads", "1", "--json", "--quiet"],
+    ));
+    assert_eq!(
+        (run["cost"].as_i64(), run["proven_optimal"].as_bool()),
+        (Some(39), Some(true))
+    );
+    assert_eq!(run["backend"], "mpi");
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("br17.db");
+    let ledger = ledger.to_str().unwrap();
+    let args = [
+        "atsp",
+        file,
+        "--mpi",
+        "--ledger",
+        ledger,
+        "--threads",
+        "1",
+        "--json",
+        "--quiet",
+    ];
+    let recorded = json(&mpirun(3, &args));
+    assert_eq!(recorded["cost"], 39);
+    let merged = json(&thicket(&["merge", ledger, "--json"]));
+    assert_eq!(merged["cost"], 39);
+}

@@ -5,7 +5,17 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use thicket_core::Result;
+use std::path::Path;
+
+use thicket_core::{Error, Result};
+
+/// Writes a benchmark output file; an error names the file.
+pub fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
+    }
+    std::fs::write(path, contents).map_err(|e| Error::file(path, e))
+}
 
 /// One benchmarked configuration.
 #[derive(Debug, Clone, Serialize, PartialEq)]
