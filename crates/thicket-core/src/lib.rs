@@ -4,6 +4,7 @@
 //! ([`kernel::benchmark_kernel`]).
 
 pub mod backend;
+pub mod cpu;
 pub mod error;
 pub mod kernel;
 pub mod pool;
@@ -11,6 +12,7 @@ pub mod progress;
 pub mod report;
 
 pub use backend::Backend;
+pub use cpu::{cpu_path, CpuPath};
 pub use error::{Error, Result};
 pub use kernel::{benchmark_kernel, with_fallback, Kernel, Measured, Placement, RunOptions};
 pub use pool::{available_threads, pool};

@@ -130,50 +130,59 @@ impl Cut {
     }
 }
 
-/// Calls `leaf` with every placement of one queen in each of `rows`, in `allowed` columns,
-/// that no queen of `lines` attacks, as the line sets with those queens added.
-fn each_placement<F: FnMut(&Lines)>(lines: &Lines, rows: &[u32], allowed: u32, leaf: &mut F) {
-    match rows {
-        [] => leaf(lines),
-        [row] => {
-            let mut free = lines.free(*row, allowed);
-            while free != 0 {
-                let c = free.trailing_zeros();
-                free &= free - 1;
-                leaf(&lines.place(*row, c));
+/// Calls `leaf` with every placement of one queen in each of `rows` (in order, below or above
+/// the cut) on the columns of `allowed`; written once and compiled for each CPU path
+/// (`$name` calls itself).
+macro_rules! each_placement {
+    ($(#[$attr:meta])* $name:ident) => {
+        $(#[$attr])*
+        fn $name<F: FnMut(&Lines)>(lines: &Lines, rows: &[u32], allowed: u32, leaf: &mut F) {
+            match rows {
+                [] => leaf(lines),
+                [row] => {
+                    let mut free = lines.free(*row, allowed);
+                    while free != 0 {
+                        let c = free.trailing_zeros();
+                        free &= free - 1;
+                        leaf(&lines.place(*row, c));
+                    }
+                }
+                [row, rest @ ..] => {
+                    let mut free = lines.free(*row, allowed);
+                    while free != 0 {
+                        let c = free.trailing_zeros();
+                        free &= free - 1;
+                        $name(&lines.place(*row, c), rest, allowed, leaf);
+                    }
+                }
             }
         }
-        [row, rest @ ..] => {
-            let mut free = lines.free(*row, allowed);
-            while free != 0 {
-                let c = free.trailing_zeros();
-                free &= free - 1;
-                each_placement(&lines.place(*row, c), rest, allowed, leaf);
-            }
-        }
-    }
+    };
 }
+
+each_placement!(each_placement_portable);
+thicket_core::fast_path!(each_placement!(each_placement_fast));
 
 /// The bits of `x` at the positions of `mask`, packed into the low bits: a dense index of the
 /// subsets of `mask`.
 #[inline(always)]
-fn compress(x: u32, mask: u32) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: this build enables the bmi2 target feature, so the instruction exists.
-        unsafe { std::arch::x86_64::_pext_u32(x, mask) }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        let (mut packed, mut bit, mut rest) = (0, 0, mask);
-        while rest != 0 {
-            if x & rest & rest.wrapping_neg() != 0 {
-                packed |= 1 << bit;
-            }
-            bit += 1;
-            rest &= rest - 1;
+fn compress_portable(x: u32, mask: u32) -> u32 {
+    let (mut packed, mut bit, mut rest) = (0, 0, mask);
+    while rest != 0 {
+        if x & rest & rest.wrapping_neg() != 0 {
+            packed |= 1 << bit;
         }
-        packed
+        bit += 1;
+        rest &= rest - 1;
+    }
+    packed
+}
+
+thicket_core::fast_path! {
+    /// [`compress_portable`] in one instruction (BMI2's parallel bit extract).
+    #[inline]
+    fn compress_fast(x: u32, mask: u32) -> u32 {
+        std::arch::x86_64::_pext_u32(x, mask)
     }
 }
 
@@ -247,18 +256,21 @@ pub struct BottomHalf {
     placements: Buckets,
 }
 
-impl BottomHalf {
-    /// Enumerates the bottom placements of the border queens `border` (all below the cut) of
-    /// an `n x n` board; `scratch` lends its buffers.
-    pub fn new(n: usize, border: &[(usize, usize)], scratch: &mut JoinScratch) -> BottomHalf {
+/// [`BottomHalf::new`] and [`BottomHalf::count`], written once and compiled for each CPU
+/// path with its placement enumeration and bit extract.
+macro_rules! bottom_half_paths {
+    ($(#[$attr:meta])* $new:ident, $count:ident, $each:ident, $compress:ident) => {
+        impl BottomHalf {
+            $(#[$attr])*
+            fn $new(n: usize, border: &[(usize, usize)], scratch: &mut JoinScratch) -> BottomHalf {
         let cut = Cut::new(n);
         let start = Lines::of(n, border);
         let columns = inner_columns(n) & !start.cols;
         let found = &mut scratch.found;
         found.clear();
         let rows = cut.inner_rows(false, border);
-        each_placement(&start, &rows, columns, &mut |lines| {
-            found.push((compress(lines.cols, columns), cut.key(lines)));
+        $each(&start, &rows, columns, &mut |lines| {
+            found.push(($compress(lines.cols, columns), cut.key(lines)));
         });
         // The thread's last bottom buffer is reused: its pages are faulted in already.
         let mut placements = std::mem::take(&mut scratch.bottoms);
@@ -275,6 +287,81 @@ impl BottomHalf {
             columns,
             placements,
         }
+            }
+
+            $(#[$attr])*
+            fn $count(
+                &self,
+                n: usize,
+                constellations: &[&CanonicalConstellation],
+                scratch: &mut JoinScratch,
+            ) -> u64 {
+        let cut = &self.cut;
+        let buckets = 1usize << self.columns.count_ones();
+        let found = &mut scratch.found;
+        found.clear();
+        for constellation in constellations {
+            let queens = constellation.constellation.queens(n);
+            let (top_border, bottom_border): (Vec<_>, Vec<_>) =
+                queens.iter().partition(|&&q| cut.is_top(q));
+            debug_assert_eq!(
+                bottom_border, self.border,
+                "a constellation of another group"
+            );
+            let start = Lines::of(n, &queens);
+            let rows = cut.inner_rows(true, &top_border);
+            // The border queens below the cut are in each top's line sets but belong to the
+            // bottom.
+            $each(&start, &rows, inner_columns(n), &mut |lines| {
+                // The columns the bottom half must fill, among its inner ones.
+                let bucket = $compress(!lines.cols, self.columns);
+                found.push((bucket, cut.key(lines) ^ self.border_key | PADDING));
+            });
+        }
+        scratch.tops.sort(found, buckets, 1, &mut scratch.next);
+
+        let mut count = 0u64;
+        for b in 0..buckets {
+            let partners = self.placements.bucket(b);
+            if partners.is_empty() {
+                continue;
+            }
+            for &key in scratch.tops.bucket(b) {
+                count += partners
+                    .chunks_exact(LANES)
+                    .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
+                    .sum::<u64>();
+            }
+        }
+        count
+            }
+        }
+    };
+}
+
+bottom_half_paths!(
+    new_portable,
+    count_portable,
+    each_placement_portable,
+    compress_portable
+);
+thicket_core::fast_path!(bottom_half_paths!(
+    new_fast,
+    count_fast,
+    each_placement_fast,
+    compress_fast
+));
+
+impl BottomHalf {
+    /// Enumerates the bottom placements of the border queens `border` (all below the cut) of
+    /// an `n x n` board; `scratch` lends its buffers.
+    pub fn new(n: usize, border: &[(usize, usize)], scratch: &mut JoinScratch) -> BottomHalf {
+        #[cfg(target_arch = "x86_64")]
+        if thicket_core::cpu_path() == thicket_core::CpuPath::Fast {
+            // SAFETY: the fast path is taken only where the CPU has its features.
+            return unsafe { BottomHalf::new_fast(n, border, scratch) };
+        }
+        BottomHalf::new_portable(n, border, scratch)
     }
 
     /// Gives the placements' buffer back to `scratch`, for the next bottom half.
@@ -295,44 +382,12 @@ impl BottomHalf {
         constellations: &[&CanonicalConstellation],
         scratch: &mut JoinScratch,
     ) -> u64 {
-        let cut = &self.cut;
-        let buckets = 1usize << self.columns.count_ones();
-        let found = &mut scratch.found;
-        found.clear();
-        for constellation in constellations {
-            let queens = constellation.constellation.queens(n);
-            let (top_border, bottom_border): (Vec<_>, Vec<_>) =
-                queens.iter().partition(|&&q| cut.is_top(q));
-            debug_assert_eq!(
-                bottom_border, self.border,
-                "a constellation of another group"
-            );
-            let start = Lines::of(n, &queens);
-            let rows = cut.inner_rows(true, &top_border);
-            // The border queens below the cut are in each top's line sets but belong to the
-            // bottom.
-            each_placement(&start, &rows, inner_columns(n), &mut |lines| {
-                // The columns the bottom half must fill, among its inner ones.
-                let bucket = compress(!lines.cols, self.columns);
-                found.push((bucket, cut.key(lines) ^ self.border_key | PADDING));
-            });
+        #[cfg(target_arch = "x86_64")]
+        if thicket_core::cpu_path() == thicket_core::CpuPath::Fast {
+            // SAFETY: the fast path is taken only where the CPU has its features.
+            return unsafe { self.count_fast(n, constellations, scratch) };
         }
-        scratch.tops.sort(found, buckets, 1, &mut scratch.next);
-
-        let mut count = 0u64;
-        for b in 0..buckets {
-            let partners = self.placements.bucket(b);
-            if partners.is_empty() {
-                continue;
-            }
-            for &key in scratch.tops.bucket(b) {
-                count += partners
-                    .chunks_exact(LANES)
-                    .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
-                    .sum::<u64>();
-            }
-        }
-        count
+        self.count_portable(n, constellations, scratch)
     }
 }
 
@@ -429,8 +484,42 @@ mod tests {
 
     #[test]
     fn compress_packs_the_masked_bits() {
-        assert_eq!(compress(0b1010_0110, 0b1111_0000), 0b1010);
-        assert_eq!(compress(0b1010_0110, 0b0101_0101), 0b0010);
-        assert_eq!(compress(u32::MAX, 0), 0);
+        assert_eq!(compress_portable(0b1010_0110, 0b1111_0000), 0b1010);
+        assert_eq!(compress_portable(0b1010_0110, 0b0101_0101), 0b0010);
+        assert_eq!(compress_portable(u32::MAX, 0), 0);
+    }
+
+    /// Both CPU paths of the join give the same counts (where this CPU has the fast one).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn both_cpu_paths_join_alike() {
+        if !thicket_core::cpu::fast_path_supported() {
+            println!("NOTE: this CPU has no fast path, so only the portable one was tested");
+            return;
+        }
+        let mut x = 0x9E37_79B9u32;
+        for _ in 0..1000 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let mask = x.rotate_left(13) ^ x;
+            // SAFETY: the CPU has the fast path's features (checked above).
+            let fast = unsafe { compress_fast(x, mask) };
+            assert_eq!(fast, compress_portable(x, mask));
+        }
+        for n in [10, 12, 13] {
+            let constellations = canonical_constellations(n);
+            let joined: Vec<&CanonicalConstellation> =
+                constellations.iter().filter(|c| joins(n, c)).collect();
+            for group in group_by_bottom(n, &joined) {
+                let mut scratch = JoinScratch::default();
+                let portable = BottomHalf::new_portable(n, &group.border, &mut scratch);
+                let by_portable = portable.count_portable(n, &group.members, &mut scratch);
+                // SAFETY: as above.
+                let by_fast = unsafe {
+                    let fast = BottomHalf::new_fast(n, &group.border, &mut scratch);
+                    fast.count_fast(n, &group.members, &mut scratch)
+                };
+                assert_eq!(by_fast, by_portable, "n = {n}");
+            }
+        }
     }
 }

@@ -195,29 +195,54 @@ impl Solutions for Count {
 }
 
 /// Finds every completion of `lines`; `board[r]` holds the column of the queen of each filled
-/// row `r` (the search writes the rows it fills).
+/// row `r` (the search writes the rows it fills). Runs the fast path where the CPU has it
+/// ([`thicket_core::cpu_path`]).
 pub fn search<S: Solutions>(lines: &LineBoard, board: &mut [u8], sink: &mut S) {
-    let open = lines.open_rows;
-    if open == 0 {
-        sink.complete(board);
-        return;
+    #[cfg(target_arch = "x86_64")]
+    if thicket_core::cpu_path() == thicket_core::CpuPath::Fast {
+        // SAFETY: the fast path is taken only where the CPU has its features.
+        return unsafe { search_fast(lines, board, sink) };
     }
-    if open & (open - 1) == 0 {
-        let row = open.trailing_zeros();
-        sink.last_row(row, lines.free_in_row(row), board);
-        return;
-    }
-    let Some((line, mut options)) = lines.most_constrained() else {
-        return;
-    };
-    while options != 0 {
-        let option = options.trailing_zeros();
-        options &= options - 1;
-        let (next, r, c) = lines.take(line, option);
-        board[r as usize] = c as u8;
-        search(&next, board, sink);
-    }
+    search_portable(lines, board, sink)
 }
+
+/// The line search, written once and compiled for each CPU path: `$name` calls itself.
+macro_rules! line_search {
+    ($(#[$attr:meta])* $name:ident) => {
+        $(#[$attr])*
+        fn $name<S: Solutions>(lines: &LineBoard, board: &mut [u8], sink: &mut S) {
+            let open = lines.open_rows;
+            if open == 0 {
+                sink.complete(board);
+                return;
+            }
+            if open & (open - 1) == 0 {
+                let row = open.trailing_zeros();
+                sink.last_row(row, lines.free_in_row(row), board);
+                return;
+            }
+            let Some((line, mut options)) = lines.most_constrained() else {
+                return;
+            };
+            while options != 0 {
+                let option = options.trailing_zeros();
+                options &= options - 1;
+                let (next, r, c) = lines.take(line, option);
+                board[r as usize] = c as u8;
+                $name(&next, board, sink);
+            }
+        }
+    };
+}
+
+line_search!(
+    /// The line search for the target's baseline.
+    search_portable
+);
+thicket_core::fast_path!(line_search!(
+    /// The line search for the fast path.
+    search_fast
+));
 
 #[cfg(test)]
 mod tests {
@@ -230,6 +255,24 @@ mod tests {
             let mut count = Count::default();
             search(&LineBoard::empty(n), &mut [0u8; 32][..n], &mut count);
             assert_eq!(u128::from(count.0), known_counts(n).unwrap().0, "n={n}");
+        }
+    }
+
+    /// Both CPU paths of the line search count alike (where this CPU has the fast one).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn both_cpu_paths_search_alike() {
+        if !thicket_core::cpu::fast_path_supported() {
+            println!("NOTE: this CPU has no fast path, so only the portable one was tested");
+            return;
+        }
+        for n in 1..=10 {
+            let (mut fast, mut portable) = (Count::default(), Count::default());
+            let board = LineBoard::empty(n);
+            search_portable(&board, &mut [0u8; 32][..n], &mut portable);
+            // SAFETY: the CPU has the fast path's features (checked above).
+            unsafe { search_fast(&board, &mut [0u8; 32][..n], &mut fast) };
+            assert_eq!(fast.0, portable.0, "n = {n}");
         }
     }
 

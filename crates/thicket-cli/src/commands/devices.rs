@@ -10,18 +10,21 @@ use crate::cli::DevicesArgs;
 pub fn run(args: &DevicesArgs) -> Result<()> {
     let cores = thicket_core::available_threads();
     let probed = probe();
+    let path = thicket_core::cpu_path().describe();
     if args.json {
         let value = match &probed {
             Ok(gpus) => json!({
                 "gpu_available": true,
                 "gpus": gpus.iter().map(gpu_json).collect::<Vec<_>>(),
                 "cpu_cores": cores,
+                "cpu_path": path,
             }),
             Err(why) => json!({
                 "gpu_available": false,
                 "gpus": [],
                 "reason": why.to_string(),
                 "cpu_cores": cores,
+                "cpu_path": path,
             }),
         };
         println!("{value}");
@@ -45,7 +48,7 @@ pub fn run(args: &DevicesArgs) -> Result<()> {
         }
         Err(why) => println!("no GPU: {why}"),
     }
-    println!("CPU: {cores} cores");
+    println!("CPU: {cores} cores, counters on the {path}");
     Ok(())
 }
 
