@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use thicket_core::{Error, Progress, Result};
-use thicket_gpu::{GpuError, ModuleStats};
+use thicket_gpu::ModuleStats;
 
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{validate_n, QueensCount};
@@ -84,7 +84,7 @@ fn check_request(n: usize, options: &GpuOptions) -> Result<()> {
         )));
     }
     if options.devices.as_ref().is_some_and(|d| d.is_empty()) {
-        return Err(Error::InvalidInput("--devices lists no device".into()));
+        return Err(Error::InvalidInput("the device list is empty".into()));
     }
     Ok(())
 }
@@ -98,7 +98,7 @@ fn check_request(n: usize, options: &GpuOptions) -> Result<()> {
 pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
     check_request(n, options)?;
     match options.threads {
-        Some(0) => Err(Error::InvalidInput("--threads must be at least 1".into())),
+        Some(0) => Err(Error::InvalidInput("the thread count must be at least 1".into())),
         Some(threads) => rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -120,7 +120,7 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
         let opening = probe
             .join()
             .expect("the driver probe does not panic")
-            .map_err(unavailable)?;
+            .map_err(Error::from)?;
         let fixed = scope.spawn(|| {
             use crate::rotations::{count_fixed, Turn};
             (count_fixed(n, Turn::Half), count_fixed(n, Turn::Quarter))
@@ -189,7 +189,7 @@ impl Work {
         progress: &Progress,
     ) -> Result<(u128, Queue, Vec<launch::Device>)> {
         if self.counts.total() == 0 || !opening.peer() {
-            let mut devices = opening.all().map_err(unavailable)?;
+            let mut devices = opening.all().map_err(Error::from)?;
             let (total, queue) = self.count(&mut devices, progress)?;
             return Ok((total, queue, devices));
         }
@@ -201,10 +201,7 @@ impl Work {
             self.levels,
             &|handed_out| progress.advance_to(self.counts.work_done(handed_out)),
         )
-        .map_err(|e| match e {
-            GpuError::Unavailable(_) => unavailable(e),
-            other => Error::Gpu(other.one_line()),
-        })?;
+        .map_err(Error::from)?;
         Ok((self.weighted_total(counts)?, Queue::PeerCounter, devices))
     }
 
@@ -224,7 +221,7 @@ impl Work {
             chunk,
             &|reached| progress.advance_to(self.counts.work_done(reached)),
         )
-        .map_err(|e| Error::Gpu(e.one_line()))?;
+        .map_err(Error::from)?;
         Ok((self.weighted_total(counts)?, queue))
     }
 
@@ -251,7 +248,7 @@ impl GpuCounter {
     /// [`count_gpu`] when no GPU can be used.
     pub fn open(n: usize, options: &GpuOptions) -> Result<GpuCounter> {
         check_request(n, options)?;
-        let devices = launch::open_devices(options.devices.as_deref()).map_err(unavailable)?;
+        let devices = launch::open_devices(options.devices.as_deref()).map_err(Error::from)?;
         Ok(GpuCounter {
             n,
             depth: options.depth,
@@ -338,14 +335,6 @@ fn hand_out_order(
     // Cached: building a constellation's plan is worth doing once, not once a comparison.
     constellations.sort_by_cached_key(|c| (std::cmp::Reverse(rows(c)), scramble(c)));
     constellations
-}
-
-/// A GPU error that stops the backend from starting.
-fn unavailable(error: GpuError) -> Error {
-    match error {
-        GpuError::Compile { .. } => Error::Gpu(error.one_line()),
-        other => Error::Unavailable(other.one_line()),
-    }
 }
 
 #[cfg(test)]

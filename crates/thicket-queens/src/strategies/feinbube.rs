@@ -8,7 +8,7 @@ use thicket_gpu::cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::jobs::zhang_depth;
 use super::StrategyRunner;
-use super::{driver, gpu_error, host_depth, mirrored, positive, timed_launch, Counted, Params};
+use super::{driver, host_depth, mirrored, positive, timed_launch, Counted, Params};
 
 /// Default threads per block (see [`Params::block_size`]).
 pub const BLOCK_SIZE: u32 = 128;
@@ -16,7 +16,7 @@ pub const BLOCK_SIZE: u32 = 128;
 /// Counts the total of `n` queens with Feinbube et al.'s kernel.
 pub(crate) fn count(runner: &mut StrategyRunner, n: usize, params: &Params) -> Result<Counted> {
     let depth = host_depth(n, params.depth, zhang_depth(n))?;
-    let block = positive("--block-size", params.block_size, BLOCK_SIZE, 1024)?;
+    let block = positive("the block size", params.block_size, BLOCK_SIZE, 1024)?;
     let settings = runner.jobs(n, depth);
     let threads = u32::try_from(settings.len()).map_err(|_| {
         Error::InvalidInput(format!(
@@ -30,7 +30,7 @@ pub(crate) fn count(runner: &mut StrategyRunner, n: usize, params: &Params) -> R
     let function = runner
         .gpu()
         .load_function(&module, "feinbube_nqueens")
-        .map_err(gpu_error)?;
+        .map_err(Error::from)?;
     if shared_bytes > 48 * 1024 {
         function
             .set_attribute(

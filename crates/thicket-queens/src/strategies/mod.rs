@@ -178,8 +178,8 @@ pub struct StrategyRunner {
 impl StrategyRunner {
     /// Opens CUDA device `ordinal`; fails with [`Error::Unavailable`] when none can be used.
     pub fn open(ordinal: usize) -> Result<StrategyRunner> {
-        thicket_gpu::probe().map_err(unavailable)?;
-        let gpu = Gpu::open(ordinal).map_err(unavailable)?;
+        thicket_gpu::probe().map_err(Error::from)?;
+        let gpu = Gpu::open(ordinal).map_err(Error::from)?;
         Ok(StrategyRunner {
             gpu,
             modules: Vec::new(),
@@ -225,7 +225,7 @@ impl StrategyRunner {
         } else {
             self.gpu.load_module_with_stats(source, &kernels.options())
         };
-        let (module, _) = loaded.map_err(unavailable)?;
+        let (module, _) = loaded.map_err(Error::from)?;
         self.modules.push((source.name, module.clone()));
         Ok(module)
     }
@@ -260,7 +260,7 @@ impl StrategyRunner {
     pub fn count(&mut self, strategy: Strategy, n: usize, params: &Params) -> Result<StrategyRun> {
         if !(MIN_N..=MAX_N).contains(&n) {
             return Err(Error::InvalidInput(format!(
-                "--strategy {} counts boards of {MIN_N} to {MAX_N} queens, not {n}",
+                "the {} kernel counts boards of {MIN_N} to {MAX_N} queens, not {n}",
                 strategy.name()
             )));
         }
@@ -310,7 +310,7 @@ pub(crate) fn host_depth(n: usize, asked: Option<usize>, default: usize) -> Resu
     let least = if n % 2 == 1 { 2 } else { 1 };
     if depth < least || depth >= n {
         return Err(Error::InvalidInput(format!(
-            "--depth {depth} does not fit N = {n}: it must be at least {least} and below {n}"
+            "a host depth of {depth} does not fit N = {n}: it must be at least {least} and below {n}"
         )));
     }
     Ok(depth)
@@ -333,15 +333,10 @@ pub(crate) fn mirrored(sum: u128) -> Result<u128> {
         .ok_or_else(|| Error::Overflow("the solution count exceeds 128 bits".into()))
 }
 
-/// A driver error while counting.
-pub(crate) fn gpu_error(error: GpuError) -> Error {
-    Error::Gpu(error.one_line())
-}
-
 /// Returns a mapper from a cudarc [`DriverError`] of the driver call `op` to [`Error::Gpu`],
 /// for `.map_err(driver("cuMemAlloc"))`.
 pub(crate) fn driver(op: &'static str) -> impl Fn(DriverError) -> Error {
-    move |e| gpu_error(GpuError::driver(op)(e))
+    move |e| Error::from(GpuError::driver(op)(e))
 }
 
 /// Launches the kernel set up in `launch` with `config` once everything queued on `stream` is
@@ -381,14 +376,6 @@ pub(crate) fn raise_shared_limit(function: &CudaFunction, bytes: u32, hint: &str
                 GpuError::driver("cuFuncSetAttribute")(e)
             ))
         })
-}
-
-/// A GPU error that stops a strategy from starting.
-fn unavailable(error: GpuError) -> Error {
-    match error {
-        GpuError::Compile { .. } | GpuError::Driver { .. } => Error::Gpu(error.one_line()),
-        other => Error::Unavailable(other.one_line()),
-    }
 }
 
 /// The total of `run` with the unique count beside it, from the solutions a half or a quarter
@@ -454,7 +441,7 @@ mod tests {
         assert_eq!(host_depth(16, None, 5).unwrap(), 5);
         assert!(host_depth(15, Some(1), 1).is_err());
         assert!(host_depth(8, Some(8), 1).is_err());
-        assert!(positive("--pool-size", Some(0), 1, 10).is_err());
-        assert_eq!(positive("--pool-size", None, 7, 10).unwrap(), 7);
+        assert!(positive("the pool size", Some(0), 1, 10).is_err());
+        assert_eq!(positive("the pool size", None, 7, 10).unwrap(), 7);
     }
 }

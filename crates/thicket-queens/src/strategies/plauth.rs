@@ -11,7 +11,7 @@ use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
 use super::jobs::Subproblems;
 use super::{
-    driver, gpu_error, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
+    driver, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
     Params,
 };
 use super::{Strategy, StrategyRunner};
@@ -85,8 +85,8 @@ pub(crate) fn count(
     } else {
         BLOCK_SIZE
     };
-    let block = positive("--block-size", params.block_size, default_block, 1024)?;
-    let shared_limit = positive("--shared-limit", params.shared_limit, SHARED_LIMIT, 1 << 20)?;
+    let block = positive("the block size", params.block_size, default_block, 1024)?;
+    let shared_limit = positive("the shared-memory limit", params.shared_limit, SHARED_LIMIT, 1 << 20)?;
     let (configs, depth) = configs(n, depth);
     let module = runner.module(&crate::kernels::PLAUTH)?;
     runner.ensure_dp_limits()?;
@@ -101,7 +101,7 @@ pub(crate) fn count(
 
     let seconds = match strategy {
         Strategy::Dp1 => {
-            let z = positive("--search-depth", params.search_depth, SWARM_ROWS, 8)?;
+            let z = positive("the search depth", params.search_depth, SWARM_ROWS, 8)?;
             let threads = (n as u64).pow(z);
             let threads = u32::try_from(threads)
                 .ok()
@@ -109,7 +109,7 @@ pub(crate) fn count(
                 .ok_or_else(|| {
                     Error::InvalidInput(format!("N^z = {n}^{z} threads do not fit in one grid"))
                 })?;
-            let root = gpu.load_function(&module, "dp1_root").map_err(gpu_error)?;
+            let root = gpu.load_function(&module, "dp1_root").map_err(Error::from)?;
             let hand_below = swarm_hand_below(n);
             let mut launch = stream.launch_builder(&root);
             launch
@@ -130,13 +130,13 @@ pub(crate) fn count(
         Strategy::Dp2 | Strategy::Dp3 => {
             let (first, growth) = if strategy == Strategy::Dp2 {
                 (
-                    positive("--search-depth", params.search_depth, STATIC_DEPTH, 31)?,
+                    positive("the search depth", params.search_depth, STATIC_DEPTH, 31)?,
                     1,
                 )
             } else {
                 (
-                    positive("--search-depth", params.search_depth, INITIAL_DEPTH, 31)?,
-                    positive("--growth", params.growth, GROWTH, 16)?,
+                    positive("the search depth", params.search_depth, INITIAL_DEPTH, 31)?,
+                    positive("the growth", params.growth, GROWTH, 16)?,
                 )
             };
             // Their bound: shared memory / (state size * threads a block) - 1.
@@ -149,7 +149,7 @@ pub(crate) fn count(
             }
             let function = gpu
                 .load_function(&module, "dp_condensed")
-                .map_err(gpu_error)?;
+                .map_err(Error::from)?;
             allow_shared(&function, (CONFIG_BYTES + 4) * (max_depth + 1) * block)?;
             let no_release = 0u64;
             let hand_below = condensed_hand_below(n);
@@ -180,17 +180,17 @@ pub(crate) fn count(
             unsafe { timed_launch(&stream, &mut launch, config) }?
         }
         _ => {
-            let search = positive("--search-depth", params.search_depth, STATIC_DEPTH, 31)?;
+            let search = positive("the search depth", params.search_depth, STATIC_DEPTH, 31)?;
             let stack_bytes = ENTRY_BYTES * search * block;
             let volume = shared_limit.saturating_sub(stack_bytes) / ENTRY_BYTES;
             let threshold = volume.saturating_sub((search + 1) * block);
             if threshold == 0 {
                 return Err(Error::InvalidInput(format!(
-                    "--shared-limit {shared_limit} leaves no swap buffer beside the stacks of \
+                    "the shared-memory limit {shared_limit} leaves no swap buffer beside the stacks of \
                      {block} threads {search} rows deep (lower --block-size or --search-depth)"
                 )));
             }
-            let function = gpu.load_function(&module, "dp_swap").map_err(gpu_error)?;
+            let function = gpu.load_function(&module, "dp_swap").map_err(Error::from)?;
             let shared = ENTRY_BYTES * (search * block + volume);
             allow_shared(&function, shared + 64)?;
             let mask = board_mask(n);

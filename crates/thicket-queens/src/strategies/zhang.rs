@@ -8,7 +8,7 @@ use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
 use super::jobs::zhang_depth;
 use super::{
-    driver, gpu_error, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
+    driver, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
     Params,
 };
 use super::{Strategy, StrategyRunner};
@@ -30,11 +30,11 @@ pub(crate) fn count(
     params: &Params,
 ) -> Result<Counted> {
     let depth = host_depth(n, params.depth, zhang_depth(n))?;
-    let block = positive("--block-size", params.block_size, BLOCK_SIZE, 1024)?;
-    let pool = positive("--pool-size", params.pool_size, POOL_SIZE, u32::MAX)?;
+    let block = positive("the block size", params.block_size, BLOCK_SIZE, 1024)?;
+    let pool = positive("the pool size", params.pool_size, POOL_SIZE, u32::MAX)?;
     if matches!(strategy, Strategy::PoolBlock | Strategy::PoolGlobal) && pool < block {
         return Err(Error::InvalidInput(format!(
-            "--pool-size {pool} is smaller than a block ({block} threads): every thread needs a job"
+            "the pool size {pool} is smaller than a block ({block} threads): every thread needs a job"
         )));
     }
     let rows = (n - depth) as u32;
@@ -54,7 +54,7 @@ pub(crate) fn count(
     let function = runner
         .gpu()
         .load_function(&module, name)
-        .map_err(gpu_error)?;
+        .map_err(Error::from)?;
     let workspace_words = u64::from(rows) * 4;
     let shared_bytes = match strategy {
         Strategy::Naive | Strategy::L1 => 0,
