@@ -45,7 +45,9 @@ struct Task<'a> {
 pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<QueensCount> {
     validate_n(n)?;
     if threads == 0 {
-        return Err(Error::InvalidInput("the thread count must be at least 1".into()));
+        return Err(Error::InvalidInput(
+            "the thread count must be at least 1".into(),
+        ));
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

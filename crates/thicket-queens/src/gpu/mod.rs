@@ -98,7 +98,9 @@ fn check_request(n: usize, options: &GpuOptions) -> Result<()> {
 pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<GpuCount> {
     check_request(n, options)?;
     match options.threads {
-        Some(0) => Err(Error::InvalidInput("the thread count must be at least 1".into())),
+        Some(0) => Err(Error::InvalidInput(
+            "the thread count must be at least 1".into(),
+        )),
         Some(threads) => rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()

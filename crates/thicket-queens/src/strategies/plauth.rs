@@ -11,8 +11,7 @@ use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
 use super::jobs::Subproblems;
 use super::{
-    driver, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
-    Params,
+    driver, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted, Params,
 };
 use super::{Strategy, StrategyRunner};
 use crate::count::board_mask;
@@ -86,7 +85,12 @@ pub(crate) fn count(
         BLOCK_SIZE
     };
     let block = positive("the block size", params.block_size, default_block, 1024)?;
-    let shared_limit = positive("the shared-memory limit", params.shared_limit, SHARED_LIMIT, 1 << 20)?;
+    let shared_limit = positive(
+        "the shared-memory limit",
+        params.shared_limit,
+        SHARED_LIMIT,
+        1 << 20,
+    )?;
     let (configs, depth) = configs(n, depth);
     let module = runner.module(&crate::kernels::PLAUTH)?;
     runner.ensure_dp_limits()?;
@@ -109,7 +113,9 @@ pub(crate) fn count(
                 .ok_or_else(|| {
                     Error::InvalidInput(format!("N^z = {n}^{z} threads do not fit in one grid"))
                 })?;
-            let root = gpu.load_function(&module, "dp1_root").map_err(Error::from)?;
+            let root = gpu
+                .load_function(&module, "dp1_root")
+                .map_err(Error::from)?;
             let hand_below = swarm_hand_below(n);
             let mut launch = stream.launch_builder(&root);
             launch

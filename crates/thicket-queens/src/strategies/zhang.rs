@@ -8,8 +8,7 @@ use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
 use super::jobs::zhang_depth;
 use super::{
-    driver, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted,
-    Params,
+    driver, host_depth, mirrored, positive, raise_shared_limit, timed_launch, Counted, Params,
 };
 use super::{Strategy, StrategyRunner};
 use crate::count::board_mask;
