@@ -6,7 +6,9 @@ use clap::{Args, Parser, Subcommand};
 use thicket_queens::strategies::{Params, Strategy};
 use thicket_run::Shard;
 
-use crate::flags::{parse_depths, parse_sizes, BackendArgs, OutputArgs, SizeList, TrialArgs};
+use crate::flags::{
+    parse_depths, parse_sizes, BackendArgs, BenchOutputArgs, OutputArgs, SizeList, TrialArgs,
+};
 
 /// thicket solves irregular workloads (N-Queens today; permutation search, graphs, lattices
 /// and swarms next) on NVIDIA GPUs and multi-core CPUs, and checks every answer.
@@ -364,9 +366,9 @@ pub struct BenchPermArgs {
     /// of their default, and report the worst-to-best time ratio per strategy and N.
     #[arg(long, value_parser = parse_depths)]
     pub d_cpu: Option<SizeList>,
-    /// Write perm-bench.md, .csv, .json and .svg (time against N, log scale) here.
-    #[arg(long, value_name = "DIR")]
-    pub out_dir: Option<std::path::PathBuf>,
+    /// Where the results go (with --out-dir: perm-bench.md, .csv, .json and .svg).
+    #[command(flatten)]
+    pub outputs: BenchOutputArgs,
 }
 
 /// Options of `thicket bench queens`.
@@ -384,25 +386,14 @@ pub struct BenchQueensArgs {
     /// Skip the reference backtracker (it is slow from N = 18 on).
     #[arg(long)]
     pub no_baseline: bool,
-    /// Also write the table (Markdown) to this file.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<std::path::PathBuf>,
-    /// Print JSON instead of Markdown.
-    #[arg(long)]
-    pub json: bool,
+    /// Where the results go (with --out-dir: queens-bench.md, .csv, .json and .svg, or
+    /// queens-strategies.* with --strategies).
+    #[command(flatten)]
+    pub outputs: BenchOutputArgs,
     /// Time GPU strategies instead of the CPU counter: `all` or a list such as
     /// `naive,pool-global`; every count is checked against OEIS.
     #[arg(long, value_name = "LIST|all", value_parser = parse_strategies)]
     pub strategies: Option<StrategyList>,
-    /// With --strategies: also write the results as CSV to this file.
-    #[arg(long, value_name = "FILE", requires = "strategies")]
-    pub csv: Option<std::path::PathBuf>,
-    /// With --strategies: also write the results as JSON to this file.
-    #[arg(long, value_name = "FILE", requires = "strategies")]
-    pub json_out: Option<std::path::PathBuf>,
-    /// With --strategies: also draw kernel time against N per strategy (log scale) as SVG.
-    #[arg(long, value_name = "FILE", requires = "strategies")]
-    pub chart: Option<std::path::PathBuf>,
     /// With --strategies: skip a strategy's larger boards once its next run is predicted
     /// (from its last two) to take longer than this many seconds.
     #[arg(long, default_value_t = 60.0, requires = "strategies")]

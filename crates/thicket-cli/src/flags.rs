@@ -55,6 +55,42 @@ pub struct TrialArgs {
     pub verify: bool,
 }
 
+/// Where a bench writes its results: the same flags for every `thicket bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchOutputArgs {
+    /// Print the results as JSON on stdout instead of the Markdown table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the Markdown table to this file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+    /// Also write the results as CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<std::path::PathBuf>,
+    /// Also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json_out: Option<std::path::PathBuf>,
+    /// Also draw time against N per strategy (log scale) as SVG into this file.
+    #[arg(long, value_name = "FILE")]
+    pub chart: Option<std::path::PathBuf>,
+    /// Write all four (<bench>.md, .csv, .json, .svg) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<std::path::PathBuf>,
+}
+
+impl BenchOutputArgs {
+    /// The files asked for.
+    pub fn outputs(&self) -> thicket_run::bench::Outputs {
+        thicket_run::bench::Outputs {
+            markdown: self.out.clone(),
+            csv: self.csv.clone(),
+            json: self.json_out.clone(),
+            chart: self.chart.clone(),
+            dir: self.out_dir.clone(),
+        }
+    }
+}
+
 /// The run options of a kernel command.
 pub fn run_options(backend: &BackendArgs, output: &OutputArgs, trials: &TrialArgs) -> RunOptions {
     RunOptions {

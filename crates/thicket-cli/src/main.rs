@@ -1,8 +1,5 @@
 //! The `thicket` command line: thin over the library crates.
 
-mod bench;
-mod bench_perm;
-mod bench_strategies;
 mod cli;
 mod commands;
 mod flags;
@@ -31,10 +28,10 @@ fn main() -> ExitCode {
         Command::Merge(args) => commands::ledger::merge(&args),
         Command::Bench {
             problem: BenchProblem::Queens(args),
-        } => bench::run_queens(&args),
+        } => commands::bench_queens::run(&args),
         Command::Bench {
             problem: BenchProblem::Perm(args),
-        } => bench_perm::run(&args),
+        } => commands::bench_perm::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,9 @@
 //! answer.
 
 pub mod atsp;
+pub mod bench_perm;
+pub mod bench_queens;
+pub mod bench_strategies;
 pub mod devices;
 pub mod ledger;
 pub mod perm;

@@ -15,7 +15,8 @@ use thicket_perm::gpu::GpuParams;
 use thicket_perm::queens::{count, PermQueensCount};
 use thicket_perm::reference::perm_queens;
 use thicket_perm::strategy::Strategy;
-use thicket_run::chart::{line_chart_svg, Series};
+use thicket_run::bench::Rendered;
+use thicket_run::chart::Series;
 
 use crate::cli::BenchPermArgs;
 use thicket_perm::MULTICORE_D_CPU;
@@ -82,16 +83,20 @@ pub fn run(args: &BenchPermArgs) -> Result<()> {
                 eprintln!("{}", progress_line(&row));
                 rows.push(row.clone());
                 // Written after every row, so that an interrupted run keeps what it measured.
-                if let Some(dir) = &args.out_dir {
-                    write_outputs(dir, &rows, args)?;
-                }
+                write_outputs(&rows, args)?;
                 if let Some(seconds) = row.best_seconds {
                     previous = Some((n, seconds));
                 }
             }
         }
     }
-    print!("{}", render_markdown(&rows, args));
+    if args.outputs.json {
+        let text = serde_json::to_string_pretty(&render(&rows, args).json)
+            .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", render_markdown(&rows, args));
+    }
     if rows.iter().any(|r| r.verified == Some(false)) {
         return Err(Error::Verification(
             "a benchmarked count differs from Table 1".into(),
@@ -111,29 +116,22 @@ pub fn run(args: &BenchPermArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes perm-bench.md, .csv, .json and .svg into `dir`.
-fn write_outputs(dir: &std::path::Path, rows: &[Row], args: &BenchPermArgs) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
-    thicket_run::bench::write_file(&dir.join("perm-bench.md"), render_markdown(rows, args))?;
-    thicket_run::bench::write_file(&dir.join("perm-bench.csv"), render_csv(rows))?;
-    let json = serde_json::to_string_pretty(&serde_json::json!({
-        "rows": rows,
-        "sweep": sweep_ratios(rows),
-    }))
-    .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
-    thicket_run::bench::write_file(&dir.join("perm-bench.json"), json)?;
-    let series = chart_series(rows);
-    if series.iter().any(|s| !s.points.is_empty()) {
-        line_chart_svg(
-            &dir.join("perm-bench.svg"),
-            "perm-queens: time against N per strategy",
-            "N",
-            "seconds (best run, log scale)",
-            &series,
-            true,
-        )?;
+/// Writes the files asked for (with `--out-dir`: perm-bench.md, .csv, .json and .svg).
+fn write_outputs(rows: &[Row], args: &BenchPermArgs) -> Result<()> {
+    args.outputs.outputs().write(&render(rows, args))
+}
+
+/// The tables, JSON and chart of `rows`.
+fn render(rows: &[Row], args: &BenchPermArgs) -> Rendered {
+    Rendered {
+        name: "perm-bench",
+        markdown: render_markdown(rows, args),
+        csv: render_csv(rows),
+        json: serde_json::json!({ "rows": rows, "sweep": sweep_ratios(rows) }),
+        chart_title: "perm-queens: time against N per strategy".into(),
+        y_label: "seconds (best run, log scale)".into(),
+        series: chart_series(rows),
     }
-    Ok(())
 }
 
 /// Times `strategy` at `n`, or says why not.

@@ -7,7 +7,8 @@ use thicket_core::{Error, Progress, Result};
 use thicket_queens::gpu::{count_gpu, GpuOptions};
 use thicket_queens::reference::known_counts;
 use thicket_queens::strategies::{Strategy, StrategyRun, StrategyRunner};
-use thicket_run::chart::{line_chart_svg, Series};
+use thicket_run::bench::{growth, predict_next as predict, Rendered};
+use thicket_run::chart::Series;
 
 use crate::cli::BenchQueensArgs;
 
@@ -101,7 +102,7 @@ pub fn bench(args: &BenchQueensArgs, strategies: &[Strategy]) -> Result<()> {
             save(args, &mut rows, &sizes, &device, strategies)?;
         }
     }
-    if args.json {
+    if args.outputs.json {
         let text = serde_json::to_string_pretty(&json!({"device": device, "rows": rows}))
             .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
         println!("{text}");
@@ -128,42 +129,15 @@ fn save(
     strategies: &[Strategy],
 ) -> Result<()> {
     fill_speedups(rows);
-    if let Some(path) = &args.out {
-        thicket_run::bench::write_file(path, markdown(rows, sizes, device, args.repeat))?;
-    }
-    if let Some(path) = &args.csv {
-        thicket_run::bench::write_file(path, csv(rows))?;
-    }
-    if let Some(path) = &args.json_out {
-        let text = serde_json::to_string_pretty(&json!({"device": device, "rows": rows}))
-            .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
-        thicket_run::bench::write_file(path, text)?;
-    }
-    let series = chart_series(rows, strategies);
-    if let (Some(path), false) = (&args.chart, series.is_empty()) {
-        line_chart_svg(
-            path,
-            &format!("N-Queens kernels on {device}"),
-            "N",
-            "kernel time (s, log scale)",
-            &series,
-            true,
-        )?;
-    }
-    Ok(())
-}
-
-/// The growth of kernel time per extra queen seen so far (between 2 and 50; 10 when unknown).
-fn growth(history: &[f64]) -> f64 {
-    match history {
-        [.., a, b] if *a > 0.0 => (b / a).clamp(2.0, 50.0),
-        _ => 10.0,
-    }
-}
-
-/// The predicted time of the next board from the last ones, if any ran.
-fn predict(history: &[f64]) -> Option<f64> {
-    history.last().map(|last| last * growth(history))
+    args.outputs.outputs().write(&Rendered {
+        name: "queens-strategies",
+        markdown: markdown(rows, sizes, device, args.repeat),
+        csv: csv(rows),
+        json: json!({"device": device, "rows": rows}),
+        chart_title: format!("N-Queens kernels on {device}"),
+        y_label: "kernel time (s, log scale)".into(),
+        series: chart_series(rows, strategies),
+    })
 }
 
 /// Runs `strategy` at `n` `--repeat` times.
