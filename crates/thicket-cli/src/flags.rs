@@ -73,7 +73,7 @@ pub struct BenchOutputArgs {
     /// Also draw time against N per strategy (log scale) as SVG into this file.
     #[arg(long, value_name = "FILE")]
     pub chart: Option<std::path::PathBuf>,
-    /// Write all four (<bench>.md, .csv, .json, .svg) into this folder.
+    /// Write all four (`<bench>.md`, `.csv`, `.json`, `.svg`) into this folder.
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<std::path::PathBuf>,
 }

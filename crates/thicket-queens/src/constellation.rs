@@ -106,6 +106,7 @@ impl Constellation {
     }
 }
 
+#[cfg(test)]
 /// Every valid constellation of an `n x n` board (`1 <= n <= 32`), in ascending order.
 pub fn valid_constellations(n: usize) -> impl Iterator<Item = Constellation> {
     (0..n * n).flat_map(move |top_bottom| valid_with_top_bottom(n, top_bottom))

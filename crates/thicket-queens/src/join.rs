@@ -391,6 +391,7 @@ impl BottomHalf {
     }
 }
 
+#[cfg(test)]
 /// Counts the solutions of `constellations` of an `n x n` board (`n` in [`JOIN_SIZES`]),
 /// whose border queens below the cut are all `border`, on the calling thread: the group's
 /// [`BottomHalf`], then every member against it.

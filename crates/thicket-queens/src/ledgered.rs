@@ -19,17 +19,6 @@ use crate::gpu::tasks::{gpu_plans, split};
 use crate::gpu::{border_only_total, GpuCounter, GpuOptions};
 use crate::rotations::{count_fixed, unique_from_total, Turn};
 
-/// How a ledgered run cuts its work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Split {
-    /// Board size.
-    pub n: usize,
-    /// Constellations per batch.
-    pub batch_size: usize,
-    /// The shard `(index, count)` to count.
-    pub shard: (u64, u64),
-}
-
 /// The default batch size, from the board size alone so that every backend, machine and
 /// resumed run cuts the same batches: 64 constellations up to N = 21, then half as many for
 /// each larger N down to 1 from N = 27 on. A batch's work grows about 8x per N while the

@@ -1,27 +1,28 @@
 //! N-Queens counting. The CPU solver counts the inner boards of canonical border
 //! constellations under the full 8-fold board symmetry, by joining half-board placements
-//! ([`join`]) or by the most-constrained-line search ([`lines`]); the baseline and the
+//! (`join`) or by the most-constrained-line search (`lines`); the baseline and the
 //! brute-force verifier are independent references. [`strategies`] reproduces the GPU kernels of three
 //! papers for comparison. [`count`] is the front door: it picks the backend and the kernel,
 //! and runs long counts in batches through the run layer ([`Batches`]).
 
 pub mod baseline;
-pub mod brute;
-pub mod constellation;
-pub mod count;
-pub mod cpu;
+#[cfg(test)]
+mod brute;
+mod constellation;
+mod count;
+mod cpu;
 pub mod gpu;
-pub mod join;
+mod join;
 pub mod kernels;
-pub mod ledgered;
-pub mod lines;
+mod ledgered;
+mod lines;
 pub mod reference;
-pub mod rotations;
+mod rotations;
 mod run;
-pub mod search;
+mod search;
 pub mod solutions;
 pub mod strategies;
-pub mod symmetry;
+mod symmetry;
 
 pub use count::{validate_n, QueensCount};
 pub use cpu::count_cpu;

@@ -49,7 +49,8 @@ pub struct Batching {
     pub ledger: Option<PathBuf>,
     /// The shard of the batches to count.
     pub shard: Shard,
-    /// Canonical constellations per batch; [`default_batch_size`] when `None`.
+    /// Canonical constellations per batch; when `None`, 64 up to N = 21, halved for each
+    /// larger N (1 from N = 27 on).
     pub batch_size: Option<usize>,
     /// Spread the batches over MPI ranks.
     pub mpi: bool,

@@ -4,7 +4,7 @@
 //! [`BatchPlan`]; a [`BatchWorker`] (a CPU pool, open GPUs) runs them. On that contract this
 //! crate builds, once for every problem: the SQLite [`ledger`] that records each finished
 //! batch, resumable runs and shards ([`runner`]), `status` and `verify` ([`inspect`]), `merge`,
-//! MPI runs over many nodes ([`mpi`], feature `mpi`), and the benchmark harness ([`bench`],
+//! MPI runs over many nodes ([`mpi`], feature `mpi`), and the benchmark harness ([`mod@bench`],
 //! [`chart`]) that times any solver and writes Markdown, CSV, JSON and SVG.
 
 pub mod batched;

@@ -3,7 +3,7 @@
 //!
 //! total  = sum over constellations of class size * solutions (weighted in the kernel)
 //! unique = by Burnside's lemma from the total and the rotation-symmetric solutions, which the
-//!          CPU counts while the GPUs run (see [`crate::rotations`]); the CPU backend gets it
+//!          CPU counts while the GPUs run (see `rotations`); the CPU backend gets it
 //!          by a canonical-form check instead, so the two backends check each other.
 
 mod launch;
