@@ -9,7 +9,7 @@
 //   both are predicated, so the lanes of a warp never split between a push and a pop;
 // - a level is stored only while it keeps untried columns, linked to the stored level below
 //   it, so a pop goes straight to a level with a queen left to try and no pass is spent on
-//   popping alone (a quarter of all passes before; N = 21 on an H100: 11.6 -> 9.7 s). The
+//   popping alone (a quarter of all passes before; docs/queens.md has the gain). The
 //   link (a level index) rides in the low bits of the stored "/" word, below the columns,
 //   where right shifts only ever move it further out of the board;
 // - 32-bit masks in registers: occupied columns, "\\" diagonals (shifted left a row down) and

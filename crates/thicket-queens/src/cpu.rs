@@ -24,14 +24,12 @@ thread_local! {
 /// The fewest members of a join group counted as one job against the group's bottom half. A
 /// larger group is split into several jobs, so that it does not keep one thread busy alone at
 /// the end: the largest group at n = 17 is 10-12% of the work (one of 77 members), which
-/// capped 16 threads near 8.5x (16-core host: n = 17 0.59-0.76 -> 0.39-0.43 s, n = 18 5.7 ->
-/// 2.8-3.5 s).
+/// capped 16 threads near 8.5x (measured: docs/queens.md, "Measurements behind the code").
 const MIN_MEMBERS_PER_JOB: usize = 16;
 
 /// Threads per job of one join group: each job reads the group's whole bottom half again, so
-/// a group is split only as far as the threads need it (16-core host, n = 18: split into one
-/// job a thread, 2 threads took 18.9-19.8 s against 14.2-17.7 s unsplit, while 16 threads
-/// took 2.8-3.5 s, 3.4 s with one job for every 4 threads; that host's times vary by 20%).
+/// a group is split only as far as the threads need it: one job a thread made 2 threads
+/// slower than no split at all (docs/queens.md, "Measurements behind the code").
 const THREADS_PER_GROUP_JOB: usize = 2;
 
 /// One unit of CPU work: a constellation with possibly one more queen placed.
@@ -49,10 +47,7 @@ pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<Queens
             "the thread count must be at least 1".into(),
         ));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))?;
+    let pool = thicket_core::pool(threads)?;
     pool.install(|| {
         let constellations = canonical_constellations(n);
         let all: Vec<&CanonicalConstellation> = constellations.iter().collect();

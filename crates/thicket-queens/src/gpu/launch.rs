@@ -46,8 +46,9 @@ impl Device {
 
 /// Devices being opened one after the other on a thread of their own, handed over as each
 /// becomes ready. The driver creates contexts one at a time anyway: opened side by side, two
-/// H200 were both ready only when the second was (0.43 s); in turn, the first one is ready
-/// after its own context (0.35 s) and starts counting while the next one is created.
+/// GPUs were both ready only when the second was; in turn, the first one is ready after its
+/// own context and starts counting while the next one is created (docs/queens.md,
+/// "Measurements behind the code").
 pub struct Opening {
     count: usize,
     peer: bool,
@@ -103,9 +104,8 @@ pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError>
     Opening::start(ordinals, Instant::now())?.all()
 }
 
-/// Closes the devices side by side: tearing down a context takes about 60 ms (H200), and two
-/// H200 runs at N = 21 ended a little sooner so (5.66 s twice against 5.69-5.79 s one after
-/// the other).
+/// Closes the devices side by side: tearing down a context takes tens of milliseconds, and
+/// two-GPU runs ended a little sooner so (docs/queens.md, "Measurements behind the code").
 pub fn close_devices(devices: Vec<Device>) {
     std::thread::scope(|scope| {
         for device in devices {

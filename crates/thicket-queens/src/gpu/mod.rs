@@ -101,11 +101,9 @@ pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<
         Some(0) => Err(Error::InvalidInput(
             "the thread count must be at least 1".into(),
         )),
-        Some(threads) => rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))?
-            .install(|| count_gpu_here(n, options, progress)),
+        Some(threads) => {
+            thicket_core::pool(threads)?.install(|| count_gpu_here(n, options, progress))
+        }
         None => count_gpu_here(n, options, progress),
     }
 }
@@ -269,9 +267,8 @@ impl GpuCounter {
     /// weighted total, `seconds` the wall time since the one before finished (so they add up
     /// to the run's). An error from `done` or from a device ends the run with that error.
     ///
-    /// Splitting a batch and uploading it took about 30 ms on the 32-core host of two H200
-    /// (N = 20-21), during which the GPUs waited; at N = 20-21 a default batch is only 0.05 s
-    /// of GPU work.
+    /// Splitting and uploading a batch cost about half as long as counting a default batch at
+    /// N = 20-21, during which the GPUs waited (docs/long-runs.md).
     pub fn count_batches<'a>(
         &mut self,
         batches: impl Iterator<Item = (u64, &'a [CanonicalConstellation])> + Send,
@@ -308,11 +305,9 @@ impl GpuCounter {
 }
 
 /// Tasks per queue chunk, for devices that cannot share one task counter (no peer atomics).
-/// Every launch ends with a tail about as long as its largest task, so there are few chunks
-/// (measured on an H100, N = 21: 18.6 s with one launch, 21.5 s with four; sorting the tasks by
-/// an estimated cost, or a second stream that keeps the next launch queued, were slower
-/// still): 2 chunks a device from the dynamic queue, so that a faster device takes more (two
-/// H200, N = 21: 11.7 s with 2 chunks a device, 13.8 s with 4).
+/// Every launch ends with a tail about as long as its largest task, so there are few chunks:
+/// 2 a device from the dynamic queue, so that a faster device takes more (the alternatives
+/// measured: docs/queens.md, "Measurements behind the code").
 fn chunk_size(tasks: usize, devices: usize) -> usize {
     let chunks = if devices <= 1 { 1 } else { devices * 2 };
     tasks.div_ceil(chunks).max(1)
@@ -320,7 +315,7 @@ fn chunk_size(tasks: usize, devices: usize) -> usize {
 
 /// The constellations in the order their tasks are handed out: those with the most rows to
 /// fill first, so that the tasks left when the queue runs dry are small and the threads finish
-/// together (H100: N = 20 kernel 1.51 -> 1.41 s, N = 21 12.15 -> 11.63 s). Within the same
+/// together (docs/queens.md, "Measurements behind the code"). Within the same
 /// number of rows, a fixed pseudo-random order spreads the costs, so that the chunks of a
 /// host-side queue cost about the same. A plan's own tasks stay together, so the lanes of a
 /// warp mostly share a plan record.

@@ -299,10 +299,9 @@ pub fn split(n: usize, plans: &[GpuPlan], depth: usize) -> Vec<Task> {
         .collect()
 }
 
-/// The share of the tasks, counted at the chosen depth, whose plans are split a row deeper.
-/// Two H200, N = 21: the last 0.16-0.18 s of each launch idled with no deeper tail, 0.03-0.04
-/// s with 5% of the tasks split deeper, 0.025-0.03 s with 10% or 20% (26 and 36 million
-/// tasks against 16 million).
+/// The share of the tasks, counted at the chosen depth, whose plans are split a row deeper:
+/// 5% left more of the launch tail, 20% no less than 10% (docs/queens.md, "Measurements behind
+/// the code").
 const TAIL_SHARE: f64 = 0.1;
 
 /// How many tasks each plan splits into, counted without storing a task, so that the packed
@@ -362,10 +361,9 @@ impl TaskCounts {
     /// Splits the last plans, those that hold the last `share` of the tasks, one row deeper.
     ///
     /// A launch ends when its slowest thread finishes the task it holds when the tasks run
-    /// out, so the tasks handed out last should all be small: those of N = 21 at depth 3 kept
-    /// an H200 busy for 0.2 s after the last one was handed out, with the average thread idle
-    /// for the last 0.16 s; splitting every plan a row deeper cut that to 0.03 s but made
-    /// seven times the tasks (118 million) to write and upload.
+    /// out, so the tasks handed out last should all be small; splitting every plan a row deeper
+    /// cuts the tail as well but makes seven times the tasks to write and upload
+    /// (docs/queens.md, "Measurements behind the code").
     fn deepen_tail(&mut self, n: usize, plans: &[GpuPlan], share: f64) {
         let total = self.total() as f64;
         let mut tail = 0;
