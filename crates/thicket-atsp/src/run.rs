@@ -94,10 +94,7 @@ impl AtspRun {
             "threads": self.threads,
             "gpu": self.gpu,
         });
-        match value {
-            Value::Object(map) => map,
-            _ => unreachable!("json! of an object literal is an object"),
-        }
+        thicket_core::object(value)
     }
 }
 

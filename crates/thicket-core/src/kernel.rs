@@ -100,6 +100,15 @@ impl<O> Measured<O> {
     }
 }
 
+/// The keys of a JSON object (what [`Kernel::stats`] returns), e.g. of a `json!({...})`
+/// literal; anything else has none.
+pub fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
 /// Runs `kernel` as `options` ask: `trials` times on the backend (with `Auto`, on the GPU,
 /// else on the CPU with a note on stderr naming why), with a progress bar unless `quiet`, and
 /// checks the last output when asked.

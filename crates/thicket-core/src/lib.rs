@@ -14,7 +14,9 @@ pub mod report;
 pub use backend::Backend;
 pub use cpu::{cpu_path, CpuPath};
 pub use error::{Error, Result};
-pub use kernel::{benchmark_kernel, with_fallback, Kernel, Measured, Placement, RunOptions};
+pub use kernel::{
+    benchmark_kernel, object, with_fallback, Kernel, Measured, Placement, RunOptions,
+};
 pub use pool::{available_threads, pool};
 pub use progress::Progress;
 pub use report::RunInfo;

@@ -43,7 +43,7 @@ pub use link::{
     compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
 };
 pub use mapped::MappedWord;
-pub use modules::{architectures_from, compile_everywhere, KernelModule};
+pub use modules::{architectures_from, check_modules, compile_everywhere, KernelModule};
 pub use peer::{peer_atomics, PeerMemory};
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};

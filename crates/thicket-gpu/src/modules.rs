@@ -33,6 +33,41 @@ impl KernelModule {
     }
 }
 
+/// The kernel test of a solver crate: compiles each of `modules` for sm_90 and checks that its
+/// image holds the kernels `kernels` lists for it (same order), then compiles every module for
+/// every architecture from sm_80 up. Without NVRTC it says that nothing was compiled, and
+/// panics where `THICKET_REQUIRE_NVRTC=1` (CI). A failure panics with the compiler's message.
+pub fn check_modules(modules: &[KernelModule], kernels: &[&[&str]]) {
+    if let Err(error) = crate::nvrtc_status() {
+        if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
+            panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
+        }
+        println!("NOTE: libnvrtc is absent, so the kernels were NOT compiled ({error})");
+        return;
+    }
+    for (module, names) in modules.iter().zip(kernels) {
+        let image = module
+            .compile_for_arch("sm_90")
+            .unwrap_or_else(|e| panic!("{e}"));
+        for name in names.iter() {
+            let bytes = name.as_bytes();
+            assert!(
+                image.windows(bytes.len()).any(|w| w == bytes),
+                "{name} is missing from {}",
+                module.source.name
+            );
+        }
+    }
+    let archs = architectures_from(80).unwrap_or_else(|e| panic!("{e}"));
+    let compiled = compile_everywhere(modules, 80).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compiled, modules.len() * archs.len());
+    println!(
+        "compiled {} modules for {}",
+        modules.len(),
+        archs.join(", ")
+    );
+}
+
 /// The real architectures (`sm_XY`) NVRTC can compile for, from `sm_{oldest}` up.
 pub fn architectures_from(oldest: u32) -> Result<Vec<String>, GpuError> {
     let mut archs: Vec<u32> = supported_archs()?

@@ -56,10 +56,7 @@ impl PermQueensRun {
             "threads": self.threads,
             "gpu": self.gpu,
         });
-        match value {
-            Value::Object(map) => map,
-            _ => unreachable!("json! of an object literal is an object"),
-        }
+        thicket_core::object(value)
     }
 }
 

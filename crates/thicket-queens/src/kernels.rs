@@ -72,20 +72,16 @@ pub const ALL: [KernelModule; 4] = [QUEENS, ZHANG, FEINBUBE, PLAUTH];
 mod tests {
     use super::*;
 
-    /// Every module for every architecture NVRTC supports from sm_80 up (CI: NVRTC 13 from
-    /// PyPI, `THICKET_REQUIRE_NVRTC=1`); without NVRTC it says that nothing was compiled.
+    /// Every module, with a kernel of it checked, for every architecture from sm_80 (CI:
+    /// `THICKET_REQUIRE_NVRTC=1`).
     #[test]
     fn every_module_compiles_for_every_architecture_from_sm_80() {
-        if let Err(error) = thicket_gpu::nvrtc_status() {
-            if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
-                panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
-            }
-            println!("NOTE: libnvrtc is absent, so the kernels were NOT compiled ({error})");
-            return;
-        }
-        let archs = thicket_gpu::architectures_from(80).unwrap();
-        let compiled = thicket_gpu::compile_everywhere(&ALL, 80).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(compiled, ALL.len() * archs.len());
-        println!("compiled {} modules for {}", ALL.len(), archs.join(", "));
+        let kernels: [&[&str]; 4] = [
+            &["queens_count"],
+            &["zhang_pool_global"],
+            &["feinbube_nqueens"],
+            &["dp_swap"],
+        ];
+        thicket_gpu::check_modules(&ALL, &kernels);
     }
 }

@@ -6,8 +6,6 @@
 //! backend (the CPU counter or the GPU kernel, [`BatchCounter`]) can count any batch; `verify`
 //! recounts a batch with the algorithm of the other backend.
 
-use std::time::Instant;
-
 use serde_json::Value;
 use thicket_core::{with_fallback, Backend, Error, Progress, Result};
 use thicket_run::{BatchPlan, BatchRecord, BatchValue, BatchWorker, Recheck};
@@ -232,12 +230,7 @@ impl BatchWorker for BatchCounter<'_> {
     ) -> Result<()> {
         let batches = self.batches;
         let Engine::Gpu(gpu) = &mut self.engine else {
-            for &id in ids {
-                let started = Instant::now();
-                let value = self.run(id, &context)?;
-                finish(id, value, started.elapsed().as_secs_f64())?;
-            }
-            return Ok(());
+            return thicket_run::batched::one_by_one(self, ids, context, finish);
         };
         let work = ids.iter().map(|&id| (id, batches.batch(id)));
         gpu.count_batches(work, |id, count, seconds| {

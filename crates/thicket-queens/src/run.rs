@@ -99,10 +99,7 @@ impl QueensRun {
             value["depth"] = json!(run.depth);
             value["refused_launches"] = json!(run.refused_launches);
         }
-        match value {
-            Value::Object(map) => map,
-            _ => unreachable!("json! of an object literal is an object"),
-        }
+        thicket_core::object(value)
     }
 }
 

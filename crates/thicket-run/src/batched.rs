@@ -89,12 +89,23 @@ pub trait BatchWorker {
         context: Value,
         finish: &mut dyn FnMut(u64, BatchValue, f64) -> Result<Value>,
     ) -> Result<()> {
-        let mut context = context;
-        for &id in ids {
-            let started = std::time::Instant::now();
-            let value = self.run(id, &context)?;
-            context = finish(id, value, started.elapsed().as_secs_f64())?;
-        }
-        Ok(())
+        one_by_one(self, ids, context, finish)
     }
+}
+
+/// [`BatchWorker::run_each`] without overlap: each batch from the context the one before left
+/// (for workers that override `run_each` only for some of their engines).
+pub fn one_by_one<W: BatchWorker + ?Sized>(
+    worker: &mut W,
+    ids: &[u64],
+    context: Value,
+    finish: &mut dyn FnMut(u64, BatchValue, f64) -> Result<Value>,
+) -> Result<()> {
+    let mut context = context;
+    for &id in ids {
+        let started = std::time::Instant::now();
+        let value = worker.run(id, &context)?;
+        context = finish(id, value, started.elapsed().as_secs_f64())?;
+    }
+    Ok(())
 }
