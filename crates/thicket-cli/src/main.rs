@@ -28,10 +28,10 @@ fn main() -> ExitCode {
         Command::Merge(args) => commands::ledger::merge(&args),
         Command::Bench {
             problem: BenchProblem::Queens(args),
-        } => commands::bench_queens::run(&args),
+        } => commands::bench::queens(&args),
         Command::Bench {
             problem: BenchProblem::Perm(args),
-        } => commands::bench_perm::run(&args),
+        } => commands::bench::perm(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@
 //! ([`gpu`]). The engine's GPU side ([`gpu::engine`], [`gpu::device`], [`kernels`]) also runs
 //! the asymmetric travelling salesman problem of thicket-atsp.
 
+pub mod bench;
 pub mod gpu;
 pub mod kernels;
 pub mod node;

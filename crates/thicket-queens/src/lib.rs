@@ -6,12 +6,13 @@
 //! and runs long counts in batches through the run layer ([`Batches`]).
 
 pub mod baseline;
+pub mod bench;
 #[cfg(test)]
 mod brute;
 mod constellation;
 mod count;
 mod cpu;
-pub mod gpu;
+mod gpu;
 mod join;
 pub mod kernels;
 mod ledgered;

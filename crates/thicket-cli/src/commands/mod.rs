@@ -2,9 +2,7 @@
 //! answer.
 
 pub mod atsp;
-pub mod bench_perm;
-pub mod bench_queens;
-pub mod bench_strategies;
+pub mod bench;
 pub mod devices;
 pub mod ledger;
 pub mod perm;

@@ -411,12 +411,6 @@ impl TaskCounts {
         self.depth + usize::from(index >= self.deeper_from)
     }
 
-    /// The first plan split a row deeper than [`TaskCounts::depth`] (the number of plans when
-    /// none is).
-    pub fn deeper_from(&self) -> usize {
-        self.deeper_from
-    }
-
     /// Rows filled on the host for the first plans (all but the tail that goes a row deeper).
     pub fn depth(&self) -> usize {
         self.depth
@@ -587,7 +581,7 @@ mod tests {
         let (tasks, depth) = levels_until(n, &plans, target_tasks(n));
         let counts = TaskCounts::auto(n, &plans, target_tasks(n));
         assert_eq!(counts.depth(), depth, "n={n}");
-        let deeper_from = counts.deeper_from() as u32;
+        let deeper_from = counts.deeper_from as u32;
         let (head, tail): (Vec<Task>, Vec<Task>) =
             tasks.into_iter().partition(|t| t.plan < deeper_from);
         let tasks = [head, expand(n, &plans, &tail)].concat();
@@ -629,7 +623,7 @@ mod tests {
             assert_eq!(counts.depth(), depth, "n={n}");
             assert_eq!(counts.total(), tasks.len(), "n={n}");
             assert_eq!(
-                counts.deeper_from(),
+                counts.deeper_from,
                 plans.len(),
                 "n={n}: nothing goes deeper"
             );
@@ -667,7 +661,7 @@ mod tests {
         let share = |from: usize| {
             at_depth.per_plan[from..].iter().sum::<usize>() as f64 / at_depth.total() as f64
         };
-        let from = counts.deeper_from();
+        let from = counts.deeper_from;
         assert!(from < plans.len());
         assert!(share(from) >= TAIL_SHARE);
         assert!(share(from + 1) < TAIL_SHARE);

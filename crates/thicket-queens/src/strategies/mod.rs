@@ -255,7 +255,7 @@ impl StrategyRunner {
 
     /// Counts all solutions of `n` queens (4 <= n <= 24) with a paper's `strategy`.
     ///
-    /// [`Strategy::Constellation`] is not run here (it is [`crate::gpu::count_gpu`]) and is
+    /// [`Strategy::Constellation`] is not run here (it is `count_gpu`) and is
     /// refused as invalid input, as are parameters outside the kernels' ranges.
     pub fn count(&mut self, strategy: Strategy, n: usize, params: &Params) -> Result<StrategyRun> {
         if !(MIN_N..=MAX_N).contains(&n) {

@@ -1,16 +1,35 @@
-//! `thicket bench queens --strategies ...`: the papers' GPU kernels
-//! (thicket_queens::strategies) beside thicket's own, every total checked.
+//! The papers' GPU kernels ([`crate::strategies`]) beside thicket's own constellation
+//! counter, every total checked against OEIS A000170 (`thicket bench queens --strategies`).
+//! A strategy's larger boards are skipped once its next run is predicted (from the growth of
+//! its last two) to pass the cap, and after a failure.
 
 use serde::Serialize;
 use serde_json::json;
 use thicket_core::{Error, Progress, Result};
-use thicket_queens::gpu::{count_gpu, GpuOptions};
-use thicket_queens::reference::known_counts;
-use thicket_queens::strategies::{Strategy, StrategyRun, StrategyRunner};
-use thicket_run::bench::{growth, predict_next as predict, Rendered};
-use thicket_run::chart::Series;
+use thicket_run::bench::{
+    series_by, AfterCase, AfterFailure, Align, Plan, Rendered, Report, Sweep, Table,
+};
 
-use crate::cli::BenchQueensArgs;
+use crate::gpu::{count_gpu, GpuOptions};
+use crate::reference::known_counts;
+use crate::strategies::{Params, Strategy, StrategyRun, StrategyRunner};
+
+/// What the strategies bench runs.
+#[derive(Debug, Clone)]
+pub struct StrategyBenchOptions {
+    /// Board sizes.
+    pub sizes: Vec<usize>,
+    /// Strategies, in table order.
+    pub strategies: Vec<Strategy>,
+    /// The kernels' parameters.
+    pub params: Params,
+    /// Runs per configuration.
+    pub repeat: usize,
+    /// The cap on a predicted kernel time, seconds.
+    pub max_seconds: f64,
+    /// The GPU to run on.
+    pub device: usize,
+}
 
 /// One strategy at one board size in the benchmark.
 #[derive(Debug, Clone, Serialize)]
@@ -45,122 +64,88 @@ pub struct BenchRow {
     pub note: String,
 }
 
-/// The first `failed` or `capped` row of a strategy decides its larger boards.
-enum Next {
-    Run,
-    Capped(f64),
-    Stop,
-}
-
-/// Runs `thicket bench queens --strategies ...`.
-pub fn bench(args: &BenchQueensArgs, strategies: &[Strategy]) -> Result<()> {
-    let mut sizes = args.n.0.clone();
+/// Runs every strategy over every size, calling `after_case` after each row.
+pub fn bench(options: &StrategyBenchOptions, after_case: AfterCase) -> Result<Report> {
+    let mut sizes = options.sizes.clone();
     sizes.sort_unstable();
     sizes.dedup();
-    let params = args.paper.params(args.depth);
-    let mut runner = StrategyRunner::open(args.device)?;
+    let mut runner = StrategyRunner::open(options.device)?;
     let device = runner.device_name().to_owned();
     let mut rows: Vec<BenchRow> = Vec::new();
-    for &strategy in strategies {
-        let mut next = Next::Run;
-        let mut history: Vec<f64> = Vec::new();
+    for &strategy in &options.strategies {
+        let mut series = Sweep::new(options.max_seconds, AfterFailure::Stop);
         for &n in &sizes {
-            if let Next::Run = next {
-                if let Some(predicted) = predict(&history) {
-                    if predicted > args.max_seconds {
-                        next = Next::Capped(predicted);
-                    }
-                }
-            }
-            let row = match next {
-                Next::Run => {
-                    let row = measure(&mut runner, strategy, n, &params, args, &device);
-                    match row.best_seconds {
-                        Some(best) if row.status == "ok" => history.push(best),
-                        _ => next = Next::Stop,
-                    }
-                    row
-                }
-                Next::Capped(predicted) => {
-                    let row = skipped(
-                        strategy,
-                        n,
-                        "capped",
-                        format!(
-                            "predicted {predicted:.0} s > --max-seconds {}",
-                            args.max_seconds
-                        ),
-                    );
-                    next = Next::Capped(predicted * growth(&history));
-                    row
-                }
-                Next::Stop => skipped(strategy, n, "failed", "a smaller board failed".into()),
+            let row = match series.plan(n, |_| None) {
+                Plan::Run => measure(&mut runner, strategy, n, options, &device),
+                Plan::Skip(why) => skipped(strategy, n, "capped", why),
+                Plan::Stopped => skipped(strategy, n, "failed", "a smaller board failed".into()),
             };
-            eprintln!("  {}", progress_line(&row));
+            if row.status != "capped" {
+                series.record(n, row.best_seconds.filter(|_| row.status == "ok"));
+            }
+            let line = format!("  {}", progress_line(&row));
             rows.push(row);
-            // Written after every row, so that a run stopped by a time limit keeps its results.
-            save(args, &mut rows, &sizes, &device, strategies)?;
+            fill_speedups(&mut rows);
+            after_case(&line, &render(&rows, &sizes, &device, options))?;
         }
     }
-    if args.outputs.json {
-        let text = serde_json::to_string_pretty(&json!({"device": device, "rows": rows}))
-            .map_err(|e| Error::Verification(format!("cannot encode the results: {e}")))?;
-        println!("{text}");
-    } else {
-        print!("{}", markdown(&rows, &sizes, &device, args.repeat));
-    }
-    if rows
+    let verdict = match rows
         .iter()
         .any(|r| r.status == "failed" || (r.status == "ok" && !r.verified))
     {
-        return Err(Error::Verification(
+        true => Err(Error::Verification(
             "a strategy failed or its count differs from OEIS".into(),
-        ));
-    }
-    Ok(())
+        )),
+        false => Ok(()),
+    };
+    Ok(Report {
+        rendered: render(&rows, &sizes, &device, options),
+        verdict,
+    })
 }
 
-/// Fills in the speed-ups and writes the files asked for (table, CSV, JSON, chart).
-fn save(
-    args: &BenchQueensArgs,
-    rows: &mut [BenchRow],
+/// The table, CSV, JSON and chart of `rows`.
+fn render(
+    rows: &[BenchRow],
     sizes: &[usize],
     device: &str,
-    strategies: &[Strategy],
-) -> Result<()> {
-    fill_speedups(rows);
-    args.outputs.outputs().write(&Rendered {
+    options: &StrategyBenchOptions,
+) -> Rendered {
+    Rendered {
         name: "queens-strategies",
-        markdown: markdown(rows, sizes, device, args.repeat),
+        markdown: markdown(rows, sizes, device, options.repeat),
         csv: csv(rows),
         json: json!({"device": device, "rows": rows}),
         chart_title: format!("N-Queens kernels on {device}"),
         y_label: "kernel time (s, log scale)".into(),
-        series: chart_series(rows, strategies),
-    })
+        series: series_by(
+            rows,
+            |r| r.strategy.to_owned(),
+            |r| Some((r.n as f64, r.best_seconds.filter(|_| r.status == "ok")?)),
+        ),
+    }
 }
 
-/// Runs `strategy` at `n` `--repeat` times.
+/// Runs `strategy` at `n` `repeat` times.
 fn measure(
     runner: &mut StrategyRunner,
     strategy: Strategy,
     n: usize,
-    params: &thicket_queens::strategies::Params,
-    args: &BenchQueensArgs,
+    options: &StrategyBenchOptions,
     device: &str,
 ) -> BenchRow {
     let expected = known_counts(n).map(|(total, _)| total);
     let mut times = Vec::new();
     let mut row = skipped(strategy, n, "ok", String::new());
     row.verified = true;
-    for _ in 0..args.repeat.max(1) {
+    for _ in 0..options.repeat.max(1) {
         let outcome = if strategy == Strategy::Constellation {
-            let options = GpuOptions {
-                devices: Some(vec![args.device]),
+            let gpu = GpuOptions {
+                devices: Some(vec![options.device]),
                 depth: None,
                 threads: None,
             };
-            count_gpu(n, &options, &Progress::hidden()).map(|gpu| StrategyRun {
+            count_gpu(n, &gpu, &Progress::hidden()).map(|gpu| StrategyRun {
                 strategy,
                 n,
                 total: gpu.count.total,
@@ -171,7 +156,7 @@ fn measure(
                 device: device.to_owned(),
             })
         } else {
-            runner.count(strategy, n, params)
+            runner.count(strategy, n, &options.params)
         };
         match outcome {
             Ok(run) => {
@@ -323,59 +308,50 @@ pub fn markdown(rows: &[BenchRow], sizes: &[usize], device: &str, repeats: usize
     out
 }
 
+/// Every row as CSV (the column order is what scripts/gpu-check.sh reads).
 fn csv(rows: &[BenchRow]) -> String {
-    let mut out = String::from(
-        "strategy,source,n,status,total,verified,best_seconds,median_seconds,repeats,jobs,host_depth,refused_launches,speedup_vs_naive,note\n",
-    );
+    let columns = [
+        "strategy",
+        "source",
+        "n",
+        "status",
+        "total",
+        "verified",
+        "best_seconds",
+        "median_seconds",
+        "repeats",
+        "jobs",
+        "host_depth",
+        "refused_launches",
+        "speedup_vs_naive",
+        "note",
+    ];
+    let mut table = Table::new(columns.map(|c| (c, Align::Left)));
     let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     for r in rows {
-        out.push_str(&format!(
-            "{},\"{}\",{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
-            r.strategy,
-            r.source,
-            r.n,
-            r.status,
+        table.row(vec![
+            r.strategy.to_owned(),
+            r.source.to_owned(),
+            r.n.to_string(),
+            r.status.to_owned(),
             r.total.map(|t| t.to_string()).unwrap_or_default(),
-            r.verified,
+            r.verified.to_string(),
             opt(r.best_seconds),
             opt(r.median_seconds),
-            r.repeats,
-            r.jobs,
-            r.host_depth,
-            r.refused_launches,
+            r.repeats.to_string(),
+            r.jobs.to_string(),
+            r.host_depth.to_string(),
+            r.refused_launches.to_string(),
             opt(r.speedup_vs_naive),
-            r.note.replace('"', "'")
-        ));
+            r.note.clone(),
+        ]);
     }
-    out
-}
-
-fn chart_series(rows: &[BenchRow], strategies: &[Strategy]) -> Vec<Series> {
-    strategies
-        .iter()
-        .map(|s| Series {
-            name: s.name().to_owned(),
-            points: rows
-                .iter()
-                .filter(|r| r.strategy == s.name() && r.status == "ok")
-                .filter_map(|r| r.best_seconds.map(|t| (r.n as f64, t)))
-                .collect(),
-        })
-        .filter(|s| !s.points.is_empty())
-        .collect()
+    table.csv()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn predictions_grow_with_the_measured_ratio() {
-        assert_eq!(predict(&[]), None);
-        assert_eq!(predict(&[2.0]), Some(20.0));
-        assert_eq!(predict(&[1.0, 8.0]), Some(64.0));
-        assert_eq!(growth(&[1.0, 1.0]), 2.0);
-    }
 
     #[test]
     fn table_marks_capped_and_failed_cells() {
@@ -399,6 +375,14 @@ mod tests {
             "{table}"
         );
         assert!(csv(&rows).lines().count() == 4);
-        assert_eq!(chart_series(&rows, &Strategy::ALL).len(), 2);
+        let options = StrategyBenchOptions {
+            sizes: vec![15],
+            strategies: Strategy::ALL.to_vec(),
+            params: Params::default(),
+            repeat: 1,
+            max_seconds: 1.0,
+            device: 0,
+        };
+        assert_eq!(render(&rows, &[15], "GPU", &options).series.len(), 2);
     }
 }
