@@ -581,20 +581,26 @@ fn block<T: Real>(
     spare: &mut Vec<T>,
 ) {
     let b = a + out.len();
+    // Sized once per task and never cleared: zero-filling each layer would cost a pass.
+    let span = out.len() + 2 * depth;
+    for scratch in [&mut *buffer, &mut *spare] {
+        if scratch.len() < span {
+            scratch.resize(span, T::ZERO);
+        }
+    }
     let mut base = a.saturating_sub(depth);
-    buffer.clear();
-    buffer.extend_from_slice(&old[base..(b + depth).min(i0 + 1)]);
+    let first = &old[base..(b + depth).min(i0 + 1)];
+    buffer[..first.len()].copy_from_slice(first);
+    let mut len = first.len();
     for t in 1..depth {
         let i = i0 - t;
         let lo = a.saturating_sub(depth - t);
         let hi = (b + depth - t).min(i + 1);
-        spare.clear();
-        spare.resize(hi - lo, T::ZERO);
-        scheme.step(i, lo, spare, buffer, base);
+        scheme.step(i, lo, &mut spare[..hi - lo], &buffer[..len], base);
         std::mem::swap(buffer, spare);
-        base = lo;
+        (base, len) = (lo, hi - lo);
     }
-    scheme.step(i0 - depth, a, out, buffer, base);
+    scheme.step(i0 - depth, a, out, &buffer[..len], base);
 }
 
 #[cfg(test)]
