@@ -141,12 +141,23 @@ pub fn price_multicore(
 }
 
 /// Prices many options on `threads` threads, one option per rayon task, each priced as
-/// [`price_serial`] does; the first invalid contract is the error.
+/// [`price_serial`] does. All are checked before any is priced: the first invalid contract
+/// is the error, its message naming its position ("option 3 of 10: ...").
 pub fn price_batch(
     contracts: &[Contract],
     precision: Precision,
     threads: usize,
 ) -> Result<Vec<Priced>> {
+    for (k, contract) in contracts.iter().enumerate() {
+        contract.validate().map_err(|e| {
+            Error::InvalidInput(format!(
+                "option {} of {}: {}",
+                k + 1,
+                contracts.len(),
+                e.message()
+            ))
+        })?;
+    }
     thicket_core::pool(threads)?.install(|| {
         contracts
             .par_iter()
@@ -984,6 +995,25 @@ mod tests {
     }
 
     #[test]
+    fn multicore_equals_serial_exactly_on_20000_steps_for_one_case() {
+        let contract = lookback(
+            Payoff::LookbackPut,
+            Style::American,
+            [25.0, 0.75, 0.3, 0.1],
+            20_000,
+        );
+        let tiling = Tiling {
+            depth: 61,
+            width: 777,
+            tail: 2,
+        };
+        assert_eq!(
+            price_tiled(&contract, Precision::F64, 3, tiling).unwrap(),
+            price_serial(&contract, Precision::F64).unwrap()
+        );
+    }
+
+    #[test]
     #[ignore = "slow in debug builds: 20,000 steps, many thread counts"]
     fn multicore_equals_serial_exactly_on_20000_steps() {
         let tilings = [
@@ -1068,7 +1098,12 @@ mod tests {
         }
         let mut bad = contracts.clone();
         bad[5].market.volatility = -1.0;
-        assert!(price_batch(&bad, Precision::F64, 2).is_err());
+        bad[7].steps = 0;
+        let err = price_batch(&bad, Precision::F64, 2).unwrap_err();
+        assert!(
+            err.to_string().contains("option 6 of 8: volatility is -1"),
+            "{err}"
+        );
         assert!(price_batch(&contracts, Precision::F64, 0).is_err());
     }
 
