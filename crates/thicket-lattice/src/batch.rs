@@ -1,0 +1,412 @@
+//! Books of options as CSV: reading them (every bad value named by file, line and column),
+//! writing them back with their prices, and replacing a file atomically.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use thicket_core::{Error, Result};
+
+use crate::contract::{Contract, Market, Payoff, Style};
+use crate::cpu::Priced;
+
+/// The input columns, in the order [`write_batch_csv`] writes them.
+const COLUMNS: [&str; 8] = [
+    "payoff",
+    "style",
+    "spot",
+    "strike",
+    "maturity",
+    "volatility",
+    "rate",
+    "steps",
+];
+
+/// Reads a book of options: a header line naming the columns `payoff`, `style`, `spot`,
+/// `strike`, `maturity`, `volatility`, `rate` and `steps` (in any order, each once), then one
+/// option per line; blank lines are skipped. `payoff` is `lookback-put`, `lookback-call`,
+/// `call` or `put`, `style` is `american` or `european`, and `strike` is empty for the
+/// lookbacks. A bad value is [`Error::InvalidInput`] naming the file, line and column
+/// (`book.csv line 4, column volatility: "abc" is not a number`), an invalid contract names
+/// the file and line, and a file that cannot be read is [`Error::file`].
+pub fn read_batch(path: &Path) -> Result<Vec<Contract>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+    parse_batch(&path.display().to_string(), &text)
+}
+
+fn parse_batch(file: &str, text: &str) -> Result<Vec<Contract>> {
+    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
+    let Some((_, header)) = lines.next() else {
+        return Err(Error::InvalidInput(format!(
+            "{file}: empty; expected a header line ({})",
+            COLUMNS.join(",")
+        )));
+    };
+    let order = header_order(file, header)?;
+    let mut contracts = Vec::new();
+    for (number, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row = Row {
+            file,
+            number,
+            fields: line.split(',').map(str::trim).collect(),
+            order: &order,
+        };
+        if row.fields.len() != COLUMNS.len() {
+            return Err(Error::InvalidInput(format!(
+                "{file} line {number}: {} fields, the header has {}",
+                row.fields.len(),
+                COLUMNS.len()
+            )));
+        }
+        let contract = row.contract()?;
+        contract
+            .validate()
+            .map_err(|e| Error::InvalidInput(format!("{file} line {number}: {}", e.message())))?;
+        contracts.push(contract);
+    }
+    Ok(contracts)
+}
+
+/// For each of [`COLUMNS`], its position in the header.
+fn header_order(file: &str, header: &str) -> Result<[usize; 8]> {
+    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    if let Some(unknown) = names.iter().find(|n| !COLUMNS.contains(n)) {
+        return Err(Error::InvalidInput(format!(
+            "{file} line 1: column {unknown:?} is not one of {}",
+            COLUMNS.join(", ")
+        )));
+    }
+    let mut order = [0; 8];
+    for (slot, column) in order.iter_mut().zip(COLUMNS) {
+        let positions: Vec<usize> = (0..names.len()).filter(|&i| names[i] == column).collect();
+        match positions[..] {
+            [position] => *slot = position,
+            [] => {
+                return Err(Error::InvalidInput(format!(
+                    "{file} line 1: no column {column}"
+                )))
+            }
+            _ => {
+                return Err(Error::InvalidInput(format!(
+                    "{file} line 1: column {column} appears {} times",
+                    positions.len()
+                )))
+            }
+        }
+    }
+    Ok(order)
+}
+
+struct Row<'a> {
+    file: &'a str,
+    number: usize,
+    fields: Vec<&'a str>,
+    order: &'a [usize; 8],
+}
+
+impl Row<'_> {
+    fn field(&self, column: usize) -> &str {
+        self.fields[self.order[column]]
+    }
+
+    fn bad(&self, column: usize, why: &str) -> Error {
+        Error::InvalidInput(format!(
+            "{} line {}, column {}: {:?} {why}",
+            self.file,
+            self.number,
+            COLUMNS[column],
+            self.field(column)
+        ))
+    }
+
+    fn number(&self, column: usize) -> Result<f64> {
+        self.field(column)
+            .parse()
+            .map_err(|_| self.bad(column, "is not a number"))
+    }
+
+    fn contract(&self) -> Result<Contract> {
+        let strike = || self.number(3);
+        let has_strike = !self.field(3).is_empty();
+        let payoff = match self.field(0) {
+            "lookback-put" | "lookback-call" if has_strike => {
+                return Err(self.bad(3, "must be empty for a floating-strike lookback"))
+            }
+            "lookback-put" => Payoff::LookbackPut,
+            "lookback-call" => Payoff::LookbackCall,
+            "call" => Payoff::Call { strike: strike()? },
+            "put" => Payoff::Put { strike: strike()? },
+            _ => return Err(self.bad(0, "is not lookback-put, lookback-call, call or put")),
+        };
+        let style = match self.field(1) {
+            "american" => Style::American,
+            "european" => Style::European,
+            _ => return Err(self.bad(1, "is not american or european")),
+        };
+        Ok(Contract {
+            payoff,
+            style,
+            market: Market {
+                spot: self.number(2)?,
+                maturity: self.number(4)?,
+                volatility: self.number(5)?,
+                rate: self.number(6)?,
+            },
+            steps: self
+                .field(7)
+                .parse()
+                .map_err(|_| self.bad(7, "is not a whole number"))?,
+        })
+    }
+}
+
+/// The book with its prices as CSV: the input columns of [`read_batch`] (so the output reads
+/// back as a book) followed by `price`, `delta` and `gamma`, one line per pair of `contracts`
+/// and `priced` (which the caller passes in the same order and of the same length). Numbers
+/// are written in the shortest form that reads back to the same `f64`.
+pub fn write_batch_csv(contracts: &[Contract], priced: &[Priced]) -> String {
+    let mut out = format!("{},price,delta,gamma\n", COLUMNS.join(","));
+    for (c, p) in contracts.iter().zip(priced) {
+        let strike = c.payoff.strike().map(|k| k.to_string()).unwrap_or_default();
+        let m = &c.market;
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "{},{},{},{strike},{},{},{},{},{},{},{}",
+            c.payoff.name(),
+            c.style.name(),
+            m.spot,
+            m.maturity,
+            m.volatility,
+            m.rate,
+            c.steps,
+            p.price,
+            p.delta,
+            p.gamma
+        );
+    }
+    out
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory, renamed over
+/// `path` only once complete, so a failure never leaves a partial file there (an existing
+/// file stays as it was). An existing file's permissions are kept. Errors name the path.
+pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let fail = |e: std::io::Error| Error::file(path, e);
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    file.write_all(text.as_bytes()).map_err(fail)?;
+    file.as_file().sync_all().map_err(fail)?;
+    let permissions = match std::fs::metadata(path) {
+        Ok(existing) => Some(existing.permissions()),
+        Err(_) => new_file_permissions(),
+    };
+    if let Some(permissions) = permissions {
+        std::fs::set_permissions(file.path(), permissions).map_err(fail)?;
+    }
+    file.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
+/// rw-r--r--, what a new output file would get under the usual umask (the temporary file
+/// is created owner-only).
+#[cfg(unix)]
+fn new_file_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+/// Elsewhere the temporary file's permissions are those of any new file.
+#[cfg(not(unix))]
+fn new_file_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::{price_batch, Precision};
+
+    const BOOK: &str = "\
+payoff,style,spot,strike,maturity,volatility,rate,steps
+lookback-put,american,50,,0.25,0.4,0.1,3
+lookback-call, european ,50,,0.35,0.3,0.1,100
+
+call,american,42,40,0.5,0.2,0.1,200
+put,european,42,45,0.5,0.2,-0.01,201
+";
+
+    fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn error(text: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        match read_batch(&write(&dir, "book.csv", text)) {
+            Err(Error::InvalidInput(m)) => m,
+            other => panic!("expected invalid input, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_book_reads_prices_and_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let contracts = read_batch(&write(&dir, "book.csv", BOOK)).unwrap();
+        assert_eq!(contracts.len(), 4);
+        assert_eq!(contracts[0], crate::verify::hull_tn13());
+        assert_eq!(contracts[1].style, Style::European);
+        assert_eq!(contracts[2].payoff, Payoff::Call { strike: 40.0 });
+        assert_eq!(contracts[3].market.rate, -0.01);
+        let priced = price_batch(&contracts, Precision::F64, 2).unwrap();
+        let out = write_batch_csv(&contracts, &priced);
+        assert!(out.starts_with(
+            "payoff,style,spot,strike,maturity,volatility,rate,steps,price,delta,gamma\n\
+             lookback-put,american,50,,0.25,0.4,0.1,3,5.47018137613"
+        ));
+        assert_eq!(out.lines().count(), 5);
+        // The output is a book too (the extra columns removed).
+        let back: String = out
+            .lines()
+            .map(|line| line.rsplitn(4, ',').last().unwrap().to_string() + "\n")
+            .collect();
+        assert_eq!(
+            read_batch(&write(&dir, "back.csv", &back)).unwrap(),
+            contracts
+        );
+    }
+
+    #[test]
+    fn columns_may_come_in_any_order() {
+        let text = "steps,rate,volatility,maturity,strike,spot,style,payoff\n3,0.1,0.4,0.25,,50,american,lookback-put\n";
+        let dir = tempfile::tempdir().unwrap();
+        let contracts = read_batch(&write(&dir, "b.csv", text)).unwrap();
+        assert_eq!(contracts, vec![crate::verify::hull_tn13()]);
+    }
+
+    #[test]
+    fn a_bad_value_names_file_line_and_column() {
+        let bad = BOOK.replace(
+            "call,american,42,40,0.5,0.2,",
+            "call,american,42,40,0.5,abc,",
+        );
+        let m = error(&bad);
+        assert!(
+            m.ends_with("book.csv line 5, column volatility: \"abc\" is not a number"),
+            "{m}"
+        );
+        let cases = [
+            (
+                "lookback-put,american,50,,0.25,0.4,0.1,3",
+                "lookback,american,50,,0.25,0.4,0.1,3",
+                "line 2, column payoff: \"lookback\" is not",
+            ),
+            (
+                "lookback-put,american,50,,0.25,0.4,0.1,3",
+                "lookback-put,bermudan,50,,0.25,0.4,0.1,3",
+                "line 2, column style: \"bermudan\"",
+            ),
+            (
+                "lookback-put,american,50,,0.25,0.4,0.1,3",
+                "lookback-put,american,50,,0.25,0.4,0.1,3.5",
+                "line 2, column steps: \"3.5\" is not a whole number",
+            ),
+            (
+                "lookback-put,american,50,,0.25,0.4,0.1,3",
+                "lookback-put,american,50,48,0.25,0.4,0.1,3",
+                "line 2, column strike: \"48\" must be empty",
+            ),
+            (
+                "call,american,42,40,",
+                "call,american,42,,",
+                "line 5, column strike: \"\" is not a number",
+            ),
+            (
+                "put,european,42,45,",
+                "put,european,x42,45,",
+                "line 6, column spot: \"x42\"",
+            ),
+            (
+                "lookback-put,american,50,,0.25,0.4,0.1,3",
+                "lookback-put,american,50,,0.25,0.4,0.1",
+                "line 2: 7 fields, the header has 8",
+            ),
+            (
+                "lookback-put,american,50,,0.25,0.4,0.1,3",
+                "lookback-put,american,50,,0.25,0.4,0.1,0",
+                "line 2: steps is 0",
+            ),
+            (
+                "put,european,42,45,0.5,0.2",
+                "put,european,42,45,0.5,-0.2",
+                "line 6: volatility is -0.2",
+            ),
+            (
+                "steps\n",
+                "steps,colour\n",
+                "line 1: column \"colour\" is not one of",
+            ),
+            ("rate,steps\n", "rate\n", "line 1: no column steps"),
+        ];
+        for (from, to, want) in cases {
+            let text = BOOK.replace(from, to);
+            assert_ne!(text, BOOK, "{from}");
+            let m = error(&text);
+            assert!(
+                m.contains(&format!("book.csv {want}")),
+                "{m:?} should contain {want:?}"
+            );
+            assert!(!m.contains('\n'));
+        }
+        assert!(error("").contains("book.csv: empty"));
+        assert!(
+            error("payoff,style,spot,strike,maturity,volatility,rate,steps,rate\n")
+                .contains("column rate appears 2 times")
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_an_io_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_batch(&dir.path().join("nowhere.csv")).unwrap_err();
+        assert!(matches!(err, Error::Io(_)));
+        assert!(err.to_string().contains("nowhere.csv"), "{err}");
+    }
+
+    #[test]
+    fn write_atomically_replaces_whole_files_and_keeps_the_old_one_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        write_atomically(&path, "first\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "first\n");
+        write_atomically(&path, "second\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second\n");
+        // A directory in the way: the rename fails, and what was there stays as it was.
+        let blocked = dir.path().join("blocked");
+        std::fs::create_dir(&blocked).unwrap();
+        std::fs::write(blocked.join("old"), "old\n").unwrap();
+        let err = write_atomically(&blocked, "new\n").unwrap_err();
+        assert!(err.to_string().contains("blocked"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(blocked.join("old")).unwrap(),
+            "old\n"
+        );
+        // No temporary file is left behind.
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["blocked", "out.csv"]);
+        // A directory that does not exist.
+        let err = write_atomically(&dir.path().join("no/such/out.csv"), "x").unwrap_err();
+        assert!(err.to_string().contains("no/such/out.csv"), "{err}");
+    }
+}

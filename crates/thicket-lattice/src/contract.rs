@@ -1,0 +1,294 @@
+//! What is priced: the market, the payoff, the exercise style and the lattice size, and the
+//! Cox–Ross–Rubinstein parameters they give.
+
+use serde::Serialize;
+use thicket_core::{Error, Result};
+
+/// The largest number of steps accepted: the CPU lattice keeps two layers of `steps + 1`
+/// values (and a vanilla option one exercise value per stock level, `2 * steps + 1`), so this
+/// bounds its memory at a few GiB.
+pub(crate) const MAX_STEPS: usize = 100_000_000;
+
+/// The largest |rate × maturity| accepted: the lattices carry values in units of a bond that
+/// grows as exp(rate × maturity), which must stay well inside the range of `f32`.
+pub(crate) const MAX_RATE_TIME: f64 = 80.0;
+
+/// The market of one option: a non-dividend stock under Black–Scholes dynamics.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Market {
+    /// The stock price today (S > 0).
+    pub spot: f64,
+    /// The time to maturity in years (T > 0).
+    pub maturity: f64,
+    /// The annual volatility (σ > 0).
+    pub volatility: f64,
+    /// The continuously compounded risk-free rate per year (may be zero or negative).
+    pub rate: f64,
+}
+
+/// When the option may be exercised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// At any lattice date (every step), including today.
+    American,
+    /// At maturity only.
+    European,
+}
+
+/// What the option pays on exercise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Payoff {
+    /// The floating-strike lookback put: the running maximum of the stock (monitored at the
+    /// lattice dates, starting at the spot) minus the stock price.
+    LookbackPut,
+    /// The floating-strike lookback call: the stock price minus its running minimum.
+    LookbackCall,
+    /// The vanilla call: max(S − strike, 0).
+    Call {
+        /// The strike (> 0).
+        strike: f64,
+    },
+    /// The vanilla put: max(strike − S, 0).
+    Put {
+        /// The strike (> 0).
+        strike: f64,
+    },
+}
+
+impl Payoff {
+    /// The payoff's name in batch files: `lookback-put`, `lookback-call`, `call` or `put`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Payoff::LookbackPut => "lookback-put",
+            Payoff::LookbackCall => "lookback-call",
+            Payoff::Call { .. } => "call",
+            Payoff::Put { .. } => "put",
+        }
+    }
+
+    /// The strike of a vanilla option; `None` for a floating-strike lookback.
+    pub fn strike(&self) -> Option<f64> {
+        match self {
+            Payoff::LookbackPut | Payoff::LookbackCall => None,
+            Payoff::Call { strike } | Payoff::Put { strike } => Some(*strike),
+        }
+    }
+}
+
+impl Style {
+    /// The style's name in batch files: `american` or `european`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Style::American => "american",
+            Style::European => "european",
+        }
+    }
+}
+
+/// One option to price on an N-step binomial lattice.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Contract {
+    /// What exercise pays.
+    pub payoff: Payoff,
+    /// When exercise is allowed.
+    pub style: Style,
+    /// Spot, maturity, volatility and rate.
+    pub market: Market,
+    /// The number of time steps N (the lattice has N + 1 dates).
+    pub steps: usize,
+}
+
+/// The Cox–Ross–Rubinstein parameters, computed once in f64: dt = T/N, u = exp(σ·sqrt(dt)),
+/// d = 1/u, p = (exp(r·dt) − d)/(u − d), disc = exp(−r·dt).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Lattice {
+    /// The length of one step in years, T/N.
+    pub dt: f64,
+    /// The up factor of the stock per step, exp(σ·sqrt(dt)).
+    pub u: f64,
+    /// The down factor of the stock per step, 1/u.
+    pub d: f64,
+    /// The risk-neutral probability of an up move, (exp(r·dt) − d)/(u − d), in [0, 1].
+    pub p: f64,
+    /// The discount factor of one step, exp(−r·dt).
+    pub disc: f64,
+    /// The number of steps N.
+    pub steps: usize,
+}
+
+impl Contract {
+    /// Checks the contract and returns its lattice parameters.
+    ///
+    /// Rejected, each as [`Error::InvalidInput`] with a one-line message naming the value: a
+    /// spot, maturity or volatility that is not a positive finite number; a rate that is not
+    /// finite; zero steps or more than 10^8; a strike that is not a positive finite number;
+    /// |rate × maturity| above 80 (the lattice works in units of a bond growing as
+    /// exp(rate × maturity)); a step so large that u = exp(σ·sqrt(dt)) overflows; and an up
+    /// probability p outside [0, 1], which happens when exp(rate·dt) is not between d and u,
+    /// i.e. the rate is too large (or too negative) for the volatility over steps of
+    /// maturity/steps.
+    pub fn validate(&self) -> Result<Lattice> {
+        let m = &self.market;
+        for (name, value) in [
+            ("spot", m.spot),
+            ("maturity", m.maturity),
+            ("volatility", m.volatility),
+        ] {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(invalid(format!(
+                    "{name} is {value}; it must be a positive finite number"
+                )));
+            }
+        }
+        if !m.rate.is_finite() {
+            return Err(invalid(format!(
+                "rate is {}; it must be a finite number",
+                m.rate
+            )));
+        }
+        if self.steps == 0 || self.steps > MAX_STEPS {
+            return Err(invalid(format!(
+                "steps is {}; it must be between 1 and {MAX_STEPS}",
+                self.steps
+            )));
+        }
+        if let Some(strike) = self.payoff.strike() {
+            if !(strike.is_finite() && strike > 0.0) {
+                return Err(invalid(format!(
+                    "strike is {strike}; it must be a positive finite number"
+                )));
+            }
+        }
+        let rate_time = m.rate * m.maturity;
+        if rate_time.abs() > MAX_RATE_TIME {
+            return Err(invalid(format!(
+                "rate × maturity is {rate_time} (rate {}, maturity {}); it must be within ±{MAX_RATE_TIME}",
+                m.rate, m.maturity
+            )));
+        }
+        let dt = m.maturity / self.steps as f64;
+        let log_u = m.volatility * dt.sqrt();
+        let u = log_u.exp();
+        let d = (-log_u).exp();
+        if !(u.is_finite() && d > 0.0) {
+            return Err(invalid(format!(
+                "volatility × sqrt(maturity/steps) is {log_u} (volatility {}, maturity {}, steps {}); the up factor exp({log_u}) overflows",
+                m.volatility, m.maturity, self.steps
+            )));
+        }
+        let p = ((m.rate * dt).exp() - d) / (u - d);
+        if !(0.0..=1.0).contains(&p) {
+            return Err(invalid(format!(
+                "the up probability is {p}, outside [0, 1]: exp(rate × dt) = {} is not between d = {d} and u = {u} (rate {}, volatility {}, maturity {}, steps {})",
+                (m.rate * dt).exp(),
+                m.rate,
+                m.volatility,
+                m.maturity,
+                self.steps
+            )));
+        }
+        Ok(Lattice {
+            dt,
+            u,
+            d,
+            p,
+            disc: (-m.rate * dt).exp(),
+            steps: self.steps,
+        })
+    }
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidInput(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contract(spot: f64, maturity: f64, volatility: f64, rate: f64, steps: usize) -> Contract {
+        Contract {
+            payoff: Payoff::LookbackPut,
+            style: Style::American,
+            market: Market {
+                spot,
+                maturity,
+                volatility,
+                rate,
+            },
+            steps,
+        }
+    }
+
+    fn message(c: &Contract) -> String {
+        match c.validate() {
+            Err(Error::InvalidInput(m)) => m,
+            other => panic!("expected invalid input, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn hulls_parameters_are_the_crr_ones() {
+        let l = contract(50.0, 0.25, 0.4, 0.1, 3).validate().unwrap();
+        assert!((l.dt - 0.25 / 3.0).abs() < 1e-16);
+        assert!((l.u * l.d - 1.0).abs() < 1e-15);
+        assert!((l.u - (0.4 * (0.25f64 / 3.0).sqrt()).exp()).abs() < 1e-15);
+        // Hull quotes p = 0.5073.
+        assert!((l.p - 0.5073).abs() < 1e-4, "{}", l.p);
+        assert!((l.disc * (0.1 * l.dt).exp() - 1.0).abs() < 1e-15);
+        assert_eq!(l.steps, 3);
+    }
+
+    #[test]
+    fn a_million_steps_are_accepted() {
+        assert!(contract(50.0, 0.35, 0.3, 0.1, 1_000_000).validate().is_ok());
+    }
+
+    #[test]
+    fn each_bad_value_is_one_line_naming_the_parameter() {
+        let bad = [
+            (contract(0.0, 1.0, 0.3, 0.1, 10), "spot"),
+            (contract(-1.0, 1.0, 0.3, 0.1, 10), "spot"),
+            (contract(f64::NAN, 1.0, 0.3, 0.1, 10), "spot"),
+            (contract(50.0, 0.0, 0.3, 0.1, 10), "maturity"),
+            (contract(50.0, f64::INFINITY, 0.3, 0.1, 10), "maturity"),
+            (contract(50.0, 1.0, -0.3, 0.1, 10), "volatility"),
+            (contract(50.0, 1.0, 0.3, f64::NAN, 10), "rate"),
+            (contract(50.0, 1.0, 0.3, 0.1, 0), "steps"),
+            (contract(50.0, 1.0, 0.3, 0.1, MAX_STEPS + 1), "steps"),
+            (contract(50.0, 1000.0, 0.3, 0.1, 10), "rate × maturity"),
+            (contract(50.0, 1.0, 2000.0, 0.1, 1), "volatility"),
+        ];
+        for (c, name) in bad {
+            let m = message(&c);
+            assert!(m.contains(name), "{m:?} should name {name}");
+            assert!(!m.contains('\n') && !m.contains("--"), "{m:?}");
+        }
+        for strike in [0.0, -5.0, f64::NAN, f64::INFINITY] {
+            for payoff in [Payoff::Call { strike }, Payoff::Put { strike }] {
+                let c = Contract {
+                    payoff,
+                    ..contract(50.0, 1.0, 0.3, 0.1, 10)
+                };
+                assert!(message(&c).starts_with("strike is"), "{}", message(&c));
+            }
+        }
+    }
+
+    #[test]
+    fn an_up_probability_outside_zero_one_names_its_causes() {
+        // A high rate against a low volatility over long steps: exp(r·dt) > u.
+        let m = message(&contract(50.0, 1.0, 0.01, 0.5, 2));
+        assert!(m.starts_with("the up probability"), "{m}");
+        for name in ["rate", "volatility", "maturity", "steps"] {
+            assert!(m.contains(name), "{m:?} should name {name}");
+        }
+        // A negative rate the other way: exp(r·dt) < d.
+        let m = message(&contract(50.0, 1.0, 0.01, -0.5, 2));
+        assert!(m.contains("outside [0, 1]"), "{m}");
+        // More steps make the same market valid.
+        assert!(contract(50.0, 1.0, 0.01, 0.5, 10_000).validate().is_ok());
+    }
+}

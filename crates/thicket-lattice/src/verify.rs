@@ -1,0 +1,354 @@
+//! Independent references for the lattices, sharing no code with [`crate::cpu`]: brute force
+//! over every path of the tree, the closed forms of Goldman–Sosin–Gatto and Black–Scholes,
+//! and Hull's worked example.
+
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+use thicket_core::{Error, Result};
+
+use crate::contract::{Contract, Market, Payoff, Style};
+
+/// The most steps [`exhaustive`] walks: 2^14 paths.
+const MAX_EXHAUSTIVE_STEPS: usize = 14;
+
+/// The price of `contract` by walking all 2^N paths of the CRR tree in `f64`, with the stock
+/// price (multiplied by u or d along the path) and its running maximum and minimum on each;
+/// an American option compares exercise with continuation at every node. No state reduction
+/// (such as the lookbacks' Y = G/S) is used, so this checks that reduction. Errors above 14
+/// steps, and on an invalid contract.
+pub fn exhaustive(contract: &Contract) -> Result<f64> {
+    let lattice = contract.validate()?;
+    if contract.steps > MAX_EXHAUSTIVE_STEPS {
+        return Err(Error::InvalidInput(format!(
+            "steps is {}; exhaustive pricing walks all 2^steps paths and takes at most {MAX_EXHAUSTIVE_STEPS}",
+            contract.steps
+        )));
+    }
+    let tree = Tree {
+        payoff: contract.payoff,
+        american: contract.style == Style::American,
+        steps: contract.steps,
+        u: lattice.u,
+        d: lattice.d,
+        p: lattice.p,
+        disc: lattice.disc,
+    };
+    let s = contract.market.spot;
+    Ok(tree.value(0, s, s, s))
+}
+
+struct Tree {
+    payoff: Payoff,
+    american: bool,
+    steps: usize,
+    u: f64,
+    d: f64,
+    p: f64,
+    disc: f64,
+}
+
+impl Tree {
+    /// The value at step `t` with the stock at `s`, its running maximum `high` and minimum
+    /// `low` (all including `s`).
+    fn value(&self, t: usize, s: f64, high: f64, low: f64) -> f64 {
+        let exercise = match self.payoff {
+            Payoff::LookbackPut => high - s,
+            Payoff::LookbackCall => s - low,
+            Payoff::Call { strike } => (s - strike).max(0.0),
+            Payoff::Put { strike } => (strike - s).max(0.0),
+        };
+        if t == self.steps {
+            return exercise;
+        }
+        let (up, down) = (s * self.u, s * self.d);
+        let continuation = self.disc
+            * (self.p * self.value(t + 1, up, high.max(up), low.min(up))
+                + (1.0 - self.p) * self.value(t + 1, down, high.max(down), low.min(down)));
+        if self.american {
+            continuation.max(exercise)
+        } else {
+            continuation
+        }
+    }
+}
+
+/// The Goldman–Sosin–Gatto (1979) closed form of the European floating-strike lookback with
+/// continuous monitoring, on a non-dividend stock whose running extreme starts at the spot:
+/// the put (`call == false`, payoff max − S_T) or the call (payoff S_T − min). The lattice
+/// monitors the extreme only at its N + 1 dates, so its European price approaches this from
+/// below as N grows (the gap shrinks like S·σ·sqrt(dt)). At a rate of (nearly) zero, where
+/// the formula's σ²/(2r) term is 0/0, its limit is used (|rate × maturity| < 1e-7, with an
+/// error of that order relative to the term).
+pub fn goldman_sosin_gatto(market: &Market, call: bool) -> f64 {
+    let Market {
+        spot: s,
+        maturity: t,
+        volatility: sigma,
+        rate: r,
+    } = *market;
+    let sd = sigma * t.sqrt();
+    // ln(S/extreme) = 0: the extreme is the spot.
+    let a1 = (r + 0.5 * sigma * sigma) * t / sd;
+    let a2 = a1 - sd;
+    let discount = (-r * t).exp();
+    if call {
+        let extreme_term = if (r * t).abs() < 1e-7 {
+            s * (sd * density(a1) - 0.5 * sd * sd * normal(-a1))
+        } else {
+            s * discount
+                * (sigma * sigma / (2.0 * r))
+                * (normal(-a1 + 2.0 * r * t.sqrt() / sigma) - (r * t).exp() * normal(-a1))
+        };
+        s * normal(a1) - s * discount * normal(a2) + extreme_term
+    } else {
+        let extreme_term = if (r * t).abs() < 1e-7 {
+            s * (0.5 * sd * sd * normal(a1) + sd * density(a1))
+        } else {
+            s * discount
+                * (sigma * sigma / (2.0 * r))
+                * (-normal(a1 - 2.0 * r * t.sqrt() / sigma) + (r * t).exp() * normal(a1))
+        };
+        s * discount * normal(-a2) - s * normal(-a1) + extreme_term
+    }
+}
+
+/// The Black–Scholes price of a European call (`call == true`) or put with `strike` on a
+/// non-dividend stock; the CRR lattice's European price converges to it.
+pub fn black_scholes(market: &Market, strike: f64, call: bool) -> f64 {
+    let Market {
+        spot: s,
+        maturity: t,
+        volatility: sigma,
+        rate: r,
+    } = *market;
+    let sd = sigma * t.sqrt();
+    let d1 = ((s / strike).ln() + (r + 0.5 * sigma * sigma) * t) / sd;
+    let d2 = d1 - sd;
+    let k = strike * (-r * t).exp();
+    if call {
+        s * normal(d1) - k * normal(d2)
+    } else {
+        k * normal(-d2) - s * normal(-d1)
+    }
+}
+
+/// Hull's Technical Note 13 example: the American floating-strike lookback put with S = 50,
+/// σ = 0.4, r = 0.1, T = 0.25 on 3 steps, worth 5.47 (5.4701813761 to ten places).
+pub fn hull_tn13() -> Contract {
+    Contract {
+        payoff: Payoff::LookbackPut,
+        style: Style::American,
+        market: Market {
+            spot: 50.0,
+            maturity: 0.25,
+            volatility: 0.4,
+            rate: 0.1,
+        },
+        steps: 3,
+    }
+}
+
+/// The standard normal distribution function.
+pub(crate) fn normal(x: f64) -> f64 {
+    0.5 * erfc(-x * FRAC_1_SQRT_2)
+}
+
+/// The standard normal density.
+pub(crate) fn density(x: f64) -> f64 {
+    (-0.5 * x * x).exp() / (2.0 * PI).sqrt()
+}
+
+/// The complementary error function, by W. J. Cody's rational Chebyshev approximations
+/// ("Rational Chebyshev approximations for the error function", Math. Comp. 1969; the
+/// coefficients of netlib's specfun CALERF), accurate to about 1e-16 relative: Rust's
+/// standard library has no erfc.
+fn erfc(x: f64) -> f64 {
+    const A: [f64; 5] = [
+        3.161_123_743_870_565_6,
+        1.138_641_541_510_501_6e2,
+        3.774_852_376_853_02e2,
+        3.209_377_589_138_469_5e3,
+        1.857_777_061_846_031_5e-1,
+    ];
+    const B: [f64; 4] = [
+        2.360_129_095_234_412_1e1,
+        2.440_246_379_344_441_7e2,
+        1.282_616_526_077_372_3e3,
+        2.844_236_833_439_171e3,
+    ];
+    const C: [f64; 9] = [
+        5.641_884_969_886_701e-1,
+        8.883_149_794_388_376,
+        6.611_919_063_714_163e1,
+        2.986_351_381_974_001e2,
+        8.819_522_212_417_69e2,
+        1.712_047_612_634_070_6e3,
+        2.051_078_377_826_071_5e3,
+        1.230_339_354_797_997_2e3,
+        2.153_115_354_744_038_5e-8,
+    ];
+    const D: [f64; 8] = [
+        1.574_492_611_070_983_5e1,
+        1.176_939_508_913_125e2,
+        5.371_811_018_620_099e2,
+        1.621_389_574_566_690_2e3,
+        3.290_799_235_733_459_6e3,
+        4.362_619_090_143_247e3,
+        3.439_367_674_143_721_6e3,
+        1.230_339_354_803_749_4e3,
+    ];
+    const P: [f64; 6] = [
+        3.053_266_349_612_323_4e-1,
+        3.603_448_999_498_044_4e-1,
+        1.257_817_261_112_292_5e-1,
+        1.608_378_514_874_228e-2,
+        6.587_491_615_298_378e-4,
+        1.631_538_713_730_209_8e-2,
+    ];
+    const Q: [f64; 5] = [
+        2.568_520_192_289_822,
+        1.872_952_849_923_460_5,
+        5.279_051_029_514_284e-1,
+        6.051_834_131_244_132e-2,
+        2.335_204_976_268_691_8e-3,
+    ];
+    let y = x.abs();
+    if y <= 0.46875 {
+        let ysq = if y > 1.11e-16 { y * y } else { 0.0 };
+        let (mut num, mut den) = (A[4] * ysq, ysq);
+        for i in 0..3 {
+            num = (num + A[i]) * ysq;
+            den = (den + B[i]) * ysq;
+        }
+        return 1.0 - x * (num + A[3]) / (den + B[3]);
+    }
+    let tail = if y <= 4.0 {
+        let (mut num, mut den) = (C[8] * y, y);
+        for i in 0..7 {
+            num = (num + C[i]) * y;
+            den = (den + D[i]) * y;
+        }
+        (num + C[7]) / (den + D[7])
+    } else if y >= 26.543 {
+        0.0
+    } else {
+        let ysq = 1.0 / (y * y);
+        let (mut num, mut den) = (P[5] * ysq, ysq);
+        for i in 0..4 {
+            num = (num + P[i]) * ysq;
+            den = (den + Q[i]) * ysq;
+        }
+        (1.0 / PI.sqrt() - ysq * (num + P[4]) / (den + Q[4])) / y
+    };
+    // exp(−y²) in two factors, the first exact in its argument, to keep the relative accuracy.
+    let ysq = (y * 16.0).trunc() / 16.0;
+    let del = (y - ysq) * (y + ysq);
+    let value = (-ysq * ysq).exp() * (-del).exp() * tail;
+    if x < 0.0 {
+        2.0 - value
+    } else {
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erfc_matches_known_values() {
+        // Values of erfc to 16 or 17 digits (the C library's, which is correctly rounded here).
+        let cases = [
+            (0.0, 1.0),
+            (0.25, 0.723_673_609_831_763_1),
+            (0.5, 0.479_500_122_186_953_5),
+            (1.0, 0.157_299_207_050_285_13),
+            (2.0, 0.004_677_734_981_047_265),
+            (5.0, 1.537_459_794_428_035_1e-12),
+            (-1.0, 1.842_700_792_949_715),
+        ];
+        for (x, want) in cases {
+            let got = erfc(x);
+            assert!(
+                ((got - want) / want).abs() < 1e-14,
+                "erfc({x}) = {got}, want {want}"
+            );
+        }
+        assert!((normal(1.959_963_984_540_054) - 0.975).abs() < 1e-15);
+    }
+
+    #[test]
+    fn hulls_example_by_brute_force() {
+        let price = exhaustive(&hull_tn13()).unwrap();
+        assert!((price - 5.470_181_376_133_774).abs() < 1e-12, "{price}");
+    }
+
+    #[test]
+    fn brute_force_refuses_more_than_14_steps() {
+        let contract = Contract {
+            steps: 15,
+            ..hull_tn13()
+        };
+        let err = exhaustive(&contract).unwrap_err();
+        assert!(err.to_string().contains("steps is 15"), "{err}");
+    }
+
+    #[test]
+    fn goldman_sosin_gatto_matches_the_reference_values() {
+        // The gsg_continuous_european column of data/lookback-reference.csv.
+        let market = |spot, maturity, volatility, rate| Market {
+            spot,
+            maturity,
+            volatility,
+            rate,
+        };
+        for (m, want) in [
+            (market(50.0, 0.25, 0.4, 0.1), 7.790_219_259_9),
+            (market(50.0, 0.35, 0.3, 0.1), 6.539_438_172_6),
+            (market(50.0, 1.5, 0.3, 0.15), 10.492_581_146_6),
+            (market(25.0, 0.75, 0.3, 0.1), 4.579_745_508_5),
+        ] {
+            let got = goldman_sosin_gatto(&m, false);
+            assert!((got - want).abs() < 1e-9, "{m:?}: {got}, want {want}");
+        }
+    }
+
+    #[test]
+    fn goldman_sosin_gatto_is_continuous_at_a_zero_rate() {
+        for call in [false, true] {
+            let at = |rate| {
+                goldman_sosin_gatto(
+                    &Market {
+                        spot: 50.0,
+                        maturity: 0.5,
+                        volatility: 0.3,
+                        rate,
+                    },
+                    call,
+                )
+            };
+            let zero = at(0.0);
+            assert!((zero - at(1e-5)).abs() < 1e-3, "call {call}: {zero}");
+            assert!((zero - at(-1e-5)).abs() < 1e-3, "call {call}: {zero}");
+            assert!((at(1e-5) - at(-1e-5)).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn black_scholes_matches_a_textbook_value_and_parity() {
+        // Hull's example: S = 42, K = 40, r = 0.1, σ = 0.2, T = 0.5: call 4.76, put 0.81.
+        let m = Market {
+            spot: 42.0,
+            maturity: 0.5,
+            volatility: 0.2,
+            rate: 0.1,
+        };
+        let (call, put) = (
+            black_scholes(&m, 40.0, true),
+            black_scholes(&m, 40.0, false),
+        );
+        assert!((call - 4.759_422_392_871_535).abs() < 1e-12, "{call}");
+        assert!((put - 0.808_599_372_900_095_8).abs() < 1e-12, "{put}");
+        assert!((call - put - (42.0 - 40.0 * (-0.05f64).exp())).abs() < 1e-12);
+    }
+}
