@@ -36,6 +36,13 @@ pub enum Command {
     /// Solve an asymmetric travelling salesman instance to proven optimality (Carneiro's
     /// depth-first branch-and-bound, with the Held–Karp Lagrangian bound by default).
     Atsp(AtspArgs),
+    /// Price an American (or European) floating-strike lookback put or call on Hull's
+    /// binomial lattice (Solomon 2012, ch. 3). JSON keys: price, delta, gamma, steps,
+    /// precision, strategy, backend, seconds, and the contract.
+    Lookback(LookbackArgs),
+    /// Price a vanilla American (or European) put or call on the Cox-Ross-Rubinstein lattice;
+    /// the same flags as `lookback`, plus --strike.
+    Binomial(BinomialArgs),
     /// Show a ledger's progress, rate and ETA.
     Status(LedgerArgs),
     /// Recompute random finished batches of a ledger with an independent algorithm and
@@ -50,6 +57,79 @@ pub enum Command {
         #[command(subcommand)]
         problem: BenchProblem,
     },
+}
+
+/// The market, lattice and run of `thicket lookback` and `thicket binomial`.
+#[derive(Debug, Args)]
+pub struct LatticeArgs {
+    /// Spot price of the stock.
+    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    pub spot: Option<f64>,
+    /// Years to maturity.
+    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    pub maturity: Option<f64>,
+    /// Volatility (annual, e.g. 0.3).
+    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    pub volatility: Option<f64>,
+    /// Continuously compounded risk-free rate (e.g. 0.1).
+    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    pub rate: Option<f64>,
+    /// Time steps of the lattice.
+    #[arg(long, required_unless_present = "batch")]
+    pub steps: Option<usize>,
+    /// A call instead of a put.
+    #[arg(long)]
+    pub call: bool,
+    /// European (no early exercise) instead of American.
+    #[arg(long)]
+    pub european: bool,
+    /// Working precision of the lattice: f32 (as in the thesis) or f64.
+    #[arg(long, default_value = "f64")]
+    pub precision: thicket_lattice::Precision,
+    /// serial (one thread), multicore, thesis (the thesis's GPU kernel, one launch per layer),
+    /// hybrid (the thesis's kernel with the last layers on the CPU) or tiles (thicket's GPU
+    /// kernel). Default: tiles on a GPU, multicore on the CPU.
+    #[arg(long)]
+    pub strategy: Option<thicket_lattice::Strategy>,
+    /// Layers the hybrid strategy finishes on the CPU.
+    #[arg(long, default_value_t = thicket_lattice::HYBRID_THRESHOLD)]
+    pub hybrid_threshold: usize,
+    /// Price a book of options from a CSV file instead (columns payoff, style, spot, strike,
+    /// maturity, volatility, rate, steps; payoff lookback-put, lookback-call, call or put).
+    #[arg(long, value_name = "FILE.csv")]
+    pub batch: Option<std::path::PathBuf>,
+    /// With --batch: write the prices to this file (CSV, or JSON for a .json name); an
+    /// existing file is replaced only once everything is priced.
+    #[arg(long = "output", value_name = "FILE", requires = "batch")]
+    pub output_file: Option<std::path::PathBuf>,
+    /// Where to run (--devices: the GPU's ordinal, default 0).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials and verification (against the f64 serial lattice; every path for N <= 14).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
+
+/// Options of `thicket lookback`.
+#[derive(Debug, Args)]
+pub struct LookbackArgs {
+    /// The option, the lattice and the run.
+    #[command(flatten)]
+    pub lattice: LatticeArgs,
+}
+
+/// Options of `thicket binomial`.
+#[derive(Debug, Args)]
+pub struct BinomialArgs {
+    /// Strike price.
+    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    pub strike: Option<f64>,
+    /// The option, the lattice and the run.
+    #[command(flatten)]
+    pub lattice: LatticeArgs,
 }
 
 /// The lower bound of `thicket atsp`.

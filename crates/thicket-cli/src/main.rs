@@ -23,6 +23,8 @@ fn main() -> ExitCode {
         Command::Devices(args) => commands::devices::run(&args),
         Command::PermQueens(args) => commands::perm::run(&args),
         Command::Atsp(args) => commands::atsp::run(&args),
+        Command::Lookback(args) => commands::lattice::lookback(&args),
+        Command::Binomial(args) => commands::lattice::binomial(&args),
         Command::Status(args) => commands::ledger::status(&args),
         Command::Verify(args) => commands::ledger::verify(&args),
         Command::Merge(args) => commands::ledger::merge(&args),

@@ -519,6 +519,48 @@ impl Top {
     }
 }
 
+/// The parameter record of the GPU tile kernel for `contract` in `precision` (offsets
+/// `P_*` of [`crate::kernels`]): the same weights and units as the CPU lattice.
+pub(crate) fn gpu_record(contract: &Contract, precision: Precision) -> Result<Vec<f64>> {
+    let lattice = contract.validate()?;
+    Ok(match precision {
+        Precision::F32 => Scheme::<f32>::new(contract, &lattice).gpu_record(contract, &lattice),
+        Precision::F64 => Scheme::<f64>::new(contract, &lattice).gpu_record(contract, &lattice),
+    })
+}
+
+/// The price and greeks of `contract` from its layers 0, 1 and 2 (node values in the CPU
+/// lattice's units, as the GPU kernels report them).
+pub(crate) fn read_out_layers(contract: &Contract, layers: [Vec<f64>; 3]) -> Result<Priced> {
+    let lattice = contract.validate()?;
+    Ok(Scheme::<f64>::new(contract, &lattice).read_out(&Top { layers }))
+}
+
+impl<T: Real> Scheme<T> {
+    fn gpu_record(&self, contract: &Contract, lattice: &Lattice) -> Vec<f64> {
+        use crate::kernels::*;
+        let log_u = contract.market.volatility * lattice.dt.sqrt();
+        let spot = contract.market.spot;
+        let (kind, x_log, x_sign) = match contract.payoff {
+            Payoff::LookbackPut | Payoff::LookbackCall => (KIND_LOOKBACK, 0.0, 0.0),
+            Payoff::Call { strike } => (KIND_VANILLA, (strike / spot).ln(), -1.0),
+            Payoff::Put { strike } => (KIND_VANILLA, (spot / strike).ln(), 1.0),
+        };
+        let mut record = vec![0.0; PARAM_DOUBLES];
+        record[P_UP] = self.up.get();
+        record[P_DOWN] = self.down.get();
+        record[P_EDGE] = self.edge.get();
+        record[P_GROWTH] = self.growth;
+        record[P_LOG_U] = log_u;
+        record[P_X_LOG] = x_log;
+        record[P_X_SIGN] = x_sign;
+        record[P_STEPS] = self.steps as f64;
+        record[P_KIND] = kind as f64;
+        record[P_AMERICAN] = f64::from(u8::from(self.american));
+        record
+    }
+}
+
 fn priced<T: Real>(scheme: &Scheme<T>, run: impl FnOnce(&Scheme<T>) -> Top) -> Priced {
     scheme.read_out(&run(scheme))
 }

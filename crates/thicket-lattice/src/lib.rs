@@ -18,8 +18,14 @@
 pub mod batch;
 pub mod contract;
 pub mod cpu;
+mod gpu;
+pub mod kernels;
+mod run;
 pub mod verify;
 
 pub use batch::{read_batch, write_atomically, write_batch_csv};
 pub use contract::{Contract, Lattice, Market, Payoff, Style};
 pub use cpu::{price_batch, price_multicore, price_serial, Precision, Priced};
+pub use run::{
+    lattice_nodes, price, price_book, BookRun, LatticeRun, PriceOptions, Strategy, HYBRID_THRESHOLD,
+};

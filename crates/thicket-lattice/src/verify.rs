@@ -9,7 +9,7 @@ use thicket_core::{Error, Result};
 use crate::contract::{Contract, Market, Payoff, Style};
 
 /// The most steps [`exhaustive`] walks: 2^14 paths.
-const MAX_EXHAUSTIVE_STEPS: usize = 14;
+pub const EXHAUSTIVE_STEPS: usize = 14;
 
 /// The price of `contract` by walking all 2^N paths of the CRR tree in `f64`, with the stock
 /// price (multiplied by u or d along the path) and its running maximum and minimum on each;
@@ -18,9 +18,9 @@ const MAX_EXHAUSTIVE_STEPS: usize = 14;
 /// steps, and on an invalid contract.
 pub fn exhaustive(contract: &Contract) -> Result<f64> {
     let lattice = contract.validate()?;
-    if contract.steps > MAX_EXHAUSTIVE_STEPS {
+    if contract.steps > EXHAUSTIVE_STEPS {
         return Err(Error::InvalidInput(format!(
-            "steps is {}; exhaustive pricing walks all 2^steps paths and takes at most {MAX_EXHAUSTIVE_STEPS}",
+            "steps is {}; exhaustive pricing walks all 2^steps paths and takes at most {EXHAUSTIVE_STEPS}",
             contract.steps
         )));
     }

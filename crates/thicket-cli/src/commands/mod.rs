@@ -4,6 +4,7 @@
 pub mod atsp;
 pub mod bench;
 pub mod devices;
+pub mod lattice;
 pub mod ledger;
 pub mod perm;
 pub mod queens;

@@ -1,0 +1,477 @@
+//! The GPU lattices (kernels in `kernels/lattice.cu`): the thesis's kernel, one launch per
+//! layer and one thread per node in Hull's C form, with the CPU tail of its hybrid
+//! ([`LatticeGpu::thesis`]); and thicket's tile kernel, many layers per launch with the nodes
+//! in registers, for one long lattice in overlapping tiles ([`LatticeGpu::tiles`]) or a batch
+//! with one block per option ([`LatticeGpu::batch`]).
+
+use std::ops::{Add, Mul, Sub};
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{
+    CudaEvent, CudaFunction, CudaModule, CudaStream, DeviceRepr, DriverError, LaunchConfig,
+    PushKernelArg, ValidAsZeroBits,
+};
+use thicket_core::{Error, Result};
+use thicket_gpu::{Gpu, GpuError};
+
+use crate::contract::{Contract, Payoff, Style};
+use crate::cpu::{gpu_record, read_out_layers, Precision, Priced};
+use crate::kernels::{LATTICE, NODES_PER_THREAD, PARAM_DOUBLES, TILE_THREADS};
+
+/// Threads per block of the thesis's kernel (the thesis does not say).
+const THESIS_THREADS: u32 = 256;
+/// Nodes per thread of the tile kernel on one long lattice, and the layers per launch (the
+/// overlap of neighbouring tiles at each side).
+const LONG_NODES_PER_THREAD: usize = 16;
+const LONG_HALO: usize = 512;
+/// Grids are at most 65,535 blocks high: one launch per this many options of a batch.
+const OPTIONS_PER_LAUNCH: usize = 65_535;
+
+/// One GPU with the lattice kernels loaded.
+pub(crate) struct LatticeGpu {
+    gpu: Gpu,
+    module: Arc<CudaModule>,
+}
+
+/// A GPU answer and how long the device worked on it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GpuPriced<T> {
+    /// The answer.
+    pub(crate) priced: T,
+    /// Seconds from the first launch to the end of the last (CUDA events), plus the CPU tail
+    /// of the hybrid.
+    pub(crate) kernel_seconds: f64,
+    /// Kernel launches.
+    pub(crate) launches: usize,
+}
+
+/// The element types the kernels are compiled for.
+trait DeviceReal:
+    DeviceRepr
+    + ValidAsZeroBits
+    + Copy
+    + Into<f64>
+    + Unpin
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+{
+    const SUFFIX: &'static str;
+    fn of(x: f64) -> Self;
+}
+
+impl DeviceReal for f32 {
+    const SUFFIX: &'static str = "f32";
+    fn of(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl DeviceReal for f64 {
+    const SUFFIX: &'static str = "f64";
+    fn of(x: f64) -> f64 {
+        x
+    }
+}
+
+fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
+    move |e| Error::from(GpuError::driver(op)(e))
+}
+
+/// A timing event recorded on `stream` now.
+fn event(stream: &CudaStream) -> Result<CudaEvent> {
+    stream
+        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        .map_err(driver("cuEventRecord"))
+}
+
+/// Seconds between two events, once `end` has happened.
+fn seconds_between(start: &CudaEvent, end: &CudaEvent) -> Result<f64> {
+    end.synchronize().map_err(driver("cuEventSynchronize"))?;
+    let ms = start
+        .elapsed_ms(end)
+        .map_err(driver("cuEventElapsedTime"))?;
+    Ok(f64::from(ms) / 1e3)
+}
+
+/// Layers 2, 1 and 0 as the tile kernel writes them (six values) in the CPU's order.
+fn first_layers(values: &[f64]) -> [Vec<f64>; 3] {
+    [
+        vec![values[5]],
+        values[3..5].to_vec(),
+        values[0..3].to_vec(),
+    ]
+}
+
+impl LatticeGpu {
+    /// Opens GPU `ordinal` and loads the kernels.
+    pub(crate) fn open(ordinal: usize) -> Result<LatticeGpu> {
+        let gpu = Gpu::open(ordinal)?;
+        let module = gpu.load_module(&LATTICE.source, &LATTICE.options())?;
+        Ok(LatticeGpu { gpu, module })
+    }
+
+    /// The GPU's name.
+    pub(crate) fn name(&self) -> String {
+        self.gpu.info().name.clone()
+    }
+
+    fn stream(&self) -> &Arc<CudaStream> {
+        self.gpu.stream()
+    }
+
+    fn function(&self, name: &str) -> Result<CudaFunction> {
+        Ok(self.gpu.load_function(&self.module, name)?)
+    }
+
+    /// One option on the tile kernel: one block where the lattice fits in one, overlapping
+    /// tiles of [`LONG_HALO`] layers per launch otherwise.
+    pub(crate) fn tiles(
+        &self,
+        contract: &Contract,
+        precision: Precision,
+    ) -> Result<GpuPriced<Priced>> {
+        match precision {
+            Precision::F32 => self.tiles_in::<f32>(contract, precision),
+            Precision::F64 => self.tiles_in::<f64>(contract, precision),
+        }
+    }
+
+    fn tiles_in<T: DeviceReal>(
+        &self,
+        contract: &Contract,
+        precision: Precision,
+    ) -> Result<GpuPriced<Priced>> {
+        let steps = contract.validate()?.steps;
+        if steps <= TILE_THREADS * NODES_PER_THREAD[2] {
+            let batch = self.batch_in::<T>(std::slice::from_ref(contract), precision)?;
+            return Ok(GpuPriced {
+                priced: batch.priced[0],
+                kernel_seconds: batch.kernel_seconds,
+                launches: batch.launches,
+            });
+        }
+        let stream = self.stream();
+        let params = stream
+            .clone_htod(&gpu_record(contract, precision)?)
+            .map_err(driver("cuMemcpyHtoD"))?;
+        let mut even = stream
+            .alloc_zeros::<T>(steps + 1)
+            .map_err(driver("cuMemAlloc"))?;
+        let mut odd = stream
+            .alloc_zeros::<T>(steps + 1)
+            .map_err(driver("cuMemAlloc"))?;
+        let mut layers = stream.alloc_zeros::<T>(6).map_err(driver("cuMemAlloc"))?;
+        let function = self.function(&format!(
+            "lattice_tile_{}_r{LONG_NODES_PER_THREAD}",
+            T::SUFFIX
+        ))?;
+        let halo = LONG_HALO;
+        let stride = (TILE_THREADS * LONG_NODES_PER_THREAD - 2 * halo) as i32;
+        let start = event(stream)?;
+        let mut top = steps - 1;
+        let mut launches = 0;
+        while top > 0 {
+            let run = halo.min(top);
+            let blocks = (top - run + 1).div_ceil(stride as usize);
+            let config = LaunchConfig {
+                grid_dim: (blocks as u32, 1, 1),
+                block_dim: (TILE_THREADS as u32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let (top_arg, run_arg, halo_arg) = (top as i32, run as i32, halo as i32);
+            let (input, output) = match launches % 2 {
+                0 => (&even, &mut odd),
+                _ => (&odd, &mut even),
+            };
+            let null = 0u64;
+            let mut launch = stream.launch_builder(&function);
+            launch.arg(&params);
+            if launches == 0 {
+                launch.arg(&null);
+            } else {
+                launch.arg(input);
+            }
+            launch
+                .arg(output)
+                .arg(&mut layers)
+                .arg(&top_arg)
+                .arg(&run_arg)
+                .arg(&stride)
+                .arg(&halo_arg);
+            // SAFETY: the arguments match lattice_tile_*: one parameter record, layer `top`
+            // (steps + 1 values; null on the first launch, which starts from the leaves), the
+            // output layer (steps + 1 values), six first-layer values, then top, the layers to
+            // advance (<= halo), the stride and the halo; blocks touch nodes 0 ..= top only.
+            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            launches += 1;
+            top -= run;
+        }
+        let kernel_seconds = seconds_between(&start, &event(stream)?)?;
+        let values: Vec<f64> = stream
+            .clone_dtoh(&layers)
+            .map_err(driver("cuMemcpyDtoH"))?
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        Ok(GpuPriced {
+            priced: read_out_layers(contract, first_layers(&values))?,
+            kernel_seconds,
+            launches,
+        })
+    }
+
+    /// Many options at once, one block each; an option whose lattice does not fit in a block
+    /// goes through [`LatticeGpu::tiles`] on its own.
+    pub(crate) fn batch(
+        &self,
+        contracts: &[Contract],
+        precision: Precision,
+    ) -> Result<GpuPriced<Vec<Priced>>> {
+        match precision {
+            Precision::F32 => self.batch_in::<f32>(contracts, precision),
+            Precision::F64 => self.batch_in::<f64>(contracts, precision),
+        }
+    }
+
+    fn batch_in<T: DeviceReal>(
+        &self,
+        contracts: &[Contract],
+        precision: Precision,
+    ) -> Result<GpuPriced<Vec<Priced>>> {
+        let widest = TILE_THREADS * NODES_PER_THREAD[2];
+        let mut priced: Vec<Option<Priced>> = vec![None; contracts.len()];
+        let mut kernel_seconds = 0.0;
+        let mut launches = 0;
+        let mut in_blocks = Vec::new();
+        for (index, contract) in contracts.iter().enumerate() {
+            if contract.validate()?.steps <= widest {
+                in_blocks.push(index);
+            } else {
+                let one = self.tiles_in::<T>(contract, precision)?;
+                kernel_seconds += one.kernel_seconds;
+                launches += one.launches;
+                priced[index] = Some(one.priced);
+            }
+        }
+        let steps = in_blocks
+            .iter()
+            .map(|&i| contracts[i].steps)
+            .max()
+            .unwrap_or(0);
+        let nodes = NODES_PER_THREAD
+            .into_iter()
+            .find(|r| TILE_THREADS * r >= steps)
+            .unwrap_or(NODES_PER_THREAD[2]);
+        let function = self.function(&format!("lattice_tile_{}_r{nodes}", T::SUFFIX))?;
+        let stream = self.stream();
+        for group in in_blocks.chunks(OPTIONS_PER_LAUNCH) {
+            let mut records = Vec::with_capacity(group.len() * PARAM_DOUBLES);
+            for &i in group {
+                records.extend(gpu_record(&contracts[i], precision)?);
+            }
+            let params = stream
+                .clone_htod(&records)
+                .map_err(driver("cuMemcpyHtoD"))?;
+            let mut prices = stream
+                .alloc_zeros::<T>(group.len())
+                .map_err(driver("cuMemAlloc"))?;
+            let mut layers = stream
+                .alloc_zeros::<T>(6 * group.len())
+                .map_err(driver("cuMemAlloc"))?;
+            let config = LaunchConfig {
+                grid_dim: (1, group.len() as u32, 1),
+                block_dim: (TILE_THREADS as u32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let (null, whole, unused) = (0u64, -1i32, 0i32);
+            let start = event(stream)?;
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&params)
+                .arg(&null)
+                .arg(&mut prices)
+                .arg(&mut layers)
+                .arg(&whole)
+                .arg(&unused)
+                .arg(&unused)
+                .arg(&unused);
+            // SAFETY: the arguments match lattice_tile_*: one parameter record per option of
+            // the group, no input layer, one price and six first-layer values per option, then
+            // top = -1 (each block prices its whole lattice, whose N nodes fit the block's
+            // TILE_THREADS * nodes registers).
+            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            kernel_seconds += seconds_between(&start, &event(stream)?)?;
+            launches += 1;
+            let values: Vec<f64> = stream
+                .clone_dtoh(&layers)
+                .map_err(driver("cuMemcpyDtoH"))?
+                .into_iter()
+                .map(Into::into)
+                .collect();
+            for (k, &i) in group.iter().enumerate() {
+                priced[i] = Some(read_out_layers(
+                    &contracts[i],
+                    first_layers(&values[6 * k..6 * k + 6]),
+                )?);
+            }
+        }
+        Ok(GpuPriced {
+            priced: priced.into_iter().flatten().collect(),
+            kernel_seconds,
+            launches,
+        })
+    }
+
+    /// The thesis's kernel: one launch per layer in Hull's C form, in `precision`; with
+    /// `cpu_tail`, the last layers on the CPU (the thesis's hybrid). Lookback puts only.
+    pub(crate) fn thesis(
+        &self,
+        contract: &Contract,
+        precision: Precision,
+        cpu_tail: Option<usize>,
+    ) -> Result<GpuPriced<Priced>> {
+        if contract.payoff != Payoff::LookbackPut {
+            return Err(Error::InvalidInput(
+                "the thesis's kernel prices the floating-strike lookback put only".into(),
+            ));
+        }
+        match precision {
+            Precision::F32 => self.thesis_in::<f32>(contract, precision, cpu_tail),
+            Precision::F64 => self.thesis_in::<f64>(contract, precision, cpu_tail),
+        }
+    }
+
+    fn thesis_in<T: DeviceReal>(
+        &self,
+        contract: &Contract,
+        precision: Precision,
+        cpu_tail: Option<usize>,
+    ) -> Result<GpuPriced<Priced>> {
+        let lattice = contract.validate()?;
+        let n = lattice.steps;
+        let american = contract.style == Style::American;
+        let c = ThesisStep {
+            u: T::of(lattice.u),
+            d: T::of(lattice.d),
+            pu: T::of(lattice.disc * (1.0 - lattice.p)),
+            pd: T::of(lattice.disc * lattice.p),
+            american,
+        };
+        // The leaves, computed on the host as in the thesis: C[N][j] = u^j - 1.
+        let leaves: Vec<T> = (0..=n)
+            .map(|j| T::of(lattice.u.powf(j as f64) - 1.0))
+            .collect();
+        let stream = self.stream();
+        let mut cur = stream.clone_htod(&leaves).map_err(driver("cuMemcpyHtoD"))?;
+        let mut next = stream
+            .alloc_zeros::<T>(n + 1)
+            .map_err(driver("cuMemAlloc"))?;
+        let function = self.function(&format!("thesis_layer_{}", T::SUFFIX))?;
+        let stop = cpu_tail.unwrap_or(0).min(n);
+        let mut layers: [Vec<f64>; 3] = Default::default();
+        let american_arg = i32::from(american);
+        let start = event(stream)?;
+        let mut i = n;
+        while i > stop {
+            i -= 1;
+            let count = (i + 1) as i32;
+            let config = LaunchConfig {
+                grid_dim: ((i as u32 + 1).div_ceil(THESIS_THREADS), 1, 1),
+                block_dim: (THESIS_THREADS, 1, 1),
+                shared_mem_bytes: (THESIS_THREADS + 2) * std::mem::size_of::<T>() as u32,
+            };
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&cur)
+                .arg(&mut next)
+                .arg(&count)
+                .arg(&c.u)
+                .arg(&c.d)
+                .arg(&c.pu)
+                .arg(&c.pd)
+                .arg(&american_arg);
+            // SAFETY: the arguments match thesis_layer_*: layer i + 1 and layer i (n + 1
+            // values each), i + 1 nodes, u, d, pu, pd and the style; a thread reads nodes up
+            // to i + 1 and writes node j <= i, with blockDim + 2 values of shared memory.
+            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            std::mem::swap(&mut cur, &mut next);
+            if i <= 2 {
+                let head: Vec<T> = stream
+                    .clone_dtoh(&cur.slice(..=i))
+                    .map_err(driver("cuMemcpyDtoH"))?;
+                layers[i] = head.into_iter().map(Into::into).collect();
+            }
+        }
+        let mut kernel_seconds = seconds_between(&start, &event(stream)?)?;
+        let launches = n - i;
+        if i > 0 || n == 0 {
+            let tail = Instant::now();
+            let mut values: Vec<T> = stream
+                .clone_dtoh(&cur.slice(..=i))
+                .map_err(driver("cuMemcpyDtoH"))?;
+            c.finish_on_cpu(&mut values, i, &mut layers);
+            kernel_seconds += tail.elapsed().as_secs_f64();
+        }
+        // From the C form (C = u^j V) to the CPU's units (V grown to a bond at maturity).
+        let growth = contract.market.rate * lattice.dt;
+        for (i, layer) in layers.iter_mut().enumerate() {
+            for (j, value) in layer.iter_mut().enumerate() {
+                *value *= (growth * (n - i) as f64 - j as f64 * lattice.u.ln()).exp();
+            }
+        }
+        let priced = read_out_layers(contract, layers)?;
+        if !priced.price.is_finite() {
+            return Err(Error::Verification(format!(
+                "the thesis's kernel overflowed in {precision} at N = {n} (u^j passes the \
+                 type's range)"
+            )));
+        }
+        Ok(GpuPriced {
+            priced,
+            kernel_seconds,
+            launches,
+        })
+    }
+}
+
+/// The thesis's node update in `T`, for the CPU tail of its hybrid.
+struct ThesisStep<T> {
+    u: T,
+    d: T,
+    pu: T,
+    pd: T,
+    american: bool,
+}
+
+impl<T: DeviceReal> ThesisStep<T> {
+    /// Layers `from - 1` down to 0 on the CPU, in place; `values` holds layer `from`.
+    fn finish_on_cpu(&self, values: &mut [T], from: usize, layers: &mut [Vec<f64>; 3]) {
+        let one = T::of(1.0);
+        for i in (0..from).rev() {
+            let mut below = values[0];
+            for j in 0..=i {
+                let old = values[j];
+                let lower = if j == 0 { old } else { below };
+                let held = self.pu * values[j + 1] * self.d + self.pd * lower * self.u;
+                let exercise = if j == 0 {
+                    T::of(0.0)
+                } else {
+                    T::of(self.u.into().powf(j as f64)) - one
+                };
+                values[j] = if self.american && exercise > held {
+                    exercise
+                } else {
+                    held
+                };
+                below = old;
+            }
+            if i <= 2 {
+                layers[i] = values[..=i].iter().map(|&v| v.into()).collect();
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! The CUDA kernel module of the lattices (`kernels/lattice.cu`): the thesis's per-layer
+//! kernel and thicket's tile kernel, with the host's block size and parameter layout as
+//! defines.
+
+use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
+
+/// Threads per block of the tile kernel.
+pub(crate) const TILE_THREADS: usize = 128;
+/// Nodes per thread of the tile kernel's compiled variants.
+pub(crate) const NODES_PER_THREAD: [usize; 3] = [4, 8, 16];
+/// Doubles per option in the tile kernel's parameter array, and their offsets.
+pub(crate) const PARAM_DOUBLES: usize = 10;
+pub(crate) const P_UP: usize = 0;
+pub(crate) const P_DOWN: usize = 1;
+pub(crate) const P_EDGE: usize = 2;
+pub(crate) const P_GROWTH: usize = 3;
+pub(crate) const P_LOG_U: usize = 4;
+pub(crate) const P_X_LOG: usize = 5;
+pub(crate) const P_X_SIGN: usize = 6;
+pub(crate) const P_STEPS: usize = 7;
+pub(crate) const P_KIND: usize = 8;
+pub(crate) const P_AMERICAN: usize = 9;
+/// The kinds of lattice the tile kernel knows (a record's `P_KIND`).
+pub(crate) const KIND_LOOKBACK: usize = 0;
+pub(crate) const KIND_VANILLA: usize = 1;
+
+fn defines() -> Vec<String> {
+    vec![
+        define("TILE_THREADS", TILE_THREADS),
+        define("PARAM_DOUBLES", PARAM_DOUBLES),
+        define("P_UP", P_UP),
+        define("P_DOWN", P_DOWN),
+        define("P_EDGE", P_EDGE),
+        define("P_GROWTH", P_GROWTH),
+        define("P_LOG_U", P_LOG_U),
+        define("P_X_LOG", P_X_LOG),
+        define("P_X_SIGN", P_X_SIGN),
+        define("P_STEPS", P_STEPS),
+        define("P_KIND", P_KIND),
+        define("P_AMERICAN", P_AMERICAN),
+        define("KIND_LOOKBACK", KIND_LOOKBACK),
+        define("KIND_VANILLA", KIND_VANILLA),
+    ]
+}
+
+/// The lattice kernels.
+pub(crate) const LATTICE: KernelModule = KernelModule {
+    source: KernelSource {
+        name: "lattice.cu",
+        source: include_str!("../kernels/lattice.cu"),
+        headers: &[THICKET_HEADER],
+    },
+    linked: false,
+    defines,
+};
+
+/// Every kernel module of the crate.
+pub const ALL: [KernelModule; 1] = [LATTICE];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The module with all its kernels, for every architecture from sm_80 (CI:
+    /// `THICKET_REQUIRE_NVRTC=1`).
+    #[test]
+    fn the_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
+        let kernels: [&[&str]; 1] = [&[
+            "thesis_layer_f32",
+            "thesis_layer_f64",
+            "lattice_tile_f32_r4",
+            "lattice_tile_f32_r8",
+            "lattice_tile_f32_r16",
+            "lattice_tile_f64_r4",
+            "lattice_tile_f64_r8",
+            "lattice_tile_f64_r16",
+        ]];
+        thicket_gpu::check_modules(&ALL, &kernels);
+    }
+}

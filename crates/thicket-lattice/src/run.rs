@@ -1,0 +1,488 @@
+//! The front doors: [`price`] one option and [`price_book`] many, on the strategy asked for or
+//! the fastest for the backend, as a [`Kernel`] checked against the float64 serial lattice
+//! (every path of the tree for N <= 14).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use thicket_core::{
+    benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
+};
+
+use crate::contract::Contract;
+use crate::cpu::{price_batch, price_multicore, price_serial, Precision, Priced};
+use crate::gpu::LatticeGpu;
+use crate::verify::{exhaustive, EXHAUSTIVE_STEPS};
+
+/// How a lattice is priced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// One CPU thread: the thesis's baseline and the speed-up reference.
+    Serial,
+    /// All CPU threads, time-tiled (one option), or one option per thread (a book).
+    Multicore,
+    /// The thesis's GPU kernel: one launch per layer, one thread per node (lookback put).
+    Thesis,
+    /// The thesis's kernel with the last layers on the CPU (its hybrid).
+    Hybrid,
+    /// thicket's GPU kernel: many layers per launch, nodes in registers; a block per option
+    /// in a book. The default on the GPU.
+    Tiles,
+}
+
+impl Strategy {
+    /// Every strategy, in the bench's order.
+    pub const ALL: [Strategy; 5] = [
+        Strategy::Serial,
+        Strategy::Multicore,
+        Strategy::Thesis,
+        Strategy::Hybrid,
+        Strategy::Tiles,
+    ];
+
+    /// The strategy's name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Serial => "serial",
+            Strategy::Multicore => "multicore",
+            Strategy::Thesis => "thesis",
+            Strategy::Hybrid => "hybrid",
+            Strategy::Tiles => "tiles",
+        }
+    }
+
+    /// Whether it runs on the GPU.
+    pub fn is_gpu(self) -> bool {
+        matches!(self, Strategy::Thesis | Strategy::Hybrid | Strategy::Tiles)
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Strategy> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == s)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "unknown lattice strategy {s:?} (serial, multicore, thesis, hybrid, tiles)"
+                ))
+            })
+    }
+}
+
+/// The thesis's best hybrid threshold (Fig. 3.4): the last 256 layers on the CPU.
+pub const HYBRID_THRESHOLD: usize = 256;
+
+/// How [`price`] and [`price_book`] run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PriceOptions {
+    /// Backend, trials, verification, progress bar.
+    pub run: RunOptions,
+    /// The strategy; `None`: `tiles` on the GPU, `multicore` on the CPU.
+    pub strategy: Option<Strategy>,
+    /// Working precision.
+    pub precision: Precision,
+    /// CPU threads of `multicore`.
+    pub threads: usize,
+    /// The GPU to use.
+    pub device: usize,
+    /// Layers the hybrid finishes on the CPU.
+    pub hybrid_threshold: usize,
+}
+
+impl Default for PriceOptions {
+    fn default() -> PriceOptions {
+        PriceOptions {
+            run: RunOptions::default(),
+            strategy: None,
+            precision: Precision::F64,
+            threads: thicket_core::available_threads(),
+            device: 0,
+            hybrid_threshold: HYBRID_THRESHOLD,
+        }
+    }
+}
+
+/// One priced option and how.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatticeRun {
+    /// What was priced.
+    pub contract: Contract,
+    /// Price, delta, gamma.
+    pub priced: Priced,
+    /// The strategy that ran.
+    pub strategy: Strategy,
+    /// The working precision.
+    pub precision: Precision,
+    /// GPU strategies: seconds of device work (CUDA events; the hybrid's CPU tail included).
+    pub kernel_seconds: Option<f64>,
+    /// GPU strategies: kernel launches.
+    pub launches: Option<usize>,
+}
+
+/// A priced book of options.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BookRun {
+    /// One answer per option, in order.
+    pub priced: Vec<Priced>,
+    /// The strategy that ran.
+    pub strategy: Strategy,
+    /// The working precision.
+    pub precision: Precision,
+    /// GPU: seconds of device work.
+    pub kernel_seconds: Option<f64>,
+    /// Lattice nodes over all options.
+    pub nodes: u64,
+}
+
+/// Nodes of an N-step lattice: (N + 1)(N + 2) / 2.
+pub fn lattice_nodes(steps: usize) -> u64 {
+    let n = steps as u64;
+    (n + 1) * (n + 2) / 2
+}
+
+/// The strategy that runs on `backend` when `asked`, and the backend to hand
+/// [`benchmark_kernel`] (a CPU strategy under `auto` runs on the CPU).
+fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
+    match (asked, backend) {
+        (Some(s), Backend::Cuda) if !s.is_gpu() => Err(Error::InvalidInput(format!(
+            "strategy {s} runs on the CPU, not on a GPU"
+        ))),
+        (Some(s), Backend::Cpu) if s.is_gpu() => Err(Error::InvalidInput(format!(
+            "strategy {s} runs on a GPU, not on the CPU"
+        ))),
+        (Some(s), Backend::Auto) if !s.is_gpu() => Ok(Backend::Cpu),
+        _ => Ok(backend),
+    }
+}
+
+/// The strategy a run on `backend` uses.
+fn strategy_on(asked: Option<Strategy>, backend: Backend) -> Strategy {
+    asked.unwrap_or(match backend {
+        Backend::Cpu => Strategy::Multicore,
+        _ => Strategy::Tiles,
+    })
+}
+
+/// Prices one option as `options` ask.
+pub fn price(contract: &Contract, options: &PriceOptions) -> Result<Measured<LatticeRun>> {
+    contract.validate()?;
+    let run = RunOptions {
+        backend: resolve(options.strategy, options.run.backend)?,
+        ..options.run
+    };
+    benchmark_kernel(&mut OptionKernel { contract, options }, &run)
+}
+
+/// Prices a book of options as `options` ask (`serial`: one thread, `multicore`: an option
+/// per thread, `tiles`: a block per option; the thesis's kernels price one option at a time).
+pub fn price_book(contracts: &[Contract], options: &PriceOptions) -> Result<Measured<BookRun>> {
+    if let Some(s @ (Strategy::Thesis | Strategy::Hybrid)) = options.strategy {
+        return Err(Error::InvalidInput(format!(
+            "strategy {s} prices one option at a time; a book takes serial, multicore or tiles"
+        )));
+    }
+    for (index, contract) in contracts.iter().enumerate() {
+        contract.validate().map_err(|e| {
+            Error::InvalidInput(format!(
+                "option {} of {}: {}",
+                index + 1,
+                contracts.len(),
+                e.message()
+            ))
+        })?;
+    }
+    let run = RunOptions {
+        backend: resolve(options.strategy, options.run.backend)?,
+        ..options.run
+    };
+    benchmark_kernel(&mut BookKernel { contracts, options }, &run)
+}
+
+/// Whether `got` is within the tolerance of `reference`: 1e-9 relative in f64, 1e-3 (the
+/// thesis's tolerance) in f32, both relative to max(1, |reference|).
+fn close(got: f64, reference: f64, precision: Precision) -> bool {
+    let tolerance = match precision {
+        Precision::F64 => 1e-9,
+        Precision::F32 => 1e-3,
+    };
+    (got - reference).abs() <= tolerance * reference.abs().max(1.0)
+}
+
+/// The independent reference price: every path of the tree for N <= 14, else the float64
+/// serial lattice.
+fn reference_price(contract: &Contract) -> Result<f64> {
+    if contract.steps <= EXHAUSTIVE_STEPS {
+        exhaustive(contract)
+    } else {
+        Ok(price_serial(contract, Precision::F64)?.price)
+    }
+}
+
+struct OptionKernel<'a> {
+    contract: &'a Contract,
+    options: &'a PriceOptions,
+}
+
+impl Kernel for OptionKernel<'_> {
+    type Output = LatticeRun;
+    const DOING: &'static str = "pricing";
+
+    fn label(&self) -> String {
+        format!(
+            "{} {} steps",
+            self.contract.payoff.name(),
+            self.contract.steps
+        )
+    }
+
+    fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(LatticeRun, Placement)> {
+        let strategy = strategy_on(self.options.strategy, backend);
+        let precision = self.options.precision;
+        let (priced, gpu, threads, devices) = match strategy {
+            Strategy::Serial => (price_serial(self.contract, precision)?, None, 1, vec![]),
+            Strategy::Multicore => {
+                let threads = self.options.threads;
+                (
+                    price_multicore(self.contract, precision, threads)?,
+                    None,
+                    threads,
+                    vec![],
+                )
+            }
+            Strategy::Thesis | Strategy::Hybrid | Strategy::Tiles => {
+                let gpu = LatticeGpu::open(self.options.device)?;
+                let run = match strategy {
+                    Strategy::Thesis => gpu.thesis(self.contract, precision, None)?,
+                    Strategy::Hybrid => gpu.thesis(
+                        self.contract,
+                        precision,
+                        Some(self.options.hybrid_threshold),
+                    )?,
+                    _ => gpu.tiles(self.contract, precision)?,
+                };
+                (run.priced, Some(run), 1, vec![gpu.name()])
+            }
+        };
+        let run = LatticeRun {
+            contract: *self.contract,
+            priced,
+            strategy,
+            precision,
+            kernel_seconds: gpu.as_ref().map(|g| g.kernel_seconds),
+            launches: gpu.as_ref().map(|g| g.launches),
+        };
+        Ok((run, Placement { threads, devices }))
+    }
+
+    fn verify(&self, output: &LatticeRun) -> Result<Option<bool>> {
+        let reference = reference_price(self.contract)?;
+        Ok(Some(close(
+            output.priced.price,
+            reference,
+            output.precision,
+        )))
+    }
+
+    fn stats(&self, output: &LatticeRun) -> Map<String, Value> {
+        output.stats()
+    }
+}
+
+struct BookKernel<'a> {
+    contracts: &'a [Contract],
+    options: &'a PriceOptions,
+}
+
+impl Kernel for BookKernel<'_> {
+    type Output = BookRun;
+    const DOING: &'static str = "pricing";
+
+    fn label(&self) -> String {
+        format!("{} options", self.contracts.len())
+    }
+
+    fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(BookRun, Placement)> {
+        let strategy = strategy_on(self.options.strategy, backend);
+        let precision = self.options.precision;
+        let nodes = self.contracts.iter().map(|c| lattice_nodes(c.steps)).sum();
+        let (priced, kernel_seconds, threads, devices) = match strategy {
+            Strategy::Serial => (price_batch(self.contracts, precision, 1)?, None, 1, vec![]),
+            Strategy::Multicore => {
+                let threads = self.options.threads;
+                (
+                    price_batch(self.contracts, precision, threads)?,
+                    None,
+                    threads,
+                    vec![],
+                )
+            }
+            _ => {
+                let gpu = LatticeGpu::open(self.options.device)?;
+                let run = gpu.batch(self.contracts, precision)?;
+                (run.priced, Some(run.kernel_seconds), 1, vec![gpu.name()])
+            }
+        };
+        let run = BookRun {
+            priced,
+            strategy,
+            precision,
+            kernel_seconds,
+            nodes,
+        };
+        Ok((run, Placement { threads, devices }))
+    }
+
+    fn verify(&self, output: &BookRun) -> Result<Option<bool>> {
+        for (contract, got) in self.contracts.iter().zip(&output.priced) {
+            if !close(got.price, reference_price(contract)?, output.precision) {
+                return Ok(Some(false));
+            }
+        }
+        Ok(Some(true))
+    }
+
+    fn stats(&self, output: &BookRun) -> Map<String, Value> {
+        output.stats()
+    }
+}
+
+impl LatticeRun {
+    /// The answer as JSON keys: `price`, `delta`, `gamma`, the contract (`payoff`, `style`,
+    /// `spot`, `strike`, `maturity`, `volatility`, `rate`, `steps`), `precision`, `strategy`,
+    /// `kernel_seconds`, `launches`, `nodes`.
+    pub fn stats(&self) -> Map<String, Value> {
+        let c = &self.contract;
+        thicket_core::object(json!({
+            "price": self.priced.price,
+            "delta": self.priced.delta,
+            "gamma": self.priced.gamma,
+            "payoff": c.payoff.name(),
+            "style": c.style.name(),
+            "spot": c.market.spot,
+            "strike": c.payoff.strike(),
+            "maturity": c.market.maturity,
+            "volatility": c.market.volatility,
+            "rate": c.market.rate,
+            "steps": c.steps,
+            "precision": self.precision,
+            "strategy": self.strategy,
+            "kernel_seconds": self.kernel_seconds,
+            "launches": self.launches,
+            "nodes": lattice_nodes(c.steps),
+        }))
+    }
+}
+
+impl BookRun {
+    /// The book as JSON keys: `options`, `strategy`, `precision`, `kernel_seconds`, `nodes`
+    /// and `priced` (price, delta and gamma per option).
+    pub fn stats(&self) -> Map<String, Value> {
+        thicket_core::object(json!({
+            "options": self.priced.len(),
+            "strategy": self.strategy,
+            "precision": self.precision,
+            "kernel_seconds": self.kernel_seconds,
+            "nodes": self.nodes,
+            "priced": self.priced,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::hull_tn13;
+
+    fn cpu(strategy: Strategy) -> PriceOptions {
+        PriceOptions {
+            run: RunOptions {
+                backend: Backend::Cpu,
+                quiet: true,
+                verify: true,
+                ..RunOptions::default()
+            },
+            strategy: Some(strategy),
+            threads: 2,
+            ..PriceOptions::default()
+        }
+    }
+
+    #[test]
+    fn hulls_example_prices_on_every_cpu_strategy_and_verifies() {
+        for strategy in [Strategy::Serial, Strategy::Multicore] {
+            let run = price(&hull_tn13(), &cpu(strategy)).unwrap();
+            assert!((run.output.priced.price - 5.4701813761).abs() < 1e-9);
+            assert_eq!(run.verified, Some(true));
+            let json = run.json(
+                OptionKernel {
+                    contract: &hull_tn13(),
+                    options: &cpu(strategy),
+                }
+                .stats(&run.output),
+            );
+            for key in [
+                "price",
+                "delta",
+                "gamma",
+                "steps",
+                "precision",
+                "strategy",
+                "backend",
+                "seconds",
+            ] {
+                assert!(json.get(key).is_some(), "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn gpu_strategies_refuse_the_cpu_and_cpu_ones_the_gpu() {
+        let error = price(&hull_tn13(), &cpu(Strategy::Thesis)).unwrap_err();
+        assert!(error.to_string().contains("runs on a GPU"), "{error}");
+        let mut options = cpu(Strategy::Serial);
+        options.run.backend = Backend::Cuda;
+        assert!(price(&hull_tn13(), &options).is_err());
+        let mut book = cpu(Strategy::Multicore);
+        book.strategy = Some(Strategy::Hybrid);
+        book.run.backend = Backend::Auto;
+        assert!(price_book(&[hull_tn13()], &book).is_err());
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_cpu_without_a_gpu_and_a_book_verifies() {
+        let options = PriceOptions {
+            run: RunOptions {
+                quiet: true,
+                verify: true,
+                ..RunOptions::default()
+            },
+            threads: 2,
+            ..PriceOptions::default()
+        };
+        let run = price(&hull_tn13(), &options).unwrap();
+        assert_eq!(run.verified, Some(true));
+        let book = price_book(&[hull_tn13(), hull_tn13()], &options).unwrap();
+        assert_eq!(book.verified, Some(true));
+        assert_eq!(book.output.nodes, 20);
+    }
+
+    #[test]
+    fn strategies_parse_by_name() {
+        for strategy in Strategy::ALL {
+            assert_eq!(strategy.name().parse::<Strategy>().unwrap(), strategy);
+        }
+        assert!("warp".parse::<Strategy>().is_err());
+    }
+}
