@@ -202,7 +202,9 @@ impl Gpu {
         Ok((module, started.elapsed()))
     }
 
-    /// Looks up the kernel `name` (an `extern "C"` function) in `module`.
+    /// Looks up the kernel `name` (an `extern "C"` function) in `module` and loads it onto the
+    /// device now: under CUDA's lazy loading its first launch would load it, and a timed launch
+    /// would count that.
     pub fn load_function(
         &self,
         module: &Arc<CudaModule>,
@@ -214,9 +216,14 @@ impl Gpu {
                 "kernel name {name:?} contains a NUL byte"
             )));
         }
-        module
+        let function = module
             .load_function(name)
-            .map_err(GpuError::driver("cuModuleGetFunction"))
+            .map_err(GpuError::driver("cuModuleGetFunction"))?;
+        // SAFETY: the handle is a function of a module this context holds loaded.
+        unsafe { cudarc::driver::sys::cuFuncLoad(function.cu_function()) }
+            .result()
+            .map_err(GpuError::driver("cuFuncLoad"))?;
+        Ok(function)
     }
 }
 

@@ -106,6 +106,17 @@ __device__ __forceinline__ double vanilla_x(const Option& o, long long i, long l
     return exp(o.x_log + o.x_sign * (double)(2 * j - i) * o.log_u);
 }
 
+// The larger of two values that are never NaN: in double a compare and a select (fmax's NaN
+// rules cost several extra instructions), in float the one instruction fmaxf is.
+template <typename real>
+__device__ __forceinline__ real higher(real a, real b) {
+    return a > b ? a : b;
+}
+template <>
+__device__ __forceinline__ float higher(float a, float b) {
+    return fmaxf(a, b);
+}
+
 // The payoff at node j of the leaves, in the working precision.
 template <typename real, int KIND>
 __device__ __forceinline__ real leaf(const Option& o, long long j) {
@@ -130,16 +141,20 @@ __device__ __forceinline__ real from_leaves(const Option& o, long long j) {
         exercise = (real)fmax(1.0 - vanilla_x(o, o.steps - 1, j), 0.0);
     }
     const real g = (real)exp(o.growth);
-    return AMERICAN ? max(exercise * g, held) : held;
+    return AMERICAN ? higher(exercise * g, held) : held;
 }
 
 // Advances one block's tile. `top` is the layer held at the start; the block's first node is
 // `lo` (may be negative: nodes below 0 idle). `in` holds layer `top` (null: compute it from the
 // leaves, top = N - 1); nodes [keep_lo, keep_hi) of layer top - steps go to `out`. `layers`
 // (6 values) receives layers 2, 1 and 0 at j = 0, 1, 2 when the tile reaches them.
+//
+// One instantiation per kind and style, each its own kernel: the registers a kernel gets are
+// those of its heaviest path, so a European vanilla does not pay for an American lookback's.
 template <typename real, int R, int KIND, bool AMERICAN>
 __device__ void advance_tile(const Option& o, const real* in, real* out, real* layers, int top,
                              int steps, long long lo, long long keep_lo, long long keep_hi) {
+    constexpr bool LOOKBACK = KIND == KIND_LOOKBACK;
     __shared__ real first_of_warp[2][TILE_THREADS / 32];
     __shared__ real last_of_warp[2][TILE_THREADS / 32];
     const int lane = threadIdx.x & 31;
@@ -147,26 +162,31 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     const int warps = TILE_THREADS / 32;
     const long long base = lo + (long long)threadIdx.x * R;
     const long long warp_base = lo + (long long)warp * 32 * R;
-    const real up = (real)o.up;
-    const real down = (real)o.down;
-    const real edge = (real)o.edge;
+    // An American lookback in double holds V / g_i, so that its exercise values stay fixed per
+    // node: the weights carry the factor 1 / exp(growth) instead (in float that factor's
+    // rounding would compound over the layers; the weights summing to exactly 1 avoid that).
+    constexpr bool SCALED = AMERICAN && LOOKBACK && sizeof(real) == sizeof(double);
+    const double shrink = SCALED ? exp(-o.growth) : 1.0;
+    const real up = (real)(o.up * shrink);
+    const real down = (real)(o.down * shrink);
+    const real edge = (real)(o.edge * shrink);
     const bool owns_zero = base == 0;
 
     real v[R];
-    // Lookbacks: 1 - d^j; vanillas: x, which moves by a constant factor per layer.
-    real exercise[R];
+    // American only. Lookbacks: 1 - d^j, fixed per node; vanillas: x, which moves by a
+    // constant factor per layer.
+    real exercise[AMERICAN ? R : 1];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         const long long j = base + r;
         const bool inside = j >= 0 && j <= top;
         if (in == nullptr) {
-            v[r] = inside ? from_leaves<real, KIND, AMERICAN>(o, j) : (real)0;
+            v[r] = inside ? from_leaves<real, KIND, AMERICAN>(o, j) * (real)shrink : (real)0;
         } else {
             v[r] = inside ? in[j] : (real)0;
         }
         if (AMERICAN) {
-            exercise[r] = KIND == KIND_LOOKBACK ? (real)below_extreme(o, j)
-                                                : (real)vanilla_x(o, top, j);
+            exercise[r] = LOOKBACK ? (real)below_extreme(o, j) : (real)vanilla_x(o, top, j);
         }
     }
     // x at layer i - 1 is x at layer i times exp(x_sign * ln u); recomputed exactly every 32
@@ -175,37 +195,48 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     if (owns_zero && top <= 2 && layers != nullptr) {
         // A lattice of at most three steps starts at one of the layers the greeks need.
         const int at = top == 2 ? 0 : (top == 1 ? 3 : 5);
-        for (int r = 0; r <= top; ++r) {
-            layers[at + r] = v[r];
+        const real unscale = SCALED ? (real)exp(o.growth * (double)(o.steps - top)) : (real)1;
+#pragma unroll
+        for (int r = 0; r < 3; ++r) {
+            if (r <= top) {
+                layers[at + r] = v[r] * unscale;
+            }
         }
     }
     const double g_step = exp(o.growth);
     double g = exp(o.growth * (double)(o.steps - top));
 
-    for (int s = 0; s < steps; ++s) {
+    // Layer top - 1 - s from layer top - s, `from` to `to`: for a lookback two register arrays
+    // used in turn, so that no value is copied to keep the old layer while the new one is
+    // written; for a vanilla the same array.
+    auto step = [&](int s, real(&from)[R], real(&to)[R]) {
         const int i = top - 1 - s;
         const int buf = s & 1;
-        real right = __shfl_down_sync(FULL_MASK, v[0], 1);
-        real left = __shfl_up_sync(FULL_MASK, v[R - 1], 1);
+        // A vanilla node needs its neighbour above only; a lookback node both.
+        real right = __shfl_down_sync(FULL_MASK, from[0], 1);
+        real left = LOOKBACK ? __shfl_up_sync(FULL_MASK, from[R - 1], 1) : (real)0;
         if (lane == 0) {
-            first_of_warp[buf][warp] = v[0];
+            first_of_warp[buf][warp] = from[0];
         }
-        if (lane == 31) {
-            last_of_warp[buf][warp] = v[R - 1];
+        if (LOOKBACK && lane == 31) {
+            last_of_warp[buf][warp] = from[R - 1];
         }
         __syncthreads();
         if (lane == 31) {
-            right = warp + 1 < warps ? first_of_warp[buf][warp + 1] : v[R - 1];
+            right = warp + 1 < warps ? first_of_warp[buf][warp + 1] : from[R - 1];
         }
-        if (lane == 0) {
-            left = warp > 0 ? last_of_warp[buf][warp - 1] : v[0];
+        if (LOOKBACK && lane == 0) {
+            left = warp > 0 ? last_of_warp[buf][warp - 1] : from[0];
         }
         if (warp_base > i) {
-            continue;
+            return;
         }
-        g *= g_step;
-        const real gi = (real)g;
-        if (AMERICAN && KIND == KIND_VANILLA) {
+        real gi = (real)1;
+        if (AMERICAN && !SCALED) {
+            g *= g_step;
+            gi = (real)g;
+        }
+        if (AMERICAN && !LOOKBACK) {
             if ((s & 31) == 31) {
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
@@ -218,33 +249,51 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
                 }
             }
         }
-        // Node 0 of a lookback reflects (a new extreme keeps j = 0): its continuation from the
-        // old values, before the loop below overwrites them.
-        const real zero_held = KIND == KIND_LOOKBACK && owns_zero ? up * v[1] + edge * v[0] : (real)0;
-        real below = left;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            const real old = v[r];
-            const real above = r + 1 < R ? v[r + 1] : right;
-            real held = KIND == KIND_LOOKBACK ? up * above + down * below : up * above + down * old;
+            const real above = r + 1 < R ? from[r + 1] : right;
+            const real below = r > 0 ? from[r - 1] : left;
+            real held = LOOKBACK ? up * above + down * below : up * above + down * from[r];
             if (AMERICAN) {
-                const real now = KIND == KIND_LOOKBACK ? exercise[r] * gi
-                                                       : max((real)1 - exercise[r], (real)0) * gi;
-                held = max(now, held);
+                const real now = LOOKBACK ? (SCALED ? exercise[r] : exercise[r] * gi)
+                                          : higher((real)1 - exercise[r], (real)0) * gi;
+                held = higher(now, held);
             }
-            v[r] = held;
-            below = old;
+            to[r] = held;
         }
-        if (KIND == KIND_LOOKBACK && owns_zero) {
-            v[0] = AMERICAN ? max((real)0, zero_held) : zero_held;
+        if (LOOKBACK && owns_zero) {
+            // Node 0 of a lookback reflects: a new extreme keeps j = 0.
+            const real zero_held = up * from[1] + edge * from[0];
+            to[0] = AMERICAN ? higher((real)0, zero_held) : zero_held;
         }
         if (owns_zero && i <= 2 && layers != nullptr) {
             const int at = i == 2 ? 0 : (i == 1 ? 3 : 5);
+            const real unscale = SCALED ? (real)exp(o.growth * (double)(o.steps - i)) : (real)1;
 #pragma unroll
             for (int r = 0; r < 3; ++r) {
                 if (r <= i) {
-                    layers[at + r] = v[r];
+                    layers[at + r] = to[r] * unscale;
                 }
+            }
+        }
+    };
+    if (!LOOKBACK) {
+        // A vanilla node reads nodes j and j + 1 only: written in place in increasing j.
+        for (int s = 0; s < steps; ++s) {
+            step(s, v, v);
+        }
+    } else {
+        real w[R];
+        int s = 0;
+        for (; s + 1 < steps; s += 2) {
+            step(s, v, w);
+            step(s + 1, w, v);
+        }
+        if (s < steps) {
+            step(s, v, w);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                v[r] = w[r];
             }
         }
     }
@@ -259,8 +308,9 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
 
 // A launch over tiles of one lattice (top >= 0: block x is the tile of nodes from x * stride,
 // with `halo` more at each side), or over a batch (top < 0: block y is option y, the whole
-// lattice in one block, the price to out[y] and its first layers to layers[6y ..]).
-template <typename real, int R>
+// lattice in one block, the price to out[y] and its first layers to layers[6y ..]). Every
+// option of a launch is of the kernel's kind and style.
+template <typename real, int R, int KIND, bool AMERICAN>
 __device__ void tile_kernel(const double* params, const real* in, real* out, real* layers,
                             int top, int steps, int stride, int halo) {
     const int option = blockIdx.y;
@@ -281,31 +331,30 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
         keep_lo = (long long)blockIdx.x * stride;
         keep_hi = min(keep_lo + stride, (long long)(top - steps) + 1);
     }
-    if (o.kind == KIND_LOOKBACK) {
-        if (o.american) {
-            advance_tile<real, R, KIND_LOOKBACK, true>(o, in, out, layers, top, steps, lo, keep_lo, keep_hi);
-        } else {
-            advance_tile<real, R, KIND_LOOKBACK, false>(o, in, out, layers, top, steps, lo, keep_lo, keep_hi);
-        }
-    } else {
-        if (o.american) {
-            advance_tile<real, R, KIND_VANILLA, true>(o, in, out, layers, top, steps, lo, keep_lo, keep_hi);
-        } else {
-            advance_tile<real, R, KIND_VANILLA, false>(o, in, out, layers, top, steps, lo, keep_lo, keep_hi);
-        }
-    }
+    advance_tile<real, R, KIND, AMERICAN>(o, in, out, layers, top, steps, lo, keep_lo, keep_hi);
 }
 
-#define TILE_KERNEL(real, suffix, R)                                                            \
-    extern "C" __global__ void __launch_bounds__(TILE_THREADS)                                  \
-        lattice_tile_##suffix##_r##R(const double* params, const real* in, real* out,           \
-                                     real* layers, int top, int steps, int stride, int halo) {  \
-        tile_kernel<real, R>(params, in, out, layers, top, steps, stride, halo);                \
+// The kernels: lattice_tile_<real>_<kind>_<style>_r<R>. The European ones ask the compiler
+// for registers that let that many blocks share an SM (a book of 1,024 options then runs in
+// about one wave: a vanilla needs one value per node, a lookback two, without spilling); the
+// American ones get what they need (capping them spilled and ran slower on an H100).
+#define TILE_KERNEL(real, suffix, KIND, kind, AMERICAN, style, R, MIN_BLOCKS)                     \
+    extern "C" __global__ void __launch_bounds__(TILE_THREADS, MIN_BLOCKS)                        \
+        lattice_tile_##suffix##_##kind##_##style##_r##R(const double* params, const real* in,     \
+                                                        real* out, real* layers, int top,         \
+                                                        int steps, int stride, int halo) {        \
+        tile_kernel<real, R, KIND, AMERICAN>(params, in, out, layers, top, steps, stride, halo);  \
     }
 
-TILE_KERNEL(float, f32, 4)
-TILE_KERNEL(float, f32, 8)
-TILE_KERNEL(float, f32, 16)
-TILE_KERNEL(double, f64, 4)
-TILE_KERNEL(double, f64, 8)
-TILE_KERNEL(double, f64, 16)
+#define TILE_KERNELS(real, suffix, R, LOOKBACK_BLOCKS, VANILLA_BLOCKS)                            \
+    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, true, american, R, 1)                      \
+    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, false, european, R, LOOKBACK_BLOCKS)       \
+    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, true, american, R, 1)                        \
+    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, false, european, R, VANILLA_BLOCKS)
+
+TILE_KERNELS(float, f32, 4, 8, 8)
+TILE_KERNELS(float, f32, 8, 8, 8)
+TILE_KERNELS(float, f32, 16, 6, 8)
+TILE_KERNELS(double, f64, 4, 8, 8)
+TILE_KERNELS(double, f64, 8, 6, 8)
+TILE_KERNELS(double, f64, 16, 5, 8)

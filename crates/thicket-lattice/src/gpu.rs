@@ -22,10 +22,10 @@ use crate::kernels::{LATTICE, NODES_PER_THREAD, PARAM_DOUBLES, TILE_THREADS};
 
 /// Threads per block of the thesis's kernel (the thesis does not say).
 const THESIS_THREADS: u32 = 256;
-/// Nodes per thread of the tile kernel on one long lattice, and the layers per launch (the
-/// overlap of neighbouring tiles at each side).
-const LONG_NODES_PER_THREAD: usize = 16;
-const LONG_HALO: usize = 512;
+/// Nodes per thread of the tile kernel on one long lattice: the widest tile (fewest launches)
+/// that still gives every SM a block at the top of the lattice; a tile advances a quarter of
+/// its width per launch (its overlap with each neighbour), so half of it is kept.
+const LONG_NODES_PER_THREAD: [usize; 2] = [8, 4];
 /// Grids are at most 65,535 blocks high: one launch per this many options of a batch.
 const OPTIONS_PER_LAUNCH: usize = 65_535;
 
@@ -43,6 +43,9 @@ pub(crate) struct GpuPriced<T> {
     /// Seconds from the first launch to the end of the last (CUDA events), plus the CPU tail
     /// of the hybrid.
     pub(crate) kernel_seconds: f64,
+    /// Seconds from the upload of the options to the download of the values (CUDA events):
+    /// the span NVIDIA's binomialOptions sample times; the hybrid's CPU tail included.
+    pub(crate) span_seconds: f64,
     /// Kernel launches.
     pub(crate) launches: usize,
 }
@@ -95,6 +98,19 @@ fn seconds_between(start: &CudaEvent, end: &CudaEvent) -> Result<f64> {
         .elapsed_ms(end)
         .map_err(driver("cuEventElapsedTime"))?;
     Ok(f64::from(ms) / 1e3)
+}
+
+/// The tile kernel compiled for `contract`'s kind and style, in `T`, with `nodes` per thread.
+fn tile_kernel_name<T: DeviceReal>(contract: &Contract, nodes: usize) -> String {
+    let kind = match contract.payoff {
+        Payoff::LookbackPut | Payoff::LookbackCall => "lookback",
+        Payoff::Call { .. } | Payoff::Put { .. } => "vanilla",
+    };
+    format!(
+        "lattice_tile_{}_{kind}_{}_r{nodes}",
+        T::SUFFIX,
+        contract.style.name()
+    )
 }
 
 /// Layers 2, 1 and 0 as the tile kernel writes them (six values) in the CPU's order.
@@ -151,10 +167,12 @@ impl LatticeGpu {
             return Ok(GpuPriced {
                 priced: batch.priced[0],
                 kernel_seconds: batch.kernel_seconds,
+                span_seconds: batch.span_seconds,
                 launches: batch.launches,
             });
         }
         let stream = self.stream();
+        let span_start = event(stream)?;
         let params = stream
             .clone_htod(&gpu_record(contract, precision)?)
             .map_err(driver("cuMemcpyHtoD"))?;
@@ -165,12 +183,14 @@ impl LatticeGpu {
             .alloc_zeros::<T>(steps + 1)
             .map_err(driver("cuMemAlloc"))?;
         let mut layers = stream.alloc_zeros::<T>(6).map_err(driver("cuMemAlloc"))?;
-        let function = self.function(&format!(
-            "lattice_tile_{}_r{LONG_NODES_PER_THREAD}",
-            T::SUFFIX
-        ))?;
-        let halo = LONG_HALO;
-        let stride = (TILE_THREADS * LONG_NODES_PER_THREAD - 2 * halo) as i32;
+        let sms = self.gpu.info().sm_count as usize;
+        let nodes = LONG_NODES_PER_THREAD
+            .into_iter()
+            .find(|r| steps / (TILE_THREADS * r / 2) >= sms)
+            .unwrap_or(LONG_NODES_PER_THREAD[1]);
+        let function = self.function(&tile_kernel_name::<T>(contract, nodes))?;
+        let halo = TILE_THREADS * nodes / 4;
+        let stride = (TILE_THREADS * nodes - 2 * halo) as i32;
         let start = event(stream)?;
         let mut top = steps - 1;
         let mut launches = 0;
@@ -210,16 +230,18 @@ impl LatticeGpu {
             launches += 1;
             top -= run;
         }
-        let kernel_seconds = seconds_between(&start, &event(stream)?)?;
+        let kernels_end = event(stream)?;
         let values: Vec<f64> = stream
             .clone_dtoh(&layers)
             .map_err(driver("cuMemcpyDtoH"))?
             .into_iter()
             .map(Into::into)
             .collect();
+        let span_end = event(stream)?;
         Ok(GpuPriced {
             priced: read_out_layers(contract, first_layers(&values))?,
-            kernel_seconds,
+            kernel_seconds: seconds_between(&start, &kernels_end)?,
+            span_seconds: seconds_between(&span_start, &span_end)?,
             launches,
         })
     }
@@ -245,6 +267,7 @@ impl LatticeGpu {
         let widest = TILE_THREADS * NODES_PER_THREAD[2];
         let mut priced: Vec<Option<Priced>> = vec![None; contracts.len()];
         let mut kernel_seconds = 0.0;
+        let mut span_seconds = 0.0;
         let mut launches = 0;
         let mut in_blocks = Vec::new();
         for (index, contract) in contracts.iter().enumerate() {
@@ -253,66 +276,84 @@ impl LatticeGpu {
             } else {
                 let one = self.tiles_in::<T>(contract, precision)?;
                 kernel_seconds += one.kernel_seconds;
+                span_seconds += one.span_seconds;
                 launches += one.launches;
                 priced[index] = Some(one.priced);
             }
         }
-        let steps = in_blocks
-            .iter()
-            .map(|&i| contracts[i].steps)
-            .max()
-            .unwrap_or(0);
-        let nodes = NODES_PER_THREAD
-            .into_iter()
-            .find(|r| TILE_THREADS * r >= steps)
-            .unwrap_or(NODES_PER_THREAD[2]);
-        let function = self.function(&format!("lattice_tile_{}_r{nodes}", T::SUFFIX))?;
+        // One kernel per kind and style: the options sorted into runs of one kernel each.
+        in_blocks.sort_by_key(|&i| tile_kernel_name::<T>(&contracts[i], 0));
         let stream = self.stream();
-        for group in in_blocks.chunks(OPTIONS_PER_LAUNCH) {
-            let mut records = Vec::with_capacity(group.len() * PARAM_DOUBLES);
-            for &i in group {
+        for chunk in in_blocks.chunks(OPTIONS_PER_LAUNCH) {
+            let mut records = Vec::with_capacity(chunk.len() * PARAM_DOUBLES);
+            for &i in chunk {
                 records.extend(gpu_record(&contracts[i], precision)?);
             }
+            // The kernels are looked up (and loaded) before the clock starts.
+            let mut runs = Vec::new();
+            let mut first = 0;
+            for run in chunk.chunk_by(|&a, &b| {
+                tile_kernel_name::<T>(&contracts[a], 0) == tile_kernel_name::<T>(&contracts[b], 0)
+            }) {
+                let steps = run.iter().map(|&i| contracts[i].steps).max().unwrap_or(0);
+                let nodes = NODES_PER_THREAD
+                    .into_iter()
+                    .find(|r| TILE_THREADS * r >= steps)
+                    .unwrap_or(NODES_PER_THREAD[2]);
+                let function = self.function(&tile_kernel_name::<T>(&contracts[run[0]], nodes))?;
+                runs.push((function, first..first + run.len()));
+                first += run.len();
+            }
+            let mut layers = stream
+                .alloc_zeros::<T>(6 * chunk.len())
+                .map_err(driver("cuMemAlloc"))?;
+            let mut prices = stream
+                .alloc_zeros::<T>(chunk.len())
+                .map_err(driver("cuMemAlloc"))?;
+            let span_start = event(stream)?;
             let params = stream
                 .clone_htod(&records)
                 .map_err(driver("cuMemcpyHtoD"))?;
-            let mut prices = stream
-                .alloc_zeros::<T>(group.len())
-                .map_err(driver("cuMemAlloc"))?;
-            let mut layers = stream
-                .alloc_zeros::<T>(6 * group.len())
-                .map_err(driver("cuMemAlloc"))?;
-            let config = LaunchConfig {
-                grid_dim: (1, group.len() as u32, 1),
-                block_dim: (TILE_THREADS as u32, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            let (null, whole, unused) = (0u64, -1i32, 0i32);
             let start = event(stream)?;
-            let mut launch = stream.launch_builder(&function);
-            launch
-                .arg(&params)
-                .arg(&null)
-                .arg(&mut prices)
-                .arg(&mut layers)
-                .arg(&whole)
-                .arg(&unused)
-                .arg(&unused)
-                .arg(&unused);
-            // SAFETY: the arguments match lattice_tile_*: one parameter record per option of
-            // the group, no input layer, one price and six first-layer values per option, then
-            // top = -1 (each block prices its whole lattice, whose N nodes fit the block's
-            // TILE_THREADS * nodes registers).
-            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
-            kernel_seconds += seconds_between(&start, &event(stream)?)?;
-            launches += 1;
+            for (function, range) in &runs {
+                let config = LaunchConfig {
+                    grid_dim: (1, range.len() as u32, 1),
+                    block_dim: (TILE_THREADS as u32, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                let (null, whole, unused) = (0u64, -1i32, 0i32);
+                let mut launch = stream.launch_builder(function);
+                let run_params =
+                    params.slice(range.start * PARAM_DOUBLES..range.end * PARAM_DOUBLES);
+                let mut run_prices = prices.slice_mut(range.clone());
+                let mut run_layers = layers.slice_mut(6 * range.start..6 * range.end);
+                launch
+                    .arg(&run_params)
+                    .arg(&null)
+                    .arg(&mut run_prices)
+                    .arg(&mut run_layers)
+                    .arg(&whole)
+                    .arg(&unused)
+                    .arg(&unused)
+                    .arg(&unused);
+                // SAFETY: the arguments match lattice_tile_*: one parameter record per option
+                // of the run, all of the kernel's kind and style, no input layer, one price
+                // and six first-layer values per option, then top = -1 (each block prices its
+                // whole lattice, whose N nodes fit the block's TILE_THREADS * nodes registers).
+                unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+                launches += 1;
+            }
+            let kernels_end = event(stream)?;
             let values: Vec<f64> = stream
                 .clone_dtoh(&layers)
                 .map_err(driver("cuMemcpyDtoH"))?
                 .into_iter()
                 .map(Into::into)
                 .collect();
-            for (k, &i) in group.iter().enumerate() {
+            let span_end = event(stream)?;
+            kernel_seconds += seconds_between(&start, &kernels_end)?;
+            span_seconds += seconds_between(&span_start, &span_end)?;
+            for (k, &i) in chunk.iter().enumerate() {
                 priced[i] = Some(read_out_layers(
                     &contracts[i],
                     first_layers(&values[6 * k..6 * k + 6]),
@@ -322,6 +363,7 @@ impl LatticeGpu {
         Ok(GpuPriced {
             priced: priced.into_iter().flatten().collect(),
             kernel_seconds,
+            span_seconds,
             launches,
         })
     }
@@ -366,6 +408,7 @@ impl LatticeGpu {
             .map(|j| T::of(lattice.u.powf(j as f64) - 1.0))
             .collect();
         let stream = self.stream();
+        let span_start = event(stream)?;
         let mut cur = stream.clone_htod(&leaves).map_err(driver("cuMemcpyHtoD"))?;
         let mut next = stream
             .alloc_zeros::<T>(n + 1)
@@ -407,6 +450,7 @@ impl LatticeGpu {
             }
         }
         let mut kernel_seconds = seconds_between(&start, &event(stream)?)?;
+        let mut span_seconds = seconds_between(&span_start, &event(stream)?)?;
         let launches = n - i;
         if i > 0 || n == 0 {
             let tail = Instant::now();
@@ -415,6 +459,7 @@ impl LatticeGpu {
                 .map_err(driver("cuMemcpyDtoH"))?;
             c.finish_on_cpu(&mut values, i, &mut layers);
             kernel_seconds += tail.elapsed().as_secs_f64();
+            span_seconds += tail.elapsed().as_secs_f64();
         }
         // From the C form (C = u^j V) to the CPU's units (V grown to a bond at maturity).
         let growth = contract.market.rate * lattice.dt;
@@ -433,6 +478,7 @@ impl LatticeGpu {
         Ok(GpuPriced {
             priced,
             kernel_seconds,
+            span_seconds,
             launches,
         })
     }

@@ -65,16 +65,21 @@ mod tests {
     /// `THICKET_REQUIRE_NVRTC=1`).
     #[test]
     fn the_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
-        let kernels: [&[&str]; 1] = [&[
-            "thesis_layer_f32",
-            "thesis_layer_f64",
-            "lattice_tile_f32_r4",
-            "lattice_tile_f32_r8",
-            "lattice_tile_f32_r16",
-            "lattice_tile_f64_r4",
-            "lattice_tile_f64_r8",
-            "lattice_tile_f64_r16",
-        ]];
+        let mut names = vec![
+            "thesis_layer_f32".to_string(),
+            "thesis_layer_f64".to_string(),
+        ];
+        for real in ["f32", "f64"] {
+            for kind in ["lookback", "vanilla"] {
+                for style in ["american", "european"] {
+                    for r in NODES_PER_THREAD {
+                        names.push(format!("lattice_tile_{real}_{kind}_{style}_r{r}"));
+                    }
+                }
+            }
+        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let kernels: [&[&str]; 1] = [&names];
         thicket_gpu::check_modules(&ALL, &kernels);
     }
 }

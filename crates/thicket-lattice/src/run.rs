@@ -142,6 +142,9 @@ pub struct BookRun {
     pub precision: Precision,
     /// GPU: seconds of device work.
     pub kernel_seconds: Option<f64>,
+    /// GPU: seconds from the upload of the options to the download of the prices (the span
+    /// NVIDIA's binomialOptions sample times).
+    pub span_seconds: Option<f64>,
     /// Lattice nodes over all options.
     pub nodes: u64,
 }
@@ -317,29 +320,31 @@ impl Kernel for BookKernel<'_> {
         let strategy = strategy_on(self.options.strategy, backend);
         let precision = self.options.precision;
         let nodes = self.contracts.iter().map(|c| lattice_nodes(c.steps)).sum();
-        let (priced, kernel_seconds, threads, devices) = match strategy {
-            Strategy::Serial => (price_batch(self.contracts, precision, 1)?, None, 1, vec![]),
-            Strategy::Multicore => {
-                let threads = self.options.threads;
-                (
-                    price_batch(self.contracts, precision, threads)?,
-                    None,
-                    threads,
-                    vec![],
-                )
-            }
-            _ => {
-                let gpu = LatticeGpu::open(self.options.device)?;
-                let run = gpu.batch(self.contracts, precision)?;
-                (run.priced, Some(run.kernel_seconds), 1, vec![gpu.name()])
-            }
-        };
-        let run = BookRun {
+        let book = |priced, kernel_seconds, span_seconds| BookRun {
             priced,
             strategy,
             precision,
             kernel_seconds,
+            span_seconds,
             nodes,
+        };
+        let (run, threads, devices) = match strategy {
+            Strategy::Serial => (
+                book(price_batch(self.contracts, precision, 1)?, None, None),
+                1,
+                vec![],
+            ),
+            Strategy::Multicore => {
+                let threads = self.options.threads;
+                let priced = price_batch(self.contracts, precision, threads)?;
+                (book(priced, None, None), threads, vec![])
+            }
+            _ => {
+                let gpu = LatticeGpu::open(self.options.device)?;
+                let run = gpu.batch(self.contracts, precision)?;
+                let timed = book(run.priced, Some(run.kernel_seconds), Some(run.span_seconds));
+                (timed, 1, vec![gpu.name()])
+            }
         };
         Ok((run, Placement { threads, devices }))
     }
@@ -386,14 +391,15 @@ impl LatticeRun {
 }
 
 impl BookRun {
-    /// The book as JSON keys: `options`, `strategy`, `precision`, `kernel_seconds`, `nodes`
-    /// and `priced` (price, delta and gamma per option).
+    /// The book as JSON keys: `options`, `strategy`, `precision`, `kernel_seconds`,
+    /// `span_seconds`, `nodes` and `priced` (price, delta and gamma per option).
     pub fn stats(&self) -> Map<String, Value> {
         thicket_core::object(json!({
             "options": self.priced.len(),
             "strategy": self.strategy,
             "precision": self.precision,
             "kernel_seconds": self.kernel_seconds,
+            "span_seconds": self.span_seconds,
             "nodes": self.nodes,
             "priced": self.priced,
         }))
