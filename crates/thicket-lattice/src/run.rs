@@ -166,6 +166,8 @@ fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
             "strategy {s} runs on a GPU, not on the CPU"
         ))),
         (Some(s), Backend::Auto) if !s.is_gpu() => Ok(Backend::Cpu),
+        // A GPU strategy asked for by name has no CPU to fall back to.
+        (Some(_), Backend::Auto) => Ok(Backend::Cuda),
         _ => Ok(backend),
     }
 }
