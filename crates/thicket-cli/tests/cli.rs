@@ -5,27 +5,7 @@
 
 mod common;
 
-use std::process::Output;
-
-use common::{json, thicket};
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// True when this machine has a usable GPU, in which case the no-GPU tests are skipped.
-fn gpu_present(test: &str) -> bool {
-    let value = json(&thicket(&["devices", "--json"]));
-    let present = value["gpu_available"] == true;
-    if present {
-        println!("NOTE {test}: a GPU is usable here, so the no-GPU behaviour was not tested");
-    }
-    present
-}
+use common::{gpu_present, json, stderr, stdout, thicket};
 
 #[test]
 fn queens_8_json_has_every_key() {

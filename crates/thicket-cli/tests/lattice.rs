@@ -11,7 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{json, thicket};
+use common::{gpu_present, json, stderr, stdout, thicket};
 use serde_json::Value;
 
 /// Hull's Technical Note 13 market on 3 steps: S = 50, T = 0.25, σ = 0.4, r = 0.1.
@@ -62,24 +62,6 @@ const BOOK: &[&str] = &[
     "call,european,42,40,0.5,0.2,0.1,200",
     "put,american,50,50,0.4166666666666667,0.4,0.1,5",
 ];
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// True when this machine has a usable GPU, in which case the no-GPU tests are skipped.
-fn gpu_present(test: &str) -> bool {
-    let value = json(&thicket(&["devices", "--json"]));
-    let present = value["gpu_available"] == true;
-    if present {
-        println!("NOTE {test}: a GPU is usable here, so the no-GPU behaviour was not tested");
-    }
-    present
-}
 
 /// `thicket command args… --backend cpu --json --quiet`, the JSON it printed.
 fn cpu_json(command: &str, args: &[&str]) -> Value {

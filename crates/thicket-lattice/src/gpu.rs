@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{
-    CudaEvent, CudaFunction, CudaModule, CudaStream, DeviceRepr, DriverError, LaunchConfig,
-    PushKernelArg, ValidAsZeroBits,
+    CudaEvent, CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr, DriverError,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use thicket_core::{Error, Result};
 use thicket_gpu::{Gpu, GpuError};
@@ -100,17 +100,32 @@ fn seconds_between(start: &CudaEvent, end: &CudaEvent) -> Result<f64> {
     Ok(f64::from(ms) / 1e3)
 }
 
-/// The tile kernel compiled for `contract`'s kind and style, in `T`, with `nodes` per thread.
-fn tile_kernel_name<T: DeviceReal>(contract: &Contract, nodes: usize) -> String {
+/// The kind and style that pick `contract`'s tile kernel (one kernel each).
+fn tile_class(contract: &Contract) -> (&'static str, &'static str) {
     let kind = match contract.payoff {
         Payoff::LookbackPut | Payoff::LookbackCall => "lookback",
         Payoff::Call { .. } | Payoff::Put { .. } => "vanilla",
     };
-    format!(
-        "lattice_tile_{}_{kind}_{}_r{nodes}",
-        T::SUFFIX,
-        contract.style.name()
-    )
+    (kind, contract.style.name())
+}
+
+/// The tile kernel compiled for `contract`'s kind and style, in `T`, with `nodes` per thread.
+fn tile_kernel_name<T: DeviceReal>(contract: &Contract, nodes: usize) -> String {
+    let (kind, style) = tile_class(contract);
+    format!("lattice_tile_{}_{kind}_{style}_r{nodes}", T::SUFFIX)
+}
+
+/// Downloads device values as `f64`.
+fn download<T: DeviceReal>(
+    stream: &Arc<CudaStream>,
+    values: &impl DevicePtr<T>,
+) -> Result<Vec<f64>> {
+    Ok(stream
+        .clone_dtoh(values)
+        .map_err(driver("cuMemcpyDtoH"))?
+        .into_iter()
+        .map(Into::into)
+        .collect())
 }
 
 /// Layers 2, 1 and 0 as the tile kernel writes them (six values) in the CPU's order.
@@ -231,12 +246,7 @@ impl LatticeGpu {
             top -= run;
         }
         let kernels_end = event(stream)?;
-        let values: Vec<f64> = stream
-            .clone_dtoh(&layers)
-            .map_err(driver("cuMemcpyDtoH"))?
-            .into_iter()
-            .map(Into::into)
-            .collect();
+        let values = download(stream, &layers)?;
         let span_end = event(stream)?;
         Ok(GpuPriced {
             priced: read_out_layers(contract, first_layers(&values))?,
@@ -282,7 +292,7 @@ impl LatticeGpu {
             }
         }
         // One kernel per kind and style: the options sorted into runs of one kernel each.
-        in_blocks.sort_by_key(|&i| tile_kernel_name::<T>(&contracts[i], 0));
+        in_blocks.sort_by_key(|&i| tile_class(&contracts[i]));
         let stream = self.stream();
         for chunk in in_blocks.chunks(OPTIONS_PER_LAUNCH) {
             let mut records = Vec::with_capacity(chunk.len() * PARAM_DOUBLES);
@@ -292,9 +302,9 @@ impl LatticeGpu {
             // The kernels are looked up (and loaded) before the clock starts.
             let mut runs = Vec::new();
             let mut first = 0;
-            for run in chunk.chunk_by(|&a, &b| {
-                tile_kernel_name::<T>(&contracts[a], 0) == tile_kernel_name::<T>(&contracts[b], 0)
-            }) {
+            for run in
+                chunk.chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b]))
+            {
                 let steps = run.iter().map(|&i| contracts[i].steps).max().unwrap_or(0);
                 let nodes = NODES_PER_THREAD
                     .into_iter()
@@ -344,12 +354,7 @@ impl LatticeGpu {
                 launches += 1;
             }
             let kernels_end = event(stream)?;
-            let values: Vec<f64> = stream
-                .clone_dtoh(&layers)
-                .map_err(driver("cuMemcpyDtoH"))?
-                .into_iter()
-                .map(Into::into)
-                .collect();
+            let values = download(stream, &layers)?;
             let span_end = event(stream)?;
             kernel_seconds += seconds_between(&start, &kernels_end)?;
             span_seconds += seconds_between(&span_start, &span_end)?;
@@ -443,10 +448,7 @@ impl LatticeGpu {
             unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
             std::mem::swap(&mut cur, &mut next);
             if i <= 2 {
-                let head: Vec<T> = stream
-                    .clone_dtoh(&cur.slice(..=i))
-                    .map_err(driver("cuMemcpyDtoH"))?;
-                layers[i] = head.into_iter().map(Into::into).collect();
+                layers[i] = download(stream, &cur.slice(..=i))?;
             }
         }
         let mut kernel_seconds = seconds_between(&start, &event(stream)?)?;
@@ -458,8 +460,9 @@ impl LatticeGpu {
                 .clone_dtoh(&cur.slice(..=i))
                 .map_err(driver("cuMemcpyDtoH"))?;
             c.finish_on_cpu(&mut values, i, &mut layers);
-            kernel_seconds += tail.elapsed().as_secs_f64();
-            span_seconds += tail.elapsed().as_secs_f64();
+            let tail_seconds = tail.elapsed().as_secs_f64();
+            kernel_seconds += tail_seconds;
+            span_seconds += tail_seconds;
         }
         // From the C form (C = u^j V) to the CPU's units (V grown to a bond at maturity).
         let growth = contract.market.rate * lattice.dt;
