@@ -7,7 +7,8 @@ use thicket_queens::strategies::{Params, Strategy};
 use thicket_run::Shard;
 
 use crate::flags::{
-    parse_depths, parse_sizes, BackendArgs, BenchOutputArgs, OutputArgs, SizeList, TrialArgs,
+    parse_book_size, parse_depths, parse_sizes, parse_steps, BackendArgs, BenchOutputArgs,
+    OutputArgs, SizeList, TrialArgs,
 };
 
 /// thicket solves irregular workloads (N-Queens today; permutation search, graphs, lattices
@@ -418,6 +419,60 @@ pub enum BenchProblem {
     /// The thesis's table for perm-queens: every strategy (CPU and GPU) over a range of N,
     /// each count checked against Table 1; Markdown, CSV, JSON and an SVG chart.
     Perm(BenchPermArgs),
+    /// The thesis's lookback experiment: one American lookback put at growing N on every
+    /// strategy in f32 and f64 (time, speed-up over serial, f32 error, the hybrid per
+    /// threshold), then books of 1,024 options (options/s, nodes/s); with --convergence the
+    /// price against N beside the closed form.
+    Lookback(BenchLookbackArgs),
+}
+
+/// Options of `thicket bench lookback`.
+#[derive(Debug, Args)]
+pub struct BenchLookbackArgs {
+    /// Lattice steps: a list (`1000,30000`) or a range (`1000..100000`: 1, 3, 10, 30, ... times
+    /// a power of ten inside it).
+    #[arg(long, default_value = "1000..100000", value_parser = parse_steps)]
+    pub steps: SizeList,
+    /// Strategies, in table order (serial first: the speed-ups are over it).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "serial,multicore,thesis,hybrid,tiles"
+    )]
+    pub strategies: Vec<thicket_lattice::Strategy>,
+    /// Precisions to run.
+    #[arg(long, value_delimiter = ',', default_value = "f64,f32")]
+    pub precisions: Vec<thicket_lattice::Precision>,
+    /// The hybrid's thresholds (the thesis's Fig. 3.4 compares 128, 256 and 384).
+    #[arg(long, value_delimiter = ',', default_value = "128,256,384")]
+    pub hybrid_thresholds: Vec<usize>,
+    /// The books' size, OPTIONSxSTEPS.
+    #[arg(long, default_value = "1024x2048", value_parser = parse_book_size)]
+    pub book: (usize, usize),
+    /// Skip the books.
+    #[arg(long)]
+    pub no_books: bool,
+    /// Instead: the American and European put against N (--steps) beside the
+    /// Goldman-Sosin-Gatto closed form, with a chart (lookback-convergence.*).
+    #[arg(long)]
+    pub convergence: bool,
+    /// Runs per case; the fastest is kept.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// A case predicted to take longer than this many seconds (from the lattice's node
+    /// count and the strategy's last time) is skipped.
+    #[arg(long, default_value_t = 60.0)]
+    pub max_seconds: f64,
+    /// CPU threads for multicore (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// The GPU's ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Where the results go (with --out-dir: lookback-bench.md, .csv, .json and .svg, or
+    /// lookback-convergence.* with --convergence).
+    #[command(flatten)]
+    pub outputs: BenchOutputArgs,
 }
 
 /// Options of `thicket bench perm`.

@@ -110,6 +110,55 @@ pub fn parse_sizes(text: &str) -> Result<SizeList, String> {
     parse_list(text, 1, 32, "board size")
 }
 
+/// The most lattice steps a bench takes.
+const MAX_BENCH_STEPS: usize = 10_000_000;
+
+/// Parses lattice steps: `1000,30000`, or `lo..hi` as the values 1, 3, 10, 30, ... times a
+/// power of ten between lo and hi, with lo and hi themselves.
+pub fn parse_steps(text: &str) -> Result<SizeList, String> {
+    let Some((lo, hi)) = text.split_once("..") else {
+        return parse_list(text, 1, MAX_BENCH_STEPS, "step count");
+    };
+    let ends = parse_list(
+        &format!("{lo},{}", hi.trim_start_matches('=')),
+        1,
+        MAX_BENCH_STEPS,
+        "step count",
+    )?
+    .0;
+    let (lo, hi) = (ends[0], ends[1]);
+    if lo > hi {
+        return Err(format!("empty range {text}"));
+    }
+    let mut values = vec![lo];
+    let mut decade = 1;
+    while decade <= hi {
+        for value in [decade, 3 * decade] {
+            if value > lo && value < hi {
+                values.push(value);
+            }
+        }
+        decade *= 10;
+    }
+    if hi > lo {
+        values.push(hi);
+    }
+    Ok(SizeList(values))
+}
+
+/// Parses a book size `OPTIONSxSTEPS`, e.g. `1024x2048`.
+pub fn parse_book_size(text: &str) -> Result<(usize, usize), String> {
+    let (options, steps) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{text}' is not OPTIONSxSTEPS (e.g. 1024x2048)"))?;
+    let options = parse_list(options, 1, 1 << 20, "option count")?.0;
+    let steps = parse_list(steps, 1, MAX_BENCH_STEPS, "step count")?.0;
+    match (&options[..], &steps[..]) {
+        (&[options], &[steps]) => Ok((options, steps)),
+        _ => Err(format!("'{text}' is not OPTIONSxSTEPS (e.g. 1024x2048)")),
+    }
+}
+
 /// Parses a list or range of search depths 0..=32.
 pub fn parse_depths(text: &str) -> Result<SizeList, String> {
     parse_list(text, 0, 32, "depth")
@@ -144,6 +193,22 @@ fn parse_list(text: &str, min: usize, max: usize, what: &str) -> Result<SizeList
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steps_parse_as_lists_and_decade_ranges() {
+        assert_eq!(
+            parse_steps("1000..100000").unwrap().0,
+            vec![1000, 3000, 10000, 30000, 100000]
+        );
+        assert_eq!(parse_steps("500..2000").unwrap().0, vec![500, 1000, 2000]);
+        assert_eq!(parse_steps("100,250").unwrap().0, vec![100, 250]);
+        assert_eq!(parse_steps("7..7").unwrap().0, vec![7]);
+        assert!(parse_steps("10..5").is_err());
+        assert!(parse_steps("0..5").is_err());
+        assert_eq!(parse_book_size("1024x2048"), Ok((1024, 2048)));
+        assert!(parse_book_size("1024").is_err());
+        assert!(parse_book_size("0x5").is_err());
+    }
 
     #[test]
     fn sizes_parse_as_lists_and_ranges() {

@@ -34,6 +34,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Perm(args),
         } => commands::bench::perm(&args),
+        Command::Bench {
+            problem: BenchProblem::Lookback(args),
+        } => commands::bench::lookback(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -12,10 +12,12 @@
 //!   ([`verify::exhaustive`]), the Goldman–Sosin–Gatto and Black–Scholes closed forms, and
 //!   Hull's example.
 //! - [`batch`]: books of options as CSV.
+//! - [`bench`]: `thicket bench lookback` (the steps sweep, the books, the convergence table).
 //!
 //! The reference prices in `data/` (see `data/SOURCE.md`) were computed outside thicket.
 
 pub mod batch;
+pub mod bench;
 pub mod contract;
 pub mod cpu;
 mod gpu;

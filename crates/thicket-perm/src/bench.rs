@@ -251,6 +251,7 @@ fn render(rows: &[Row], options: &BenchOptions) -> Rendered {
         json: serde_json::json!({ "rows": rows, "sweep": sweep_ratios(rows) }),
         chart_title: "perm-queens: time against N per strategy".into(),
         y_label: "seconds (best run, log scale)".into(),
+        log_y: true,
         series: series_by(rows, Row::column, |r| Some((r.n as f64, r.best_seconds?))),
     }
 }

@@ -8,7 +8,7 @@ use thicket_queens::bench::strategies::StrategyBenchOptions;
 use thicket_queens::bench::CpuBenchOptions;
 use thicket_run::bench::{pretty_json, AfterCase, Report};
 
-use crate::cli::{BenchPermArgs, BenchQueensArgs};
+use crate::cli::{BenchLookbackArgs, BenchPermArgs, BenchQueensArgs};
 use crate::flags::BenchOutputArgs;
 
 /// `thicket bench queens` (with `--strategies`: the papers' GPU kernels).
@@ -52,6 +52,27 @@ pub fn perm(args: &BenchPermArgs) -> Result<()> {
     };
     report(&args.outputs, |after| {
         thicket_perm::bench::bench(&options, after)
+    })
+}
+
+/// `thicket bench lookback`.
+pub fn lookback(args: &BenchLookbackArgs) -> Result<()> {
+    let options = thicket_lattice::bench::LookbackBenchOptions {
+        steps: args.steps.0.clone(),
+        strategies: args.strategies.clone(),
+        precisions: args.precisions.clone(),
+        hybrid_thresholds: args.hybrid_thresholds.clone(),
+        book: (!args.no_books).then_some(args.book),
+        convergence: args.convergence,
+        repeat: args.repeat,
+        max_seconds: args.max_seconds,
+        threads: args
+            .threads
+            .map_or_else(thicket_core::available_threads, |t| t as usize),
+        device: args.device,
+    };
+    report(&args.outputs, |after| {
+        thicket_lattice::bench::bench(&options, after)
     })
 }
 

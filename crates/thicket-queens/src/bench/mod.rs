@@ -77,6 +77,7 @@ fn render(rows: &[Measurement]) -> Rendered {
         json: serde_json::json!({ "rows": rows }),
         chart_title: "thicket queens (CPU) against the mirror baseline".into(),
         y_label: "seconds (best run, log scale)".into(),
+        log_y: true,
         series: series_by(
             rows,
             |r| format!("{} ({} threads)", r.strategy, r.threads),

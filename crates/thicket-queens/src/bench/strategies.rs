@@ -118,6 +118,7 @@ fn render(
         json: json!({"device": device, "rows": rows}),
         chart_title: format!("N-Queens kernels on {device}"),
         y_label: "kernel time (s, log scale)".into(),
+        log_y: true,
         series: series_by(
             rows,
             |r| r.strategy.to_owned(),

@@ -43,7 +43,9 @@ pub struct Rendered {
     pub chart_title: String,
     /// The chart's y axis label (the x axis is N).
     pub y_label: String,
-    /// The chart's series (time against size, log scale).
+    /// Whether the chart's y axis is logarithmic (times) or linear (prices, errors).
+    pub log_y: bool,
+    /// The chart's series (y against size).
     pub series: Vec<crate::chart::Series>,
 }
 
@@ -89,7 +91,7 @@ impl Outputs {
                 "N",
                 &rendered.y_label,
                 series,
-                true,
+                rendered.log_y,
             )?;
         }
         Ok(())
@@ -134,6 +136,7 @@ mod tests {
             json: serde_json::json!({"rows": []}),
             chart_title: "title".into(),
             y_label: "seconds".into(),
+            log_y: true,
             series: vec![crate::chart::Series {
                 name: "cpu".into(),
                 points: vec![(8.0, 0.1), (9.0, 0.5)],
