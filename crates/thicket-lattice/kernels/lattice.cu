@@ -2,13 +2,13 @@
 // Rubinstein): the thesis's per-layer kernel, and thicket's tile kernel that advances many
 // layers per launch with the values in registers.
 //
-// Host defines: TILE_THREADS (threads per block of the tile kernel), PARAM_DOUBLES (doubles per
-// option in the parameter array), the offsets P_* of the parameters in it and the kinds
-// KIND_LOOKBACK and KIND_VANILLA.
+// Host defines: TILE_BLOCK_NODES (the most nodes a block of the tile kernel holds: threads
+// times nodes per lane), PARAM_DOUBLES (doubles per option in the parameter array), the
+// offsets P_* of the parameters in it and the kinds KIND_LOOKBACK and KIND_VANILLA.
 #include "thicket.cuh"
 
-#if !defined(TILE_THREADS) || !defined(PARAM_DOUBLES) || !defined(KIND_VANILLA)
-#error "lattice.cu needs the host's defines (TILE_THREADS, PARAM_DOUBLES, P_*)"
+#if !defined(TILE_BLOCK_NODES) || !defined(PARAM_DOUBLES) || !defined(KIND_VANILLA)
+#error "lattice.cu needs the host's defines (TILE_BLOCK_NODES, PARAM_DOUBLES, P_*)"
 #endif
 
 #define FULL_MASK 0xffffffffu
@@ -60,11 +60,21 @@ extern "C" __global__ void thesis_layer_f64(const double* in, double* out, int c
 }
 
 // ---------------------------------------------------------------------------------------------
-// thicket's tile kernel. A block holds TILE_THREADS * R consecutive nodes of one layer, R per
-// thread in registers, and advances them `steps` layers: neighbours within a warp come by
-// shuffle, across warps through a double-buffered word in shared memory, one barrier per layer.
-// Tiles overlap by `halo` nodes at each side, so a launch needs nothing from other blocks; a
-// warp whose nodes all lie above the top of the lattice skips its arithmetic.
+// thicket's tile kernel. A block holds a run of consecutive nodes of one layer, R per lane in
+// registers, and advances them `steps` layers. Within a warp, neighbours come by shuffle. Warps
+// overlap by one lane at each end they share with a neighbour (the ghost lane: a lookback node
+// reads both neighbours, so lanes 0 and 31 are ghosts; a vanilla node reads only the one above,
+// so lane 31 is): a ghost lane's values go wrong from its outer edge inwards, one node per
+// layer, so after R layers the ghosts still shield the warp's own lanes. Every R layers each
+// warp hands the edges of its own lanes to its neighbours through shared memory and takes back
+// true values for its ghosts: one barrier per R layers, and none at all inside them. A warp
+// whose nodes all lie above the top of the lattice leaves (a named barrier counts the warps
+// still working).
+//
+// A block's edges are never refreshed: a long lattice runs in blocks that overlap by `halo`
+// nodes (>= R and >= the layers of a launch) at each side, so a launch needs nothing from
+// other blocks; a book runs one block per option, whose nodes reach past the top of its
+// lattice.
 //
 // The units are those of the CPU lattices (thicket-lattice's cpu.rs): every value stays near
 // [0, 1] at any N (no u^j is formed) and the two weights of a node sum to exactly 1 in the
@@ -144,24 +154,43 @@ __device__ __forceinline__ real from_leaves(const Option& o, long long j) {
     return AMERICAN ? higher(exercise * g, held) : held;
 }
 
-// Advances one block's tile. `top` is the layer held at the start; the block's first node is
-// `lo` (may be negative: nodes below 0 idle). `in` holds layer `top` (null: compute it from the
-// leaves, top = N - 1); nodes [keep_lo, keep_hi) of layer top - steps go to `out`. `layers`
-// (6 values) receives layers 2, 1 and 0 at j = 0, 1, 2 when the tile reaches them.
+// Which lanes of a warp are ghosts: a lookback's lane 0 and lane 31, a vanilla's lane 31.
+template <int KIND>
+struct Lanes {
+    static constexpr int LEFT_GHOST = KIND == KIND_LOOKBACK ? 1 : 0;
+    // Lanes whose nodes are the warp's own; the next warp starts that many lanes on.
+    static constexpr int OWN = 31 - LEFT_GHOST;
+};
+
+// Waits for the `warps` first warps of the block (the ones still working).
+__device__ __forceinline__ void sync_warps(int warps) {
+    asm volatile("bar.sync 1, %0;" ::"r"(warps * 32) : "memory");
+}
+
+// Advances one block's nodes. `top` is the layer held at the start; lane 0 of warp 0 holds
+// node `first` (negative in a book: nodes below 0 idle). `in` holds layer `top` (null: compute
+// it from the leaves, top = N - 1); nodes [keep_lo, keep_hi) of layer top - steps go to `out`,
+// from the lanes that own them. `layers` (6 values) receives layers 2, 1 and 0 at j = 0, 1, 2
+// when the block reaches them. `edges` is shared memory for 4 * R values per warp.
 //
 // One instantiation per kind and style, each its own kernel: the registers a kernel gets are
 // those of its heaviest path, so a European vanilla does not pay for an American lookback's.
 template <typename real, int R, int KIND, bool AMERICAN>
 __device__ void advance_tile(const Option& o, const real* in, real* out, real* layers, int top,
-                             int steps, long long lo, long long keep_lo, long long keep_hi) {
+                             int steps, long long first, long long keep_lo, long long keep_hi,
+                             real* edges) {
     constexpr bool LOOKBACK = KIND == KIND_LOOKBACK;
-    __shared__ real first_of_warp[2][TILE_THREADS / 32];
-    __shared__ real last_of_warp[2][TILE_THREADS / 32];
+    constexpr int LEFT_GHOST = Lanes<KIND>::LEFT_GHOST;
+    constexpr int OWN = Lanes<KIND>::OWN;
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const int warps = TILE_THREADS / 32;
-    const long long base = lo + (long long)threadIdx.x * R;
-    const long long warp_base = lo + (long long)warp * 32 * R;
+    const int warps = blockDim.x >> 5;
+    // Warp w's lowest own node is warp_own0 + w * warp_nodes: the warp works while that node is
+    // at most the layer's top.
+    const long long warp_own0 = first + (long long)LEFT_GHOST * R;
+    const long long warp_nodes = (long long)OWN * R;
+    const long long base = first + (long long)warp * warp_nodes + (long long)lane * R;
+    const bool own_lane = lane >= LEFT_GHOST && lane < 31;
     // An American lookback in double holds V / g_i, so that its exercise values stay fixed per
     // node: the weights carry the factor 1 / exp(growth) instead (in float that factor's
     // rounding would compound over the layers; the weights summing to exactly 1 avoid that).
@@ -170,7 +199,7 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     const real up = (real)(o.up * shrink);
     const real down = (real)(o.down * shrink);
     const real edge = (real)(o.edge * shrink);
-    const bool owns_zero = base == 0;
+    const bool owns_zero = base == 0 && own_lane;
 
     real v[R];
     // American only. Lookbacks: 1 - d^j, fixed per node; vanillas: x, which moves by a
@@ -192,44 +221,41 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     // x at layer i - 1 is x at layer i times exp(x_sign * ln u); recomputed exactly every 32
     // layers so that float keeps its precision.
     const real x_step = (real)exp(o.x_sign * o.log_u);
-    if (owns_zero && top <= 2 && layers != nullptr) {
-        // A lattice of at most three steps starts at one of the layers the greeks need.
-        const int at = top == 2 ? 0 : (top == 1 ? 3 : 5);
-        const real unscale = SCALED ? (real)exp(o.growth * (double)(o.steps - top)) : (real)1;
+    // Layers 2, 1 and 0 at j = 0, 1, 2 (six values), for the greeks.
+    auto capture = [&](int i, const real(&values)[R]) {
+        if (owns_zero && i <= 2 && layers != nullptr) {
+            const int at = i == 2 ? 0 : (i == 1 ? 3 : 5);
+            const real unscale = SCALED ? (real)exp(o.growth * (double)(o.steps - i)) : (real)1;
 #pragma unroll
-        for (int r = 0; r < 3; ++r) {
-            if (r <= top) {
-                layers[at + r] = v[r] * unscale;
+            for (int r = 0; r < 3; ++r) {
+                if (r <= i) {
+                    layers[at + r] = values[r] * unscale;
+                }
             }
         }
-    }
+    };
+    capture(top, v);
     const double g_step = exp(o.growth);
     double g = exp(o.growth * (double)(o.steps - top));
+    // Node 0 of a lookback reflects (a new extreme keeps j = 0): up*old[1] + edge*old[0], the
+    // general update with the node itself as its lower neighbour and `edge` as its weight, so
+    // that no lane branches. Its exercise value 1 - d^0 is 0, the floor of every value.
+    const bool reflects = LOOKBACK && owns_zero;
+    const real down_first = reflects ? edge : down;
 
     // Layer top - 1 - s from layer top - s, `from` to `to`: for a lookback two register arrays
-    // used in turn, so that no value is copied to keep the old layer while the new one is
-    // written; for a vanilla the same array.
-    auto step = [&](int s, real(&from)[R], real(&to)[R]) {
+    // used in turn (in place, each node would need the old value of the one below it after
+    // it is overwritten, and the registers would rotate: a copy per node and layer); a
+    // vanilla node reads only itself and the one above, so it updates in place. `greeks`:
+    // whether the layer may be one of the first three (a constant where it is called, so
+    // that the bulk of the layers carries no test for them).
+    auto step = [&](int s, real(&from)[R], real(&to)[R], bool greeks) {
         const int i = top - 1 - s;
-        const int buf = s & 1;
-        // A vanilla node needs its neighbour above only; a lookback node both.
-        real right = __shfl_down_sync(FULL_MASK, from[0], 1);
-        real left = LOOKBACK ? __shfl_up_sync(FULL_MASK, from[R - 1], 1) : (real)0;
-        if (lane == 0) {
-            first_of_warp[buf][warp] = from[0];
-        }
-        if (LOOKBACK && lane == 31) {
-            last_of_warp[buf][warp] = from[R - 1];
-        }
-        __syncthreads();
-        if (lane == 31) {
-            right = warp + 1 < warps ? first_of_warp[buf][warp + 1] : from[R - 1];
-        }
-        if (LOOKBACK && lane == 0) {
-            left = warp > 0 ? last_of_warp[buf][warp - 1] : from[0];
-        }
-        if (warp_base > i) {
-            return;
+        const real right = __shfl_down_sync(FULL_MASK, from[0], 1);
+        real left = (real)0;
+        if (LOOKBACK) {
+            left = __shfl_up_sync(FULL_MASK, from[R - 1], 1);
+            left = reflects ? from[0] : left;
         }
         real gi = (real)1;
         if (AMERICAN && !SCALED) {
@@ -253,7 +279,9 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
         for (int r = 0; r < R; ++r) {
             const real above = r + 1 < R ? from[r + 1] : right;
             const real below = r > 0 ? from[r - 1] : left;
-            real held = LOOKBACK ? up * above + down * below : up * above + down * from[r];
+            const real lower_weight = r == 0 ? down_first : down;
+            real held = LOOKBACK ? up * above + lower_weight * below
+                                 : up * above + down * from[r];
             if (AMERICAN) {
                 const real now = LOOKBACK ? (SCALED ? exercise[r] : exercise[r] * gi)
                                           : higher((real)1 - exercise[r], (real)0) * gi;
@@ -261,100 +289,147 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             }
             to[r] = held;
         }
-        if (LOOKBACK && owns_zero) {
-            // Node 0 of a lookback reflects: a new extreme keeps j = 0.
-            const real zero_held = up * from[1] + edge * from[0];
-            to[0] = AMERICAN ? higher((real)0, zero_held) : zero_held;
-        }
-        if (owns_zero && i <= 2 && layers != nullptr) {
-            const int at = i == 2 ? 0 : (i == 1 ? 3 : 5);
-            const real unscale = SCALED ? (real)exp(o.growth * (double)(o.steps - i)) : (real)1;
-#pragma unroll
-            for (int r = 0; r < 3; ++r) {
-                if (r <= i) {
-                    layers[at + r] = to[r] * unscale;
-                }
-            }
+        if (greeks) {
+            capture(i, to);
         }
     };
-    if (!LOOKBACK) {
-        // A vanilla node reads nodes j and j + 1 only: written in place in increasing j.
-        for (int s = 0; s < steps; ++s) {
-            step(s, v, v);
+    // `run` layers from v back into v.
+    real w[R];
+    auto advance = [&](int s, int run, bool greeks) {
+        if constexpr (!LOOKBACK) {
+#pragma unroll 1
+            for (int k = 0; k < run; ++k) {
+                step(s + k, v, v, greeks);
+            }
+            return;
         }
-    } else {
-        real w[R];
-        int s = 0;
-        for (; s + 1 < steps; s += 2) {
-            step(s, v, w);
-            step(s + 1, w, v);
+        int k = 0;
+#pragma unroll 1
+        for (; k + 1 < run; k += 2) {
+            step(s + k, v, w, greeks);
+            step(s + k + 1, w, v, greeks);
         }
-        if (s < steps) {
-            step(s, v, w);
+        if (k < run) {
+            step(s + k, v, w, greeks);
 #pragma unroll
             for (int r = 0; r < R; ++r) {
                 v[r] = w[r];
             }
         }
-    }
+    };
+
+    int s = 0;
+    int round = 0;
+    while (true) {
+        // The warps still working: those whose own nodes reach down to the layer's top.
+        const long long layer_top = top - s;
+        const int working =
+            (int)min((long long)warps,
+                     layer_top < warp_own0 ? 0 : (layer_top - warp_own0) / warp_nodes + 1);
+        if (warp >= working) {
+            break;
+        }
+        const int run = min(R, steps - s);
+        // The round's last layer is top - s - run: below 3, it may hold the greeks' nodes.
+        if (top - s - run <= 2) {
+            advance(s, run, true);
+        } else {
+            advance(s, run, false);
+        }
+        s += run;
+        if (s >= steps) {
+            break;
+        }
+        // The ghosts take the true values of their nodes from the neighbours' own lanes.
+        real* mine = edges + (size_t)(round & 1) * 2 * warps * R;
+        if (lane == LEFT_GHOST) {
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const long long j = base + r;
-        if (j >= keep_lo && j < keep_hi) {
-            out[j] = v[r];
+            for (int r = 0; r < R; ++r) {
+                mine[(size_t)warp * R + r] = v[r];
+            }
+        }
+        if (LOOKBACK && lane == 30) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                mine[(size_t)(warps + warp) * R + r] = v[r];
+            }
+        }
+        sync_warps(working);
+        if (lane == 31 && warp + 1 < working) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                v[r] = mine[(size_t)(warp + 1) * R + r];
+            }
+        }
+        if (LOOKBACK && lane == 0 && warp > 0) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                v[r] = mine[(size_t)(warps + warp - 1) * R + r];
+            }
+        }
+        ++round;
+    }
+    if (own_lane) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const long long j = base + r;
+            if (j >= keep_lo && j < keep_hi) {
+                out[j] = v[r];
+            }
         }
     }
 }
 
-// A launch over tiles of one lattice (top >= 0: block x is the tile of nodes from x * stride,
-// with `halo` more at each side), or over a batch (top < 0: block y is option y, the whole
-// lattice in one block, the price to out[y] and its first layers to layers[6y ..]). Every
-// option of a launch is of the kernel's kind and style.
+// A launch over tiles of one lattice (top >= 0: block x starts at node x * stride - halo),
+// or over a batch (top < 0: block y is option y, the whole lattice in one block, the price to
+// out[y] and its first layers to layers[6y ..]). Every option of a launch is of the kernel's
+// kind and style.
 template <typename real, int R, int KIND, bool AMERICAN>
 __device__ void tile_kernel(const double* params, const real* in, real* out, real* layers,
                             int top, int steps, int stride, int halo) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    real* edges = reinterpret_cast<real*>(shared_bytes);
     const int option = blockIdx.y;
     const Option o = load_option(params, option);
-    long long lo;
+    long long first;
     long long keep_lo;
     long long keep_hi;
     if (top < 0) {
         top = o.steps - 1;
         steps = o.steps - 1;
-        lo = 0;
+        // Node 0 in the first own lane.
+        first = -(long long)Lanes<KIND>::LEFT_GHOST * R;
         keep_lo = 0;
         keep_hi = 1;
         out += option;
         layers += 6 * (long long)option;
     } else {
-        lo = (long long)blockIdx.x * stride - halo;
+        first = (long long)blockIdx.x * stride - halo;
         keep_lo = (long long)blockIdx.x * stride;
         keep_hi = min(keep_lo + stride, (long long)(top - steps) + 1);
     }
-    advance_tile<real, R, KIND, AMERICAN>(o, in, out, layers, top, steps, lo, keep_lo, keep_hi);
+    advance_tile<real, R, KIND, AMERICAN>(o, in, out, layers, top, steps, first, keep_lo,
+                                          keep_hi, edges);
 }
 
-// The kernels: lattice_tile_<real>_<kind>_<style>_r<R>. The European ones ask the compiler
-// for registers that let that many blocks share an SM (a book of 1,024 options then runs in
-// about one wave: a vanilla needs one value per node, a lookback two, without spilling); the
-// American ones get what they need (capping them spilled and ran slower on an H100).
-#define TILE_KERNEL(real, suffix, KIND, kind, AMERICAN, style, R, MIN_BLOCKS)                     \
-    extern "C" __global__ void __launch_bounds__(TILE_THREADS, MIN_BLOCKS)                        \
+// The kernels: lattice_tile_<real>_<kind>_<style>_r<R>, at most TILE_BLOCK_NODES / R
+// threads a block (R = 16: 256 threads of up to 255 registers). The host's tile_shape.rs says
+// which R each kind and style takes.
+#define TILE_KERNEL(real, suffix, KIND, kind, AMERICAN, style, R)                                 \
+    extern "C" __global__ void __launch_bounds__(TILE_BLOCK_NODES / R)                             \
         lattice_tile_##suffix##_##kind##_##style##_r##R(const double* params, const real* in,     \
                                                         real* out, real* layers, int top,         \
                                                         int steps, int stride, int halo) {        \
         tile_kernel<real, R, KIND, AMERICAN>(params, in, out, layers, top, steps, stride, halo);  \
     }
 
-#define TILE_KERNELS(real, suffix, R, LOOKBACK_BLOCKS, VANILLA_BLOCKS)                            \
-    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, true, american, R, 1)                      \
-    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, false, european, R, LOOKBACK_BLOCKS)       \
-    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, true, american, R, 1)                        \
-    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, false, european, R, VANILLA_BLOCKS)
+#define TILE_KERNELS(real, suffix, R)                                                             \
+    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, true, american, R)                         \
+    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, false, european, R)                        \
+    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, true, american, R)                           \
+    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, false, european, R)
 
-TILE_KERNELS(float, f32, 4, 8, 8)
-TILE_KERNELS(float, f32, 8, 8, 8)
-TILE_KERNELS(float, f32, 16, 6, 8)
-TILE_KERNELS(double, f64, 4, 8, 8)
-TILE_KERNELS(double, f64, 8, 6, 8)
-TILE_KERNELS(double, f64, 16, 5, 8)
+TILE_KERNELS(float, f32, 16)
+TILE_KERNELS(double, f64, 16)
+// A European vanilla in f32 holds one 4-byte value per node: it takes 32 nodes a lane.
+TILE_KERNEL(float, f32, KIND_VANILLA, vanilla, false, european, 32)

@@ -18,14 +18,11 @@ use thicket_gpu::{Gpu, GpuError};
 
 use crate::contract::{Contract, Payoff, Style};
 use crate::cpu::{gpu_record, read_out_layers, Precision, Priced};
-use crate::kernels::{LATTICE, NODES_PER_THREAD, PARAM_DOUBLES, TILE_THREADS};
+use crate::kernels::{LATTICE, PARAM_DOUBLES};
+use crate::tile_shape::{TileClass, TileShape};
 
 /// Threads per block of the thesis's kernel (the thesis does not say).
 const THESIS_THREADS: u32 = 256;
-/// Nodes per thread of the tile kernel on one long lattice: the widest tile (fewest launches)
-/// that still gives every SM a block at the top of the lattice; a tile advances a quarter of
-/// its width per launch (its overlap with each neighbour), so half of it is kept.
-const LONG_NODES_PER_THREAD: [usize; 2] = [8, 4];
 /// Grids are at most 65,535 blocks high: one launch per this many options of a batch.
 const OPTIONS_PER_LAUNCH: usize = 65_535;
 
@@ -109,7 +106,16 @@ fn tile_class(contract: &Contract) -> (&'static str, &'static str) {
     (kind, contract.style.name())
 }
 
-/// The tile kernel compiled for `contract`'s kind and style, in `T`, with `nodes` per thread.
+/// What `contract`'s tile kernel in `T` holds per node.
+fn shape_class<T: DeviceReal>(contract: &Contract) -> TileClass {
+    TileClass {
+        lookback: tile_class(contract).0 == "lookback",
+        american: contract.style == Style::American,
+        value_bytes: std::mem::size_of::<T>(),
+    }
+}
+
+/// The tile kernel compiled for `contract`'s kind and style, in `T`, with `nodes` per lane.
 fn tile_kernel_name<T: DeviceReal>(contract: &Contract, nodes: usize) -> String {
     let (kind, style) = tile_class(contract);
     format!("lattice_tile_{}_{kind}_{style}_r{nodes}", T::SUFFIX)
@@ -159,7 +165,7 @@ impl LatticeGpu {
     }
 
     /// One option on the tile kernel: one block where the lattice fits in one, overlapping
-    /// tiles of [`LONG_HALO`] layers per launch otherwise.
+    /// blocks of [`TileShape::long`] otherwise.
     pub(crate) fn tiles(
         &self,
         contract: &Contract,
@@ -177,7 +183,8 @@ impl LatticeGpu {
         precision: Precision,
     ) -> Result<GpuPriced<Priced>> {
         let steps = contract.validate()?.steps;
-        if steps <= TILE_THREADS * NODES_PER_THREAD[2] {
+        let class = shape_class::<T>(contract);
+        if steps <= TileShape::widest_book(class) {
             let batch = self.batch_in::<T>(std::slice::from_ref(contract), precision)?;
             return Ok(GpuPriced {
                 priced: batch.priced[0],
@@ -198,14 +205,9 @@ impl LatticeGpu {
             .alloc_zeros::<T>(steps + 1)
             .map_err(driver("cuMemAlloc"))?;
         let mut layers = stream.alloc_zeros::<T>(6).map_err(driver("cuMemAlloc"))?;
-        let sms = self.gpu.info().sm_count as usize;
-        let nodes = LONG_NODES_PER_THREAD
-            .into_iter()
-            .find(|r| steps / (TILE_THREADS * r / 2) >= sms)
-            .unwrap_or(LONG_NODES_PER_THREAD[1]);
-        let function = self.function(&tile_kernel_name::<T>(contract, nodes))?;
-        let halo = TILE_THREADS * nodes / 4;
-        let stride = (TILE_THREADS * nodes - 2 * halo) as i32;
+        let (shape, halo) = TileShape::long(class);
+        let function = self.function(&tile_kernel_name::<T>(contract, shape.nodes))?;
+        let stride = (shape.extent() - 2 * halo) as i32;
         let start = event(stream)?;
         let mut top = steps - 1;
         let mut launches = 0;
@@ -214,8 +216,8 @@ impl LatticeGpu {
             let blocks = (top - run + 1).div_ceil(stride as usize);
             let config = LaunchConfig {
                 grid_dim: (blocks as u32, 1, 1),
-                block_dim: (TILE_THREADS as u32, 1, 1),
-                shared_mem_bytes: 0,
+                block_dim: (shape.threads(), 1, 1),
+                shared_mem_bytes: shape.shared_bytes(std::mem::size_of::<T>()),
             };
             let (top_arg, run_arg, halo_arg) = (top as i32, run as i32, halo as i32);
             let (input, output) = match launches % 2 {
@@ -240,7 +242,8 @@ impl LatticeGpu {
             // SAFETY: the arguments match lattice_tile_*: one parameter record, layer `top`
             // (steps + 1 values; null on the first launch, which starts from the leaves), the
             // output layer (steps + 1 values), six first-layer values, then top, the layers to
-            // advance (<= halo), the stride and the halo; blocks touch nodes 0 ..= top only.
+            // advance (<= halo), the stride and the halo (>= the nodes per lane); blocks touch
+            // nodes 0 ..= top only, with the shared memory their shape asks for.
             unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
             launches += 1;
             top -= run;
@@ -274,14 +277,13 @@ impl LatticeGpu {
         contracts: &[Contract],
         precision: Precision,
     ) -> Result<GpuPriced<Vec<Priced>>> {
-        let widest = TILE_THREADS * NODES_PER_THREAD[2];
         let mut priced: Vec<Option<Priced>> = vec![None; contracts.len()];
         let mut kernel_seconds = 0.0;
         let mut span_seconds = 0.0;
         let mut launches = 0;
         let mut in_blocks = Vec::new();
         for (index, contract) in contracts.iter().enumerate() {
-            if contract.validate()?.steps <= widest {
+            if contract.validate()?.steps <= TileShape::widest_book(shape_class::<T>(contract)) {
                 in_blocks.push(index);
             } else {
                 let one = self.tiles_in::<T>(contract, precision)?;
@@ -306,12 +308,13 @@ impl LatticeGpu {
                 chunk.chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b]))
             {
                 let steps = run.iter().map(|&i| contracts[i].steps).max().unwrap_or(0);
-                let nodes = NODES_PER_THREAD
-                    .into_iter()
-                    .find(|r| TILE_THREADS * r >= steps)
-                    .unwrap_or(NODES_PER_THREAD[2]);
-                let function = self.function(&tile_kernel_name::<T>(&contracts[run[0]], nodes))?;
-                runs.push((function, first..first + run.len()));
+                let class = shape_class::<T>(&contracts[run[0]]);
+                let shape = TileShape::book(steps, class).ok_or_else(|| {
+                    Error::Gpu(format!("no tile kernel holds a lattice of {steps} steps"))
+                })?;
+                let function =
+                    self.function(&tile_kernel_name::<T>(&contracts[run[0]], shape.nodes))?;
+                runs.push((function, shape, first..first + run.len()));
                 first += run.len();
             }
             let mut layers = stream
@@ -325,11 +328,11 @@ impl LatticeGpu {
                 .clone_htod(&records)
                 .map_err(driver("cuMemcpyHtoD"))?;
             let start = event(stream)?;
-            for (function, range) in &runs {
+            for (function, shape, range) in &runs {
                 let config = LaunchConfig {
                     grid_dim: (1, range.len() as u32, 1),
-                    block_dim: (TILE_THREADS as u32, 1, 1),
-                    shared_mem_bytes: 0,
+                    block_dim: (shape.threads(), 1, 1),
+                    shared_mem_bytes: shape.shared_bytes(std::mem::size_of::<T>()),
                 };
                 let (null, whole, unused) = (0u64, -1i32, 0i32);
                 let mut launch = stream.launch_builder(function);
@@ -349,7 +352,8 @@ impl LatticeGpu {
                 // SAFETY: the arguments match lattice_tile_*: one parameter record per option
                 // of the run, all of the kernel's kind and style, no input layer, one price
                 // and six first-layer values per option, then top = -1 (each block prices its
-                // whole lattice, whose N nodes fit the block's TILE_THREADS * nodes registers).
+                // whole lattice, whose N nodes its shape holds, with the shared memory the shape
+                // asks for).
                 unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
                 launches += 1;
             }

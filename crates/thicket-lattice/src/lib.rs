@@ -23,6 +23,7 @@ pub mod cpu;
 mod gpu;
 pub mod kernels;
 mod run;
+mod tile_shape;
 pub mod verify;
 
 pub use batch::{read_batch, write_atomically, write_batch_csv};

@@ -1,0 +1,206 @@
+//! How the tile kernel (`kernels/lattice.cu`) lays a block's nodes out, and which shapes the
+//! host launches: the geometry the kernel and the host must agree on, kept apart from the
+//! driver code so that it is tested without a GPU.
+//!
+//! A warp holds 32 lanes of R consecutive nodes. Its ghost lanes (a lookback's lanes 0 and 31,
+//! a vanilla's lane 31) hold nodes that a neighbouring warp owns, refreshed from it every R
+//! layers; the next warp starts `own_lanes` lanes on. Lane 0 of warp 0 holds the block's first
+//! node.
+//!
+//! Nodes per lane (measured on an H100, docs/benchmarks.md): 16 for every kernel but the
+//! European vanilla in f32, 32 for it. More nodes a lane spread the per-layer costs (shuffles,
+//! the ghost exchange) over more nodes; past 16 the heavier kernels ran out of registers
+//! (American: a fixed exercise value per node; lookbacks: two arrays of layers), while a
+//! European vanilla in f32 holds one 4-byte value per node.
+
+use crate::kernels::TILE_BLOCK_NODES;
+
+/// What a tile kernel holds per node, which decides its shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TileClass {
+    /// Whether a node reads both neighbours (lookbacks) or only the one above (vanillas).
+    pub(crate) lookback: bool,
+    /// Whether the kernel keeps an exercise value per node.
+    pub(crate) american: bool,
+    /// Bytes per value: 4 (f32) or 8 (f64).
+    pub(crate) value_bytes: usize,
+}
+
+impl TileClass {
+    /// Nodes per lane of this class's kernels in a book (one block per option).
+    pub(crate) fn book_nodes(&self) -> usize {
+        if !self.lookback && !self.american && self.value_bytes == 4 {
+            WIDE_NODES
+        } else {
+            NODES
+        }
+    }
+}
+
+/// Nodes per lane of every kernel class.
+pub(crate) const NODES: usize = 16;
+/// Nodes per lane of the f32 European vanilla's book kernel.
+pub(crate) const WIDE_NODES: usize = 32;
+/// Warps per block of one long lattice: the blocks that each keep about 930 nodes, so that a
+/// lattice of 100,000 steps starts with a block for most SMs (fewer warps a block left SMs
+/// idle, more made each block's latency the bound).
+const LONG_WARPS: usize = 4;
+
+/// Nodes per lane, warps and kind of one block of the tile kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TileShape {
+    /// Nodes per lane (R): one of the compiled variants.
+    pub(crate) nodes: usize,
+    /// Warps per block.
+    pub(crate) warps: usize,
+    /// Whether a node reads both neighbours (lookbacks) or only the one above (vanillas).
+    pub(crate) lookback: bool,
+}
+
+impl TileShape {
+    /// Lanes of a warp that hold its own nodes.
+    pub(crate) fn own_lanes(&self) -> usize {
+        if self.lookback {
+            30
+        } else {
+            31
+        }
+    }
+
+    /// Ghost lanes below a warp's own lanes.
+    fn left_ghosts(&self) -> usize {
+        usize::from(self.lookback)
+    }
+
+    /// The most warps a block of `nodes` per lane may have (the kernel's launch bounds).
+    fn max_warps(nodes: usize) -> usize {
+        TILE_BLOCK_NODES / nodes / 32
+    }
+
+    /// Nodes the block holds, from its first node on.
+    pub(crate) fn extent(&self) -> usize {
+        (self.warps - 1) * self.own_lanes() * self.nodes + 32 * self.nodes
+    }
+
+    /// Nodes from node 0 (in the first own lane of a book's block) to the block's end.
+    fn reach(&self) -> usize {
+        self.extent() - self.left_ghosts() * self.nodes
+    }
+
+    /// Threads per block.
+    pub(crate) fn threads(&self) -> u32 {
+        (32 * self.warps) as u32
+    }
+
+    /// Shared memory of the block: both neighbours' edges, double-buffered, per warp.
+    pub(crate) fn shared_bytes(&self, value_bytes: usize) -> u32 {
+        (4 * self.warps * self.nodes * value_bytes) as u32
+    }
+
+    /// The block that prices a whole lattice of `steps` steps alone (node 0 in its first own
+    /// lane, node `steps - 1` inside it); `None` where it would pass the launch bounds.
+    pub(crate) fn book(steps: usize, class: TileClass) -> Option<TileShape> {
+        let nodes = class.book_nodes();
+        let mut shape = TileShape {
+            nodes,
+            warps: 1,
+            lookback: class.lookback,
+        };
+        while shape.reach() < steps.max(1) {
+            shape.warps += 1;
+        }
+        (shape.warps <= Self::max_warps(nodes)).then_some(shape)
+    }
+
+    /// The longest lattice a book's block of `class` holds.
+    pub(crate) fn widest_book(class: TileClass) -> usize {
+        let nodes = class.book_nodes();
+        TileShape {
+            nodes,
+            warps: Self::max_warps(nodes),
+            lookback: class.lookback,
+        }
+        .reach()
+    }
+
+    /// The blocks of one long lattice and their overlap: each block keeps `extent - 2 * halo`
+    /// nodes, and a launch advances at most `halo` layers.
+    pub(crate) fn long(class: TileClass) -> (TileShape, usize) {
+        let shape = TileShape {
+            nodes: NODES,
+            warps: LONG_WARPS,
+            lookback: class.lookback,
+        };
+        // A quarter of the block at each side (half of it kept: a smaller halo meant more
+        // launches and ran slower), a whole number of lanes, so that node 0 starts a lane (the
+        // kernel's reflecting node) in every block.
+        let halo = shape.extent() / 4 / shape.nodes * shape.nodes;
+        (shape, halo)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classes() -> Vec<TileClass> {
+        let mut all = Vec::new();
+        for lookback in [true, false] {
+            for american in [true, false] {
+                for value_bytes in [4, 8] {
+                    all.push(TileClass {
+                        lookback,
+                        american,
+                        value_bytes,
+                    });
+                }
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn a_book_block_holds_its_whole_lattice_in_the_fewest_warps() {
+        for class in classes() {
+            let widest = TileShape::widest_book(class);
+            for steps in [1, 2, 3, 100, 2048, 3000, widest] {
+                let shape = TileShape::book(steps, class).unwrap();
+                assert!(shape.reach() >= steps, "{shape:?} for {steps}");
+                assert!(shape.threads() as usize <= TILE_BLOCK_NODES / shape.nodes);
+                if shape.warps > 1 {
+                    let smaller = TileShape {
+                        warps: shape.warps - 1,
+                        ..shape
+                    };
+                    assert!(smaller.reach() < steps);
+                }
+            }
+            assert!(TileShape::book(widest + 1, class).is_none());
+        }
+        // 2,048 steps of an American lookback: 5 warps of 16 nodes a lane (30 own lanes each).
+        let american_lookback = TileClass {
+            lookback: true,
+            american: true,
+            value_bytes: 8,
+        };
+        assert_eq!(
+            TileShape::book(2048, american_lookback),
+            Some(TileShape {
+                nodes: 16,
+                warps: 5,
+                lookback: true
+            })
+        );
+    }
+
+    #[test]
+    fn a_long_lattice_block_keeps_half_of_its_nodes_and_shields_them() {
+        for class in classes() {
+            let (shape, halo) = TileShape::long(class);
+            assert!(halo >= shape.nodes);
+            assert_eq!(halo % shape.nodes, 0, "node 0 must start a lane");
+            assert!(shape.extent() > 2 * halo);
+            assert!(shape.warps <= TileShape::max_warps(shape.nodes));
+        }
+    }
+}
