@@ -64,25 +64,50 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct LatticeArgs {
     /// Spot price of the stock.
-    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
     pub spot: Option<f64>,
     /// Years to maturity.
-    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
     pub maturity: Option<f64>,
     /// Volatility (annual, e.g. 0.3).
-    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
     pub volatility: Option<f64>,
     /// Continuously compounded risk-free rate (e.g. 0.1).
-    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
     pub rate: Option<f64>,
     /// Time steps of the lattice.
-    #[arg(long, required_unless_present = "batch")]
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
     pub steps: Option<usize>,
     /// A call instead of a put.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "batch")]
     pub call: bool,
     /// European (no early exercise) instead of American.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "batch")]
     pub european: bool,
     /// Working precision of the lattice: f32 (as in the thesis) or f64.
     #[arg(long, default_value = "f64")]
@@ -126,7 +151,12 @@ pub struct LookbackArgs {
 #[derive(Debug, Args)]
 pub struct BinomialArgs {
     /// Strike price.
-    #[arg(long, required_unless_present = "batch", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
     pub strike: Option<f64>,
     /// The option, the lattice and the run.
     #[command(flatten)]

@@ -485,6 +485,14 @@ fn bad_values_exit_with_two_and_one_line_naming_them() {
     let mut spaced = with_flag(&hull, "--spot", None);
     spaced.extend(["--spot".into(), "-50".into()]);
     assert_one_line_error(&thicket(&spaced), 2, &["spot is -50"], "--spot -50");
+    for (flag, value, words) in [
+        ("--rate", "-inf", ["rate is -inf"]),
+        ("--steps", "-3", ["'-3'"]),
+    ] {
+        let mut spaced = with_flag(&hull, flag, None);
+        spaced.extend([flag.into(), value.into()]);
+        assert_one_line_error(&thicket(&spaced), 2, &words, &spaced.join(" "));
+    }
 }
 
 #[test]
@@ -600,6 +608,11 @@ fn a_failed_book_leaves_the_existing_output_untouched() {
             vec!["--strategy", "thesis"],
             "one option at a time",
         ),
+        (
+            write_book(dir.path(), "header.csv", &[]),
+            vec![],
+            "no options",
+        ),
     ];
     for (book, args, want) in &failures {
         let output = price_book(book, &out, args);
@@ -616,8 +629,39 @@ fn a_failed_book_leaves_the_existing_output_untouched() {
     names.sort();
     assert_eq!(
         names,
-        ["book.csv", "invalid.csv", "malformed.csv", "out.csv"]
+        [
+            "book.csv",
+            "header.csv",
+            "invalid.csv",
+            "malformed.csv",
+            "out.csv"
+        ]
     );
+    // An output in a directory that does not exist is named, not a temporary file.
+    let missing = dir.path().join("no-such-dir").join("out.csv");
+    let output = price_book(&dir.path().join("book.csv"), &missing, &[]);
+    assert_one_line_error(&output, 1, &["no-such-dir/out.csv"], "missing directory");
+    assert!(!stderr(&output).contains("at path"), "{}", stderr(&output));
+}
+
+/// A book names every option itself: the flags of a single option are refused beside it.
+#[test]
+fn single_option_flags_conflict_with_a_book() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = write_book(dir.path(), "book.csv", BOOK);
+    let book = book.to_str().unwrap();
+    for (command, flag, value) in [
+        ("lookback", "--spot", Some("50")),
+        ("lookback", "--steps", Some("10")),
+        ("lookback", "--call", None),
+        ("lookback", "--european", None),
+        ("binomial", "--strike", Some("40")),
+        ("binomial", "--rate", Some("0.1")),
+    ] {
+        let mut args = vec![command, "--batch", book, "--backend", "cpu", flag];
+        args.extend(value);
+        assert_one_line_error(&thicket(&args), 2, &["--batch", flag], &args.join(" "));
+    }
 }
 
 #[test]

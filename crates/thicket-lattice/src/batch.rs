@@ -28,7 +28,8 @@ const COLUMNS: [&str; 8] = [
 /// `call` or `put`, `style` is `american` or `european`, and `strike` is empty for the
 /// lookbacks. A bad value is [`Error::InvalidInput`] naming the file, line and column
 /// (`book.csv line 4, column volatility: "abc" is not a number`), an invalid contract names
-/// the file and line, and a file that cannot be read is [`Error::file`].
+/// the file and line, a book of no options is an error too, and a file that cannot be read
+/// is [`Error::file`].
 pub fn read_batch(path: &Path) -> Result<Vec<Contract>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
     parse_batch(&path.display().to_string(), &text)
@@ -66,6 +67,11 @@ fn parse_batch(file: &str, text: &str) -> Result<Vec<Contract>> {
             .validate()
             .map_err(|e| Error::InvalidInput(format!("{file} line {number}: {}", e.message())))?;
         contracts.push(contract);
+    }
+    if contracts.is_empty() {
+        return Err(Error::InvalidInput(format!(
+            "{file}: no options, only the header line"
+        )));
     }
     Ok(contracts)
 }
@@ -200,7 +206,13 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    // tempfile's error names its own random file: report the OS error against `path`.
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| {
+        fail(std::io::Error::new(
+            e.kind(),
+            format!("cannot create a file in {}", dir.display()),
+        ))
+    })?;
     file.write_all(text.as_bytes()).map_err(fail)?;
     file.as_file().sync_all().map_err(fail)?;
     let permissions = match std::fs::metadata(path) {
@@ -408,5 +420,6 @@ put,european,42,45,0.5,0.2,-0.01,201
         // A directory that does not exist.
         let err = write_atomically(&dir.path().join("no/such/out.csv"), "x").unwrap_err();
         assert!(err.to_string().contains("no/such/out.csv"), "{err}");
+        assert!(!err.to_string().contains("at path"), "{err}");
     }
 }
