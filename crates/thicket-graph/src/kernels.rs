@@ -1,0 +1,79 @@
+//! The CUDA kernel module of the graph searches (`kernels/bfs.cu`), with the host's block
+//! sizes and the direction switch's parameters as defines.
+
+use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
+
+/// Threads per block of the thesis's kernels (the thesis does not say).
+pub(crate) const THESIS_THREADS: usize = 256;
+/// Threads per block of the scan kernels of the active-vertices variant.
+pub(crate) const SCAN_THREADS: usize = 1024;
+/// Flags per block of the scan kernels.
+pub(crate) const SCAN_TILE: usize = 16 * SCAN_THREADS;
+/// Threads per block of thicket's BFS.
+pub(crate) const FAST_THREADS: usize = 1024;
+/// Beamer's α: bottom-up once the frontier's edges pass the unexplored edges / α.
+pub(crate) const ALPHA: usize = 15;
+/// Beamer's β: top-down again once the frontier has fewer than n / β vertices and shrinks.
+pub(crate) const BETA: usize = 18;
+/// Out-degree from which thicket's BFS expands a vertex with the whole grid.
+pub(crate) const GIANT: usize = 4096;
+/// fast_bfs's counters (u64 words): three frontier sizes (level mod 3), three sums of their
+/// out-degrees, three counts of their giants, the grid barrier's arrivals and round.
+pub(crate) const SIZE_BASE: usize = 0;
+pub(crate) const EDGES_BASE: usize = 3;
+pub(crate) const GIANT_BASE: usize = 6;
+pub(crate) const BARRIER_COUNT: usize = 9;
+pub(crate) const BARRIER_ROUND: usize = 10;
+pub(crate) const COUNTER_WORDS: usize = 11;
+
+fn defines() -> Vec<String> {
+    vec![
+        define("THESIS_THREADS", THESIS_THREADS),
+        define("SCAN_THREADS", SCAN_THREADS),
+        define("SCAN_TILE", SCAN_TILE),
+        define("ALPHA", ALPHA),
+        define("BETA", BETA),
+        define("GIANT", GIANT),
+        define("GIANT_BASE", GIANT_BASE),
+        define("SIZE_BASE", SIZE_BASE),
+        define("EDGES_BASE", EDGES_BASE),
+        define("BARRIER_COUNT", BARRIER_COUNT),
+        define("BARRIER_ROUND", BARRIER_ROUND),
+    ]
+}
+
+/// The BFS kernels.
+pub(crate) const BFS: KernelModule = KernelModule {
+    source: KernelSource {
+        name: "bfs.cu",
+        source: include_str!("../kernels/bfs.cu"),
+        headers: &[THICKET_HEADER],
+    },
+    linked: false,
+    defines,
+};
+
+/// Every kernel module of the crate.
+pub const ALL: [KernelModule; 1] = [BFS];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The module with all its kernels, for every architecture from sm_80 (CI:
+    /// `THICKET_REQUIRE_NVRTC=1`).
+    #[test]
+    fn the_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
+        let names: [&str; 7] = [
+            "thesis_bfs",
+            "active_bfs",
+            "scan_count",
+            "scan_offsets",
+            "scan_compact",
+            "fast_bfs",
+            "fill_u32",
+        ];
+        let kernels: [&[&str]; 1] = [&names];
+        thicket_gpu::check_modules(&ALL, &kernels);
+    }
+}
