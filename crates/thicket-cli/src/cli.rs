@@ -44,6 +44,19 @@ pub enum Command {
     /// Price a vanilla American (or European) put or call on the Cox-Ross-Rubinstein lattice;
     /// the same flags as `lookback`, plus --strike.
     Binomial(BinomialArgs),
+    /// Breadth-first search (hop counts) from one or more sources (Solomon 2012, ch. 4; GAPBS's
+    /// bfs). JSON keys: vertices, arcs, reached, max_distance (levels), sum_distances,
+    /// strategy, backend, seconds, and with --sources every search.
+    Bfs(SearchArgs),
+    /// Shortest paths by weight from one or more sources (Dijkstra, delta-stepping). The same
+    /// flags and JSON keys as `bfs`, plus --delta.
+    Sssp(SearchArgs),
+    /// Make graphs (`gen`) and describe them (`info`).
+    Graph {
+        /// What to do.
+        #[command(subcommand)]
+        command: GraphCommand,
+    },
     /// Show a ledger's progress, rate and ETA.
     Status(LedgerArgs),
     /// Recompute random finished batches of a ledger with an independent algorithm and
@@ -58,6 +71,114 @@ pub enum Command {
         #[command(subcommand)]
         problem: BenchProblem,
     },
+}
+
+/// Options of `thicket bfs` and `thicket sssp`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The graph: DIMACS .gr (1-based), .el / .wel edge lists (0-based), Matrix Market .mtx
+    /// (1-based) or thicket's binary .tgr.
+    pub graph: std::path::PathBuf,
+    /// Source vertex, numbered as the file numbers vertices (repeatable).
+    #[arg(long, required_unless_present = "sources", allow_hyphen_values = true)]
+    pub source: Vec<i64>,
+    /// Instead: this many random sources with at least one arc (as GAPBS picks them).
+    #[arg(long, conflicts_with = "source", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub sources: Option<u32>,
+    /// Seed of the random sources.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Add the reverse of every arc (an undirected graph from a one-way edge list).
+    #[arg(long)]
+    pub symmetrise: bool,
+    /// bfs: serial, multicore (direction-optimizing, the CPU default), thesis (the thesis's
+    /// kernel), thesis-active (its scan variant) or gpu (thicket's, the GPU default);
+    /// sssp: dijkstra or delta-stepping (the default).
+    #[arg(long)]
+    pub strategy: Option<thicket_graph::Strategy>,
+    /// Delta-stepping's bucket width (default: the mean weight).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub delta: Option<u64>,
+    /// Write the first source's distance and parent of every vertex to this file, one line
+    /// per vertex (`vertex distance parent`, `unreachable` where none).
+    #[arg(long = "output", value_name = "FILE")]
+    pub output_file: Option<std::path::PathBuf>,
+    /// Where to run (--devices: the GPU's ordinal, default 0).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials and verification (GAPBS's checks: parents one level up, no arc skipping a
+    /// level; every arc relaxed, a tight arc into every vertex).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
+
+/// `thicket graph` commands.
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// Generate a graph (symmetric, weights 1..255) and write it in the format of the output
+    /// file's extension (.gr, .el, .wel, .mtx, .tgr).
+    Gen(GraphGenArgs),
+    /// Vertices, arcs, degrees, self-loops, parallel arcs, symmetry and weights of a graph.
+    Info(GraphInfoArgs),
+}
+
+/// Which graph `thicket graph gen` makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphKind {
+    /// Graph500 Kronecker (--scale, --edge-factor).
+    Kron,
+    /// Uniform random ends (--vertices, --degree).
+    Uniform,
+    /// A 2-D grid (--rows, --cols): thousands of levels, like a road network.
+    Grid,
+    /// A simple connected graph of a given mean degree, as the thesis's Viger–Latapy graphs
+    /// (--vertices, --degree).
+    Vl,
+}
+
+/// Options of `thicket graph gen`.
+#[derive(Debug, Args)]
+pub struct GraphGenArgs {
+    /// The kind of graph.
+    #[arg(value_enum)]
+    pub kind: GraphKind,
+    /// Kronecker: log2 of the vertices.
+    #[arg(long, default_value_t = 16)]
+    pub scale: u32,
+    /// Kronecker: edges per vertex.
+    #[arg(long, default_value_t = 16)]
+    pub edge_factor: u32,
+    /// Uniform and vl: vertices.
+    #[arg(long, default_value_t = 1 << 16)]
+    pub vertices: u32,
+    /// Uniform and vl: mean degree.
+    #[arg(long, default_value_t = 12)]
+    pub degree: u32,
+    /// Grid: rows.
+    #[arg(long, default_value_t = 1024)]
+    pub rows: u32,
+    /// Grid: columns.
+    #[arg(long, default_value_t = 1024)]
+    pub cols: u32,
+    /// Seed: the same seed gives the same graph.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The output file.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: std::path::PathBuf,
+}
+
+/// Options of `thicket graph info`.
+#[derive(Debug, Args)]
+pub struct GraphInfoArgs {
+    /// The graph file.
+    pub graph: std::path::PathBuf,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The market, lattice and run of `thicket lookback` and `thicket binomial`.

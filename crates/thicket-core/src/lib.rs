@@ -6,6 +6,7 @@
 pub mod backend;
 pub mod cpu;
 pub mod error;
+pub mod files;
 pub mod kernel;
 pub mod pool;
 pub mod progress;
@@ -14,6 +15,7 @@ pub mod report;
 pub use backend::Backend;
 pub use cpu::{cpu_path, CpuPath};
 pub use error::{Error, Result};
+pub use files::{write_atomically, write_atomically_with};
 pub use kernel::{
     benchmark_kernel, object, with_fallback, Kernel, Measured, Placement, RunOptions,
 };

@@ -20,8 +20,7 @@ use crate::kernels::{
     SIZE_BASE, THESIS_THREADS,
 };
 
-/// A level (or parent) no search has reached.
-pub const UNREACHED: u32 = u32::MAX;
+pub use crate::UNREACHED;
 
 /// A graph's CSR arrays as the kernels read them: `offsets` has one entry per vertex and one
 /// more, `targets` one per arc.

@@ -4,6 +4,7 @@
 pub mod atsp;
 pub mod bench;
 pub mod devices;
+pub mod graph;
 pub mod lattice;
 pub mod ledger;
 pub mod perm;

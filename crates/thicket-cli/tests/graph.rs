@@ -1,0 +1,237 @@
+//! End-to-end tests of `thicket bfs`, `thicket sssp` and `thicket graph`: the JSON keys
+//! scripts rely on, the outside references for rome99 (DIMACS ids), generated graphs in every
+//! format giving the same answers, the output file, and bad input (one line, exit 2).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{json, stderr, thicket};
+
+fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../thicket-graph/data")
+        .join(name)
+        .to_str()
+        .expect("a UTF-8 path")
+        .to_owned()
+}
+
+#[test]
+fn bfs_and_sssp_json_match_the_rome99_references() {
+    let rome = data("rome99.gr");
+    for (command, strategy, sum, max) in [
+        ("bfs", "serial", 92_781u64, 47u64),
+        ("bfs", "multicore", 92_781, 47),
+        ("sssp", "dijkstra", 116_006_476, 69_102),
+        ("sssp", "delta-stepping", 116_006_476, 69_102),
+    ] {
+        let value = json(&thicket(&[
+            command,
+            &rome,
+            "--source",
+            "1",
+            "--strategy",
+            strategy,
+            "--backend",
+            "cpu",
+            "--json",
+            "--quiet",
+            "--verify",
+        ]));
+        for key in [
+            "vertices",
+            "arcs",
+            "reached",
+            "max_distance",
+            "sum_distances",
+            "strategy",
+            "backend",
+            "seconds",
+        ] {
+            assert!(value.get(key).is_some(), "{command} {strategy}: no {key}");
+        }
+        assert_eq!(value["vertices"], 3353);
+        assert_eq!(value["arcs"], 8870);
+        assert_eq!(value["reached"], 3353);
+        assert_eq!(value["sum_distances"], sum, "{command} {strategy}");
+        assert_eq!(value["max_distance"], max, "{command} {strategy}");
+        assert_eq!(value["strategy"], strategy);
+        assert_eq!(value["verified"], true);
+    }
+}
+
+#[test]
+fn several_sources_are_each_reported() {
+    let value = json(&thicket(&[
+        "sssp",
+        &data("rome99.gr"),
+        "--source",
+        "1676",
+        "--source",
+        "3353",
+        "--backend",
+        "cpu",
+        "--json",
+        "--quiet",
+    ]));
+    let searches = value["searches"].as_array().unwrap();
+    assert_eq!(searches.len(), 2);
+    assert_eq!(searches[0]["sum_distances"], 31_147_171);
+    assert_eq!(searches[1]["sum_distances"], 33_624_198);
+    let random = json(&thicket(&[
+        "bfs",
+        &data("rome99.gr"),
+        "--sources",
+        "4",
+        "--backend",
+        "cpu",
+        "--json",
+        "--quiet",
+    ]));
+    assert_eq!(random["searches"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn a_generated_graph_gives_the_same_answer_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut answers = Vec::new();
+    for name in ["g.el", "g.wel", "g.gr", "g.mtx", "g.tgr"] {
+        let path = dir.path().join(name);
+        let path = path.to_str().unwrap();
+        let made = thicket(&[
+            "graph",
+            "gen",
+            "kron",
+            "--scale",
+            "10",
+            "--edge-factor",
+            "8",
+            "--seed",
+            "5",
+            "-o",
+            path,
+        ]);
+        assert!(made.status.success(), "{}", stderr(&made));
+        // Vertex 10 as the file numbers it: 0-based edge lists, 1-based .gr and .mtx.
+        let source = if name.ends_with(".gr") || name.ends_with(".mtx") {
+            "11"
+        } else {
+            "10"
+        };
+        let command = if name == "g.el" { "bfs" } else { "sssp" };
+        let value = json(&thicket(&[
+            command,
+            path,
+            "--source",
+            source,
+            "--backend",
+            "cpu",
+            "--json",
+            "--quiet",
+            "--verify",
+        ]));
+        answers.push((
+            command,
+            value["reached"].clone(),
+            value["sum_distances"].clone(),
+        ));
+    }
+    let weighted: Vec<_> = answers.iter().filter(|a| a.0 == "sssp").collect();
+    assert!(
+        weighted
+            .windows(2)
+            .all(|w| w[0].1 == w[1].1 && w[0].2 == w[1].2),
+        "{answers:?}"
+    );
+    let info = json(&thicket(&[
+        "graph",
+        "info",
+        dir.path().join("g.gr").to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(info["vertices"], 1024);
+    assert_eq!(info["symmetric"], true);
+}
+
+#[test]
+fn the_output_file_lists_every_vertex() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.txt");
+    let ran = thicket(&[
+        "sssp",
+        &data("gapbs-4.gr"),
+        "--source",
+        "2",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 14);
+    assert_eq!(lines[1], "2 0 -");
+    assert_eq!(lines[0], "1 unreachable");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let cases = [
+        (write("a.gr", "p sp 3 2\na 1 2 5\na 1 x 5\n"), "1", "a.gr:3"),
+        (write("b.gr", "p sp 3 2\na 1 2 5\n"), "1", "ends early"),
+        (
+            write("c.gr", "p sp 3 1\na 1 9 5\n"),
+            "1",
+            "vertex 9 is outside 1..=3",
+        ),
+        (write("d.gr", "c nothing\n"), "1", "empty graph"),
+        (write("e.el", "0 1\n1 2 3\n"), "0", "e.el:2"),
+        (
+            data("rome99.gr"),
+            "0",
+            "source 0 is not a vertex (1..=3353)",
+        ),
+        (data("rome99.gr"), "3354", "source 3354 is not a vertex"),
+        (write("f.txt", "0 1\n"), "0", "unknown graph format"),
+    ];
+    for (path, source, want) in &cases {
+        let output = thicket(&[
+            "bfs",
+            path,
+            "--source",
+            source,
+            "--backend",
+            "cpu",
+            "--quiet",
+        ]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{path}: {message}");
+        assert_eq!(message.trim().lines().count(), 1, "{path}: {message}");
+        assert!(message.contains(want), "{path}: {message}");
+    }
+    let negative = write("n.gr", "p sp 2 1\na 1 2 -4\n");
+    let output = thicket(&[
+        "sssp",
+        &negative,
+        "--source",
+        "1",
+        "--backend",
+        "cpu",
+        "--quiet",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("negative weight"),
+        "{}",
+        stderr(&output)
+    );
+}

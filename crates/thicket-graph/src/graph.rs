@@ -1,0 +1,251 @@
+//! A directed graph in compressed sparse rows: 64-bit arc offsets, 32-bit vertex ids and
+//! optional 32-bit weights, built from a list of arcs (parallel arcs and self-loops kept, and
+//! counted), with its reverse for the searches that look at in-neighbours.
+
+use thicket_core::{Error, Result};
+
+/// One arc: tail, head, weight (1 for an unweighted graph).
+pub type Arc = (u32, u32, u32);
+
+/// A graph in CSR form: the arcs out of vertex `v` are `targets[offsets[v]..offsets[v + 1]]`
+/// (and their weights at the same positions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Graph {
+    /// One entry per vertex and one more: where each vertex's arcs start.
+    pub offsets: Vec<u64>,
+    /// The arcs' heads.
+    pub targets: Vec<u32>,
+    /// The arcs' weights, if the graph has them.
+    pub weights: Option<Vec<u32>>,
+}
+
+/// What `thicket graph info` reports.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GraphStats {
+    /// Vertices.
+    pub vertices: usize,
+    /// Arcs (directed edges), parallel arcs and self-loops included.
+    pub arcs: u64,
+    /// Arcs from a vertex to itself.
+    pub self_loops: u64,
+    /// Arcs beyond the first between the same ordered pair of vertices.
+    pub parallel_arcs: u64,
+    /// Vertices with no arc in or out.
+    pub isolated: usize,
+    /// The largest out-degree.
+    pub max_out_degree: u64,
+    /// Arcs per vertex.
+    pub mean_out_degree: f64,
+    /// Whether every arc u -> v has an arc v -> u (of the same weight).
+    pub symmetric: bool,
+    /// The smallest and largest weight, if weighted.
+    pub weight_range: Option<(u32, u32)>,
+}
+
+impl Graph {
+    /// Builds the graph of `vertices` vertices from `arcs` (ids below `vertices`); `weighted`
+    /// keeps the weights.
+    pub fn from_arcs(vertices: usize, arcs: &[Arc], weighted: bool) -> Result<Graph> {
+        if vertices >= u32::MAX as usize {
+            return Err(Error::InvalidInput(format!(
+                "{vertices} vertices: at most {} fit 32-bit ids",
+                u32::MAX - 1
+            )));
+        }
+        let mut offsets = vec![0u64; vertices + 1];
+        for &(u, v, _) in arcs {
+            if u as usize >= vertices || v as usize >= vertices {
+                return Err(Error::InvalidInput(format!(
+                    "arc {u} -> {v} names a vertex outside 0..{vertices}"
+                )));
+            }
+            offsets[u as usize + 1] += 1;
+        }
+        for v in 0..vertices {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut next = offsets.clone();
+        let mut targets = vec![0u32; arcs.len()];
+        let mut weights = weighted.then(|| vec![0u32; arcs.len()]);
+        for &(u, v, w) in arcs {
+            let at = next[u as usize] as usize;
+            next[u as usize] += 1;
+            targets[at] = v;
+            if let Some(weights) = weights.as_mut() {
+                weights[at] = w;
+            }
+        }
+        Ok(Graph {
+            offsets,
+            targets,
+            weights,
+        })
+    }
+
+    /// Vertices.
+    pub fn vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Arcs.
+    pub fn arcs(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// The range of `v`'s arcs in `targets`.
+    pub fn arc_range(&self, v: u32) -> std::ops::Range<usize> {
+        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+    }
+
+    /// `v`'s out-neighbours.
+    pub fn neighbours(&self, v: u32) -> &[u32] {
+        &self.targets[self.arc_range(v)]
+    }
+
+    /// `v`'s out-degree.
+    pub fn degree(&self, v: u32) -> u64 {
+        self.offsets[v as usize + 1] - self.offsets[v as usize]
+    }
+
+    /// The weight of arc `at` (1 where the graph has none).
+    pub fn weight(&self, at: usize) -> u32 {
+        self.weights.as_ref().map_or(1, |w| w[at])
+    }
+
+    /// Every arc, in CSR order.
+    pub fn arc_list(&self) -> Vec<Arc> {
+        let mut arcs = Vec::with_capacity(self.targets.len());
+        for u in 0..self.vertices() as u32 {
+            for at in self.arc_range(u) {
+                arcs.push((u, self.targets[at], self.weight(at)));
+            }
+        }
+        arcs
+    }
+
+    /// The graph with every arc reversed (in-neighbours as out-neighbours): a transpose by
+    /// counting, without a list of arcs.
+    pub fn reversed(&self) -> Graph {
+        let n = self.vertices();
+        let mut offsets = vec![0u64; n + 1];
+        for &v in &self.targets {
+            offsets[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut next = offsets.clone();
+        let mut targets = vec![0u32; self.targets.len()];
+        let mut weights = self.weights.as_ref().map(|w| vec![0u32; w.len()]);
+        for u in 0..n as u32 {
+            for at in self.arc_range(u) {
+                let v = self.targets[at] as usize;
+                let to = next[v] as usize;
+                next[v] += 1;
+                targets[to] = u;
+                if let Some(weights) = weights.as_mut() {
+                    weights[to] = self.weight(at);
+                }
+            }
+        }
+        Graph {
+            offsets,
+            targets,
+            weights,
+        }
+    }
+
+    /// The graph with every arc also reversed (an undirected graph as arcs both ways);
+    /// self-loops are not doubled.
+    pub fn symmetrised(&self) -> Graph {
+        let mut arcs = self.arc_list();
+        let back: Vec<Arc> = arcs
+            .iter()
+            .filter(|(u, v, _)| u != v)
+            .map(|&(u, v, w)| (v, u, w))
+            .collect();
+        arcs.extend(back);
+        Graph::from_arcs(self.vertices(), &arcs, self.weights.is_some())
+            .expect("the symmetrisation of a valid graph is valid")
+    }
+
+    /// Statistics for `thicket graph info`.
+    pub fn stats(&self) -> GraphStats {
+        let n = self.vertices();
+        let mut self_loops = 0;
+        let mut parallel = 0;
+        let mut has_in = vec![false; n];
+        let mut max_out = 0;
+        for u in 0..n as u32 {
+            let mut heads: Vec<u32> = self.neighbours(u).to_vec();
+            max_out = max_out.max(heads.len() as u64);
+            self_loops += heads.iter().filter(|&&v| v == u).count() as u64;
+            heads.sort_unstable();
+            parallel += heads.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+            for &v in &heads {
+                has_in[v as usize] = true;
+            }
+        }
+        let isolated = (0..n)
+            .filter(|&v| !has_in[v] && self.degree(v as u32) == 0)
+            .count();
+        GraphStats {
+            vertices: n,
+            arcs: self.arcs(),
+            self_loops,
+            parallel_arcs: parallel,
+            isolated,
+            max_out_degree: max_out,
+            mean_out_degree: if n == 0 {
+                0.0
+            } else {
+                self.arcs() as f64 / n as f64
+            },
+            symmetric: self.is_symmetric(),
+            weight_range: self
+                .weights
+                .as_ref()
+                .and_then(|w| Some((*w.iter().min()?, *w.iter().max()?))),
+        }
+    }
+
+    /// Whether every arc has its reverse with the same weight (as many times).
+    pub fn is_symmetric(&self) -> bool {
+        let mut forward = self.arc_list();
+        let mut backward: Vec<Arc> = forward.iter().map(|&(u, v, w)| (v, u, w)).collect();
+        forward.sort_unstable();
+        backward.sort_unstable();
+        forward == backward
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arcs_become_rows_with_parallel_arcs_and_loops_kept_and_counted() {
+        let arcs = [(0, 1, 5), (0, 1, 3), (1, 1, 2), (2, 0, 1)];
+        let g = Graph::from_arcs(4, &arcs, true).unwrap();
+        assert_eq!(g.offsets, [0, 2, 3, 4, 4]);
+        assert_eq!(g.neighbours(0), [1, 1]);
+        assert_eq!(g.weight(1), 3);
+        let stats = g.stats();
+        assert_eq!(stats.self_loops, 1);
+        assert_eq!(stats.parallel_arcs, 1);
+        assert_eq!(stats.isolated, 1);
+        assert_eq!(stats.max_out_degree, 2);
+        assert!(!stats.symmetric);
+        assert_eq!(stats.weight_range, Some((1, 5)));
+        let sym = g.symmetrised();
+        assert_eq!(sym.arcs(), 7);
+        assert!(sym.is_symmetric());
+        assert_eq!(g.reversed().neighbours(1), [0, 0, 1]);
+    }
+
+    #[test]
+    fn a_vertex_outside_the_graph_is_refused() {
+        let err = Graph::from_arcs(2, &[(0, 2, 1)], false).unwrap_err();
+        assert!(err.to_string().contains("0..2"), "{err}");
+    }
+}

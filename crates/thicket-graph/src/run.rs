@@ -1,0 +1,673 @@
+//! The front doors: [`search`] runs BFS or shortest paths from one or more sources on the
+//! strategy asked for (or the fastest for the backend) as a [`Kernel`], each answer checked by
+//! [`crate::verify`] when asked, and summed up as GAPBS reports a search.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use thicket_core::{
+    benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
+};
+
+use crate::bfs;
+use crate::gpu::{BfsGpu, CsrArrays, GpuBfsStrategy};
+use crate::graph::Graph;
+use crate::io::Loaded;
+use crate::sssp::{self, INFINITE};
+use crate::verify;
+use crate::UNREACHED;
+
+/// How a search runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// BFS with a FIFO queue on one thread (the reference).
+    Serial,
+    /// Direction-optimizing BFS on every core (the default BFS on the CPU).
+    Multicore,
+    /// The thesis's GPU kernel: every vertex every level.
+    Thesis,
+    /// The thesis's active-vertices variant: a scan lists each level's vertices.
+    ThesisActive,
+    /// thicket's direction-optimizing GPU BFS in one launch (the default on a GPU).
+    Gpu,
+    /// Dijkstra with a binary heap (the shortest-path reference).
+    Dijkstra,
+    /// Parallel delta-stepping (the default shortest paths on the CPU).
+    DeltaStepping,
+}
+
+impl Strategy {
+    /// Every strategy.
+    pub const ALL: [Strategy; 7] = [
+        Strategy::Serial,
+        Strategy::Multicore,
+        Strategy::Thesis,
+        Strategy::ThesisActive,
+        Strategy::Gpu,
+        Strategy::Dijkstra,
+        Strategy::DeltaStepping,
+    ];
+
+    /// Its name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Serial => "serial",
+            Strategy::Multicore => "multicore",
+            Strategy::Thesis => "thesis",
+            Strategy::ThesisActive => "thesis-active",
+            Strategy::Gpu => "gpu",
+            Strategy::Dijkstra => "dijkstra",
+            Strategy::DeltaStepping => "delta-stepping",
+        }
+    }
+
+    /// Whether it runs on the GPU.
+    pub fn is_gpu(self) -> bool {
+        matches!(
+            self,
+            Strategy::Thesis | Strategy::ThesisActive | Strategy::Gpu
+        )
+    }
+
+    /// Whether it finds shortest paths by weight (else BFS levels).
+    pub fn is_weighted(self) -> bool {
+        matches!(self, Strategy::Dijkstra | Strategy::DeltaStepping)
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Strategy> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == s)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "unknown graph strategy {s:?} (serial, multicore, thesis, thesis-active, \
+                     gpu, dijkstra, delta-stepping)"
+                ))
+            })
+    }
+}
+
+/// BFS (levels) or shortest paths (weights).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// Hop counts.
+    Bfs,
+    /// Weighted distances.
+    ShortestPaths,
+}
+
+/// How [`search`] runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchOptions {
+    /// Backend, trials, verification, progress bar.
+    pub run: RunOptions,
+    /// The strategy; `None`: the fastest of the problem on the backend.
+    pub strategy: Option<Strategy>,
+    /// CPU threads.
+    pub threads: usize,
+    /// The GPU.
+    pub device: usize,
+    /// Delta-stepping's bucket width; `None`: from the weights.
+    pub delta: Option<u64>,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions {
+            run: RunOptions::default(),
+            strategy: None,
+            threads: thicket_core::available_threads(),
+            device: 0,
+            delta: None,
+        }
+    }
+}
+
+/// One source's search, summed up.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceSearch {
+    /// The source, numbered as the file numbers vertices.
+    pub source: u64,
+    /// Vertices with a finite distance, the source included.
+    pub reached: u64,
+    /// The largest finite distance (levels: the eccentricity).
+    pub max_distance: u64,
+    /// The sum of the finite distances.
+    pub sum_distances: u64,
+    /// Arcs out of reached vertices (the edges a search traverses, for TEPS).
+    pub arcs_traversed: u64,
+    /// Seconds of this search (GPU: device time from its first launch to the end of its
+    /// last).
+    pub seconds: f64,
+    /// GPU BFS: levels searched bottom-up.
+    pub bottom_up_levels: Option<u32>,
+}
+
+/// The searches from every source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchRun {
+    /// The strategy that ran.
+    pub strategy: Strategy,
+    /// One summary per source, in order.
+    pub searches: Vec<SourceSearch>,
+    /// The first source's distances ([`INFINITE`] where unreached) and parents, numbered
+    /// from 0 (for `--output`).
+    pub first: (Vec<u64>, Vec<u32>),
+    /// Searches whose answer failed the verifier (with `verify`), with why.
+    pub failures: Vec<String>,
+    /// Vertices and arcs of the graph.
+    pub vertices: usize,
+    /// Arcs.
+    pub arcs: u64,
+    /// The delta of delta-stepping.
+    pub delta: Option<u64>,
+}
+
+/// The strategy a run on `backend` uses for `problem`.
+fn strategy_on(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Strategy {
+    asked.unwrap_or(match (problem, backend) {
+        (Problem::Bfs, Backend::Cpu) => Strategy::Multicore,
+        (Problem::Bfs, _) => Strategy::Gpu,
+        (Problem::ShortestPaths, _) => Strategy::DeltaStepping,
+    })
+}
+
+/// The backend [`benchmark_kernel`] gets for `asked` on `backend`.
+fn resolve(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
+    if let Some(s) = asked {
+        if s.is_weighted() != (problem == Problem::ShortestPaths) {
+            return Err(Error::InvalidInput(format!(
+                "strategy {s} is for {}",
+                if s.is_weighted() {
+                    "shortest paths (sssp)"
+                } else {
+                    "BFS"
+                }
+            )));
+        }
+    }
+    if problem == Problem::ShortestPaths {
+        return match backend {
+            Backend::Cuda => Err(Error::Unavailable(
+                "shortest paths run on the CPU in this build (dijkstra, delta-stepping)".into(),
+            )),
+            _ => Ok(Backend::Cpu),
+        };
+    }
+    match (asked, backend) {
+        (Some(s), Backend::Cuda) if !s.is_gpu() => Err(Error::InvalidInput(format!(
+            "strategy {s} runs on the CPU, not on a GPU"
+        ))),
+        (Some(s), Backend::Cpu) if s.is_gpu() => Err(Error::InvalidInput(format!(
+            "strategy {s} runs on a GPU, not on the CPU"
+        ))),
+        (Some(s), Backend::Auto) if !s.is_gpu() => Ok(Backend::Cpu),
+        (Some(_), Backend::Auto) => Ok(Backend::Cuda),
+        _ => Ok(backend),
+    }
+}
+
+/// Searches `loaded` from `sources` (0-based ids) as `options` ask.
+pub fn search(
+    loaded: &Loaded,
+    problem: Problem,
+    sources: &[u32],
+    options: &SearchOptions,
+) -> Result<Measured<SearchRun>> {
+    let n = loaded.graph.vertices();
+    if n == 0 {
+        return Err(Error::InvalidInput("the graph has no vertices".into()));
+    }
+    if sources.is_empty() {
+        return Err(Error::InvalidInput("no source to search from".into()));
+    }
+    if let Some(&bad) = sources.iter().find(|&&s| s as usize >= n) {
+        return Err(Error::InvalidInput(format!(
+            "source {} is not a vertex ({}..={})",
+            u64::from(bad) + u64::from(loaded.first_id),
+            loaded.first_id,
+            n as u64 - 1 + u64::from(loaded.first_id)
+        )));
+    }
+    if problem == Problem::ShortestPaths {
+        if let Some(at) = &loaded.negative_weight {
+            return Err(Error::InvalidInput(format!(
+                "a negative weight at {at}: shortest paths need weights >= 0"
+            )));
+        }
+    }
+    let run = RunOptions {
+        backend: resolve(problem, options.strategy, options.run.backend)?,
+        ..options.run
+    };
+    benchmark_kernel(
+        &mut SearchKernel {
+            loaded,
+            problem,
+            sources,
+            options,
+            reverse: None,
+        },
+        &run,
+    )
+}
+
+struct SearchKernel<'a> {
+    loaded: &'a Loaded,
+    problem: Problem,
+    sources: &'a [u32],
+    options: &'a SearchOptions,
+    /// The reverse graph, built once where a strategy needs in-neighbours.
+    reverse: Option<Graph>,
+}
+
+/// Distances as u64 ([`INFINITE`] where unreached) from BFS levels.
+fn widen(levels: &[u32]) -> Vec<u64> {
+    levels
+        .iter()
+        .map(|&l| {
+            if l == UNREACHED {
+                INFINITE
+            } else {
+                u64::from(l)
+            }
+        })
+        .collect()
+}
+
+impl SearchKernel<'_> {
+    fn graph(&self) -> &Graph {
+        &self.loaded.graph
+    }
+
+    /// The in-neighbours' graph: the graph itself where it is symmetric.
+    fn reverse(&mut self) -> &Graph {
+        if self.loaded.symmetric {
+            return &self.loaded.graph;
+        }
+        self.reverse
+            .get_or_insert_with(|| self.loaded.graph.reversed())
+    }
+
+    /// Sums up one answer (and checks it, with `verify`).
+    fn summarise(
+        &self,
+        source: u32,
+        distances: &[u64],
+        parents: &[u32],
+        levels: Option<&[u32]>,
+        seconds: f64,
+        failures: &mut Vec<String>,
+    ) -> Result<SourceSearch> {
+        if self.options.run.verify {
+            let checked = match levels {
+                Some(levels) => verify::bfs(self.graph(), source, levels, parents),
+                None => verify::sssp(self.graph(), source, distances, Some(parents)),
+            };
+            if let Err(e) = checked {
+                failures.push(format!("source {}: {}", self.id(source), e.message()));
+            }
+        }
+        let g = self.graph();
+        let mut summary = SourceSearch {
+            source: self.id(source),
+            reached: 0,
+            max_distance: 0,
+            sum_distances: 0,
+            arcs_traversed: 0,
+            seconds,
+            bottom_up_levels: None,
+        };
+        for (v, &d) in distances.iter().enumerate() {
+            if d == INFINITE {
+                continue;
+            }
+            summary.reached += 1;
+            summary.max_distance = summary.max_distance.max(d);
+            summary.sum_distances = summary.sum_distances.checked_add(d).ok_or_else(|| {
+                Error::InvalidInput("the sum of the distances passes 2^64".into())
+            })?;
+            summary.arcs_traversed += g.degree(v as u32);
+        }
+        Ok(summary)
+    }
+
+    fn id(&self, v: u32) -> u64 {
+        u64::from(v) + u64::from(self.loaded.first_id)
+    }
+}
+
+impl Kernel for SearchKernel<'_> {
+    type Output = SearchRun;
+    const DOING: &'static str = "searching";
+
+    fn label(&self) -> String {
+        format!("{} sources", self.sources.len())
+    }
+
+    fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(SearchRun, Placement)> {
+        let strategy = strategy_on(self.problem, self.options.strategy, backend);
+        progress.set_total(self.sources.len() as u64);
+        let mut searches = Vec::with_capacity(self.sources.len());
+        let mut failures = Vec::new();
+        let mut first = (Vec::new(), Vec::new());
+        let mut delta = None;
+        let placement;
+        if strategy.is_gpu() {
+            let reverse = self.reverse().clone();
+            let g = self.graph();
+            let gpu = BfsGpu::open(
+                self.options.device,
+                CsrArrays {
+                    offsets: &g.offsets,
+                    targets: &g.targets,
+                },
+                Some(CsrArrays {
+                    offsets: &reverse.offsets,
+                    targets: &reverse.targets,
+                }),
+            )?;
+            let kind = match strategy {
+                Strategy::Thesis => GpuBfsStrategy::Thesis,
+                Strategy::ThesisActive => GpuBfsStrategy::ThesisActive,
+                _ => GpuBfsStrategy::Fast,
+            };
+            for &source in self.sources {
+                let run = gpu.run(source, kind)?;
+                let distances = widen(&run.levels);
+                let mut summary = self.summarise(
+                    source,
+                    &distances,
+                    &run.parents,
+                    Some(&run.levels),
+                    run.kernel_seconds,
+                    &mut failures,
+                )?;
+                summary.bottom_up_levels =
+                    (kind == GpuBfsStrategy::Fast).then_some(run.bottom_up_levels);
+                if first.0.is_empty() {
+                    first = (distances, run.parents);
+                }
+                searches.push(summary);
+                progress.inc(1);
+            }
+            placement = Placement {
+                threads: 1,
+                devices: vec![gpu.name()],
+            };
+        } else {
+            let threads = if strategy == Strategy::Serial || strategy == Strategy::Dijkstra {
+                1
+            } else {
+                self.options.threads
+            };
+            let pool = thicket_core::pool(threads)?;
+            if strategy == Strategy::Multicore && self.reverse.is_none() {
+                self.reverse();
+            }
+            if strategy == Strategy::DeltaStepping {
+                delta = Some(
+                    self.options
+                        .delta
+                        .unwrap_or_else(|| sssp::default_delta(self.graph())),
+                );
+            }
+            for &source in self.sources {
+                let started = Instant::now();
+                let (distances, parents, levels) = match strategy {
+                    Strategy::Serial => {
+                        let s = bfs::serial(self.graph(), source);
+                        (widen(&s.levels), s.parents, Some(s.levels))
+                    }
+                    Strategy::Multicore => {
+                        let reverse = if self.loaded.symmetric {
+                            self.graph()
+                        } else {
+                            self.reverse.as_ref().expect("built above")
+                        };
+                        let s = pool.install(|| {
+                            bfs::direction_optimizing(self.graph(), Some(reverse), source)
+                        });
+                        (widen(&s.levels), s.parents, Some(s.levels))
+                    }
+                    Strategy::Dijkstra => {
+                        let p = sssp::dijkstra(self.graph(), source);
+                        (p.distances, p.parents, None)
+                    }
+                    _ => {
+                        let d = delta.expect("set above");
+                        let p = pool.install(|| sssp::delta_stepping(self.graph(), source, d));
+                        (p.distances, p.parents, None)
+                    }
+                };
+                let seconds = started.elapsed().as_secs_f64();
+                let summary = self.summarise(
+                    source,
+                    &distances,
+                    &parents,
+                    levels.as_deref(),
+                    seconds,
+                    &mut failures,
+                )?;
+                if first.0.is_empty() {
+                    first = (distances, parents);
+                }
+                searches.push(summary);
+                progress.inc(1);
+            }
+            placement = Placement {
+                threads,
+                devices: vec![],
+            };
+        }
+        let run = SearchRun {
+            strategy,
+            searches,
+            first,
+            failures,
+            vertices: self.graph().vertices(),
+            arcs: self.graph().arcs(),
+            delta,
+        };
+        Ok((run, placement))
+    }
+
+    fn verify(&self, output: &SearchRun) -> Result<Option<bool>> {
+        Ok(Some(output.failures.is_empty()))
+    }
+
+    fn stats(&self, output: &SearchRun) -> Map<String, Value> {
+        output.stats()
+    }
+}
+
+impl SearchRun {
+    /// The JSON keys scripts read: the graph's size, the first search's `reached`,
+    /// `max_distance` and `sum_distances`, the strategy, every search, and the means.
+    pub fn stats(&self) -> Map<String, Value> {
+        let first = &self.searches[0];
+        let count = self.searches.len() as f64;
+        let mean_seconds = self.searches.iter().map(|s| s.seconds).sum::<f64>() / count;
+        let traversed: u64 = self.searches.iter().map(|s| s.arcs_traversed).sum();
+        let total_seconds: f64 = self.searches.iter().map(|s| s.seconds).sum();
+        let mut map = thicket_core::object(json!({
+            "vertices": self.vertices,
+            "arcs": self.arcs,
+            "source": first.source,
+            "reached": first.reached,
+            "max_distance": first.max_distance,
+            "sum_distances": first.sum_distances,
+            "strategy": self.strategy,
+            "mean_search_seconds": mean_seconds,
+            "teps": if total_seconds > 0.0 { traversed as f64 / total_seconds } else { 0.0 },
+        }));
+        if let Some(delta) = self.delta {
+            map.insert("delta".into(), json!(delta));
+        }
+        if self.searches.len() > 1 {
+            map.insert("searches".into(), json!(self.searches));
+        }
+        if !self.failures.is_empty() {
+            map.insert("verify_failures".into(), json!(self.failures));
+        }
+        map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io;
+    use std::path::Path;
+
+    fn data(name: &str) -> Loaded {
+        io::read(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("data")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    fn options(strategy: Strategy) -> SearchOptions {
+        SearchOptions {
+            run: RunOptions {
+                backend: Backend::Cpu,
+                quiet: true,
+                verify: true,
+                ..RunOptions::default()
+            },
+            strategy: Some(strategy),
+            threads: 2,
+            ..SearchOptions::default()
+        }
+    }
+
+    /// The references computed outside thicket (data/SOURCE.md): rome99 from DIMACS sources
+    /// 1, 1676, 3353 and GAPBS's tiny graph from 1, 2, 9, 14.
+    #[test]
+    fn every_cpu_strategy_matches_the_outside_references() {
+        let rome = data("rome99.gr");
+        let tiny = data("gapbs-4.gr");
+        // (graph, source, weighted (reached, sum, max), hops (reached, sum, max))
+        type Expected = (u64, u64, u64);
+        let cases: [(&Loaded, u32, Expected, Expected); 7] = [
+            (&rome, 1, (3353, 116_006_476, 69_102), (3353, 92_781, 47)),
+            (&rome, 1676, (3353, 31_147_171, 39_885), (3353, 86_615, 46)),
+            (&rome, 3353, (3353, 33_624_198, 42_730), (3353, 88_088, 46)),
+            (&tiny, 1, (13, 214, 56), (13, 12, 1)),
+            (&tiny, 2, (1, 0, 0), (1, 0, 0)),
+            (&tiny, 9, (12, 551, 104), (12, 13, 2)),
+            (&tiny, 14, (8, 1015, 243), (8, 9, 2)),
+        ];
+        for (graph, id, weighted, hops) in cases {
+            let source = [id - 1];
+            for strategy in [Strategy::Dijkstra, Strategy::DeltaStepping] {
+                let run =
+                    search(graph, Problem::ShortestPaths, &source, &options(strategy)).unwrap();
+                let s = &run.output.searches[0];
+                assert_eq!(
+                    (s.reached, s.sum_distances, s.max_distance),
+                    weighted,
+                    "{strategy} from {id}"
+                );
+                assert_eq!(run.verified, Some(true));
+            }
+            for strategy in [Strategy::Serial, Strategy::Multicore] {
+                let run = search(graph, Problem::Bfs, &source, &options(strategy)).unwrap();
+                let s = &run.output.searches[0];
+                assert_eq!(
+                    (s.reached, s.sum_distances, s.max_distance),
+                    hops,
+                    "{strategy} from {id}"
+                );
+                assert_eq!(run.verified, Some(true));
+            }
+        }
+    }
+
+    #[test]
+    fn every_distance_of_rome99_matches_the_reference_table() {
+        let rome = data("rome99.gr");
+        let table = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("data/rome99-ref.tsv"),
+        )
+        .unwrap();
+        let rows: Vec<Vec<u64>> = table
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').map(|x| x.parse().unwrap()).collect())
+            .collect();
+        for (column, source, problem) in [
+            (1, 1, Problem::ShortestPaths),
+            (2, 1676, Problem::ShortestPaths),
+            (6, 3353, Problem::Bfs),
+        ] {
+            let run = search(
+                &rome,
+                problem,
+                &[source - 1],
+                &SearchOptions {
+                    run: RunOptions {
+                        backend: Backend::Cpu,
+                        quiet: true,
+                        ..RunOptions::default()
+                    },
+                    ..SearchOptions::default()
+                },
+            )
+            .unwrap();
+            let distances = &run.output.first.0;
+            for row in &rows {
+                assert_eq!(
+                    distances[row[0] as usize - 1],
+                    row[column],
+                    "vertex {}",
+                    row[0]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bad_sources_strategies_and_weights_are_refused() {
+        let rome = data("rome99.gr");
+        let err = search(&rome, Problem::Bfs, &[3353], &options(Strategy::Serial)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("source 3354 is not a vertex (1..=3353)"),
+            "{err}"
+        );
+        let err = search(&rome, Problem::Bfs, &[0], &options(Strategy::Dijkstra)).unwrap_err();
+        assert!(err.to_string().contains("shortest paths"), "{err}");
+        let err = search(&rome, Problem::Bfs, &[0], &options(Strategy::Thesis)).unwrap_err();
+        assert!(err.to_string().contains("runs on a GPU"), "{err}");
+        let negative = io::parse("n.gr", "p sp 2 1\na 1 2 -4\n", io::Format::Dimacs).unwrap();
+        let err = search(
+            &negative,
+            Problem::ShortestPaths,
+            &[0],
+            &options(Strategy::Dijkstra),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("negative weight at n.gr:2"),
+            "{err}"
+        );
+        search(&negative, Problem::Bfs, &[0], &options(Strategy::Serial)).unwrap();
+    }
+}

@@ -1,0 +1,197 @@
+//! Shortest paths with non-negative integer weights on the CPU: Dijkstra's algorithm with a
+//! binary heap (the reference; parallel arcs and self-loops need no care), and a parallel
+//! delta-stepping (Meyer and Sanders 2003) in the way GAPBS runs it: vertices in buckets of
+//! width delta, the lowest bucket relaxed in parallel until it stays empty.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::graph::Graph;
+use crate::UNREACHED;
+
+/// A distance no path reaches.
+pub const INFINITE: u64 = u64::MAX;
+
+/// A shortest-path answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    /// Each vertex's distance ([`INFINITE`] where unreached).
+    pub distances: Vec<u64>,
+    /// Each vertex's predecessor on a shortest path ([`UNREACHED`] for the source and the
+    /// unreached).
+    pub parents: Vec<u32>,
+}
+
+/// Dijkstra's algorithm from `source`.
+pub fn dijkstra(graph: &Graph, source: u32) -> Paths {
+    let n = graph.vertices();
+    let mut distances = vec![INFINITE; n];
+    let mut parents = vec![UNREACHED; n];
+    let mut heap = BinaryHeap::new();
+    distances[source as usize] = 0;
+    heap.push(Reverse((0u64, source)));
+    while let Some(Reverse((d, u))) = heap.pop() {
+        if d > distances[u as usize] {
+            continue;
+        }
+        for at in graph.arc_range(u) {
+            let v = graph.targets[at];
+            let through = d + u64::from(graph.weight(at));
+            if through < distances[v as usize] {
+                distances[v as usize] = through;
+                parents[v as usize] = u;
+                heap.push(Reverse((through, v)));
+            }
+        }
+    }
+    Paths { distances, parents }
+}
+
+/// A bucket width from the weights: the mean weight (GAPBS's rule of thumb for road-like
+/// graphs is a small multiple of it), at least 1.
+pub fn default_delta(graph: &Graph) -> u64 {
+    match &graph.weights {
+        Some(w) if !w.is_empty() => {
+            (w.iter().map(|&x| u64::from(x)).sum::<u64>() / w.len() as u64).max(1)
+        }
+        _ => 1,
+    }
+}
+
+/// Vertices per parallel task.
+const CHUNK: usize = 64;
+
+/// Delta-stepping from `source` with buckets of width `delta` (>= 1) on the current rayon
+/// pool.
+pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Paths {
+    let delta = delta.max(1);
+    let n = graph.vertices();
+    let distances: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(INFINITE)).collect();
+    let parents: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
+    distances[source as usize].store(0, Ordering::Relaxed);
+    let mut buckets: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    buckets.insert(0, vec![source]);
+    while let Some((bucket, frontier)) = buckets.pop_first() {
+        let floor = bucket * delta;
+        let found: Vec<(u64, u32)> = frontier
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut found = Vec::new();
+                for &u in chunk {
+                    let d = distances[u as usize].load(Ordering::Relaxed);
+                    // An entry whose vertex got nearer since was relaxed in a lower bucket.
+                    if d < floor {
+                        continue;
+                    }
+                    for at in graph.arc_range(u) {
+                        let v = graph.targets[at];
+                        let through = d + u64::from(graph.weight(at));
+                        let slot = &distances[v as usize];
+                        let mut old = slot.load(Ordering::Relaxed);
+                        while through < old {
+                            match slot.compare_exchange_weak(
+                                old,
+                                through,
+                                Ordering::Relaxed,
+                                Ordering::Relaxed,
+                            ) {
+                                Ok(_) => {
+                                    parents[v as usize].store(u, Ordering::Relaxed);
+                                    found.push((through / delta, v));
+                                    break;
+                                }
+                                Err(now) => old = now,
+                            }
+                        }
+                    }
+                }
+                found
+            })
+            .collect();
+        for (b, v) in found {
+            buckets.entry(b.max(bucket)).or_default().push(v);
+        }
+    }
+    // A parent written by a relaxation that another one then beat may not be on a shortest
+    // path: every reached vertex takes a tight in-arc (d[u] + w == d[v]), its recorded parent's
+    // where that one is tight. One pass over the arcs.
+    let distances: Vec<u64> = distances.into_iter().map(AtomicU64::into_inner).collect();
+    let recorded: Vec<u32> = parents.into_iter().map(AtomicU32::into_inner).collect();
+    let chosen: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
+    (0..n as u32)
+        .into_par_iter()
+        .with_min_len(1024)
+        .for_each(|u| {
+            let du = distances[u as usize];
+            if du == INFINITE {
+                return;
+            }
+            for at in graph.arc_range(u) {
+                let v = graph.targets[at] as usize;
+                if v != source as usize && du + u64::from(graph.weight(at)) == distances[v] {
+                    if recorded[v] == u {
+                        chosen[v].store(u, Ordering::Relaxed);
+                    } else {
+                        let _ = chosen[v].compare_exchange(
+                            UNREACHED,
+                            u,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        );
+                    }
+                }
+            }
+        });
+    let parents = chosen.into_iter().map(AtomicU32::into_inner).collect();
+    Paths { distances, parents }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Generator;
+
+    #[test]
+    fn delta_stepping_equals_dijkstra_at_every_delta() {
+        for (generator, seed) in [
+            (
+                Generator::Kronecker {
+                    scale: 11,
+                    edge_factor: 8,
+                },
+                5,
+            ),
+            (Generator::Grid { rows: 30, cols: 30 }, 6),
+        ] {
+            let g = generator.generate(seed).unwrap();
+            let want = dijkstra(&g, 3);
+            crate::verify::sssp(&g, 3, &want.distances, Some(&want.parents)).unwrap();
+            for delta in [1, 7, default_delta(&g), 1000] {
+                let got = delta_stepping(&g, 3, delta);
+                assert_eq!(
+                    got.distances, want.distances,
+                    "{generator:?}, delta {delta}"
+                );
+                crate::verify::sssp(&g, 3, &got.distances, Some(&got.parents)).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn unit_weights_give_the_bfs_levels() {
+        let g = Generator::Grid { rows: 20, cols: 20 }.generate(1).unwrap();
+        let unweighted = crate::graph::Graph {
+            weights: None,
+            ..g.clone()
+        };
+        let levels = crate::bfs::serial(&g, 5).levels;
+        let distances = dijkstra(&unweighted, 5).distances;
+        assert!(levels
+            .iter()
+            .zip(&distances)
+            .all(|(&l, &d)| u64::from(l) == d));
+    }
+}

@@ -1,0 +1,148 @@
+//! Independent checks of a search's answer, in the way GAPBS verifies its kernels, in one pass
+//! over the arcs (no search is rerun):
+//! - BFS: the source is at level 0 with no parent; every arc u -> v from a reached u reaches
+//!   v with level[v] <= level[u] + 1 (no arc skips a level, and nothing reachable is left
+//!   out); every other reached vertex has a parent one level up with an arc to it.
+//! - Shortest paths: the source is at 0; every arc u -> v from a reached u has
+//!   d[v] <= d[u] + w; every other reached vertex has a tight incoming arc (d[u] + w = d[v]),
+//!   its parent's where a parent is given.
+
+use thicket_core::{Error, Result};
+
+use crate::graph::Graph;
+use crate::sssp::INFINITE;
+use crate::UNREACHED;
+
+fn wrong(what: String) -> Error {
+    Error::Verification(what)
+}
+
+/// Checks BFS levels and parents from `source`.
+pub fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -> Result<()> {
+    let n = graph.vertices();
+    if levels.len() != n || parents.len() != n {
+        return Err(wrong(format!("{} levels for {n} vertices", levels.len())));
+    }
+    if levels[source as usize] != 0 || parents[source as usize] != UNREACHED {
+        return Err(wrong(format!(
+            "the source {source} is not at level 0 without a parent"
+        )));
+    }
+    let mut parent_arc = vec![false; n];
+    for u in 0..n as u32 {
+        let lu = levels[u as usize];
+        if lu == UNREACHED {
+            continue;
+        }
+        for &v in graph.neighbours(u) {
+            let lv = levels[v as usize];
+            if lv == UNREACHED || lv > lu + 1 {
+                return Err(wrong(format!(
+                    "arc {u} -> {v} skips from level {lu} to {}",
+                    if lv == UNREACHED {
+                        "unreached".to_string()
+                    } else {
+                        lv.to_string()
+                    }
+                )));
+            }
+            if parents[v as usize] == u && lv == lu + 1 {
+                parent_arc[v as usize] = true;
+            }
+        }
+    }
+    for v in 0..n {
+        if levels[v] != UNREACHED && v != source as usize && !parent_arc[v] {
+            return Err(wrong(format!(
+                "vertex {v} at level {}: its parent {} is not one level up with an arc to it",
+                levels[v], parents[v]
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks shortest-path distances (and parents, if given) from `source`.
+pub fn sssp(graph: &Graph, source: u32, distances: &[u64], parents: Option<&[u32]>) -> Result<()> {
+    let n = graph.vertices();
+    if distances.len() != n {
+        return Err(wrong(format!(
+            "{} distances for {n} vertices",
+            distances.len()
+        )));
+    }
+    if distances[source as usize] != 0 {
+        return Err(wrong(format!("the source {source} is not at distance 0")));
+    }
+    let mut tight = vec![false; n];
+    for u in 0..n as u32 {
+        let du = distances[u as usize];
+        if du == INFINITE {
+            continue;
+        }
+        for at in graph.arc_range(u) {
+            let v = graph.targets[at] as usize;
+            let through = du + u64::from(graph.weight(at));
+            if distances[v] > through {
+                return Err(wrong(format!(
+                    "arc {u} -> {v} gives {through}, shorter than its distance {}",
+                    if distances[v] == INFINITE {
+                        "infinity".to_string()
+                    } else {
+                        distances[v].to_string()
+                    }
+                )));
+            }
+            if distances[v] == through && parents.is_none_or(|p| p[v] == u) {
+                tight[v] = true;
+            }
+        }
+    }
+    for v in 0..n {
+        if distances[v] != INFINITE && v != source as usize && !tight[v] {
+            return Err(wrong(format!(
+                "vertex {v} at distance {}: no tight arc into it{}",
+                distances[v],
+                if parents.is_some() {
+                    " from its parent"
+                } else {
+                    ""
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path() -> Graph {
+        Graph::from_arcs(4, &[(0, 1, 2), (1, 2, 2), (0, 2, 5), (3, 0, 1)], true).unwrap()
+    }
+
+    #[test]
+    fn corrupted_answers_are_rejected() {
+        let g = path();
+        let levels = [0, 1, 1, UNREACHED];
+        let parents = [UNREACHED, 0, 0, UNREACHED];
+        bfs(&g, 0, &levels, &parents).unwrap();
+        assert!(bfs(&g, 0, &[0, 1, 2, UNREACHED], &[UNREACHED, 0, 1, UNREACHED]).is_err());
+        assert!(bfs(&g, 0, &[0, 1, 1, UNREACHED], &[UNREACHED, 0, 1, UNREACHED]).is_err());
+        assert!(bfs(
+            &g,
+            0,
+            &[0, 1, UNREACHED, UNREACHED],
+            &[UNREACHED, 0, UNREACHED, UNREACHED]
+        )
+        .is_err());
+        assert!(bfs(&g, 0, &[0, 1, 1, 2], &[UNREACHED, 0, 0, 0]).is_err());
+        let d = [0, 2, 4, INFINITE];
+        sssp(&g, 0, &d, Some(&[UNREACHED, 0, 1, UNREACHED])).unwrap();
+        sssp(&g, 0, &d, None).unwrap();
+        assert!(sssp(&g, 0, &[0, 2, 5, INFINITE], None).is_err());
+        assert!(sssp(&g, 0, &[0, 2, 3, INFINITE], None).is_err());
+        assert!(sssp(&g, 0, &d, Some(&[UNREACHED, 0, 0, UNREACHED])).is_err());
+    }
+}
