@@ -37,6 +37,12 @@
 #                                  sample built as binomialOptions_f32 and binomialOptions_f64,
 #                                  each is run 3 times beside thicket; see docs/benchmarks.md),
 #                                  and N = 30,000 / 100,000 against serial
+#   scripts/gpu-check.sh --graph   every GPU BFS (thesis, thesis-active, gpu) with --verify on
+#                                  rome99 and GAPBS's tiny graph against the outside references
+#                                  and on generated Kronecker and grid graphs against the CPU's
+#                                  answer; then the times per search on Kronecker scale
+#                                  $GRAPH_SCALE (default 22) and a $GRAPH_GRID^2 grid (default
+#                                  2048), 8 sources each
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -44,6 +50,7 @@ bench=0
 multi=0
 perm=0
 lattice=0
+graph=0
 out=perm-out
 devices=()
 strategies=""
@@ -57,9 +64,10 @@ while (($# > 0)); do
         --multi) multi=1 ;;
         --perm) perm=1 ;;
         --lattice) lattice=1 ;;
+        --graph) graph=1 ;;
         --out) out="$2"; shift ;;
         --devices) devices=(--devices "$2"); shift ;;
-        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice" >&2; exit 2 ;;
+        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph" >&2; exit 2 ;;
     esac
     shift
 done
@@ -173,6 +181,67 @@ if [[ $perm == 1 ]]; then
         failures=$((failures + 1))
     if ((failures > 0)); then
         echo "gpu-check --perm: $failures check(s) failed" >&2
+        exit 1
+    fi
+    exit 0
+fi
+
+# The graphs: every GPU BFS, verified (GAPBS's checks) and compared with the references
+# computed outside thicket (rome99 and GAPBS's tiny graph, DIMACS ids) and with the CPU's
+# answer on generated graphs; then times per search.
+if [[ $graph == 1 ]]; then
+    command -v python3 >/dev/null || { echo "gpu-check --graph needs python3" >&2; exit 2; }
+    work=$(mktemp -d)
+    data=crates/thicket-graph/data
+    printf '| %-14s | %-8s | %-13s | %9s | %12s | %6s | %10s | %s |\n' graph source strategy reached "sum of hops" depth "kernel ms" ok
+    printf '|---|---:|---|---:|---:|---:|---:|---|\n'
+    # graph source reached sum max (the references of data/SOURCE.md)
+    refs=("rome99.gr 1 3353 92781 47" "rome99.gr 1676 3353 86615 46" "rome99.gr 3353 3353 88088 46"
+        "gapbs-4.gr 1 13 12 1" "gapbs-4.gr 2 1 0 0" "gapbs-4.gr 9 12 13 2" "gapbs-4.gr 14 8 9 2")
+    "$bin" graph gen kron --scale 16 --edge-factor 16 --seed 3 -o "$work/kron16.tgr" 2>/dev/null
+    "$bin" graph gen grid --rows 300 --cols 300 --seed 3 -o "$work/grid300.tgr" 2>/dev/null
+    for g in kron16 grid300; do
+        for source in 0 777 4242; do
+            line=$("$bin" bfs "$work/$g.tgr" --source $source --strategy serial --backend cpu --json --quiet)
+            refs+=("$g.tgr $source $(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['reached'], r['sum_distances'], r['max_distance'])" "$line")")
+        done
+    done
+    for row in "${refs[@]}"; do
+        read -r file source reached sum max <<<"$row"
+        path="$data/$file"; [[ -e $path ]] || path="$work/$file"
+        for strategy in thesis thesis-active gpu; do
+            json=$(timeout 120 "$bin" bfs "$path" --source "$source" --strategy "$strategy" --backend cuda --verify --json --quiet 2>"$work/err") || json=""
+            python3 - "$json" "$file" "$source" "$strategy" "$reached" "$sum" "$max" "$(head -c 80 "$work/err")" <<'PY'
+import json, sys
+text, name, source, strategy, reached, total, depth, err = sys.argv[1:]
+try:
+    r = json.loads(text)
+    ok = (r["reached"], r["sum_distances"], r["max_distance"]) == (int(reached), int(total), int(depth)) and r.get("verified") is True
+    ms = r["mean_search_seconds"] * 1e3
+    print(f"| {name:<14} | {source:>8} | {strategy:<13} | {r['reached']:>9} | {r['sum_distances']:>12} | {r['max_distance']:>6} | {ms:10.3f} | {'yes' if ok else 'no'} |")
+except Exception:
+    print(f"| {name:<14} | {source:>8} | {strategy:<13} | {'-':>9} | {'-':>12} | {'-':>6} | {'-':>10} | no ({err.strip()}) |")
+PY
+        done
+    done | tee "$work/check.md"
+    failures=$((failures + $(grep -cE '[|] no' "$work/check.md")))
+
+    scale="${GRAPH_SCALE:-22}"
+    side="${GRAPH_GRID:-2048}"
+    echo "== times per search (8 sources, verified): Kronecker scale $scale (edge factor 16) and a ${side}x${side} grid"
+    "$bin" graph gen kron --scale "$scale" --edge-factor 16 --seed 1 -o "$work/kron.tgr" 2>/dev/null
+    "$bin" graph gen grid --rows "$side" --cols "$side" --seed 1 -o "$work/grid.tgr" 2>/dev/null
+    for g in kron grid; do
+        for strategy in gpu thesis multicore; do
+            backend=cuda; [[ $strategy == multicore ]] && backend=cpu
+            [[ $g == grid && $strategy == thesis ]] && continue
+            "$bin" bfs "$work/$g.tgr" --sources 8 --seed 2 --strategy "$strategy" --backend "$backend" --verify --json --quiet \
+                | python3 -c "import json,sys; r=json.load(sys.stdin); s=r['searches']; print(f'| $g | $strategy | {r[\"vertices\"]} vertices, {r[\"arcs\"]} arcs | mean {r[\"mean_search_seconds\"]*1e3:.3f} ms | {r[\"teps\"]/1e9:.2f} G arcs/s | depth {[x[\"max_distance\"] for x in s]} | verified {r[\"verified\"]} |')"
+        done
+    done
+    rm -rf "$work"
+    if ((failures > 0)); then
+        echo "gpu-check --graph: $failures check(s) failed" >&2
         exit 1
     fi
     exit 0
