@@ -7,7 +7,7 @@ use thicket_core::{Error, Result};
 /// One arc: tail, head, weight (1 for an unweighted graph).
 pub type Arc = (u32, u32, u32);
 
-/// A graph in CSR form: the arcs out of vertex `v` are `targets[offsets[v]..offsets[v + 1]]`
+/// A graph in CSR form: the arcs out of vertex `v` are `targets[offsets\[v\]..offsets[v + 1]]`
 /// (and their weights at the same positions).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Graph {

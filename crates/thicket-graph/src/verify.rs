@@ -1,10 +1,10 @@
 //! Independent checks of a search's answer, in the way GAPBS verifies its kernels, in one pass
 //! over the arcs (no search is rerun):
 //! - BFS: the source is at level 0 with no parent; every arc u -> v from a reached u reaches
-//!   v with level[v] <= level[u] + 1 (no arc skips a level, and nothing reachable is left
+//!   v with level\[v\] <= level\[u\] + 1 (no arc skips a level, and nothing reachable is left
 //!   out); every other reached vertex has a parent one level up with an arc to it.
 //! - Shortest paths: the source is at 0; every arc u -> v from a reached u has
-//!   d[v] <= d[u] + w; every other reached vertex has a tight incoming arc (d[u] + w = d[v]),
+//!   d\[v\] <= d\[u\] + w; every other reached vertex has a tight incoming arc (d\[u\] + w = d\[v\]),
 //!   its parent's where a parent is given.
 
 use thicket_core::{Error, Result};

@@ -12,7 +12,7 @@
 //!   ([`verify::exhaustive`]), the Goldman–Sosin–Gatto and Black–Scholes closed forms, and
 //!   Hull's example.
 //! - [`batch`]: books of options as CSV.
-//! - [`bench`]: `thicket bench lookback` (the steps sweep, the books, the convergence table).
+//! - [`bench`](mod@bench): `thicket bench lookback` (the steps sweep, the books, the convergence table).
 //!
 //! The reference prices in `data/` (see `data/SOURCE.md`) were computed outside thicket.
 
