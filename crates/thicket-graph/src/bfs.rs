@@ -53,9 +53,15 @@ pub fn serial(graph: &Graph, source: u32) -> Search {
 
 /// Frontier vertices per parallel task of a top-down level.
 const CHUNK: usize = 256;
+/// 64-bit words of the bottom-up bitmaps per parallel task (64 vertices a word).
+const WORDS: usize = 16;
 
 /// A direction-optimizing BFS from `source` on the current rayon pool; `reverse` is the
 /// graph of in-neighbours (the graph itself where it is symmetric), `None`: top-down only.
+///
+/// Top-down levels keep the frontier as a list; bottom-up levels as bitmaps (the frontier
+/// one bit per vertex, so that the in-neighbour tests stay in cache), each task owning whole
+/// words of the next bitmap; the list is rebuilt from the bitmap when the search turns back.
 pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Search {
     let n = graph.vertices();
     let levels: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
@@ -65,28 +71,36 @@ pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32)
     let mut frontier_edges = graph.degree(source);
     let mut unexplored = graph.arcs();
     let mut level = 0u32;
-    let mut bottom = false;
     let mut bottom_up_levels = 0;
-    let mut previous = 0usize;
     while !frontier.is_empty() {
-        unexplored = unexplored.saturating_sub(frontier_edges);
-        bottom = match (bottom, reverse) {
-            (_, None) => false,
-            (false, Some(_)) => frontier_edges > unexplored / ALPHA,
-            (true, Some(_)) => {
-                !((frontier.len() as u64) < n as u64 / BETA && frontier.len() < previous)
+        match reverse {
+            Some(reverse) if frontier_edges > unexplored / ALPHA => {
+                let words = n.div_ceil(64);
+                let mut front = vec![0u64; words];
+                for &v in &frontier {
+                    front[v as usize / 64] |= 1 << (v % 64);
+                }
+                let mut next = vec![0u64; words];
+                let mut awake = frontier.len() as u64;
+                loop {
+                    let previous = awake;
+                    level += 1;
+                    bottom_up_levels += 1;
+                    awake = bottom_up(reverse, &levels, &parents, level, &front, &mut next);
+                    std::mem::swap(&mut front, &mut next);
+                    if awake == 0 || (awake < previous && awake <= n as u64 / BETA) {
+                        break;
+                    }
+                }
+                frontier = bitmap_to_list(&front);
+                frontier_edges = frontier.par_iter().map(|&v| graph.degree(v)).sum();
             }
-        };
-        previous = frontier.len();
-        level += 1;
-        frontier = match (bottom, reverse) {
-            (true, Some(reverse)) => {
-                bottom_up_levels += 1;
-                bottom_up(reverse, &levels, &parents, level)
+            _ => {
+                unexplored = unexplored.saturating_sub(frontier_edges);
+                level += 1;
+                (frontier, frontier_edges) = top_down(graph, &frontier, &levels, &parents, level);
             }
-            _ => top_down(graph, &frontier, &levels, &parents, level),
-        };
-        frontier_edges = frontier.par_iter().map(|&v| graph.degree(v)).sum();
+        }
     }
     Search {
         levels: levels.into_iter().map(AtomicU32::into_inner).collect(),
@@ -95,17 +109,19 @@ pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32)
     }
 }
 
+/// The next frontier and the sum of its out-degrees.
 fn top_down(
     graph: &Graph,
     frontier: &[u32],
     levels: &[AtomicU32],
     parents: &[AtomicU32],
     level: u32,
-) -> Vec<u32> {
-    frontier
+) -> (Vec<u32>, u64) {
+    let parts: Vec<(Vec<u32>, u64)> = frontier
         .par_chunks(CHUNK)
-        .flat_map_iter(|chunk| {
+        .map(|chunk| {
             let mut found = Vec::new();
+            let mut edges = 0;
             for &u in chunk {
                 for &v in graph.neighbours(u) {
                     let slot = &levels[v as usize];
@@ -120,32 +136,70 @@ fn top_down(
                             .is_ok()
                     {
                         parents[v as usize].store(u, Ordering::Relaxed);
+                        edges += graph.degree(v);
                         found.push(v);
                     }
                 }
             }
-            found
+            (found, edges)
         })
-        .collect()
+        .collect();
+    let edges = parts.iter().map(|p| p.1).sum();
+    (parts.into_iter().flat_map(|p| p.0).collect(), edges)
 }
 
-fn bottom_up(reverse: &Graph, levels: &[AtomicU32], parents: &[AtomicU32], level: u32) -> Vec<u32> {
-    (0..reverse.vertices() as u32)
-        .into_par_iter()
-        .with_min_len(1024)
-        .filter(|&v| {
-            if levels[v as usize].load(Ordering::Relaxed) != UNREACHED {
-                return false;
-            }
-            // Only v's own task writes v, and a vertex labelled this level is not level - 1.
-            for &u in reverse.neighbours(v) {
-                if levels[u as usize].load(Ordering::Relaxed) == level - 1 {
-                    levels[v as usize].store(level, Ordering::Relaxed);
-                    parents[v as usize].store(u, Ordering::Relaxed);
-                    return true;
+/// One bottom-up level: `next` gets the vertices that found a parent in `front`; returns
+/// how many.
+fn bottom_up(
+    reverse: &Graph,
+    levels: &[AtomicU32],
+    parents: &[AtomicU32],
+    level: u32,
+    front: &[u64],
+    next: &mut [u64],
+) -> u64 {
+    let n = reverse.vertices();
+    next.par_chunks_mut(WORDS)
+        .enumerate()
+        .map(|(task, words)| {
+            let mut awake = 0;
+            for (k, word) in words.iter_mut().enumerate() {
+                *word = 0;
+                let base = (task * WORDS + k) * 64;
+                for v in base..(base + 64).min(n) {
+                    // Only this task writes v, and front holds only the level above.
+                    if levels[v].load(Ordering::Relaxed) != UNREACHED {
+                        continue;
+                    }
+                    for &u in reverse.neighbours(v as u32) {
+                        if front[u as usize / 64] >> (u % 64) & 1 == 1 {
+                            levels[v].store(level, Ordering::Relaxed);
+                            parents[v].store(u, Ordering::Relaxed);
+                            *word |= 1 << (v % 64);
+                            awake += 1;
+                            break;
+                        }
+                    }
                 }
             }
-            false
+            awake
+        })
+        .sum()
+}
+
+/// The vertices whose bits are set, in increasing order.
+fn bitmap_to_list(bits: &[u64]) -> Vec<u32> {
+    bits.par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, &word)| {
+            let mut word = word;
+            std::iter::from_fn(move || {
+                (word != 0).then(|| {
+                    let bit = word.trailing_zeros();
+                    word &= word - 1;
+                    (i * 64) as u32 + bit
+                })
+            })
         })
         .collect()
 }
