@@ -324,7 +324,12 @@ impl SearchKernel<'_> {
         if self.options.run.verify {
             let checked = match levels {
                 Some(levels) => verify::bfs(self.graph(), source, levels, parents),
-                None => verify::sssp(self.graph(), source, distances, Some(parents)),
+                None => verify::sssp(
+                    self.graph(),
+                    source,
+                    distances,
+                    (!parents.is_empty()).then_some(parents),
+                ),
             };
             if let Err(e) = checked {
                 failures.push(format!("source {}: {}", self.id(source), e.message()));
@@ -461,11 +466,18 @@ impl Kernel for SearchKernel<'_> {
                     }
                     _ => {
                         let d = delta.expect("set above");
-                        let p = pool.install(|| sssp::delta_stepping(self.graph(), source, d));
-                        (p.distances, p.parents, None)
+                        let distances =
+                            pool.install(|| sssp::delta_stepping(self.graph(), source, d));
+                        (distances, Vec::new(), None)
                     }
                 };
                 let seconds = started.elapsed().as_secs_f64();
+                // Delta-stepping finds distances; a tree for them only where one is shown.
+                let parents = if parents.is_empty() && first.0.is_empty() {
+                    pool.install(|| sssp::tight_parents(self.graph(), source, &distances))
+                } else {
+                    parents
+                };
                 let summary = self.summarise(
                     source,
                     &distances,

@@ -65,21 +65,22 @@ pub fn default_delta(graph: &Graph) -> u64 {
 const CHUNK: usize = 64;
 
 /// Delta-stepping from `source` with buckets of width `delta` (>= 1) on the current rayon
-/// pool.
-pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Paths {
+/// pool: the distances ([`tight_parents`] gives a shortest-path tree for them).
+pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Vec<u64> {
     let delta = delta.max(1);
     let n = graph.vertices();
     let distances: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(INFINITE)).collect();
-    let parents: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
     distances[source as usize].store(0, Ordering::Relaxed);
     let mut buckets: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
     buckets.insert(0, vec![source]);
     while let Some((bucket, frontier)) = buckets.pop_first() {
         let floor = bucket * delta;
-        let found: Vec<(u64, u32)> = frontier
+        // Each task bins what it improves by bucket (offset from this one), and the bins are
+        // appended to the shared ones in bulk.
+        let binned: Vec<Vec<Vec<u32>>> = frontier
             .par_chunks(CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut found = Vec::new();
+            .map(|chunk| {
+                let mut bins: Vec<Vec<u32>> = Vec::new();
                 for &u in chunk {
                     let d = distances[u as usize].load(Ordering::Relaxed);
                     // An entry whose vertex got nearer since was relaxed in a lower bucket.
@@ -99,8 +100,11 @@ pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Paths {
                                 Ordering::Relaxed,
                             ) {
                                 Ok(_) => {
-                                    parents[v as usize].store(u, Ordering::Relaxed);
-                                    found.push((through / delta, v));
+                                    let offset = (through / delta).saturating_sub(bucket) as usize;
+                                    if bins.len() <= offset {
+                                        bins.resize_with(offset + 1, Vec::new);
+                                    }
+                                    bins[offset].push(v);
                                     break;
                                 }
                                 Err(now) => old = now,
@@ -108,18 +112,27 @@ pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Paths {
                         }
                     }
                 }
-                found
+                bins
             })
             .collect();
-        for (b, v) in found {
-            buckets.entry(b.max(bucket)).or_default().push(v);
+        for bins in binned {
+            for (offset, vertices) in bins.into_iter().enumerate() {
+                if !vertices.is_empty() {
+                    buckets
+                        .entry(bucket + offset as u64)
+                        .or_default()
+                        .extend(vertices);
+                }
+            }
         }
     }
-    // A parent written by a relaxation that another one then beat may not be on a shortest
-    // path: every reached vertex takes a tight in-arc (d[u] + w == d[v]), its recorded parent's
-    // where that one is tight. One pass over the arcs.
-    let distances: Vec<u64> = distances.into_iter().map(AtomicU64::into_inner).collect();
-    let recorded: Vec<u32> = parents.into_iter().map(AtomicU32::into_inner).collect();
+    distances.into_iter().map(AtomicU64::into_inner).collect()
+}
+
+/// A shortest-path tree for `distances` from `source`: each reached vertex's parent over a
+/// tight arc (d[u] + w = d[v]), in one parallel pass over the arcs.
+pub fn tight_parents(graph: &Graph, source: u32, distances: &[u64]) -> Vec<u32> {
+    let n = graph.vertices();
     let chosen: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
     (0..n as u32)
         .into_par_iter()
@@ -132,21 +145,11 @@ pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Paths {
             for at in graph.arc_range(u) {
                 let v = graph.targets[at] as usize;
                 if v != source as usize && du + u64::from(graph.weight(at)) == distances[v] {
-                    if recorded[v] == u {
-                        chosen[v].store(u, Ordering::Relaxed);
-                    } else {
-                        let _ = chosen[v].compare_exchange(
-                            UNREACHED,
-                            u,
-                            Ordering::Relaxed,
-                            Ordering::Relaxed,
-                        );
-                    }
+                    chosen[v].store(u, Ordering::Relaxed);
                 }
             }
         });
-    let parents = chosen.into_iter().map(AtomicU32::into_inner).collect();
-    Paths { distances, parents }
+    chosen.into_iter().map(AtomicU32::into_inner).collect()
 }
 
 #[cfg(test)]
@@ -171,11 +174,9 @@ mod tests {
             crate::verify::sssp(&g, 3, &want.distances, Some(&want.parents)).unwrap();
             for delta in [1, 7, default_delta(&g), 1000] {
                 let got = delta_stepping(&g, 3, delta);
-                assert_eq!(
-                    got.distances, want.distances,
-                    "{generator:?}, delta {delta}"
-                );
-                crate::verify::sssp(&g, 3, &got.distances, Some(&got.parents)).unwrap();
+                assert_eq!(got, want.distances, "{generator:?}, delta {delta}");
+                let parents = tight_parents(&g, 3, &got);
+                crate::verify::sssp(&g, 3, &got, Some(&parents)).unwrap();
             }
         }
     }
