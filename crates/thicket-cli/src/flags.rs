@@ -22,6 +22,14 @@ pub struct BackendArgs {
 }
 
 impl BackendArgs {
+    /// The GPU of a one-GPU strategy: the first ordinal asked for, else 0.
+    pub fn first_device(&self) -> usize {
+        self.devices
+            .as_ref()
+            .and_then(|d| d.first().copied())
+            .unwrap_or(0)
+    }
+
     /// The threads asked for, else all cores.
     pub fn thread_count(&self) -> usize {
         self.threads

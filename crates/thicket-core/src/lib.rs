@@ -11,6 +11,7 @@ pub mod kernel;
 pub mod pool;
 pub mod progress;
 pub mod report;
+pub mod splitmix;
 
 pub use backend::Backend;
 pub use cpu::{cpu_path, CpuPath};
@@ -22,3 +23,4 @@ pub use kernel::{
 pub use pool::{available_threads, pool};
 pub use progress::Progress;
 pub use report::RunInfo;
+pub use splitmix::SplitMix;

@@ -13,6 +13,7 @@
 //!   [`PeerMemory`] and [`peer_atomics`]: one work list and counter on one GPU that persistent
 //!   kernels on several GPUs claim items from over peer links, one launch a GPU.
 //! - [`MappedWord`]: a host word that running kernels write their progress into.
+//! - [`record_event`] and [`seconds_between`]: device time by CUDA events.
 //! - [`prefer_one_hardware_queue`]: one hardware queue per context, which opens and closes
 //!   faster (call it first thing in `main`).
 
@@ -29,6 +30,7 @@ mod modules;
 mod peer;
 mod probe;
 mod queue;
+mod timing;
 
 pub use cache::kernel_cache_dir;
 pub use compile::{
@@ -47,3 +49,4 @@ pub use modules::{architectures_from, check_modules, compile_everywhere, KernelM
 pub use peer::{peer_atomics, PeerMemory};
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};
+pub use timing::{record_event, seconds_between};

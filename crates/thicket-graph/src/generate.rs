@@ -4,7 +4,7 @@
 //! average degree in the manner of Viger and Latapy (the thesis's graphs). Every generator
 //! returns a symmetric graph (each edge as two arcs) with weights 1..=255.
 
-use thicket_core::{Error, Result};
+use thicket_core::{Error, Result, SplitMix};
 
 use crate::graph::{Arc, Graph};
 
@@ -44,34 +44,9 @@ pub enum Generator {
     },
 }
 
-/// SplitMix64: fast, seeded, and the same everywhere.
-pub(crate) struct SplitMix(u64);
-
-impl SplitMix {
-    pub(crate) fn new(seed: u64) -> SplitMix {
-        SplitMix(seed)
-    }
-
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..bound.
-    pub(crate) fn below(&mut self, bound: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(bound)) >> 64) as u64
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn weight(&mut self) -> u32 {
-        1 + self.below(255) as u32
-    }
+/// A weight in 1..=255.
+fn weight(rng: &mut SplitMix) -> u32 {
+    1 + rng.below(255) as u32
 }
 
 /// The most vertices a generated graph may have.
@@ -107,7 +82,7 @@ impl Generator {
                         u = (u << 1) | bu;
                         v = (v << 1) | bv;
                     }
-                    let w = rng.weight();
+                    let w = weight(&mut rng);
                     edge(
                         &mut arcs,
                         permutation[u as usize],
@@ -120,7 +95,7 @@ impl Generator {
                 for _ in 0..edges {
                     let u = rng.below(vertices) as u32;
                     let v = rng.below(vertices) as u32;
-                    let w = rng.weight();
+                    let w = weight(&mut rng);
                     edge(&mut arcs, u, v, w);
                 }
             }
@@ -129,11 +104,11 @@ impl Generator {
                     for c in 0..cols {
                         let v = r * cols + c;
                         if c + 1 < cols {
-                            let w = rng.weight();
+                            let w = weight(&mut rng);
                             edge(&mut arcs, v, v + 1, w);
                         }
                         if r + 1 < rows {
-                            let w = rng.weight();
+                            let w = weight(&mut rng);
                             edge(&mut arcs, v, v + cols, w);
                         }
                     }
@@ -141,7 +116,7 @@ impl Generator {
             }
             Generator::VigerLatapy { vertices, degree } => {
                 for (u, v) in simple_connected(vertices, degree, &mut rng) {
-                    let w = rng.weight();
+                    let w = weight(&mut rng);
                     edge(&mut arcs, u, v, w);
                 }
             }
@@ -186,6 +161,21 @@ impl Generator {
         }
         Ok((n, m))
     }
+}
+
+/// `count` random vertices with at least one arc, from `seed` (as GAPBS picks its sources);
+/// empty where no vertex has an arc.
+pub fn random_sources(graph: &Graph, count: usize, seed: u64) -> Vec<u32> {
+    let candidates: Vec<u32> = (0..graph.vertices() as u32)
+        .filter(|&v| graph.degree(v) > 0)
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = SplitMix::new(seed);
+    (0..count)
+        .map(|_| candidates[rng.below(candidates.len() as u64) as usize])
+        .collect()
 }
 
 /// A seeded random permutation of 0..n.

@@ -7,13 +7,11 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{
-    CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
-    PushKernelArg,
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
 use thicket_core::{Error, Result};
-use thicket_gpu::{Gpu, GpuError};
+use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use crate::kernels::{
     BFS, COUNTER_WORDS, EDGES_BASE, FAST_THREADS, GIANT, GIANT_BASE, SCAN_THREADS, SCAN_TILE,
@@ -76,24 +74,6 @@ pub struct BfsGpu {
     device_bytes: u64,
 }
 
-fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
-    move |e| Error::from(GpuError::driver(op)(e))
-}
-
-fn event(stream: &CudaStream) -> Result<CudaEvent> {
-    stream
-        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-        .map_err(driver("cuEventRecord"))
-}
-
-fn seconds_between(start: &CudaEvent, end: &CudaEvent) -> Result<f64> {
-    end.synchronize().map_err(driver("cuEventSynchronize"))?;
-    let ms = start
-        .elapsed_ms(end)
-        .map_err(driver("cuEventElapsedTime"))?;
-    Ok(f64::from(ms) / 1e3)
-}
-
 /// Checks that `csr` is a well-formed CSR graph the kernels can index with 32-bit ids.
 fn check(csr: &CsrArrays<'_>) -> Result<usize> {
     let vertices = csr.offsets.len().saturating_sub(1);
@@ -130,8 +110,16 @@ impl BfsGpu {
         let gpu = Gpu::open(ordinal)?;
         let module = gpu.load_module(&BFS.source, &BFS.options())?;
         let stream = gpu.stream().clone();
-        let upload_u64 = |values: &[u64]| stream.clone_htod(values).map_err(driver("cuMemcpyHtoD"));
-        let upload_u32 = |values: &[u32]| stream.clone_htod(values).map_err(driver("cuMemcpyHtoD"));
+        let upload_u64 = |values: &[u64]| {
+            stream
+                .clone_htod(values)
+                .map_err(GpuError::driver("cuMemcpyHtoD"))
+        };
+        let upload_u32 = |values: &[u32]| {
+            stream
+                .clone_htod(values)
+                .map_err(GpuError::driver("cuMemcpyHtoD"))
+        };
         let offsets = upload_u64(graph.offsets)?;
         let targets = upload_u32(graph.targets)?;
         let reverse = match reverse {
@@ -177,7 +165,7 @@ impl BfsGpu {
         let stream = self.stream();
         // SAFETY: every entry is written by fill_u32 before anything reads it.
         let mut values =
-            unsafe { stream.alloc::<u32>(count.max(1)) }.map_err(driver("cuMemAlloc"))?;
+            unsafe { stream.alloc::<u32>(count.max(1)) }.map_err(GpuError::driver("cuMemAlloc"))?;
         let fill = self.function("fill_u32")?;
         let mut launch = stream.launch_builder(&fill);
         let count_arg = count as u64;
@@ -188,7 +176,7 @@ impl BfsGpu {
             shared_mem_bytes: 0,
         };
         // SAFETY: fill_u32(values, count, value) writes values[0..count) only.
-        unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+        unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
         Ok(values)
     }
 
@@ -205,7 +193,7 @@ impl BfsGpu {
         let s = source as usize;
         self.stream()
             .memcpy_htod(&[0u32], &mut levels.slice_mut(s..s + 1))
-            .map_err(driver("cuMemcpyHtoD"))?;
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         Ok((levels, parents))
     }
 
@@ -227,7 +215,9 @@ impl BfsGpu {
     ) -> Result<GpuBfsRun> {
         let stream = self.stream();
         let download = |values: &CudaSlice<u32>| -> Result<Vec<u32>> {
-            let mut all = stream.clone_dtoh(values).map_err(driver("cuMemcpyDtoH"))?;
+            let mut all = stream
+                .clone_dtoh(values)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
             all.truncate(self.vertices);
             Ok(all)
         };
@@ -242,19 +232,21 @@ impl BfsGpu {
         let (mut levels, mut parents) = self.start(source)?;
         let stream = self.stream();
         let kernel = self.function("thesis_bfs")?;
-        let mut flag = stream.alloc_zeros::<u32>(1).map_err(driver("cuMemAlloc"))?;
+        let mut flag = stream
+            .alloc_zeros::<u32>(1)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let n = self.vertices as u32;
         let config = LaunchConfig {
             grid_dim: (n.div_ceil(THESIS_THREADS as u32), 1, 1),
             block_dim: (THESIS_THREADS as u32, 1, 1),
             shared_mem_bytes: 0,
         };
-        let start = event(stream)?;
+        let start = record_event(stream)?;
         let mut level = 1u32;
         loop {
             stream
                 .memset_zeros(&mut flag)
-                .map_err(driver("cuMemsetD8"))?;
+                .map_err(GpuError::driver("cuMemsetD8"))?;
             let mut launch = stream.launch_builder(&kernel);
             launch
                 .arg(&self.offsets)
@@ -267,14 +259,16 @@ impl BfsGpu {
             // SAFETY: thesis_bfs(offsets, targets, levels, parents, n, level, flag) with the
             // graph's n + 1 offsets and its arcs, n levels and parents, one flag word; a
             // thread touches vertex ids < n only.
-            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
-            let labelled = stream.clone_dtoh(&flag).map_err(driver("cuMemcpyDtoH"))?;
+            unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+            let labelled = stream
+                .clone_dtoh(&flag)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
             if labelled[0] == 0 {
                 break;
             }
             level += 1;
         }
-        let end = event(stream)?;
+        let end = record_event(stream)?;
         let seconds = seconds_between(&start, &end)?;
         let run = GpuBfsRun {
             depth: level,
@@ -293,23 +287,29 @@ impl BfsGpu {
         let count_kernel = self.function("scan_count")?;
         let offsets_kernel = self.function("scan_offsets")?;
         let compact_kernel = self.function("scan_compact")?;
-        let mut flags = stream.alloc_zeros::<u32>(n).map_err(driver("cuMemAlloc"))?;
+        let mut flags = stream
+            .alloc_zeros::<u32>(n)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let mut active = stream
             .clone_htod(&[source])
-            .map_err(driver("cuMemcpyHtoD"))?;
-        let mut next = stream.alloc_zeros::<u32>(n).map_err(driver("cuMemAlloc"))?;
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        let mut next = stream
+            .alloc_zeros::<u32>(n)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let tiles = n.div_ceil(SCAN_TILE);
         let mut tile_counts = stream
             .alloc_zeros::<u32>(tiles)
-            .map_err(driver("cuMemAlloc"))?;
-        let mut total = stream.alloc_zeros::<u32>(1).map_err(driver("cuMemAlloc"))?;
+            .map_err(GpuError::driver("cuMemAlloc"))?;
+        let mut total = stream
+            .alloc_zeros::<u32>(1)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let scan = |blocks: usize| LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (SCAN_THREADS as u32, 1, 1),
             shared_mem_bytes: 0,
         };
         let (n_arg, tiles_arg) = (n as u32, tiles as u32);
-        let start = event(stream)?;
+        let start = record_event(stream)?;
         let mut scan_seconds = 0.0;
         let mut count = 1u32;
         let mut level = 1u32;
@@ -332,16 +332,16 @@ impl BfsGpu {
             };
             // SAFETY: active_bfs(offsets, targets, levels, parents, active, count, level,
             // flags): `count` active vertices, n levels, parents and flags.
-            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
-            let scan_start = event(stream)?;
+            unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+            let scan_start = record_event(stream)?;
             let mut launch = stream.launch_builder(&count_kernel);
             launch.arg(&flags).arg(&n_arg).arg(&mut tile_counts);
             // SAFETY: scan_count(flags, n, tile_counts): one block per tile of SCAN_TILE flags.
-            unsafe { launch.launch(scan(tiles)) }.map_err(driver("cuLaunchKernel"))?;
+            unsafe { launch.launch(scan(tiles)) }.map_err(GpuError::driver("cuLaunchKernel"))?;
             let mut launch = stream.launch_builder(&offsets_kernel);
             launch.arg(&mut tile_counts).arg(&tiles_arg).arg(&mut total);
             // SAFETY: scan_offsets(tile_counts, tiles, total) in one block.
-            unsafe { launch.launch(scan(1)) }.map_err(driver("cuLaunchKernel"))?;
+            unsafe { launch.launch(scan(1)) }.map_err(GpuError::driver("cuLaunchKernel"))?;
             let mut launch = stream.launch_builder(&compact_kernel);
             launch
                 .arg(&mut flags)
@@ -350,15 +350,17 @@ impl BfsGpu {
                 .arg(&mut next);
             // SAFETY: scan_compact(flags, n, tile_offsets, list): writes the flagged vertices
             // (at most n) into `next` and clears their flags.
-            unsafe { launch.launch(scan(tiles)) }.map_err(driver("cuLaunchKernel"))?;
-            let scan_end = event(stream)?;
-            count = stream.clone_dtoh(&total).map_err(driver("cuMemcpyDtoH"))?[0];
+            unsafe { launch.launch(scan(tiles)) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+            let scan_end = record_event(stream)?;
+            count = stream
+                .clone_dtoh(&total)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?[0];
             scan_seconds += seconds_between(&scan_start, &scan_end)?;
             std::mem::swap(&mut active, &mut next);
             launches += 4;
             level += 1;
         }
-        let end = event(stream)?;
+        let end = record_event(stream)?;
         let seconds = seconds_between(&start, &end)?;
         let run = GpuBfsRun {
             depth: level - 1,
@@ -378,17 +380,18 @@ impl BfsGpu {
         let s = source as usize;
         // SAFETY: the queues' entries are written by the search before they are read (the
         // source's by the copy below).
-        let mut queues = unsafe { stream.alloc::<u32>(2 * n) }.map_err(driver("cuMemAlloc"))?;
+        let mut queues =
+            unsafe { stream.alloc::<u32>(2 * n) }.map_err(GpuError::driver("cuMemAlloc"))?;
         stream
             .memcpy_htod(&[source], &mut queues.slice_mut(0..1))
-            .map_err(driver("cuMemcpyHtoD"))?;
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         let (first, last) = self.host_offsets(s)?;
         let degree = last - first;
         // At most arcs / GIANT vertices have GIANT arcs (and the source may be one).
         let giant_room = (self.arcs / GIANT as u64 + 1) as usize;
         let mut giants = stream
             .alloc_zeros::<u32>(2 * giant_room)
-            .map_err(driver("cuMemAlloc"))?;
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let mut counters = vec![0u64; COUNTER_WORDS];
         counters[SIZE_BASE] = 1;
         counters[EDGES_BASE] = degree;
@@ -396,15 +399,19 @@ impl BfsGpu {
             counters[GIANT_BASE] = 1;
             stream
                 .memcpy_htod(&[source], &mut giants.slice_mut(0..1))
-                .map_err(driver("cuMemcpyHtoD"))?;
+                .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         }
         let mut counters = stream
             .clone_htod(&counters)
-            .map_err(driver("cuMemcpyHtoD"))?;
-        let mut depth = stream.alloc_zeros::<u32>(2).map_err(driver("cuMemAlloc"))?;
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        let mut depth = stream
+            .alloc_zeros::<u32>(2)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let per_sm = kernel
             .occupancy_max_active_blocks_per_multiprocessor(FAST_THREADS as u32, 0, None)
-            .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+            .map_err(GpuError::driver(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            ))?;
         if per_sm == 0 {
             return Err(Error::Gpu(
                 "fast_bfs does not fit on an SM with its block size".into(),
@@ -419,7 +426,7 @@ impl BfsGpu {
         };
         let null = 0u64;
         let (n_arg, arcs_arg) = (n as u32, self.arcs);
-        let start = event(stream)?;
+        let start = record_event(stream)?;
         let mut launch = stream.launch_builder(&kernel);
         launch.arg(&self.offsets).arg(&self.targets);
         match &self.reverse {
@@ -442,10 +449,12 @@ impl BfsGpu {
         // the source's set, the barrier's zero), n, arcs, depth (2)); a cooperative launch of
         // one block per SM (at least one fits), which its grid barrier needs.
         unsafe { launch.launch_cooperative(config) }
-            .map_err(driver("cuLaunchCooperativeKernel"))?;
-        let end = event(stream)?;
+            .map_err(GpuError::driver("cuLaunchCooperativeKernel"))?;
+        let end = record_event(stream)?;
         let seconds = seconds_between(&start, &end)?;
-        let result = stream.clone_dtoh(&depth).map_err(driver("cuMemcpyDtoH"))?;
+        let result = stream
+            .clone_dtoh(&depth)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         let run = GpuBfsRun {
             depth: result[0],
             kernel_seconds: seconds,
@@ -461,7 +470,7 @@ impl BfsGpu {
         let pair = self
             .stream()
             .clone_dtoh(&self.offsets.slice(vertex..vertex + 2))
-            .map_err(driver("cuMemcpyDtoH"))?;
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         Ok((pair[0], pair[1]))
     }
 }

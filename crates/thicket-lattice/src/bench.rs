@@ -16,7 +16,7 @@
 //! kernel in f32 is only reported (it loses that tolerance past 10,000, as in the thesis).
 
 use serde::Serialize;
-use thicket_core::{Backend, Error, Result, RunOptions};
+use thicket_core::{Backend, Error, Result, RunOptions, SplitMix};
 use thicket_run::bench::{
     cell, distinct, repeat, series_by, timed, AfterCase, AfterFailure, Align, Plan, Rendered,
     Report, Sweep, Table,
@@ -392,7 +392,7 @@ impl StepsRow {
 /// NVIDIA's binomialOptions book (European calls, S 5..30, K 1..100, T 0.25..10, r 0.06,
 /// σ 0.10), from a fixed seed.
 pub fn sample_books(count: usize, steps: usize) -> [(&'static str, Vec<Contract>); 2] {
-    let mut random = SplitMix(0x0074_6869_636b_6574);
+    let mut random = SplitMix::new(0x0074_6869_636b_6574);
     let mut uniform = |lo: f64, hi: f64| lo + (hi - lo) * random.unit();
     let lookbacks = (0..count)
         .map(|_| Contract {
@@ -429,21 +429,6 @@ pub fn sample_books(count: usize, steps: usize) -> [(&'static str, Vec<Contract>
         ("american lookback puts", lookbacks),
         ("NVIDIA European calls", calls),
     ]
-}
-
-/// SplitMix64: a seeded stream for the sample books (no statistical demands here).
-struct SplitMix(u64);
-
-impl SplitMix {
-    /// A uniform number in [0, 1).
-    fn unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// The f64 prices of a book, one option per thread.

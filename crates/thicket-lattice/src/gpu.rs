@@ -8,13 +8,12 @@ use std::ops::{Add, Mul, Sub};
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr,
-    DriverError, LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use thicket_core::{Error, Result};
-use thicket_gpu::{Gpu, GpuError};
+use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use crate::contract::{Contract, Payoff, Style};
 use crate::cpu::{gpu_record, read_out_layers, Precision, Priced};
@@ -77,26 +76,6 @@ impl DeviceReal for f64 {
     }
 }
 
-fn driver(op: &'static str) -> impl FnOnce(DriverError) -> Error {
-    move |e| Error::from(GpuError::driver(op)(e))
-}
-
-/// A timing event recorded on `stream` now.
-fn event(stream: &CudaStream) -> Result<CudaEvent> {
-    stream
-        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-        .map_err(driver("cuEventRecord"))
-}
-
-/// Seconds between two events, once `end` has happened.
-fn seconds_between(start: &CudaEvent, end: &CudaEvent) -> Result<f64> {
-    end.synchronize().map_err(driver("cuEventSynchronize"))?;
-    let ms = start
-        .elapsed_ms(end)
-        .map_err(driver("cuEventElapsedTime"))?;
-    Ok(f64::from(ms) / 1e3)
-}
-
 /// The kind and style that pick `contract`'s tile kernel (one kernel each).
 fn tile_class(contract: &Contract) -> (&'static str, &'static str) {
     let kind = match contract.payoff {
@@ -128,7 +107,7 @@ fn download<T: DeviceReal>(
 ) -> Result<Vec<f64>> {
     Ok(stream
         .clone_dtoh(values)
-        .map_err(driver("cuMemcpyDtoH"))?
+        .map_err(GpuError::driver("cuMemcpyDtoH"))?
         .into_iter()
         .map(Into::into)
         .collect())
@@ -141,11 +120,11 @@ fn pinned_copy<T: DeviceReal>(
     values: &[T],
 ) -> Result<PinnedHostSlice<T>> {
     // SAFETY: the memory is written in full below before anything reads it.
-    let mut pinned =
-        unsafe { context.alloc_pinned::<T>(values.len()) }.map_err(driver("cuMemHostAlloc"))?;
+    let mut pinned = unsafe { context.alloc_pinned::<T>(values.len()) }
+        .map_err(GpuError::driver("cuMemHostAlloc"))?;
     pinned
         .as_mut_slice()
-        .map_err(driver("cuEventSynchronize"))?
+        .map_err(GpuError::driver("cuEventSynchronize"))?
         .copy_from_slice(values);
     Ok(pinned)
 }
@@ -156,7 +135,8 @@ fn pinned_buffer<T: DeviceReal>(
     len: usize,
 ) -> Result<PinnedHostSlice<T>> {
     // SAFETY: the buffer is only read after a copy from the device has filled it.
-    unsafe { context.alloc_pinned_with_flags::<T>(len, 0) }.map_err(driver("cuMemHostAlloc"))
+    Ok(unsafe { context.alloc_pinned_with_flags::<T>(len, 0) }
+        .map_err(GpuError::driver("cuMemHostAlloc"))?)
 }
 
 /// Layers 2, 1 and 0 as the tile kernel writes them (six values) in the CPU's order.
@@ -219,21 +199,23 @@ impl LatticeGpu {
             });
         }
         let stream = self.stream();
-        let span_start = event(stream)?;
+        let span_start = record_event(stream)?;
         let params = stream
             .clone_htod(&gpu_record(contract, precision)?)
-            .map_err(driver("cuMemcpyHtoD"))?;
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         let mut even = stream
             .alloc_zeros::<T>(steps + 1)
-            .map_err(driver("cuMemAlloc"))?;
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let mut odd = stream
             .alloc_zeros::<T>(steps + 1)
-            .map_err(driver("cuMemAlloc"))?;
-        let mut layers = stream.alloc_zeros::<T>(6).map_err(driver("cuMemAlloc"))?;
+            .map_err(GpuError::driver("cuMemAlloc"))?;
+        let mut layers = stream
+            .alloc_zeros::<T>(6)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let (shape, halo) = TileShape::long(class);
         let function = self.function(&tile_kernel_name::<T>(contract, shape.nodes))?;
         let stride = (shape.extent() - 2 * halo) as i32;
-        let start = event(stream)?;
+        let start = record_event(stream)?;
         let mut top = steps - 1;
         let mut launches = 0;
         while top > 0 {
@@ -269,13 +251,13 @@ impl LatticeGpu {
             // output layer (steps + 1 values), six first-layer values, then top, the layers to
             // advance (<= halo), the stride and the halo (>= the nodes per lane); blocks touch
             // nodes 0 ..= top only, with the shared memory their shape asks for.
-            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
             launches += 1;
             top -= run;
         }
-        let kernels_end = event(stream)?;
+        let kernels_end = record_event(stream)?;
         let values = download(stream, &layers)?;
-        let span_end = event(stream)?;
+        let span_end = record_event(stream)?;
         Ok(GpuPriced {
             priced: read_out_layers(contract, first_layers(&values))?,
             kernel_seconds: seconds_between(&start, &kernels_end)?,
@@ -346,20 +328,20 @@ impl LatticeGpu {
             // the span is the copies and the kernels, as NVIDIA's sample times its own.
             let mut layers = stream
                 .alloc_zeros::<T>(6 * chunk.len())
-                .map_err(driver("cuMemAlloc"))?;
+                .map_err(GpuError::driver("cuMemAlloc"))?;
             let mut prices = stream
                 .alloc_zeros::<T>(chunk.len())
-                .map_err(driver("cuMemAlloc"))?;
+                .map_err(GpuError::driver("cuMemAlloc"))?;
             let mut params = stream
                 .alloc_zeros::<f64>(records.len())
-                .map_err(driver("cuMemAlloc"))?;
+                .map_err(GpuError::driver("cuMemAlloc"))?;
             let staged = pinned_copy(self.gpu.context(), &records)?;
             let mut layers_host = pinned_buffer::<T>(self.gpu.context(), 6 * chunk.len())?;
-            let span_start = event(stream)?;
+            let span_start = record_event(stream)?;
             stream
                 .memcpy_htod(&staged, &mut params)
-                .map_err(driver("cuMemcpyHtoD"))?;
-            let start = event(stream)?;
+                .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+            let start = record_event(stream)?;
             for (function, shape, range) in &runs {
                 let config = LaunchConfig {
                     grid_dim: (1, range.len() as u32, 1),
@@ -386,19 +368,19 @@ impl LatticeGpu {
                 // and six first-layer values per option, then top = -1 (each block prices its
                 // whole lattice, whose N nodes its shape holds, with the shared memory the shape
                 // asks for).
-                unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+                unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
                 launches += 1;
             }
-            let kernels_end = event(stream)?;
+            let kernels_end = record_event(stream)?;
             stream
                 .memcpy_dtoh(&layers, &mut layers_host)
-                .map_err(driver("cuMemcpyDtoH"))?;
-            let span_end = event(stream)?;
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+            let span_end = record_event(stream)?;
             kernel_seconds += seconds_between(&start, &kernels_end)?;
             span_seconds += seconds_between(&span_start, &span_end)?;
             let values: Vec<f64> = layers_host
                 .as_slice()
-                .map_err(driver("cuEventSynchronize"))?
+                .map_err(GpuError::driver("cuEventSynchronize"))?
                 .iter()
                 .map(|&v| v.into())
                 .collect();
@@ -457,16 +439,18 @@ impl LatticeGpu {
             .map(|j| T::of(lattice.u.powf(j as f64) - 1.0))
             .collect();
         let stream = self.stream();
-        let span_start = event(stream)?;
-        let mut cur = stream.clone_htod(&leaves).map_err(driver("cuMemcpyHtoD"))?;
+        let span_start = record_event(stream)?;
+        let mut cur = stream
+            .clone_htod(&leaves)
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         let mut next = stream
             .alloc_zeros::<T>(n + 1)
-            .map_err(driver("cuMemAlloc"))?;
+            .map_err(GpuError::driver("cuMemAlloc"))?;
         let function = self.function(&format!("thesis_layer_{}", T::SUFFIX))?;
         let stop = cpu_tail.unwrap_or(0).min(n);
         let mut layers: [Vec<f64>; 3] = Default::default();
         let american_arg = i32::from(american);
-        let start = event(stream)?;
+        let start = record_event(stream)?;
         let mut i = n;
         while i > stop {
             i -= 1;
@@ -489,20 +473,20 @@ impl LatticeGpu {
             // SAFETY: the arguments match thesis_layer_*: layer i + 1 and layer i (n + 1
             // values each), i + 1 nodes, u, d, pu, pd and the style; a thread reads nodes up
             // to i + 1 and writes node j <= i, with blockDim + 2 values of shared memory.
-            unsafe { launch.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+            unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
             std::mem::swap(&mut cur, &mut next);
             if i <= 2 {
                 layers[i] = download(stream, &cur.slice(..=i))?;
             }
         }
-        let mut kernel_seconds = seconds_between(&start, &event(stream)?)?;
-        let mut span_seconds = seconds_between(&span_start, &event(stream)?)?;
+        let mut kernel_seconds = seconds_between(&start, &record_event(stream)?)?;
+        let mut span_seconds = seconds_between(&span_start, &record_event(stream)?)?;
         let launches = n - i;
         if i > 0 || n == 0 {
             let tail = Instant::now();
             let mut values: Vec<T> = stream
                 .clone_dtoh(&cur.slice(..=i))
-                .map_err(driver("cuMemcpyDtoH"))?;
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
             c.finish_on_cpu(&mut values, i, &mut layers);
             let tail_seconds = tail.elapsed().as_secs_f64();
             kernel_seconds += tail_seconds;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use thicket_core::{Error, Result};
-use thicket_graph::generate::Generator;
+use thicket_graph::generate::{random_sources, Generator};
 use thicket_graph::io::{self, Loaded};
 use thicket_graph::sssp::INFINITE;
 use thicket_graph::{search, Problem, SearchOptions, SearchRun, UNREACHED};
@@ -51,24 +51,13 @@ fn sources(args: &SearchArgs, loaded: &Loaded) -> Result<Vec<u32>> {
     let n = loaded.graph.vertices() as i64;
     let first = i64::from(loaded.first_id);
     if let Some(count) = args.sources {
-        let candidates: Vec<u32> = (0..n as u32)
-            .filter(|&v| loaded.graph.degree(v) > 0)
-            .collect();
-        if candidates.is_empty() {
+        let picked = random_sources(&loaded.graph, count as usize, args.seed);
+        if picked.is_empty() {
             return Err(Error::InvalidInput(
                 "the graph has no arcs to search".into(),
             ));
         }
-        let mut state = args.seed;
-        return Ok((0..count)
-            .map(|_| {
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                candidates[((z ^ (z >> 31)) % candidates.len() as u64) as usize]
-            })
-            .collect());
+        return Ok(picked);
     }
     args.source
         .iter()
@@ -92,12 +81,7 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
         run: run_options(&args.backend, &args.output, &args.trials),
         strategy: args.strategy,
         threads: args.backend.thread_count(),
-        device: args
-            .backend
-            .devices
-            .as_ref()
-            .and_then(|d| d.first().copied())
-            .unwrap_or(0),
+        device: args.backend.first_device(),
         delta: args.delta,
     };
     let measured = search(&loaded, problem, &sources, &options)?;

@@ -35,12 +35,7 @@ fn options(args: &LatticeArgs) -> PriceOptions {
         strategy: args.strategy,
         precision: args.precision,
         threads: args.backend.thread_count(),
-        device: args
-            .backend
-            .devices
-            .as_ref()
-            .and_then(|d| d.first().copied())
-            .unwrap_or(0),
+        device: args.backend.first_device(),
         hybrid_threshold: args.hybrid_threshold,
     }
 }
