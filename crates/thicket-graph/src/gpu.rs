@@ -107,7 +107,25 @@ impl BfsGpu {
                 ));
             }
         }
+        let graph_bytes = (graph.offsets.len() * 8 + graph.targets.len() * 4) as u64;
+        let device_bytes = graph_bytes * if reverse.is_some() { 2 } else { 1 }
+            // levels, parents, two queues or flags and a list
+            + 4 * 4 * (vertices as u64 + 1);
         let gpu = Gpu::open(ordinal)?;
+        let (free, _) = gpu
+            .context()
+            .mem_get_info()
+            .map_err(GpuError::driver("cuMemGetInfo"))?;
+        if device_bytes > free as u64 {
+            return Err(Error::Gpu(format!(
+                "the graph does not fit on GPU {ordinal}: {vertices} vertices and {} arcs need \
+                 {:.2} GiB ({:.1} bytes per arc, the reverse graph included), {:.2} GiB are free",
+                graph.targets.len(),
+                device_bytes as f64 / (1u64 << 30) as f64,
+                device_bytes as f64 / graph.targets.len().max(1) as f64,
+                free as f64 / (1u64 << 30) as f64
+            )));
+        }
         let module = gpu.load_module(&BFS.source, &BFS.options())?;
         let stream = gpu.stream().clone();
         let upload_u64 = |values: &[u64]| {
@@ -126,10 +144,6 @@ impl BfsGpu {
             Some(r) => Some((upload_u64(r.offsets)?, upload_u32(r.targets)?)),
             None => None,
         };
-        let graph_bytes = (graph.offsets.len() * 8 + graph.targets.len() * 4) as u64;
-        let device_bytes = graph_bytes * if reverse.is_some() { 2 } else { 1 }
-            // levels, parents, two queues or flags and a list
-            + 4 * 4 * (vertices as u64 + 1);
         Ok(BfsGpu {
             gpu,
             module,

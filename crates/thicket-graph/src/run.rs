@@ -178,6 +178,8 @@ pub struct SearchRun {
     pub arcs: u64,
     /// The delta of delta-stepping.
     pub delta: Option<u64>,
+    /// GPU strategies: device memory the graph and a search take, in bytes.
+    pub gpu_bytes: Option<u64>,
 }
 
 /// The strategy a run on `backend` uses for `problem`.
@@ -380,6 +382,7 @@ impl Kernel for SearchKernel<'_> {
         let mut failures = Vec::new();
         let mut first = (Vec::new(), Vec::new());
         let mut delta = None;
+        let mut gpu_bytes = None;
         let placement;
         if strategy.is_gpu() {
             let reverse = self.reverse().clone();
@@ -421,6 +424,7 @@ impl Kernel for SearchKernel<'_> {
                 searches.push(summary);
                 progress.inc(1);
             }
+            gpu_bytes = Some(gpu.device_bytes());
             placement = Placement {
                 threads: 1,
                 devices: vec![gpu.name()],
@@ -505,6 +509,7 @@ impl Kernel for SearchKernel<'_> {
             vertices: self.graph().vertices(),
             arcs: self.loaded.graph.arcs(),
             delta,
+            gpu_bytes,
         };
         Ok((run, placement))
     }
@@ -540,6 +545,13 @@ impl SearchRun {
         }));
         if let Some(delta) = self.delta {
             map.insert("delta".into(), json!(delta));
+        }
+        if let Some(bytes) = self.gpu_bytes {
+            map.insert("gpu_bytes".into(), json!(bytes));
+            map.insert(
+                "gpu_bytes_per_arc".into(),
+                json!(bytes as f64 / self.arcs.max(1) as f64),
+            );
         }
         if self.searches.len() > 1 {
             map.insert("searches".into(), json!(self.searches));
