@@ -61,6 +61,17 @@ pub struct GpuBfsRun {
     pub bottom_up_levels: u32,
 }
 
+/// The in-neighbours bottom-up levels read.
+#[derive(Debug, Clone, Copy)]
+pub enum Reverse<'a> {
+    /// None: top-down levels only.
+    Absent,
+    /// The graph is symmetric: its own arcs (not uploaded twice).
+    Itself,
+    /// The reverse graph's arrays.
+    Graph(CsrArrays<'a>),
+}
+
 /// One GPU with the BFS kernels loaded and a graph uploaded.
 pub struct BfsGpu {
     gpu: Gpu,
@@ -69,8 +80,10 @@ pub struct BfsGpu {
     arcs: u64,
     offsets: CudaSlice<u64>,
     targets: CudaSlice<u32>,
-    /// The reverse graph, for bottom-up levels; `None`: top-down only.
+    /// The reverse graph, for bottom-up levels, where it is not the graph itself.
     reverse: Option<(CudaSlice<u64>, CudaSlice<u32>)>,
+    /// Whether bottom-up levels read the graph itself.
+    symmetric: bool,
     device_bytes: u64,
 }
 
@@ -93,13 +106,14 @@ fn check(csr: &CsrArrays<'_>) -> Result<usize> {
 
 impl BfsGpu {
     /// Opens GPU `ordinal`, loads the kernels and uploads the graph (and its reverse, which
-    /// bottom-up levels read: the graph itself where it is symmetric).
-    pub fn open(
-        ordinal: usize,
-        graph: CsrArrays<'_>,
-        reverse: Option<CsrArrays<'_>>,
-    ) -> Result<BfsGpu> {
+    /// bottom-up levels read, where the graph is not its own).
+    pub fn open(ordinal: usize, graph: CsrArrays<'_>, reverse: Reverse<'_>) -> Result<BfsGpu> {
         let vertices = check(&graph)?;
+        let symmetric = matches!(reverse, Reverse::Itself);
+        let reverse = match reverse {
+            Reverse::Graph(arrays) => Some(arrays),
+            _ => None,
+        };
         if let Some(reverse) = &reverse {
             if check(reverse)? != vertices || reverse.targets.len() != graph.targets.len() {
                 return Err(Error::InvalidInput(
@@ -119,7 +133,8 @@ impl BfsGpu {
         if device_bytes > free as u64 {
             return Err(Error::Gpu(format!(
                 "the graph does not fit on GPU {ordinal}: {vertices} vertices and {} arcs need \
-                 {:.2} GiB ({:.1} bytes per arc, the reverse graph included), {:.2} GiB are free",
+                 {:.2} GiB ({:.1} bytes per arc, with levels, parents and queues), {:.2} GiB are \
+                 free",
                 graph.targets.len(),
                 device_bytes as f64 / (1u64 << 30) as f64,
                 device_bytes as f64 / graph.targets.len().max(1) as f64,
@@ -152,6 +167,7 @@ impl BfsGpu {
             offsets,
             targets,
             reverse,
+            symmetric,
             device_bytes,
         })
     }
@@ -443,9 +459,10 @@ impl BfsGpu {
         let start = record_event(stream)?;
         let mut launch = stream.launch_builder(&kernel);
         launch.arg(&self.offsets).arg(&self.targets);
-        match &self.reverse {
-            Some((offsets, sources)) => launch.arg(offsets).arg(sources),
-            None => launch.arg(&null).arg(&null),
+        match (&self.reverse, self.symmetric) {
+            (Some((offsets, sources)), _) => launch.arg(offsets).arg(sources),
+            (None, true) => launch.arg(&self.offsets).arg(&self.targets),
+            (None, false) => launch.arg(&null).arg(&null),
         };
         let giant_room_arg = giant_room as u32;
         launch

@@ -13,7 +13,7 @@ use thicket_core::{
 };
 
 use crate::bfs;
-use crate::gpu::{BfsGpu, CsrArrays, GpuBfsStrategy};
+use crate::gpu::{BfsGpu, CsrArrays, GpuBfsStrategy, Reverse};
 use crate::graph::Graph;
 use crate::io::Loaded;
 use crate::sssp::{self, INFINITE};
@@ -385,18 +385,24 @@ impl Kernel for SearchKernel<'_> {
         let mut gpu_bytes = None;
         let placement;
         if strategy.is_gpu() {
-            let reverse = self.reverse().clone();
+            if !self.loaded.symmetric {
+                self.reverse();
+            }
             let g = self.graph();
+            let reverse = match &self.reverse {
+                Some(r) if !self.loaded.symmetric => Reverse::Graph(CsrArrays {
+                    offsets: &r.offsets,
+                    targets: &r.targets,
+                }),
+                _ => Reverse::Itself,
+            };
             let gpu = BfsGpu::open(
                 self.options.device,
                 CsrArrays {
                     offsets: &g.offsets,
                     targets: &g.targets,
                 },
-                Some(CsrArrays {
-                    offsets: &reverse.offsets,
-                    targets: &reverse.targets,
-                }),
+                reverse,
             )?;
             let kind = match strategy {
                 Strategy::Thesis => GpuBfsStrategy::Thesis,
