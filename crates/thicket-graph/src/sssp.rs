@@ -130,7 +130,7 @@ pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Vec<u64> {
 }
 
 /// A shortest-path tree for `distances` from `source`: each reached vertex's parent over a
-/// tight arc (d[u] + w = d[v]), in one parallel pass over the arcs.
+/// tight arc (d\[u\] + w = d\[v\]), in one parallel pass over the arcs.
 pub fn tight_parents(graph: &Graph, source: u32, distances: &[u64]) -> Vec<u32> {
     let n = graph.vertices();
     let chosen: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
