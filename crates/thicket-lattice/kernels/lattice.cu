@@ -182,6 +182,7 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     constexpr bool LOOKBACK = KIND == KIND_LOOKBACK;
     constexpr int LEFT_GHOST = Lanes<KIND>::LEFT_GHOST;
     constexpr int OWN = Lanes<KIND>::OWN;
+    static_assert(R % 2 == 0, "a round advances an even number of layers");
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int warps = blockDim.x >> 5;
@@ -191,14 +192,26 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     const long long warp_nodes = (long long)OWN * R;
     const long long base = first + (long long)warp * warp_nodes + (long long)lane * R;
     const bool own_lane = lane >= LEFT_GHOST && lane < 31;
-    // An American lookback in double holds V / g_i, so that its exercise values stay fixed per
-    // node: the weights carry the factor 1 / exp(growth) instead (in float that factor's
-    // rounding would compound over the layers; the weights summing to exactly 1 avoid that).
-    constexpr bool SCALED = AMERICAN && LOOKBACK && sizeof(real) == sizeof(double);
+    // An American lookback holds V / g_i, so that its exercise values stay fixed per node (a
+    // register each, no multiply per node and layer): the weights carry the factor
+    // 1 / exp(growth) instead. In double that is all. In float the two weights round apart,
+    // so the values drift from V / g_i by a factor `drift` per layer (about 1 +- 3e-8, which
+    // would compound over the layers): every round takes it back out (one multiply per node
+    // per R layers, the factor tracked in double), so that the exercise values are off by at
+    // most R layers' drift and nothing compounds.
+    constexpr bool SCALED = AMERICAN && LOOKBACK;
+    constexpr bool DRIFTS = SCALED && sizeof(real) == sizeof(float);
     const double shrink = SCALED ? exp(-o.growth) : 1.0;
     const real up = (real)(o.up * shrink);
-    const real down = (real)(o.down * shrink);
-    const real edge = (real)(o.edge * shrink);
+    // The lower weight makes the pair's sum as near the discount as float allows.
+    const real down = DRIFTS ? (real)(shrink - (double)up) : (real)(o.down * shrink);
+    const double sum = (double)up + (double)down;
+    const real edge = (real)(o.edge * (DRIFTS ? sum : shrink));
+    // log of the drift per layer, and the factor that takes a full round's drift out.
+    const double log_drift = DRIFTS ? log(sum / shrink) : 0.0;
+    const double undrift_round = DRIFTS ? exp(-(double)R * log_drift) : 1.0;
+    // What the registers' values are to be multiplied by at a round's start to be V / g_i.
+    double residual = 1.0;
     const bool owns_zero = base == 0 && own_lane;
 
     real v[R];
@@ -221,20 +234,24 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     // x at layer i - 1 is x at layer i times exp(x_sign * ln u); recomputed exactly every 32
     // layers so that float keeps its precision.
     const real x_step = (real)exp(o.x_sign * o.log_u);
-    // Layers 2, 1 and 0 at j = 0, 1, 2 (six values), for the greeks.
-    auto capture = [&](int i, const real(&values)[R]) {
+    // Layers 2, 1 and 0 at j = 0, 1, 2 (six values), for the greeks; `since` layers into the
+    // round (their drift is not yet taken out).
+    auto capture = [&](int i, const real(&values)[R], int since) {
         if (owns_zero && i <= 2 && layers != nullptr) {
             const int at = i == 2 ? 0 : (i == 1 ? 3 : 5);
-            const real unscale = SCALED ? (real)exp(o.growth * (double)(o.steps - i)) : (real)1;
+            double unscale = SCALED ? exp(o.growth * (double)(o.steps - i)) : 1.0;
+            if (DRIFTS) {
+                unscale *= residual * exp(-(double)since * log_drift);
+            }
 #pragma unroll
             for (int r = 0; r < 3; ++r) {
                 if (r <= i) {
-                    layers[at + r] = values[r] * unscale;
+                    layers[at + r] = (real)((double)values[r] * unscale);
                 }
             }
         }
     };
-    capture(top, v);
+    capture(top, v, 0);
     const double g_step = exp(o.growth);
     double g = exp(o.growth * (double)(o.steps - top));
     // Node 0 of a lookback reflects (a new extreme keeps j = 0): up*old[1] + edge*old[0], the
@@ -248,8 +265,9 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     // it is overwritten, and the registers would rotate: a copy per node and layer); a
     // vanilla node reads only itself and the one above, so it updates in place. `greeks`:
     // whether the layer may be one of the first three (a constant where it is called, so
-    // that the bulk of the layers carries no test for them).
-    auto step = [&](int s, real(&from)[R], real(&to)[R], bool greeks) {
+    // that the bulk of the layers carries no test for them); `since`: layers of the round
+    // before this one.
+    auto step = [&](int s, real(&from)[R], real(&to)[R], bool greeks, int since) {
         const int i = top - 1 - s;
         const real right = __shfl_down_sync(FULL_MASK, from[0], 1);
         real left = (real)0;
@@ -290,37 +308,48 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             to[r] = held;
         }
         if (greeks) {
-            capture(i, to);
+            capture(i, to, since + 1);
         }
     };
-    // `run` layers from v back into v.
-    real w[R];
+    // `run` (even) layers from v back into v: a lookback in pairs, through w and back.
+    real w[LOOKBACK ? R : 1];
     auto advance = [&](int s, int run, bool greeks) {
         if constexpr (!LOOKBACK) {
 #pragma unroll 1
             for (int k = 0; k < run; ++k) {
-                step(s + k, v, v, greeks);
+                step(s + k, v, v, greeks, k);
             }
-            return;
-        }
-        int k = 0;
+        } else {
 #pragma unroll 1
-        for (; k + 1 < run; k += 2) {
-            step(s + k, v, w, greeks);
-            step(s + k + 1, w, v, greeks);
-        }
-        if (k < run) {
-            step(s + k, v, w, greeks);
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                v[r] = w[r];
+            for (int k = 0; k < run; k += 2) {
+                step(s + k, v, w, greeks, k);
+                step(s + k + 1, w, v, greeks, k + 1);
             }
         }
     };
 
     int s = 0;
+    // A lookback's rounds advance an even number of layers (no copy back from w inside the
+    // loop, whose registers it would cost): an odd count takes its extra layer here, and the
+    // first round one layer less than R, so that the ghosts never go more than R layers
+    // unrefreshed.
+    int first_run = R;
+    if constexpr (LOOKBACK) {
+        if (steps % 2 == 1) {
+            step(0, v, w, true, 0);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                v[r] = w[r];
+            }
+            s = 1;
+            first_run = R - 2;
+            if (DRIFTS) {
+                residual = exp(-log_drift);
+            }
+        }
+    }
     int round = 0;
-    while (true) {
+    while (s < steps) {
         // The warps still working: those whose own nodes reach down to the layer's top.
         const long long layer_top = top - s;
         const int working =
@@ -329,7 +358,7 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
         if (warp >= working) {
             break;
         }
-        const int run = min(R, steps - s);
+        const int run = min(round == 0 ? first_run : R, steps - s);
         // The round's last layer is top - s - run: below 3, it may hold the greeks' nodes.
         if (top - s - run <= 2) {
             advance(s, run, true);
@@ -337,6 +366,17 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             advance(s, run, false);
         }
         s += run;
+        if (DRIFTS) {
+            // The round's drift out of the values, to float's rounding; what that rounding
+            // leaves is carried into the next round in double.
+            residual *= run == R ? undrift_round : exp(-(double)run * log_drift);
+            const real k = (real)residual;
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                v[r] *= k;
+            }
+            residual /= (double)k;
+        }
         if (s >= steps) {
             break;
         }
@@ -413,23 +453,29 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
 }
 
 // The kernels: lattice_tile_<real>_<kind>_<style>_r<R>, at most TILE_BLOCK_NODES / R
-// threads a block (R = 16: 256 threads of up to 255 registers). The host's tile_shape.rs says
-// which R each kind and style takes.
-#define TILE_KERNEL(real, suffix, KIND, kind, AMERICAN, style, R)                                 \
-    extern "C" __global__ void __launch_bounds__(TILE_BLOCK_NODES / R)                             \
-        lattice_tile_##suffix##_##kind##_##style##_r##R(const double* params, const real* in,     \
-                                                        real* out, real* layers, int top,         \
-                                                        int steps, int stride, int halo) {        \
+// threads a block (R = 16: 256 threads). `BOUNDS` is the launch bounds or, for the American
+// lookbacks, a register cap, so that a book's block of 5 warps (N = 2,048) runs 4 to an SM:
+// each of an SM's 4 schedulers holds 16,384 registers, and 96 a thread let 5 warps on each.
+// Measured on an H100, a book of 1,024 x 2,048: f64 1.07 ms capped at 96, 1.27 ms uncapped
+// (122 registers: 3 blocks an SM, 2.6 waves of them); f32 0.61 ms at 80, 0.63 ms uncapped
+// (94), 0.65 ms at 72 (5 blocks an SM, but in 1.6 waves). The host's tile_shape.rs says which
+// R each kind and style takes.
+#define BOUNDS_OF(R) __launch_bounds__(TILE_BLOCK_NODES / R)
+#define CAPPED(REGISTERS) __maxnreg__(REGISTERS)
+#define TILE_KERNEL(real, suffix, KIND, kind, AMERICAN, style, R, BOUNDS)                         \
+    extern "C" __global__ void BOUNDS lattice_tile_##suffix##_##kind##_##style##_r##R(            \
+        const double* params, const real* in, real* out, real* layers, int top, int steps,       \
+        int stride, int halo) {                                                                   \
         tile_kernel<real, R, KIND, AMERICAN>(params, in, out, layers, top, steps, stride, halo);  \
     }
 
-#define TILE_KERNELS(real, suffix, R)                                                             \
-    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, true, american, R)                         \
-    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, false, european, R)                        \
-    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, true, american, R)                           \
-    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, false, european, R)
+#define TILE_KERNELS(real, suffix, R, LOOKBACK_CAP)                                               \
+    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, true, american, R, CAPPED(LOOKBACK_CAP))   \
+    TILE_KERNEL(real, suffix, KIND_LOOKBACK, lookback, false, european, R, BOUNDS_OF(R))          \
+    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, true, american, R, BOUNDS_OF(R))             \
+    TILE_KERNEL(real, suffix, KIND_VANILLA, vanilla, false, european, R, BOUNDS_OF(R))
 
-TILE_KERNELS(float, f32, 16)
-TILE_KERNELS(double, f64, 16)
+TILE_KERNELS(float, f32, 16, 80)
+TILE_KERNELS(double, f64, 16, 96)
 // A European vanilla in f32 holds one 4-byte value per node: it takes 32 nodes a lane.
-TILE_KERNEL(float, f32, KIND_VANILLA, vanilla, false, european, 32)
+TILE_KERNEL(float, f32, KIND_VANILLA, vanilla, false, european, 32, BOUNDS_OF(32))
