@@ -93,10 +93,10 @@ pub struct SearchArgs {
     pub symmetrise: bool,
     /// bfs: serial, multicore (direction-optimizing, the CPU default), thesis (the thesis's
     /// kernel), thesis-active (its scan variant) or gpu (thicket's, the GPU default);
-    /// sssp: dijkstra or delta-stepping (the default).
+    /// sssp: dijkstra, delta-stepping (the CPU default) or gpu (near-far, the GPU default).
     #[arg(long)]
     pub strategy: Option<thicket_graph::Strategy>,
-    /// Delta-stepping's bucket width (default: the mean weight).
+    /// Delta-stepping's and near-far's bucket width (default: the mean weight).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub delta: Option<u64>,
     /// Write the first source's distance and parent of every vertex to this file, one line

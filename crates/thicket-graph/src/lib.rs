@@ -10,13 +10,14 @@
 //! - [`graph`]: the CSR graph (64-bit offsets, 32-bit ids, optional weights) and its stats.
 //! - [`io`]: DIMACS `.gr`, `.el`/`.wel`, Matrix Market `.mtx` and the binary `.tgr`.
 //! - [`generate`]: Kronecker, uniform, grid and Viger–Latapy-style graphs from a seed.
-//! - [`bfs`], [`sssp`]: the CPU searches; [`gpu`]: the GPU ones.
+//! - [`bfs`], [`sssp`]: the CPU searches; [`gpu`], [`gpu_sssp`]: the GPU ones.
 //! - [`verify`]: GAPBS-style checks of any answer, independent of every strategy.
 //! - [`search`]: the front door (strategy, backend, sources, verification, JSON).
 
 pub mod bfs;
 pub mod generate;
 pub mod gpu;
+pub mod gpu_sssp;
 pub mod graph;
 pub mod io;
 pub mod kernels;
