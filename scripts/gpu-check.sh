@@ -43,7 +43,8 @@
 #                                  Kronecker and grid graphs against the CPU's answer (serial
 #                                  BFS, Dijkstra); then the times per search on Kronecker scale
 #                                  $GRAPH_SCALE (default 22) and a $GRAPH_GRID^2 grid (default
-#                                  2048), 8 sources each
+#                                  2048), 8 sources each, the CPU's (multicore, delta-stepping)
+#                                  beside them unless GRAPH_CPU=0
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -244,6 +245,7 @@ PY
             read -r search strategy <<<"$run"
             backend=cuda; [[ $strategy == multicore || $strategy == delta-stepping ]] && backend=cpu
             [[ $g == grid && $strategy == thesis ]] && continue
+            [[ $backend == cpu && ${GRAPH_CPU:-1} == 0 ]] && continue
             "$bin" $search "$work/$g.tgr" --sources 8 --seed 2 --strategy "$strategy" --backend "$backend" --verify --json --quiet \
                 | python3 -c "import json,sys; r=json.load(sys.stdin); s=r['searches']; print(f'| $g | $search $strategy | {r[\"vertices\"]} vertices, {r[\"arcs\"]} arcs | mean {r[\"mean_search_seconds\"]*1e3:.3f} ms | {r[\"teps\"]/1e9:.2f} G arcs/s | max distance {[x[\"max_distance\"] for x in s]} | verified {r[\"verified\"]} |')"
         done

@@ -48,8 +48,8 @@ pub enum Command {
     /// bfs). JSON keys: vertices, arcs, reached, max_distance (levels), sum_distances,
     /// strategy, backend, seconds, and with --sources every search.
     Bfs(SearchArgs),
-    /// Shortest paths by weight from one or more sources (Dijkstra, delta-stepping). The same
-    /// flags and JSON keys as `bfs`, plus --delta.
+    /// Shortest paths by weight from one or more sources (Dijkstra, delta-stepping, near-far on
+    /// a GPU). The same flags and JSON keys as `bfs`, plus --delta.
     Sssp(SearchArgs),
     /// Make graphs (`gen`) and describe them (`info`).
     Graph {

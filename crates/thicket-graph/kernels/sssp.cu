@@ -15,14 +15,15 @@
 // for; `far_mark`: the far epoch), so each pile needs n entries.
 //
 // A round expands a vertex of GIANT or more arcs with the whole grid, one of 32 or more with
-// its warp, the others one per lane (as fast_bfs does); appends take one atomic per warp.
+// its warp, the others with groups of 1 to MAX_GROUP lanes (as fast_bfs does); appends take
+// one atomic per warp.
 //
-// Host defines: GIANT and the counters' layout NEAR_BASE, GIANTS_BASE, FAR_BASE, FAR_MIN_BASE,
-// ARRIVALS.
+// Host defines: GIANT, MAX_GROUP and the counters' layout NEAR_BASE, GIANTS_BASE, FAR_BASE,
+// FAR_MIN_BASE, ARRIVALS.
 #include "thicket.cuh"
 #include "grid.cuh"
 
-#if !defined(GIANT) || !defined(NEAR_BASE) || !defined(FAR_MIN_BASE) || !defined(ARRIVALS)
+#if !defined(GIANT) || !defined(MAX_GROUP) || !defined(NEAR_BASE) || !defined(ARRIVALS)
 #error "sssp.cu needs the host's defines (GIANT, the counters' layout)"
 #endif
 
@@ -76,6 +77,8 @@ __device__ void enqueue(bool near, bool far, u32 v, u64 distance, const Piles& p
     const u32 near_mask = __ballot_sync(FULL_MASK, near);
     const u32 far_mask = __ballot_sync(FULL_MASK, far);
     if (near_mask != 0) {
+        // The degree's loads issued before the atomic, which needs nothing from them.
+        const u64 degree = near ? __ldg(p.offsets + v + 1) - __ldg(p.offsets + v) : 0;
         u64 base = 0;
         if (lane == 0) {
             base = atomicAdd(p.counters + NEAR_AT(p.near_round), (u64)__popc(near_mask));
@@ -83,7 +86,7 @@ __device__ void enqueue(bool near, bool far, u32 v, u64 distance, const Piles& p
         base = __shfl_sync(FULL_MASK, base, 0);
         if (near) {
             p.near_to[base + __popc(near_mask & ((1u << lane) - 1u))] = v;
-            if (__ldg(p.offsets + v + 1) - __ldg(p.offsets + v) >= GIANT) {
+            if (degree >= GIANT) {
                 p.giants_to[atomicAdd(p.counters + GIANTS_AT(p.near_round), 1ull)] = v;
             }
         }
@@ -148,7 +151,7 @@ __device__ void relax_round(const u64* offsets, const u32* targets, const u32* w
                             u32 giant_count, const Piles& p) {
     const int lane = threadIdx.x & 31;
     const u32 warps = gridDim.x * (blockDim.x >> 5);
-    const u32 warp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const u32 warp = spread_warp();
     // The giants: every warp of the grid over each one's arcs.
     for (u32 g = 0; g < giant_count; ++g) {
         const u32 u = __ldcg(giants + g);
@@ -158,8 +161,12 @@ __device__ void relax_round(const u64* offsets, const u32* targets, const u32* w
             relax(targets, weights, distances, du, e + lane, last, p);
         }
     }
-    for (u32 chunk = warp * 32; chunk < count; chunk += warps * 32) {
-        const u32 i = chunk + lane;
+    // Each vertex by a group of lanes (`sub` this lane's place in it).
+    const u32 group = group_for(count, MAX_GROUP);
+    const u32 per_warp = 32 / group;
+    const u32 sub = lane & (group - 1);
+    for (u32 chunk = warp * per_warp; chunk < count; chunk += warps * per_warp) {
+        const u32 i = chunk + lane / group;
         u64 du = 0;
         u64 begin = 0;
         u64 end = 0;
@@ -174,7 +181,7 @@ __device__ void relax_round(const u64* offsets, const u32* targets, const u32* w
         }
         // Vertices of 32 or more arcs: the whole warp over each one's arcs in turn.
         while (true) {
-            const u32 big = __ballot_sync(FULL_MASK, end - begin >= 32);
+            const u32 big = __ballot_sync(FULL_MASK, sub == 0 && end - begin >= 32);
             if (big == 0) {
                 break;
             }
@@ -182,15 +189,15 @@ __device__ void relax_round(const u64* offsets, const u32* targets, const u32* w
             const u64 d = __shfl_sync(FULL_MASK, du, leader);
             const u64 first = __shfl_sync(FULL_MASK, begin, leader);
             const u64 last = __shfl_sync(FULL_MASK, end, leader);
-            if (lane == leader) {
+            if (lane / group == leader / group) {
                 begin = end;
             }
             for (u64 e = first; e < last; e += 32) {
                 relax(targets, weights, distances, d, e + lane, last, p);
             }
         }
-        // The rest: each lane its own vertex, the warp in step over the longest of them.
-        for (u64 k = 0; __any_sync(FULL_MASK, begin + k < end); ++k) {
+        // The rest: each group its own vertex, the warp in step over the longest of them.
+        for (u64 k = sub; __any_sync(FULL_MASK, begin + k < end); k += group) {
             relax(targets, weights, distances, du, begin + k, end, p);
         }
     }
@@ -202,7 +209,7 @@ __device__ void split(const u32* from, u64 count, u64 old_threshold, u64* distan
                       const Piles& p) {
     const int lane = threadIdx.x & 31;
     const u64 warps = gridDim.x * (blockDim.x >> 5);
-    const u64 warp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const u64 warp = spread_warp();
     for (u64 chunk = warp * 32; chunk < count; chunk += warps * 32) {
         const u64 i = chunk + lane;
         bool near = false;

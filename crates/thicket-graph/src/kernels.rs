@@ -24,14 +24,15 @@ pub(crate) const ALPHA: usize = 15;
 pub(crate) const BETA: usize = 18;
 /// Out-degree from which thicket's BFS expands a vertex with the whole grid.
 pub(crate) const GIANT: usize = 4096;
+/// The most lanes thicket's BFS gives one frontier vertex of a small frontier.
+pub(crate) const MAX_GROUP: usize = 8;
 /// fast_bfs's counters (u64 words): three frontier sizes (level mod 3), three sums of their
-/// out-degrees, three counts of their giants, the grid barrier's arrivals and round.
+/// out-degrees, three counts of their giants, the grid barrier's arrivals.
 pub(crate) const SIZE_BASE: usize = 0;
 pub(crate) const EDGES_BASE: usize = 3;
 pub(crate) const GIANT_BASE: usize = 6;
-pub(crate) const BARRIER_COUNT: usize = 9;
-pub(crate) const BARRIER_ROUND: usize = 10;
-pub(crate) const COUNTER_WORDS: usize = 11;
+pub(crate) const ARRIVALS: usize = 9;
+pub(crate) const COUNTER_WORDS: usize = 10;
 
 fn defines() -> Vec<String> {
     vec![
@@ -44,8 +45,8 @@ fn defines() -> Vec<String> {
         define("GIANT_BASE", GIANT_BASE),
         define("SIZE_BASE", SIZE_BASE),
         define("EDGES_BASE", EDGES_BASE),
-        define("BARRIER_COUNT", BARRIER_COUNT),
-        define("BARRIER_ROUND", BARRIER_ROUND),
+        define("MAX_GROUP", MAX_GROUP),
+        define("ARRIVALS", ARRIVALS),
     ]
 }
 
@@ -54,7 +55,7 @@ pub(crate) const BFS: KernelModule = KernelModule {
     source: KernelSource {
         name: "bfs.cu",
         source: include_str!("../kernels/bfs.cu"),
-        headers: &[THICKET_HEADER],
+        headers: &[THICKET_HEADER, GRID_HEADER],
     },
     linked: false,
     defines,
@@ -74,6 +75,7 @@ pub(crate) const SSSP_THREADS: usize = 1024;
 fn sssp_defines() -> Vec<String> {
     vec![
         define("GIANT", GIANT),
+        define("MAX_GROUP", MAX_GROUP),
         define("NEAR_BASE", NEAR_BASE),
         define("GIANTS_BASE", NEAR_GIANTS_BASE),
         define("FAR_BASE", FAR_BASE),

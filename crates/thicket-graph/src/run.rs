@@ -400,7 +400,10 @@ impl Kernel for SearchKernel<'_> {
                 },
                 g.weights.as_deref(),
             )?;
-            let d = self.options.delta.unwrap_or_else(|| sssp::default_delta(g));
+            let d = self
+                .options
+                .delta
+                .unwrap_or_else(|| crate::gpu_sssp::default_delta(g));
             delta = Some(d);
             for &source in self.sources {
                 let run = gpu.run(source, d)?;
@@ -748,6 +751,17 @@ mod tests {
         assert!(err.to_string().contains("shortest paths"), "{err}");
         let err = search(&rome, Problem::Bfs, &[0], &options(Strategy::Thesis)).unwrap_err();
         assert!(err.to_string().contains("runs on a GPU"), "{err}");
+        // `gpu` serves both problems, on a GPU only; the other GPU strategies are BFS's.
+        let err = search(&rome, Problem::ShortestPaths, &[0], &options(Strategy::Gpu)).unwrap_err();
+        assert!(err.to_string().contains("runs on a GPU"), "{err}");
+        let err = search(
+            &rome,
+            Problem::ShortestPaths,
+            &[0],
+            &options(Strategy::Thesis),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("is for BFS"), "{err}");
         let negative = io::parse("n.gr", "p sp 2 1\na 1 2 -4\n", io::Format::Dimacs).unwrap();
         let err = search(
             &negative,
