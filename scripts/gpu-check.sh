@@ -44,7 +44,10 @@
 #                                  BFS, Dijkstra); then the times per search on Kronecker scale
 #                                  $GRAPH_SCALE (default 22) and a $GRAPH_GRID^2 grid (default
 #                                  2048), 8 sources each, the CPU's (multicore, delta-stepping)
-#                                  beside them unless GRAPH_CPU=0
+#                                  beside them unless GRAPH_CPU=0; with GRAPH_ROOTS_SCALE=S
+#                                  (e.g. 24) also the GPU BFS's mean over 64 roots on Kronecker
+#                                  scale S, edge factor 16, every answer verified, in both GTEPS
+#                                  conventions (arcs traversed, and Graph500's input edges: half)
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -250,6 +253,22 @@ PY
                 | python3 -c "import json,sys; r=json.load(sys.stdin); s=r['searches']; print(f'| $g | $search $strategy | {r[\"vertices\"]} vertices, {r[\"arcs\"]} arcs | mean {r[\"mean_search_seconds\"]*1e3:.3f} ms | {r[\"teps\"]/1e9:.2f} G arcs/s | max distance {[x[\"max_distance\"] for x in s]} | verified {r[\"verified\"]} |')"
         done
     done
+    if [[ -n ${GRAPH_ROOTS_SCALE:-} ]]; then
+        s="$GRAPH_ROOTS_SCALE"
+        echo "== BFS gpu, Kronecker scale $s (edge factor 16), 64 roots, every answer verified"
+        rm -f "$work/kron.tgr" "$work/grid.tgr"
+        "$bin" graph gen kron --scale "$s" --edge-factor 16 --seed 1 -o "$work/roots.tgr" 2>/dev/null
+        "$bin" bfs "$work/roots.tgr" --sources 64 --seed 2 --strategy gpu --backend cuda --verify --json --quiet >"$work/roots.json"
+        python3 - "$work/roots.json" "$s" <<'PY' || failures=$((failures + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["searches"]
+ms = [x["seconds"] * 1e3 for x in s]
+arcs = sum(x["arcs_traversed"] for x in s) / sum(x["seconds"] for x in s)
+print(f"| kron {sys.argv[2]} | bfs gpu | {r['vertices']} vertices, {r['arcs']} arcs | mean {r['mean_search_seconds']*1e3:.3f} ms over {len(s)} roots ({min(ms):.3f}-{max(ms):.3f}) | {arcs/1e9:.1f} G arcs/s, {arcs/2e9:.1f} GTEPS (Graph500) | verified {r['verified']} |")
+sys.exit(0 if r["verified"] is True else 1)
+PY
+    fi
     rm -rf "$work"
     if ((failures > 0)); then
         echo "gpu-check --graph: $failures check(s) failed" >&2
