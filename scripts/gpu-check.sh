@@ -37,12 +37,17 @@
 #                                  sample built as binomialOptions_f32 and binomialOptions_f64,
 #                                  each is run 3 times beside thicket; see docs/benchmarks.md),
 #                                  and N = 30,000 / 100,000 against serial
-#   scripts/gpu-check.sh --graph   every GPU BFS (thesis, thesis-active, gpu) with --verify on
-#                                  rome99 and GAPBS's tiny graph against the outside references
-#                                  and on generated Kronecker and grid graphs against the CPU's
-#                                  answer; then the times per search on Kronecker scale
+#   scripts/gpu-check.sh --graph   every GPU BFS (thesis, thesis-active, gpu) and the GPU
+#                                  shortest paths (sssp gpu) with --verify on rome99 and GAPBS's
+#                                  tiny graph against the outside references and on generated
+#                                  Kronecker and grid graphs against the CPU's answer (serial
+#                                  BFS, Dijkstra); then the times per search on Kronecker scale
 #                                  $GRAPH_SCALE (default 22) and a $GRAPH_GRID^2 grid (default
-#                                  2048), 8 sources each
+#                                  2048), 8 sources each, the CPU's (multicore, delta-stepping)
+#                                  beside them unless GRAPH_CPU=0; with GRAPH_ROOTS_SCALE=S
+#                                  (e.g. 24) also the GPU BFS's mean over 64 roots on Kronecker
+#                                  scale S, edge factor 16, every answer verified, in both GTEPS
+#                                  conventions (arcs traversed, and Graph500's input edges: half)
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -193,34 +198,41 @@ if [[ $graph == 1 ]]; then
     command -v python3 >/dev/null || { echo "gpu-check --graph needs python3" >&2; exit 2; }
     work=$(mktemp -d)
     data=crates/thicket-graph/data
-    printf '| %-14s | %-8s | %-13s | %9s | %12s | %6s | %10s | %s |\n' graph source strategy reached "sum of hops" depth "kernel ms" ok
-    printf '|---|---:|---|---:|---:|---:|---:|---|\n'
-    # graph source reached sum max (the references of data/SOURCE.md)
-    refs=("rome99.gr 1 3353 92781 47" "rome99.gr 1676 3353 86615 46" "rome99.gr 3353 3353 88088 46"
-        "gapbs-4.gr 1 13 12 1" "gapbs-4.gr 2 1 0 0" "gapbs-4.gr 9 12 13 2" "gapbs-4.gr 14 8 9 2")
+    printf '| %-4s | %-14s | %-8s | %-13s | %9s | %12s | %8s | %10s | %s |\n' search graph source strategy reached "sum" max "kernel ms" ok
+    printf '|---|---|---:|---|---:|---:|---:|---:|---|\n'
+    # search graph source reached sum max (the references of data/SOURCE.md)
+    refs=("bfs rome99.gr 1 3353 92781 47" "bfs rome99.gr 1676 3353 86615 46" "bfs rome99.gr 3353 3353 88088 46"
+        "bfs gapbs-4.gr 1 13 12 1" "bfs gapbs-4.gr 2 1 0 0" "bfs gapbs-4.gr 9 12 13 2" "bfs gapbs-4.gr 14 8 9 2"
+        "sssp rome99.gr 1 3353 116006476 69102" "sssp rome99.gr 1676 3353 31147171 39885"
+        "sssp rome99.gr 3353 3353 33624198 42730" "sssp gapbs-4.gr 1 13 214 56" "sssp gapbs-4.gr 2 1 0 0"
+        "sssp gapbs-4.gr 9 12 551 104" "sssp gapbs-4.gr 14 8 1015 243")
     "$bin" graph gen kron --scale 16 --edge-factor 16 --seed 3 -o "$work/kron16.tgr" 2>/dev/null
     "$bin" graph gen grid --rows 300 --cols 300 --seed 3 -o "$work/grid300.tgr" 2>/dev/null
     for g in kron16 grid300; do
         for source in 0 777 4242; do
-            line=$("$bin" bfs "$work/$g.tgr" --source $source --strategy serial --backend cpu --json --quiet)
-            refs+=("$g.tgr $source $(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['reached'], r['sum_distances'], r['max_distance'])" "$line")")
+            for search in bfs sssp; do
+                strategy=serial; [[ $search == sssp ]] && strategy=dijkstra
+                line=$("$bin" $search "$work/$g.tgr" --source $source --strategy $strategy --backend cpu --json --quiet)
+                refs+=("$search $g.tgr $source $(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['reached'], r['sum_distances'], r['max_distance'])" "$line")")
+            done
         done
     done
     for row in "${refs[@]}"; do
-        read -r file source reached sum max <<<"$row"
+        read -r search file source reached sum max <<<"$row"
         path="$data/$file"; [[ -e $path ]] || path="$work/$file"
-        for strategy in thesis thesis-active gpu; do
-            json=$(timeout 120 "$bin" bfs "$path" --source "$source" --strategy "$strategy" --backend cuda --verify --json --quiet 2>"$work/err") || json=""
-            python3 - "$json" "$file" "$source" "$strategy" "$reached" "$sum" "$max" "$(head -c 80 "$work/err")" <<'PY'
+        strategies="thesis thesis-active gpu"; [[ $search == sssp ]] && strategies=gpu
+        for strategy in $strategies; do
+            json=$(timeout 120 "$bin" $search "$path" --source "$source" --strategy "$strategy" --backend cuda --verify --json --quiet 2>"$work/err") || json=""
+            python3 - "$json" "$search" "$file" "$source" "$strategy" "$reached" "$sum" "$max" "$(head -c 80 "$work/err")" <<'PY'
 import json, sys
-text, name, source, strategy, reached, total, depth, err = sys.argv[1:]
+text, search, name, source, strategy, reached, total, depth, err = sys.argv[1:]
 try:
     r = json.loads(text)
     ok = (r["reached"], r["sum_distances"], r["max_distance"]) == (int(reached), int(total), int(depth)) and r.get("verified") is True
     ms = r["mean_search_seconds"] * 1e3
-    print(f"| {name:<14} | {source:>8} | {strategy:<13} | {r['reached']:>9} | {r['sum_distances']:>12} | {r['max_distance']:>6} | {ms:10.3f} | {'yes' if ok else 'no'} |")
+    print(f"| {search:<4} | {name:<14} | {source:>8} | {strategy:<13} | {r['reached']:>9} | {r['sum_distances']:>12} | {r['max_distance']:>8} | {ms:10.3f} | {'yes' if ok else 'no'} |")
 except Exception:
-    print(f"| {name:<14} | {source:>8} | {strategy:<13} | {'-':>9} | {'-':>12} | {'-':>6} | {'-':>10} | no ({err.strip()}) |")
+    print(f"| {search:<4} | {name:<14} | {source:>8} | {strategy:<13} | {'-':>9} | {'-':>12} | {'-':>8} | {'-':>10} | no ({err.strip()}) |")
 PY
         done
     done | tee "$work/check.md"
@@ -232,13 +244,31 @@ PY
     "$bin" graph gen kron --scale "$scale" --edge-factor 16 --seed 1 -o "$work/kron.tgr" 2>/dev/null
     "$bin" graph gen grid --rows "$side" --cols "$side" --seed 1 -o "$work/grid.tgr" 2>/dev/null
     for g in kron grid; do
-        for strategy in gpu thesis multicore; do
-            backend=cuda; [[ $strategy == multicore ]] && backend=cpu
+        for run in "bfs gpu" "bfs thesis" "bfs multicore" "sssp gpu" "sssp delta-stepping"; do
+            read -r search strategy <<<"$run"
+            backend=cuda; [[ $strategy == multicore || $strategy == delta-stepping ]] && backend=cpu
             [[ $g == grid && $strategy == thesis ]] && continue
-            "$bin" bfs "$work/$g.tgr" --sources 8 --seed 2 --strategy "$strategy" --backend "$backend" --verify --json --quiet \
-                | python3 -c "import json,sys; r=json.load(sys.stdin); s=r['searches']; print(f'| $g | $strategy | {r[\"vertices\"]} vertices, {r[\"arcs\"]} arcs | mean {r[\"mean_search_seconds\"]*1e3:.3f} ms | {r[\"teps\"]/1e9:.2f} G arcs/s | depth {[x[\"max_distance\"] for x in s]} | verified {r[\"verified\"]} |')"
+            [[ $backend == cpu && ${GRAPH_CPU:-1} == 0 ]] && continue
+            "$bin" $search "$work/$g.tgr" --sources 8 --seed 2 --strategy "$strategy" --backend "$backend" --verify --json --quiet \
+                | python3 -c "import json,sys; r=json.load(sys.stdin); s=r['searches']; print(f'| $g | $search $strategy | {r[\"vertices\"]} vertices, {r[\"arcs\"]} arcs | mean {r[\"mean_search_seconds\"]*1e3:.3f} ms | {r[\"teps\"]/1e9:.2f} G arcs/s | max distance {[x[\"max_distance\"] for x in s]} | verified {r[\"verified\"]} |')"
         done
     done
+    if [[ -n ${GRAPH_ROOTS_SCALE:-} ]]; then
+        s="$GRAPH_ROOTS_SCALE"
+        echo "== BFS gpu, Kronecker scale $s (edge factor 16), 64 roots, every answer verified"
+        rm -f "$work/kron.tgr" "$work/grid.tgr"
+        "$bin" graph gen kron --scale "$s" --edge-factor 16 --seed 1 -o "$work/roots.tgr" 2>/dev/null
+        "$bin" bfs "$work/roots.tgr" --sources 64 --seed 2 --strategy gpu --backend cuda --verify --json --quiet >"$work/roots.json"
+        python3 - "$work/roots.json" "$s" <<'PY' || failures=$((failures + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["searches"]
+ms = [x["seconds"] * 1e3 for x in s]
+arcs = sum(x["arcs_traversed"] for x in s) / sum(x["seconds"] for x in s)
+print(f"| kron {sys.argv[2]} | bfs gpu | {r['vertices']} vertices, {r['arcs']} arcs | mean {r['mean_search_seconds']*1e3:.3f} ms over {len(s)} roots ({min(ms):.3f}-{max(ms):.3f}) | {arcs/1e9:.1f} G arcs/s, {arcs/2e9:.1f} GTEPS (Graph500) | verified {r['verified']} |")
+sys.exit(0 if r["verified"] is True else 1)
+PY
+    fi
     rm -rf "$work"
     if ((failures > 0)); then
         echo "gpu-check --graph: $failures check(s) failed" >&2

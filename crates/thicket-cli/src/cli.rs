@@ -48,8 +48,8 @@ pub enum Command {
     /// bfs). JSON keys: vertices, arcs, reached, max_distance (levels), sum_distances,
     /// strategy, backend, seconds, and with --sources every search.
     Bfs(SearchArgs),
-    /// Shortest paths by weight from one or more sources (Dijkstra, delta-stepping). The same
-    /// flags and JSON keys as `bfs`, plus --delta.
+    /// Shortest paths by weight from one or more sources (Dijkstra, delta-stepping, near-far on
+    /// a GPU). The same flags and JSON keys as `bfs`, plus --delta.
     Sssp(SearchArgs),
     /// Make graphs (`gen`) and describe them (`info`).
     Graph {
@@ -93,10 +93,10 @@ pub struct SearchArgs {
     pub symmetrise: bool,
     /// bfs: serial, multicore (direction-optimizing, the CPU default), thesis (the thesis's
     /// kernel), thesis-active (its scan variant) or gpu (thicket's, the GPU default);
-    /// sssp: dijkstra or delta-stepping (the default).
+    /// sssp: dijkstra, delta-stepping (the CPU default) or gpu (near-far, the GPU default).
     #[arg(long)]
     pub strategy: Option<thicket_graph::Strategy>,
-    /// Delta-stepping's bucket width (default: the mean weight).
+    /// Delta-stepping's and near-far's bucket width (default: the mean weight).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub delta: Option<u64>,
     /// Write the first source's distance and parent of every vertex to this file, one line

@@ -12,9 +12,12 @@ impl SplitMix {
         SplitMix(seed)
     }
 
+    /// The stream's step (SplitMix64's golden-ratio increment).
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        self.0 = self.0.wrapping_add(Self::GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -25,6 +28,12 @@ impl SplitMix {
     /// of for bounds far below 2^64).
     pub fn below(&mut self, bound: u64) -> u64 {
         ((u128::from(self.next_u64()) * u128::from(bound)) >> 64) as u64
+    }
+
+    /// Moves the stream on by `draws` numbers at once, as if each had been drawn (every
+    /// method above draws one): parts of one stream can then be drawn in parallel.
+    pub fn skip(&mut self, draws: u64) {
+        self.0 = self.0.wrapping_add(Self::GAMMA.wrapping_mul(draws));
     }
 
     /// A uniform number in [0, 1).
@@ -49,5 +58,16 @@ mod tests {
             b.below(10);
             b.unit();
         }
+    }
+
+    #[test]
+    fn skipping_equals_drawing() {
+        let mut drawn = SplitMix::new(11);
+        let mut skipped = drawn.clone();
+        for _ in 0..1000 {
+            drawn.next_u64();
+        }
+        skipped.skip(1000);
+        assert_eq!(drawn.next_u64(), skipped.next_u64());
     }
 }

@@ -11,17 +11,20 @@
 // - fast_bfs: thicket's BFS. One cooperative launch runs every level, with a grid barrier
 //   between levels (no host round trip per level). Each level is top-down (the frontier queue;
 //   a vertex of GIANT or more edges by the whole grid, of 32 or more by its warp, the others
-//   by their lanes) or
+//   by groups of 1 to MAX_GROUP lanes, as many as the grid has threads for: a small frontier,
+//   the deep levels of a road-like graph, then waits for one arc per lane instead of a chain
+//   of them) or
 //   bottom-up (every unvisited vertex looks for a parent among its in-neighbours and stops at
 //   the first), chosen as Beamer et al. (SC 2012) do: bottom-up once the frontier's edges pass
 //   the unexplored edges / ALPHA, back to top-down once the frontier has fewer than n / BETA
 //   vertices and is shrinking.
 //
-// Host defines: THESIS_THREADS, SCAN_THREADS, SCAN_TILE, ALPHA, BETA, GIANT and the counters'
-// layout SIZE_BASE, EDGES_BASE, GIANT_BASE, BARRIER_COUNT, BARRIER_ROUND.
+// Host defines: THESIS_THREADS, SCAN_THREADS, SCAN_TILE, ALPHA, BETA, GIANT, MAX_GROUP and
+// the counters' layout SIZE_BASE, EDGES_BASE, GIANT_BASE, ARRIVALS.
 #include "thicket.cuh"
+#include "grid.cuh"
 
-#if !defined(THESIS_THREADS) || !defined(SCAN_TILE) || !defined(BETA) || !defined(BARRIER_ROUND)
+#if !defined(THESIS_THREADS) || !defined(SCAN_TILE) || !defined(BETA) || !defined(ARRIVALS)
 #error "bfs.cu needs the host's defines (THESIS_THREADS, SCAN_*, ALPHA, BETA, the counters)"
 #endif
 
@@ -223,33 +226,11 @@ extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
 // thicket's BFS: one cooperative launch for the whole search.
 
 // The counters fast_bfs keeps in global memory (u64 words, laid out by the host's defines):
-// per level, rotating by three, the frontier's size and the sum of its vertices' out-degrees;
-// then the barrier's two words.
+// per level, rotating by three, the frontier's size, the sum of its vertices' out-degrees and
+// its giants; then the barrier's arrivals.
 #define SIZE_AT(level) (SIZE_BASE + (level) % 3)
 #define EDGES_AT(level) (EDGES_BASE + (level) % 3)
 #define GIANTS_AT(level) (GIANT_BASE + (level) % 3)
-
-// Waits until every block of the grid has arrived (the grid is co-resident: a cooperative
-// launch). Writes before it are visible to every block after it.
-__device__ void grid_barrier(u64* counters, u32 blocks) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        volatile u64* round = counters + BARRIER_ROUND;
-        const u64 mine = *round;
-        __threadfence();
-        if (atomicAdd(counters + BARRIER_COUNT, 1ull) == blocks - 1) {
-            atomicExch(counters + BARRIER_COUNT, 0ull);
-            __threadfence();
-            atomicAdd((u64*)round, 1ull);
-        } else {
-            while (*round == mine) {
-                __nanosleep(20);
-            }
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
 
 // Appends the lanes' discoveries (`found`, vertex v of out-degree `degree`) to the next
 // frontier: one atomic per warp for the queue, one for the edge count; a vertex of GIANT or
@@ -261,13 +242,16 @@ __device__ void append(bool found, u32 v, u32 degree, u32* queue, u32* giants, u
     if (mask == 0) {
         return;
     }
+    // The queue's atomic first: it waits for nothing, while `degree` may still be loading.
+    u64 base = 0;
+    if (lane == 0) {
+        base = atomicAdd(counters + SIZE_AT(level), (u64)__popc(mask));
+    }
     u64 edges = found ? degree : 0;
     for (int offset = 16; offset > 0; offset >>= 1) {
         edges += __shfl_down_sync(FULL_MASK, edges, offset);
     }
-    u64 base = 0;
     if (lane == 0) {
-        base = atomicAdd(counters + SIZE_AT(level), (u64)__popc(mask));
         atomicAdd(counters + EDGES_AT(level), edges);
     }
     base = __shfl_sync(FULL_MASK, base, 0);
@@ -312,7 +296,7 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
                          u32* to, u32* giants_to, u64* counters, u32 level) {
     const int lane = threadIdx.x & 31;
     const u32 warps = gridDim.x * (blockDim.x >> 5);
-    const u32 warp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const u32 warp = spread_warp();
     // The giants: every warp of the grid over each one's edges.
     for (u32 g = 0; g < giant_count; ++g) {
         const u32 u = __ldcg(giants + g);
@@ -323,8 +307,12 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
                   level);
         }
     }
-    for (u32 chunk = warp * 32; chunk < count; chunk += warps * 32) {
-        const u32 i = chunk + lane;
+    // Each vertex by a group of lanes (`sub` this lane's place in it).
+    const u32 group = group_for(count, MAX_GROUP);
+    const u32 per_warp = 32 / group;
+    const u32 sub = lane & (group - 1);
+    for (u32 chunk = warp * per_warp; chunk < count; chunk += warps * per_warp) {
+        const u32 i = chunk + lane / group;
         u32 u = 0;
         u64 begin = 0;
         u64 end = 0;
@@ -338,7 +326,7 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
         }
         // Vertices of 32 or more edges: the whole warp over each one's edges in turn.
         while (true) {
-            const u32 big = __ballot_sync(FULL_MASK, end - begin >= 32);
+            const u32 big = __ballot_sync(FULL_MASK, sub == 0 && end - begin >= 32);
             if (big == 0) {
                 break;
             }
@@ -346,7 +334,7 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
             const u32 owner = __shfl_sync(FULL_MASK, u, leader);
             const u64 first = __shfl_sync(FULL_MASK, begin, leader);
             const u64 last = __shfl_sync(FULL_MASK, end, leader);
-            if (lane == leader) {
+            if (lane / group == leader / group) {
                 begin = end;
             }
             for (u64 e = first; e < last; e += 32) {
@@ -354,8 +342,8 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
                       counters, level);
             }
         }
-        // The rest: each lane its own vertex, the warp in step over the longest of them.
-        for (u64 k = 0; __any_sync(FULL_MASK, begin + k < end); ++k) {
+        // The rest: each group its own vertex, the warp in step over the longest of them.
+        for (u64 k = sub; __any_sync(FULL_MASK, begin + k < end); k += group) {
             visit(offsets, targets, levels, parents, u, begin + k, end, to, giants_to, counters,
                   level);
         }
@@ -438,7 +426,7 @@ extern "C" __global__ void fast_bfs(const u64* out_offsets, const u32* targets,
             top_down(out_offsets, targets, levels, parents, from, (u32)size, giants_from,
                      giant_count, to, giants_to, counters, level);
         }
-        grid_barrier(counters, blocks);
+        grid_barrier(counters + ARRIVALS, blocks);
         ++level;
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {

@@ -88,7 +88,7 @@ pub struct BfsGpu {
 }
 
 /// Checks that `csr` is a well-formed CSR graph the kernels can index with 32-bit ids.
-fn check(csr: &CsrArrays<'_>) -> Result<usize> {
+pub(crate) fn check(csr: &CsrArrays<'_>) -> Result<usize> {
     let vertices = csr.offsets.len().saturating_sub(1);
     if csr.offsets.is_empty() || vertices >= UNREACHED as usize {
         return Err(Error::InvalidInput(format!(

@@ -1,7 +1,14 @@
-//! The CUDA kernel module of the graph searches (`kernels/bfs.cu`), with the host's block
-//! sizes and the direction switch's parameters as defines.
+//! The CUDA kernel modules of the graph searches (`kernels/bfs.cu`, `kernels/sssp.cu`), with
+//! the host's block sizes, the direction switch's parameters and the counters' layouts as
+//! defines.
 
-use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, Header, KernelModule, KernelSource, THICKET_HEADER};
+
+/// The crate's own header: the grid barrier of the one-launch searches.
+const GRID_HEADER: Header = Header {
+    name: "grid.cuh",
+    source: include_str!("../kernels/grid.cuh"),
+};
 
 /// Threads per block of the thesis's kernels (the thesis does not say).
 pub(crate) const THESIS_THREADS: usize = 256;
@@ -17,14 +24,15 @@ pub(crate) const ALPHA: usize = 15;
 pub(crate) const BETA: usize = 18;
 /// Out-degree from which thicket's BFS expands a vertex with the whole grid.
 pub(crate) const GIANT: usize = 4096;
+/// The most lanes thicket's BFS gives one frontier vertex of a small frontier.
+pub(crate) const MAX_GROUP: usize = 8;
 /// fast_bfs's counters (u64 words): three frontier sizes (level mod 3), three sums of their
-/// out-degrees, three counts of their giants, the grid barrier's arrivals and round.
+/// out-degrees, three counts of their giants, the grid barrier's arrivals.
 pub(crate) const SIZE_BASE: usize = 0;
 pub(crate) const EDGES_BASE: usize = 3;
 pub(crate) const GIANT_BASE: usize = 6;
-pub(crate) const BARRIER_COUNT: usize = 9;
-pub(crate) const BARRIER_ROUND: usize = 10;
-pub(crate) const COUNTER_WORDS: usize = 11;
+pub(crate) const ARRIVALS: usize = 9;
+pub(crate) const COUNTER_WORDS: usize = 10;
 
 fn defines() -> Vec<String> {
     vec![
@@ -37,8 +45,8 @@ fn defines() -> Vec<String> {
         define("GIANT_BASE", GIANT_BASE),
         define("SIZE_BASE", SIZE_BASE),
         define("EDGES_BASE", EDGES_BASE),
-        define("BARRIER_COUNT", BARRIER_COUNT),
-        define("BARRIER_ROUND", BARRIER_ROUND),
+        define("MAX_GROUP", MAX_GROUP),
+        define("ARRIVALS", ARRIVALS),
     ]
 }
 
@@ -47,14 +55,48 @@ pub(crate) const BFS: KernelModule = KernelModule {
     source: KernelSource {
         name: "bfs.cu",
         source: include_str!("../kernels/bfs.cu"),
-        headers: &[THICKET_HEADER],
+        headers: &[THICKET_HEADER, GRID_HEADER],
     },
     linked: false,
     defines,
 };
 
+/// near_far_sssp's counters (u64 words): per near round (mod 3) its pile's size and giants,
+/// per far epoch (mod 3) its pile's size and smallest recorded distance, the barrier's arrivals.
+pub(crate) const NEAR_BASE: usize = 0;
+pub(crate) const NEAR_GIANTS_BASE: usize = 3;
+pub(crate) const FAR_BASE: usize = 6;
+pub(crate) const FAR_MIN_BASE: usize = 9;
+pub(crate) const SSSP_ARRIVALS: usize = 12;
+pub(crate) const SSSP_COUNTER_WORDS: usize = 13;
+/// Threads per block of the GPU shortest paths.
+pub(crate) const SSSP_THREADS: usize = 1024;
+
+fn sssp_defines() -> Vec<String> {
+    vec![
+        define("GIANT", GIANT),
+        define("MAX_GROUP", MAX_GROUP),
+        define("NEAR_BASE", NEAR_BASE),
+        define("GIANTS_BASE", NEAR_GIANTS_BASE),
+        define("FAR_BASE", FAR_BASE),
+        define("FAR_MIN_BASE", FAR_MIN_BASE),
+        define("ARRIVALS", SSSP_ARRIVALS),
+    ]
+}
+
+/// The shortest-path kernels.
+pub(crate) const SSSP: KernelModule = KernelModule {
+    source: KernelSource {
+        name: "sssp.cu",
+        source: include_str!("../kernels/sssp.cu"),
+        headers: &[THICKET_HEADER, GRID_HEADER],
+    },
+    linked: false,
+    defines: sssp_defines,
+};
+
 /// Every kernel module of the crate.
-pub const ALL: [KernelModule; 1] = [BFS];
+pub const ALL: [KernelModule; 2] = [BFS, SSSP];
 
 #[cfg(test)]
 mod tests {
@@ -73,7 +115,7 @@ mod tests {
             "fast_bfs",
             "fill_u32",
         ];
-        let kernels: [&[&str]; 1] = [&names];
+        let kernels: [&[&str]; 2] = [&names, &["near_far_sssp", "fill_u64"]];
         thicket_gpu::check_modules(&ALL, &kernels);
     }
 }

@@ -14,6 +14,7 @@ use thicket_core::{
 
 use crate::bfs;
 use crate::gpu::{BfsGpu, CsrArrays, GpuBfsStrategy, Reverse};
+use crate::gpu_sssp::SsspGpu;
 use crate::graph::Graph;
 use crate::io::Loaded;
 use crate::sssp::{self, INFINITE};
@@ -32,7 +33,8 @@ pub enum Strategy {
     Thesis,
     /// The thesis's active-vertices variant: a scan lists each level's vertices.
     ThesisActive,
-    /// thicket's direction-optimizing GPU BFS in one launch (the default on a GPU).
+    /// thicket's GPU search in one launch, the default on a GPU: direction-optimizing BFS,
+    /// near-far delta-stepping for shortest paths.
     Gpu,
     /// Dijkstra with a binary heap (the shortest-path reference).
     Dijkstra,
@@ -73,9 +75,14 @@ impl Strategy {
         )
     }
 
-    /// Whether it finds shortest paths by weight (else BFS levels).
+    /// Whether it finds shortest paths by weight (else BFS levels; `gpu` does both).
     pub fn is_weighted(self) -> bool {
         matches!(self, Strategy::Dijkstra | Strategy::DeltaStepping)
+    }
+
+    /// Whether it solves `problem`.
+    pub fn serves(self, problem: Problem) -> bool {
+        self == Strategy::Gpu || self.is_weighted() == (problem == Problem::ShortestPaths)
     }
 }
 
@@ -155,6 +162,10 @@ pub struct SourceSearch {
     pub seconds: f64,
     /// GPU BFS: levels searched bottom-up.
     pub bottom_up_levels: Option<u32>,
+    /// GPU shortest paths: rounds (grid barriers).
+    pub rounds: Option<u64>,
+    /// GPU shortest paths: near-pile vertices whose arcs were relaxed (rework included).
+    pub relaxed: Option<u64>,
     /// The thesis's active-vertices variant: of `seconds`, its scans and compactions (the
     /// thesis's Table 4.1 split).
     pub scan_seconds: Option<f64>,
@@ -187,14 +198,15 @@ fn strategy_on(problem: Problem, asked: Option<Strategy>, backend: Backend) -> S
     asked.unwrap_or(match (problem, backend) {
         (Problem::Bfs, Backend::Cpu) => Strategy::Multicore,
         (Problem::Bfs, _) => Strategy::Gpu,
-        (Problem::ShortestPaths, _) => Strategy::DeltaStepping,
+        (Problem::ShortestPaths, Backend::Cpu) => Strategy::DeltaStepping,
+        (Problem::ShortestPaths, _) => Strategy::Gpu,
     })
 }
 
 /// The backend [`benchmark_kernel`] gets for `asked` on `backend`.
 fn resolve(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
     if let Some(s) = asked {
-        if s.is_weighted() != (problem == Problem::ShortestPaths) {
+        if !s.serves(problem) {
             return Err(Error::InvalidInput(format!(
                 "strategy {s} is for {}",
                 if s.is_weighted() {
@@ -204,14 +216,6 @@ fn resolve(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Resul
                 }
             )));
         }
-    }
-    if problem == Problem::ShortestPaths {
-        return match backend {
-            Backend::Cuda => Err(Error::Unavailable(
-                "shortest paths run on the CPU in this build (dijkstra, delta-stepping)".into(),
-            )),
-            _ => Ok(Backend::Cpu),
-        };
     }
     match (asked, backend) {
         (Some(s), Backend::Cuda) if !s.is_gpu() => Err(Error::InvalidInput(format!(
@@ -346,6 +350,8 @@ impl SearchKernel<'_> {
             arcs_traversed: 0,
             seconds,
             bottom_up_levels: None,
+            rounds: None,
+            relaxed: None,
             scan_seconds: None,
         };
         for (v, &d) in distances.iter().enumerate() {
@@ -384,7 +390,51 @@ impl Kernel for SearchKernel<'_> {
         let mut delta = None;
         let mut gpu_bytes = None;
         let placement;
-        if strategy.is_gpu() {
+        if strategy.is_gpu() && self.problem == Problem::ShortestPaths {
+            let g = self.graph();
+            let gpu = SsspGpu::open(
+                self.options.device,
+                CsrArrays {
+                    offsets: &g.offsets,
+                    targets: &g.targets,
+                },
+                g.weights.as_deref(),
+            )?;
+            let d = self
+                .options
+                .delta
+                .unwrap_or_else(|| crate::gpu_sssp::default_delta(g));
+            delta = Some(d);
+            for &source in self.sources {
+                let run = gpu.run(source, d)?;
+                // A tree for the distances only where one is shown (as for delta-stepping).
+                let parents = if first.0.is_empty() {
+                    sssp::tight_parents(self.graph(), source, &run.distances)
+                } else {
+                    Vec::new()
+                };
+                let mut summary = self.summarise(
+                    source,
+                    &run.distances,
+                    &parents,
+                    None,
+                    run.kernel_seconds,
+                    &mut failures,
+                )?;
+                summary.rounds = Some(run.rounds);
+                summary.relaxed = Some(run.relaxed);
+                if first.0.is_empty() {
+                    first = (run.distances, parents);
+                }
+                searches.push(summary);
+                progress.inc(1);
+            }
+            gpu_bytes = Some(gpu.device_bytes());
+            placement = Placement {
+                threads: 1,
+                devices: vec![gpu.name()],
+            };
+        } else if strategy.is_gpu() {
             if !self.loaded.symmetric {
                 self.reverse();
             }
@@ -701,6 +751,17 @@ mod tests {
         assert!(err.to_string().contains("shortest paths"), "{err}");
         let err = search(&rome, Problem::Bfs, &[0], &options(Strategy::Thesis)).unwrap_err();
         assert!(err.to_string().contains("runs on a GPU"), "{err}");
+        // `gpu` serves both problems, on a GPU only; the other GPU strategies are BFS's.
+        let err = search(&rome, Problem::ShortestPaths, &[0], &options(Strategy::Gpu)).unwrap_err();
+        assert!(err.to_string().contains("runs on a GPU"), "{err}");
+        let err = search(
+            &rome,
+            Problem::ShortestPaths,
+            &[0],
+            &options(Strategy::Thesis),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("is for BFS"), "{err}");
         let negative = io::parse("n.gr", "p sp 2 1\na 1 2 -4\n", io::Format::Dimacs).unwrap();
         let err = search(
             &negative,
