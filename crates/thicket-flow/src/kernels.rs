@@ -1,0 +1,1 @@
+//! The CUDA kernel modules of max flow.
