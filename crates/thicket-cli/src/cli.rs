@@ -51,6 +51,11 @@ pub enum Command {
     /// Shortest paths by weight from one or more sources (Dijkstra, delta-stepping). The same
     /// flags and JSON keys as `bfs`, plus --delta.
     Sssp(SearchArgs),
+    /// Maximum s-t flow of a DIMACS .max network or a generated one (Solomon 2012, ch. 5:
+    /// MPM; push-relabel), checked by a minimum-cut certificate. JSON keys: flow, vertices,
+    /// arcs, cut_arcs, source_side, strategy, backend, seconds, verified, and the solver's
+    /// counts (GPU: device seconds per phase).
+    Maxflow(MaxflowArgs),
     /// Make graphs (`gen`) and describe them (`info`).
     Graph {
         /// What to do.
@@ -111,6 +116,40 @@ pub struct SearchArgs {
     pub output: OutputArgs,
     /// Trials and verification (GAPBS's checks: parents one level up, no arc skipping a
     /// level; every arc relaxed, a tight arc into every vertex).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
+
+/// Options of `thicket maxflow`.
+#[derive(Debug, Args)]
+pub struct MaxflowArgs {
+    /// The network: a DIMACS max-flow file (`p max`, `n <id> s`, `n <id> t`, `a u v cap`).
+    #[arg(required_unless_present = "generate", conflicts_with = "generate")]
+    pub network: Option<std::path::PathBuf>,
+    /// Instead: generate the network, genrmf:A:B:C1:C2:SEED (Goldfarb-Grigoriadis),
+    /// rlg:ROWS:COLS:MAXCAP:SEED (Washington random level graph) or
+    /// random:VERTICES:DEGREE:MAXCAP:SEED (the thesis's random graphs).
+    #[arg(long, value_name = "SPEC")]
+    pub generate: Option<thicket_flow::generate::Spec>,
+    /// Write the network (read or generated) to this .max file.
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<std::path::PathBuf>,
+    /// mpm-serial (the thesis's MPM, with residual arcs), push-relabel (highest label, global
+    /// and gap relabelling; the CPU default), mpm (the thesis's GPU MPM) or mpm-active (its
+    /// scan variant; the GPU default).
+    #[arg(long)]
+    pub strategy: Option<thicket_flow::Strategy>,
+    /// Write the flow in DIMACS solution form (`s <value>`, `f <tail> <head> <flow>` per arc)
+    /// with the minimum cut's arcs as `c cut <tail> <head>` lines.
+    #[arg(long = "output", value_name = "FILE")]
+    pub output_file: Option<std::path::PathBuf>,
+    /// Where to run (--devices: the GPU's ordinal, default 0).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials (every flow is checked by its certificate; --verify only makes that explicit).
     #[command(flatten)]
     pub trials: TrialArgs,
 }

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::Binomial(args) => commands::lattice::binomial(&args),
         Command::Bfs(args) => commands::graph::bfs(&args),
         Command::Sssp(args) => commands::graph::sssp(&args),
+        Command::Maxflow(args) => commands::maxflow::run(&args),
         Command::Graph { command } => commands::graph::graph(&command),
         Command::Status(args) => commands::ledger::status(&args),
         Command::Verify(args) => commands::ledger::verify(&args),
