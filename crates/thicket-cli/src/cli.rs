@@ -135,8 +135,9 @@ pub struct MaxflowArgs {
     #[arg(long, value_name = "FILE")]
     pub write: Option<std::path::PathBuf>,
     /// mpm-serial (the thesis's MPM, with residual arcs), push-relabel (highest label, global
-    /// and gap relabelling; the CPU default), mpm (the thesis's GPU MPM; the GPU default) or
-    /// mpm-active (its scan variant).
+    /// and gap relabelling; the CPU default), mpm (the thesis's GPU MPM), mpm-active (its
+    /// scan variant) or push-relabel-gpu (lock-free push-relabel with global relabelling; the
+    /// GPU default).
     #[arg(long)]
     pub strategy: Option<thicket_flow::Strategy>,
     /// Write the flow in DIMACS solution form (`s <value>`, `f <tail> <head> <flow>` per arc)

@@ -19,9 +19,13 @@ use cudarc::driver::{
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
-use crate::kernels::{LIST_BLOCKS, MPM, SCAN_THREADS, SCAN_TILE, THREADS};
+use crate::kernels::{
+    LEVELS_PER_READ, LIST_BLOCKS, MPM, PUSH_RELABEL, ROUND_LAUNCHES, SCAN_THREADS, SCAN_TILE,
+    THREADS,
+};
 use crate::mpm::SolveStats;
 use crate::network::Network;
+use crate::push_relabel;
 use crate::residual::Residual;
 
 /// Which GPU MPM.
@@ -31,25 +35,36 @@ pub enum GpuStrategy {
     Mpm,
     /// Lists of active vertices by scans, for push/pull and pruning.
     MpmActive,
+    /// Lock-free push-relabel with global relabelling (Hong 2008); the excess that cannot
+    /// reach the sink is returned to the source on the CPU.
+    PushRelabel,
 }
 
-/// Device time per phase of the thesis's design, and launches.
+/// Time per phase (device time by events; the host's part of the GPU push-relabel by the
+/// clock), by name, and kernel launches.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GpuPhases {
-    /// Layered networks: BFS levels, the layered vertices and their potentials.
-    pub layered_seconds: f64,
-    /// Pruning launches (with their scans in the active variant).
-    pub prune_seconds: f64,
-    /// The argmin and the push/pull steps (with their scans in the active variant).
-    pub push_pull_seconds: f64,
+    /// Seconds per phase, in the order first met: MPM `layered` (BFS levels, layered vertices,
+    /// potentials), `prune` (with its scans), `push_pull` (with the argmin and scans);
+    /// push-relabel `push_relabel`, `global_relabel` and `host_return` (the excess returned
+    /// to the source on the CPU).
+    pub seconds: Vec<(&'static str, f64)>,
     /// Kernel launches.
     pub launches: u64,
 }
 
 impl GpuPhases {
-    /// The three phases' sum.
+    /// Adds `seconds` to phase `name`.
+    pub fn add(&mut self, name: &'static str, seconds: f64) {
+        match self.seconds.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, s)) => *s += seconds,
+            None => self.seconds.push((name, seconds)),
+        }
+    }
+
+    /// The phases' sum.
     pub fn total_seconds(&self) -> f64 {
-        self.layered_seconds + self.prune_seconds + self.push_pull_seconds
+        self.seconds.iter().map(|(_, s)| s).sum()
     }
 }
 
@@ -68,6 +83,7 @@ pub struct GpuSolved {
 pub struct FlowGpu {
     gpu: Gpu,
     module: Arc<CudaModule>,
+    push_relabel: Arc<CudaModule>,
     residual: Residual,
     source: u32,
     sink: u32,
@@ -103,6 +119,7 @@ impl FlowGpu {
             )));
         }
         let module = gpu.load_module(&MPM.source, &MPM.options())?;
+        let push_relabel = gpu.load_module(&PUSH_RELABEL.source, &PUSH_RELABEL.options())?;
         let stream = gpu.stream().clone();
         let up = |values: &[u32]| {
             stream
@@ -117,6 +134,7 @@ impl FlowGpu {
         Ok(FlowGpu {
             gpu,
             module,
+            push_relabel,
             residual,
             source: network.source,
             sink: network.sink,
@@ -141,6 +159,9 @@ impl FlowGpu {
 
     /// Finds a maximum flow with `strategy`.
     pub fn solve(&self, strategy: GpuStrategy) -> Result<GpuSolved> {
+        if strategy == GpuStrategy::PushRelabel {
+            return self.solve_push_relabel();
+        }
         let mut solve = Solve::new(self, strategy)?;
         solve.run()?;
         let cap = self
@@ -157,6 +178,153 @@ impl FlowGpu {
             flows,
             stats: solve.stats,
             phases: solve.phases,
+        })
+    }
+}
+
+impl FlowGpu {
+    /// Push-relabel: rounds of ROUND_LAUNCHES · CYCLES sweeps, each after a global
+    /// relabelling, until no
+    /// vertex below label n holds excess; then the preflow becomes a flow on the CPU.
+    fn solve_push_relabel(&self) -> Result<GpuSolved> {
+        let stream = self.stream().clone();
+        let (s, t) = (self.source, self.sink);
+        let mut r = self.residual.clone();
+        let excess = push_relabel::saturate_source(&mut r, s);
+        let n = r.vertices;
+        let to_i64 = |values: &[u64]| values.iter().map(|&c| c as i64).collect::<Vec<i64>>();
+        let up = |values: Vec<i64>| {
+            stream
+                .clone_htod(&values)
+                .map_err(GpuError::driver("cuMemcpyHtoD"))
+        };
+        let mut cap = up(to_i64(&r.capacity))?;
+        let mut excess_d = up(to_i64(&excess))?;
+        let mut label = stream
+            .alloc_zeros::<u32>(n as usize)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
+        let mut word = stream
+            .alloc_zeros::<u32>(1)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
+        let mut labelled = stream
+            .alloc_zeros::<u32>(n as usize)
+            .map_err(GpuError::driver("cuMemAlloc"))?;
+        let f = |name: &str| -> Result<CudaFunction> {
+            Ok(self.gpu.load_function(&self.push_relabel, name)?)
+        };
+        let (round, gr_init, gr_level, active) = (
+            f("pr_round")?,
+            f("gr_init")?,
+            f("gr_level")?,
+            f("pr_active")?,
+        );
+        let mut phases = GpuPhases::default();
+        let mut stats = SolveStats::default();
+        let all = per_vertex(n);
+        // Resident threads fill the GPU; each sweeps its share of vertices CYCLES times.
+        let sweep = per_list(n);
+        loop {
+            // Global relabelling: exact distances to the sink over arcs with room.
+            let started = record_event(&stream)?;
+            let mut launch = stream.launch_builder(&gr_init);
+            launch.arg(&mut label).arg(&n).arg(&t);
+            // SAFETY: gr_init(label, n, t) writes label[0..n).
+            launched(unsafe { launch.launch(all) }.map(|_| ()))?;
+            stream
+                .memset_zeros(&mut labelled)
+                .map_err(GpuError::driver("cuMemsetD8"))?;
+            // Levels in batches: a level after one that labels nothing labels nothing either.
+            let mut depth = 0u32;
+            while depth < n {
+                let last = (depth + LEVELS_PER_READ).min(n);
+                for d in depth..last {
+                    let mut launch = stream.launch_builder(&gr_level);
+                    launch
+                        .arg(&self.start)
+                        .arg(&self.head)
+                        .arg(&self.pair)
+                        .arg(&cap)
+                        .arg(&mut label)
+                        .arg(&n)
+                        .arg(&d)
+                        .arg(&s)
+                        .arg(&mut labelled);
+                    // SAFETY: gr_level(start, head, pair, cap, label, n, depth, s, labelled):
+                    // the residual graph, n labels, n flags (depth < n).
+                    launched(unsafe { launch.launch(all) }.map(|_| ()))?;
+                    phases.launches += 1;
+                }
+                let flag = stream
+                    .clone_dtoh(&labelled.slice(last as usize - 1..last as usize))
+                    .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+                if flag[0] == 0 {
+                    break;
+                }
+                depth = last;
+            }
+            stream
+                .memset_zeros(&mut word)
+                .map_err(GpuError::driver("cuMemsetD8"))?;
+            let mut launch = stream.launch_builder(&active);
+            launch
+                .arg(&label)
+                .arg(&excess_d)
+                .arg(&n)
+                .arg(&s)
+                .arg(&t)
+                .arg(&mut word);
+            // SAFETY: pr_active(label, excess, n, s, t, count): n entries, one word.
+            launched(unsafe { launch.launch(all) }.map(|_| ()))?;
+            let count = stream
+                .clone_dtoh(&word)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?[0];
+            let ended = record_event(&stream)?;
+            phases.add("global_relabel", seconds_between(&started, &ended)?);
+            phases.launches += 2;
+            stats.phases += 1;
+            if count == 0 {
+                break;
+            }
+            let started = record_event(&stream)?;
+            for _ in 0..ROUND_LAUNCHES {
+                let mut launch = stream.launch_builder(&round);
+                launch
+                    .arg(&self.start)
+                    .arg(&self.head)
+                    .arg(&self.pair)
+                    .arg(&mut cap)
+                    .arg(&mut label)
+                    .arg(&mut excess_d)
+                    .arg(&n)
+                    .arg(&s)
+                    .arg(&t);
+                // SAFETY: pr_round(start, head, pair, cap, label, excess, n, s, t): the
+                // residual graph, n labels and excesses; threads stride over ids below n.
+                launched(unsafe { launch.launch(sweep) }.map(|_| ()))?;
+            }
+            let ended = record_event(&stream)?;
+            phases.add("push_relabel", seconds_between(&started, &ended)?);
+            phases.launches += ROUND_LAUNCHES as u64;
+            stats.steps += 1;
+        }
+        let down = |values: &CudaSlice<i64>| -> Result<Vec<u64>> {
+            Ok(stream
+                .clone_dtoh(values)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?
+                .into_iter()
+                .map(|x| x as u64)
+                .collect())
+        };
+        r.capacity = down(&cap)?;
+        let excess = down(&excess_d)?;
+        let started = std::time::Instant::now();
+        let back = push_relabel::return_excess(&mut r, excess, s, t);
+        phases.add("host_return", started.elapsed().as_secs_f64());
+        stats.relabels = back.relabels;
+        Ok(GpuSolved {
+            flows: r.flows(),
+            stats,
+            phases,
         })
     }
 }
@@ -473,7 +641,7 @@ impl<'a> Solve<'a> {
             self.phases.launches += 1;
         }
         let ended = record_event(&stream)?;
-        self.phases.prune_seconds += seconds_between(&started, &ended)?;
+        self.phases.add("prune", seconds_between(&started, &ended)?);
         Ok(())
     }
 
@@ -589,7 +757,8 @@ impl<'a> Solve<'a> {
             };
             self.potentials(depth)?;
             let ended = record_event(&stream)?;
-            self.phases.layered_seconds += seconds_between(&started, &ended)?;
+            self.phases
+                .add("layered", seconds_between(&started, &ended)?);
             self.stats.phases += 1;
             self.prune()?;
             loop {
@@ -599,7 +768,8 @@ impl<'a> Solve<'a> {
                 };
                 self.push_pull(lm, depth)?;
                 let ended = record_event(&stream)?;
-                self.phases.push_pull_seconds += seconds_between(&started, &ended)?;
+                self.phases
+                    .add("push_pull", seconds_between(&started, &ended)?);
                 self.stats.steps += 1;
                 self.prune()?;
             }

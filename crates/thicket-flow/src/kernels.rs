@@ -1,5 +1,5 @@
-//! The CUDA kernel module of max flow (`kernels/mpm.cu`), with the host's block sizes as
-//! defines.
+//! The CUDA kernel modules of max flow (`kernels/mpm.cu`, `kernels/push_relabel.cu`), with
+//! the host's block sizes as defines.
 
 use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
 
@@ -11,6 +11,12 @@ pub(crate) const SCAN_THREADS: usize = 1024;
 pub(crate) const SCAN_TILE: usize = 8 * SCAN_THREADS;
 /// The most blocks of a kernel that walks a list (grid-stride).
 pub(crate) const LIST_BLOCKS: usize = 1024;
+/// Sweeps over the vertices per push-relabel launch.
+pub(crate) const CYCLES: usize = 16;
+/// Push-relabel launches between global relabellings.
+pub(crate) const ROUND_LAUNCHES: usize = 4;
+/// BFS levels of a global relabelling launched per read of their flags.
+pub(crate) const LEVELS_PER_READ: u32 = 32;
 
 fn defines() -> Vec<String> {
     vec![
@@ -31,8 +37,23 @@ pub(crate) const MPM: KernelModule = KernelModule {
     defines,
 };
 
+fn push_relabel_defines() -> Vec<String> {
+    vec![define("THREADS", THREADS), define("CYCLES", CYCLES)]
+}
+
+/// The GPU push-relabel kernels.
+pub(crate) const PUSH_RELABEL: KernelModule = KernelModule {
+    source: KernelSource {
+        name: "push_relabel.cu",
+        source: include_str!("../kernels/push_relabel.cu"),
+        headers: &[THICKET_HEADER],
+    },
+    linked: false,
+    defines: push_relabel_defines,
+};
+
 /// Every kernel module of the crate.
-pub const ALL: [KernelModule; 1] = [MPM];
+pub const ALL: [KernelModule; 2] = [MPM, PUSH_RELABEL];
 
 #[cfg(test)]
 mod tests {
@@ -59,7 +80,8 @@ mod tests {
             "scan_offsets",
             "scan_compact",
         ];
-        let kernels: [&[&str]; 1] = [&names];
+        let push_relabel: [&str; 4] = ["pr_round", "gr_init", "gr_level", "pr_active"];
+        let kernels: [&[&str]; 2] = [&names, &push_relabel];
         thicket_gpu::check_modules(&ALL, &kernels);
     }
 }

@@ -215,10 +215,9 @@ impl PushRelabel<'_> {
     }
 }
 
-/// Runs two-phase push-relabel on `r` from `source` to `sink` until the flow is maximum.
-pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
-    let n = r.vertices;
-    let mut excess = vec![0u64; n as usize];
+/// The preflow that saturates every arc out of `source`: the excess it leaves at each vertex.
+pub(crate) fn saturate_source(r: &mut Residual, source: u32) -> Vec<u64> {
+    let mut excess = vec![0u64; r.vertices as usize];
     for e in r.arcs(source) {
         let h = r.head[e];
         let c = r.capacity[e];
@@ -227,10 +226,15 @@ pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
             excess[h as usize] += c;
         }
     }
-    let mut state = PushRelabel {
+    excess
+}
+
+fn state(r: &mut Residual, excess: Vec<u64>, target: u32, other: u32) -> PushRelabel<'_> {
+    let n = r.vertices;
+    PushRelabel {
         n,
-        target: sink,
-        other: source,
+        target,
+        other,
         label: vec![n; n as usize],
         excess,
         current: r.start[..n as usize].to_vec(),
@@ -243,12 +247,34 @@ pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
         work: 0,
         stats: SolveStats::default(),
         r,
-    };
-    state.run();
-    // Phase 2: what could not reach the sink goes back to the source.
-    state.target = source;
-    state.other = sink;
-    state.excess[sink as usize] = 0;
-    state.run();
-    state.stats
+    }
+}
+
+/// Turns a maximum preflow with `excess` into a flow: the excess that cannot reach the sink
+/// goes back to the source (phase 2, the same discharge loop toward the source).
+pub(crate) fn return_excess(
+    r: &mut Residual,
+    mut excess: Vec<u64>,
+    source: u32,
+    sink: u32,
+) -> SolveStats {
+    excess[sink as usize] = 0;
+    let mut phase = state(r, excess, source, sink);
+    phase.run();
+    phase.stats
+}
+
+/// Runs two-phase push-relabel on `r` from `source` to `sink` until the flow is maximum.
+pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
+    let excess = saturate_source(r, source);
+    let mut phase = state(r, excess, sink, source);
+    phase.run();
+    let (stats, excess) = (phase.stats, phase.excess);
+    let more = return_excess(r, excess, source, sink);
+    SolveStats {
+        phases: stats.phases + more.phases,
+        steps: stats.steps + more.steps,
+        relabels: stats.relabels + more.relabels,
+        gaps: stats.gaps + more.gaps,
+    }
 }

@@ -26,20 +26,24 @@ pub enum Strategy {
     MpmSerial,
     /// Highest-label push-relabel with global and gap relabelling (the CPU default).
     PushRelabel,
-    /// The thesis's GPU MPM: one thread per vertex in every launch (the GPU default: faster
-    /// than its active variant on an H100, see docs/maxflow.md).
+    /// The thesis's GPU MPM: one thread per vertex in every launch.
     Mpm,
     /// The thesis's active-vertices GPU MPM: scans list the vertices each launch works on.
     MpmActive,
+    /// Lock-free push-relabel on the GPU (Hong 2008) with global relabelling; the excess that
+    /// cannot reach the sink goes back to the source on the CPU (the GPU default: by far the
+    /// fastest GPU strategy, see docs/maxflow.md).
+    PushRelabelGpu,
 }
 
 impl Strategy {
     /// Every strategy.
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 5] = [
         Strategy::MpmSerial,
         Strategy::PushRelabel,
         Strategy::Mpm,
         Strategy::MpmActive,
+        Strategy::PushRelabelGpu,
     ];
 
     /// Its name on the command line and in JSON.
@@ -49,12 +53,16 @@ impl Strategy {
             Strategy::PushRelabel => "push-relabel",
             Strategy::Mpm => "mpm",
             Strategy::MpmActive => "mpm-active",
+            Strategy::PushRelabelGpu => "push-relabel-gpu",
         }
     }
 
     /// Whether it runs on the GPU.
     pub fn is_gpu(self) -> bool {
-        matches!(self, Strategy::Mpm | Strategy::MpmActive)
+        matches!(
+            self,
+            Strategy::Mpm | Strategy::MpmActive | Strategy::PushRelabelGpu
+        )
     }
 }
 
@@ -73,7 +81,8 @@ impl FromStr for Strategy {
             .find(|strategy| strategy.name() == s)
             .ok_or_else(|| {
                 Error::InvalidInput(format!(
-                    "unknown max-flow strategy {s:?} (mpm-serial, push-relabel, mpm, mpm-active)"
+                    "unknown max-flow strategy {s:?} (mpm-serial, push-relabel, mpm, mpm-active, \
+                     push-relabel-gpu)"
                 ))
             })
     }
@@ -174,13 +183,14 @@ impl Kernel for FlowKernel<'_> {
     fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(FlowRun, Placement)> {
         let strategy = self.options.strategy.unwrap_or(match backend {
             Backend::Cpu => Strategy::PushRelabel,
-            _ => Strategy::Mpm,
+            _ => Strategy::PushRelabelGpu,
         });
         let (s, t) = (self.network.source, self.network.sink);
         let (flows, stats, gpu, placement) = if strategy.is_gpu() {
             let kind = match strategy {
                 Strategy::Mpm => GpuStrategy::Mpm,
-                _ => GpuStrategy::MpmActive,
+                Strategy::MpmActive => GpuStrategy::MpmActive,
+                _ => GpuStrategy::PushRelabel,
             };
             let device = FlowGpu::open(self.options.device, self.network)?;
             let solved = device.solve(kind)?;
@@ -261,6 +271,7 @@ impl FlowRun {
         }
         let (phases, steps) = match self.strategy {
             Strategy::PushRelabel => ("global_relabels", "pushes"),
+            Strategy::PushRelabelGpu => ("global_relabels", "rounds"),
             _ => ("phases", "saturated_vertices"),
         };
         map.insert(phases.into(), json!(self.stats.phases));
@@ -270,10 +281,9 @@ impl FlowRun {
             map.insert("gaps".into(), json!(self.stats.gaps));
         }
         if let Some(g) = &self.gpu {
-            map.insert("layered_seconds".into(), json!(g.layered_seconds));
-            map.insert("prune_seconds".into(), json!(g.prune_seconds));
-            map.insert("push_pull_seconds".into(), json!(g.push_pull_seconds));
-            map.insert("device_seconds".into(), json!(g.total_seconds()));
+            for (name, seconds) in &g.seconds {
+                map.insert(format!("{name}_seconds"), json!(seconds));
+            }
             map.insert("launches".into(), json!(g.launches));
         }
         map

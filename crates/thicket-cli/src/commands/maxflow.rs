@@ -49,10 +49,12 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
         stats["cut_arcs"], stats["source_side"]
     );
     if let Some(g) = &run.gpu {
-        println!(
-            "  GPU phases   layered {:.6} s, prune {:.6} s, push/pull {:.6} s",
-            g.layered_seconds, g.prune_seconds, g.push_pull_seconds
-        );
+        let phases: Vec<String> = g
+            .seconds
+            .iter()
+            .map(|(name, s)| format!("{name} {s:.6} s"))
+            .collect();
+        println!("  phases       {}", phases.join(", "));
     }
     println!(
         "  verified     {}",
