@@ -451,6 +451,28 @@ mod tests {
         }
     }
 
+    /// Every GPU strategy against the CPU on small networks, where a GPU is present (on the
+    /// device: `scripts/gpu-check.sh --maxflow` covers the shared instances).
+    #[test]
+    fn gpu_strategies_agree_with_the_cpu_where_a_gpu_is_present() {
+        for spec in ["genrmf:4:3:10:20:1", "rlg:6:8:50:3", "random:300:12:1000:5"] {
+            let network = spec.parse::<Spec>().unwrap().generate().unwrap();
+            let cpu = maxflow(&network, &options(Strategy::PushRelabel)).unwrap();
+            for strategy in [Strategy::Mpm, Strategy::MpmActive, Strategy::PushRelabelGpu] {
+                let mut o = options(strategy);
+                o.run.backend = Backend::Cuda;
+                match maxflow(&network, &o) {
+                    Err(Error::Unavailable(_)) => return,
+                    Err(e) => panic!("{spec} {strategy}: {e}"),
+                    Ok(run) => {
+                        assert_eq!(run.output.value, cpu.output.value, "{spec} {strategy}");
+                        assert_eq!(run.verified, Some(true));
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_strategy_on_the_wrong_backend_is_refused() {
         let network =
