@@ -615,6 +615,44 @@ pub enum BenchProblem {
     /// threshold), then books of 1,024 options (options/s, nodes/s); with --convergence the
     /// price against N beside the closed form.
     Lookback(BenchLookbackArgs),
+    /// The thesis's max-flow experiment: random graphs of mean degree 12 at growing sizes,
+    /// several per size, every strategy on the same graphs (mean time per graph, speed-up over
+    /// mpm-serial, the GPU's seconds per phase), every flow certified and compared.
+    Maxflow(BenchMaxflowArgs),
+}
+
+/// Options of `thicket bench maxflow`.
+#[derive(Debug, Args)]
+pub struct BenchMaxflowArgs {
+    /// Vertex counts, e.g. `10000,30000,100000`.
+    #[arg(long, value_delimiter = ',', default_value = "1000,3000,10000,30000,100000", value_parser = clap::value_parser!(u32).range(16..))]
+    pub vertices: Vec<u32>,
+    /// Mean degree of the random graphs (the thesis: 12; its degree sweep: up to 200).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(2..))]
+    pub degree: u32,
+    /// Largest capacity (capacities uniform in 1..=MAXCAP).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_capacity: u64,
+    /// Graphs per size (seeds 1, 2, ...; the thesis: at least 5).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub graphs: u32,
+    /// Strategies, in table order (mpm-serial first: the speed-ups are over it).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "mpm-serial,push-relabel,mpm,mpm-active,push-relabel-gpu"
+    )]
+    pub strategies: Vec<thicket_flow::Strategy>,
+    /// A strategy is not run at a size where its time per graph, predicted from the size
+    /// before, would exceed this many seconds (the row says so).
+    #[arg(long, default_value_t = 30.0)]
+    pub max_seconds: f64,
+    /// The GPU's ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Where the results go (with --out-dir: maxflow-bench.md, .csv, .json and .svg).
+    #[command(flatten)]
+    pub outputs: BenchOutputArgs,
 }
 
 /// Options of `thicket bench lookback`.

@@ -41,6 +41,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Lookback(args),
         } => commands::bench::lookback(&args),
+        Command::Bench {
+            problem: BenchProblem::Maxflow(args),
+        } => commands::bench::maxflow(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

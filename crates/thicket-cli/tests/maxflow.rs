@@ -151,3 +151,22 @@ fn bad_input_is_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn the_bench_runs_the_cpu_strategies_on_the_same_graphs() {
+    let value = json(&thicket(&[
+        "bench",
+        "maxflow",
+        "--vertices",
+        "200,400",
+        "--graphs",
+        "2",
+        "--strategies",
+        "mpm-serial,push-relabel",
+        "--json",
+    ]));
+    let rows = value["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[1]["strategy"], "push-relabel");
+    assert!(rows.iter().all(|r| r["seconds"].is_number()), "{value}");
+}

@@ -17,8 +17,10 @@
 //! - [`residual`]: the residual graph with paired reverse arcs that every solver uses.
 //! - [`mpm`], [`push_relabel`]: the CPU solvers; [`gpu`]: the GPU ones.
 //! - [`verify`]: capacity, conservation and the min-cut certificate, independent of them.
-//! - [`maxflow`]: the front door (strategy, backend, certificate, JSON).
+//! - [`maxflow`]: the front door (strategy, backend, certificate, JSON); [`mod@bench`]: the
+//!   thesis's experiment on random graphs.
 
+pub mod bench;
 pub mod dimacs;
 pub mod generate;
 pub mod gpu;
