@@ -37,6 +37,10 @@
 #                                  sample built as binomialOptions_f32 and binomialOptions_f64,
 #                                  each is run 3 times beside thicket; see docs/benchmarks.md),
 #                                  and N = 30,000 / 100,000 against serial
+#   scripts/gpu-check.sh --maxflow every GPU max-flow strategy (push-relabel-gpu, mpm, mpm-active;
+#                                  MAXFLOW_STRATEGIES to choose) on the DIMACS and
+#                                  generated instances against the outside reference values or
+#                                  the CPU's push-relabel, each flow certified by its min cut
 #   scripts/gpu-check.sh --graph   every GPU BFS (thesis, thesis-active, gpu) and the GPU
 #                                  shortest paths (sssp gpu) with --verify on rome99 and GAPBS's
 #                                  tiny graph against the outside references and on generated
@@ -56,6 +60,7 @@ multi=0
 perm=0
 lattice=0
 graph=0
+maxflow=0
 out=perm-out
 devices=()
 strategies=""
@@ -70,9 +75,10 @@ while (($# > 0)); do
         --perm) perm=1 ;;
         --lattice) lattice=1 ;;
         --graph) graph=1 ;;
+        --maxflow) maxflow=1 ;;
         --out) out="$2"; shift ;;
         --devices) devices=(--devices "$2"); shift ;;
-        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph" >&2; exit 2 ;;
+        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph | --maxflow" >&2; exit 2 ;;
     esac
     shift
 done
@@ -272,6 +278,49 @@ PY
     rm -rf "$work"
     if ((failures > 0)); then
         echo "gpu-check --graph: $failures check(s) failed" >&2
+        exit 1
+    fi
+    exit 0
+fi
+
+# Max flow: every GPU strategy on the copied DIMACS instances and generated ones, against the
+# reference values computed outside thicket (crates/thicket-flow/data/SOURCE.md) or the CPU's
+# push-relabel, every flow checked by its min-cut certificate (`verified`); device seconds per
+# phase of the thesis's design. MAXFLOW_TIMEOUT (default 120) s per run.
+if [[ $maxflow == 1 ]]; then
+    data=${MAXFLOW_DATA:-crates/thicket-flow/data}
+    failures=0
+    printf '| %-24s | %-16s | %12s | %12s | %8s | %9s | %s | %s |\n' \
+        network strategy flow reference verified "wall s" "phases (s)" ok
+    printf '|---|---|---:|---:|---|---:|---|---|\n'
+    cases=("$data/waissi-example.max 6" "$data/genrmf-a4b3.max 228" "$data/m10.max 9860177"
+        "$data/m30.max 28258807" "$data/m50.max 42791871"
+        "--generate=genrmf:16:64:1:10000:1 1197616" "--generate=genrmf:64:8:1:10000:1 20209215"
+        "--generate=rlg:256:256:10000:1 1933769" "--generate=random:20000:12:1000:1 cpu"
+        "--generate=genrmf:8:8:1:100:3 cpu" "--generate=rlg:40:40:1000:3 cpu")
+    for case in "${cases[@]}"; do
+        read -r input reference <<<"$case"
+        if [[ $reference == cpu ]]; then
+            reference=$(field flow "$("$bin" maxflow "$input" --backend cpu --json --quiet)")
+        fi
+        for strategy in ${MAXFLOW_STRATEGIES:-push-relabel-gpu mpm mpm-active}; do
+            json=$(timeout "${MAXFLOW_TIMEOUT:-120}" "$bin" maxflow "$input" --strategy "$strategy" \
+                --backend cuda --json --quiet 2>/dev/null) || json=""
+            flow=$(field flow "$json")
+            verified=$(sed -n 's/.*"verified":\([a-z]*\).*/\1/p' <<<"$json")
+            ok=no
+            [[ -n "$flow" && "$flow" == "$reference" && "$verified" == true ]] && ok=yes
+            [[ $ok == yes ]] || failures=$((failures + 1))
+            # Every "<phase>_seconds" key: MPM layered/prune/push_pull, push-relabel's
+            # global_relabel/push_relabel/host_return.
+            phases=$(grep -o '"[a-z_]*_seconds":[0-9.e+-]*' <<<"$json" | grep -v trial_seconds |
+                sed 's/"\([a-z_]*\)_seconds":\([0-9.e+-]*\)/\1 \2/' | paste -sd, -)
+            printf '| %-24s | %-16s | %12s | %12s | %8s | %9s | %s | %s |\n' "${input##*/}" "$strategy" \
+                "${flow:-failed}" "$reference" "${verified:--}" "$(field seconds "$json")" "$phases" "$ok"
+        done
+    done
+    if ((failures > 0)); then
+        echo "gpu-check --maxflow: $failures check(s) failed" >&2
         exit 1
     fi
     exit 0

@@ -51,6 +51,11 @@ pub enum Command {
     /// Shortest paths by weight from one or more sources (Dijkstra, delta-stepping, near-far on
     /// a GPU). The same flags and JSON keys as `bfs`, plus --delta.
     Sssp(SearchArgs),
+    /// Maximum s-t flow of a DIMACS .max network or a generated one (Solomon 2012, ch. 5:
+    /// MPM; push-relabel), checked by a minimum-cut certificate. JSON keys: flow, vertices,
+    /// arcs, cut_arcs, source_side, strategy, backend, seconds, verified, and the solver's
+    /// counts (GPU: device seconds per phase).
+    Maxflow(MaxflowArgs),
     /// Make graphs (`gen`) and describe them (`info`).
     Graph {
         /// What to do.
@@ -111,6 +116,41 @@ pub struct SearchArgs {
     pub output: OutputArgs,
     /// Trials and verification (GAPBS's checks: parents one level up, no arc skipping a
     /// level; every arc relaxed, a tight arc into every vertex).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
+
+/// Options of `thicket maxflow`.
+#[derive(Debug, Args)]
+pub struct MaxflowArgs {
+    /// The network: a DIMACS max-flow file (`p max`, `n <id> s`, `n <id> t`, `a u v cap`).
+    #[arg(required_unless_present = "generate", conflicts_with = "generate")]
+    pub network: Option<std::path::PathBuf>,
+    /// Instead: generate the network, genrmf:A:B:C1:C2:SEED (Goldfarb-Grigoriadis),
+    /// rlg:ROWS:COLS:MAXCAP:SEED (Washington random level graph) or
+    /// random:VERTICES:DEGREE:MAXCAP:SEED (the thesis's random graphs).
+    #[arg(long, value_name = "SPEC")]
+    pub generate: Option<thicket_flow::generate::Spec>,
+    /// Write the network (read or generated) to this .max file.
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<std::path::PathBuf>,
+    /// mpm-serial (the thesis's MPM, with residual arcs), push-relabel (highest label, global
+    /// and gap relabelling; the CPU default), mpm (the thesis's GPU MPM), mpm-active (its
+    /// scan variant) or push-relabel-gpu (lock-free push-relabel with global relabelling; the
+    /// GPU default).
+    #[arg(long)]
+    pub strategy: Option<thicket_flow::Strategy>,
+    /// Write the flow in DIMACS solution form (`s <value>`, `f <tail> <head> <flow>` per arc)
+    /// with the minimum cut's arcs as `c cut <tail> <head>` lines.
+    #[arg(long = "output", value_name = "FILE")]
+    pub output_file: Option<std::path::PathBuf>,
+    /// Where to run (--devices: the GPU's ordinal, default 0).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials (every flow is checked by its certificate; --verify only makes that explicit).
     #[command(flatten)]
     pub trials: TrialArgs,
 }
@@ -575,6 +615,44 @@ pub enum BenchProblem {
     /// threshold), then books of 1,024 options (options/s, nodes/s); with --convergence the
     /// price against N beside the closed form.
     Lookback(BenchLookbackArgs),
+    /// The thesis's max-flow experiment: random graphs of mean degree 12 at growing sizes,
+    /// several per size, every strategy on the same graphs (mean time per graph, speed-up over
+    /// mpm-serial, the GPU's seconds per phase), every flow certified and compared.
+    Maxflow(BenchMaxflowArgs),
+}
+
+/// Options of `thicket bench maxflow`.
+#[derive(Debug, Args)]
+pub struct BenchMaxflowArgs {
+    /// Vertex counts, e.g. `10000,30000,100000`.
+    #[arg(long, value_delimiter = ',', default_value = "1000,3000,10000,30000,100000", value_parser = clap::value_parser!(u32).range(16..))]
+    pub vertices: Vec<u32>,
+    /// Mean degree of the random graphs (the thesis: 12; its degree sweep: up to 200).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(2..))]
+    pub degree: u32,
+    /// Largest capacity (capacities uniform in 1..=MAXCAP).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_capacity: u64,
+    /// Graphs per size (seeds 1, 2, ...; the thesis: at least 5).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub graphs: u32,
+    /// Strategies, in table order (mpm-serial first: the speed-ups are over it).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "mpm-serial,push-relabel,mpm,mpm-active,push-relabel-gpu"
+    )]
+    pub strategies: Vec<thicket_flow::Strategy>,
+    /// A strategy is not run at a size where its time per graph, predicted from the size
+    /// before, would exceed this many seconds (the row says so).
+    #[arg(long, default_value_t = 30.0)]
+    pub max_seconds: f64,
+    /// The GPU's ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Where the results go (with --out-dir: maxflow-bench.md, .csv, .json and .svg).
+    #[command(flatten)]
+    pub outputs: BenchOutputArgs,
 }
 
 /// Options of `thicket bench lookback`.

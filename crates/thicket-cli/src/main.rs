@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::Binomial(args) => commands::lattice::binomial(&args),
         Command::Bfs(args) => commands::graph::bfs(&args),
         Command::Sssp(args) => commands::graph::sssp(&args),
+        Command::Maxflow(args) => commands::maxflow::run(&args),
         Command::Graph { command } => commands::graph::graph(&command),
         Command::Status(args) => commands::ledger::status(&args),
         Command::Verify(args) => commands::ledger::verify(&args),
@@ -40,6 +41,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Lookback(args),
         } => commands::bench::lookback(&args),
+        Command::Bench {
+            problem: BenchProblem::Maxflow(args),
+        } => commands::bench::maxflow(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,7 +8,7 @@ use thicket_queens::bench::strategies::StrategyBenchOptions;
 use thicket_queens::bench::CpuBenchOptions;
 use thicket_run::bench::{pretty_json, AfterCase, Report};
 
-use crate::cli::{BenchLookbackArgs, BenchPermArgs, BenchQueensArgs};
+use crate::cli::{BenchLookbackArgs, BenchMaxflowArgs, BenchPermArgs, BenchQueensArgs};
 use crate::flags::BenchOutputArgs;
 
 /// `thicket bench queens` (with `--strategies`: the papers' GPU kernels).
@@ -73,6 +73,22 @@ pub fn lookback(args: &BenchLookbackArgs) -> Result<()> {
     };
     report(&args.outputs, |after| {
         thicket_lattice::bench::bench(&options, after)
+    })
+}
+
+/// `thicket bench maxflow`.
+pub fn maxflow(args: &BenchMaxflowArgs) -> Result<()> {
+    let options = thicket_flow::bench::MaxflowBenchOptions {
+        vertices: args.vertices.iter().map(|&v| v as usize).collect(),
+        degree: args.degree,
+        max_capacity: args.max_capacity,
+        graphs: args.graphs as usize,
+        strategies: args.strategies.clone(),
+        max_seconds: args.max_seconds,
+        device: args.device,
+    };
+    report(&args.outputs, |after| {
+        thicket_flow::bench::bench(&options, after)
     })
 }
 

@@ -7,5 +7,6 @@ pub mod devices;
 pub mod graph;
 pub mod lattice;
 pub mod ledger;
+pub mod maxflow;
 pub mod perm;
 pub mod queens;

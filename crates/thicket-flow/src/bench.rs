@@ -1,0 +1,272 @@
+//! `thicket bench maxflow`: the thesis's experiment (Solomon 2012, ch. 5, Fig. 5.2): random
+//! graphs of average degree 12 at growing sizes, several graphs per size, every strategy on
+//! the same graphs, the mean time per graph, the GPU's time per phase (Tables 5.1–5.3) and the
+//! speed-up over `mpm-serial`. Every flow is certified (as every `maxflow` run is) and the
+//! strategies must agree on each graph. A strategy whose next size is predicted to pass the
+//! cap is skipped (`thicket_run::bench::Sweep`).
+
+use serde_json::json;
+use thicket_core::{Backend, Error, Result, RunOptions};
+use thicket_run::bench::{
+    cell, series_by, AfterCase, AfterFailure, Align, Plan, Rendered, Report, Sweep, Table,
+};
+
+use crate::generate::{Family, Spec};
+use crate::network::Network;
+use crate::run::{maxflow, MaxflowOptions, Strategy};
+
+/// What the bench runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxflowBenchOptions {
+    /// Vertex counts, in order.
+    pub vertices: Vec<usize>,
+    /// Mean degree of the random graphs (the thesis: 12).
+    pub degree: u32,
+    /// Largest capacity.
+    pub max_capacity: u64,
+    /// Graphs per size (seeds 1..=graphs; the thesis: at least 5).
+    pub graphs: usize,
+    /// Strategies, in table order (`mpm-serial` first: the speed-ups are over it).
+    pub strategies: Vec<Strategy>,
+    /// Cap per graph, in seconds, for the sweep's prediction.
+    pub max_seconds: f64,
+    /// The GPU.
+    pub device: usize,
+}
+
+/// One strategy at one size.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    strategy: Strategy,
+    vertices: usize,
+    arcs: Option<f64>,
+    seconds: Option<f64>,
+    phases: Vec<(&'static str, f64)>,
+    note: String,
+}
+
+fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
+    let mut table = Table::new([
+        ("strategy", Align::Left),
+        ("vertices", Align::Right),
+        ("arcs (mean)", Align::Right),
+        ("mean s per graph", Align::Right),
+        ("× mpm-serial", Align::Right),
+        ("phases, mean s", Align::Left),
+        ("note", Align::Left),
+    ]);
+    let serial = |n: usize| {
+        rows.iter()
+            .find(|r| r.strategy == Strategy::MpmSerial && r.vertices == n)
+            .and_then(|r| r.seconds)
+    };
+    let mut json_rows = Vec::new();
+    for r in rows {
+        let speedup = match (serial(r.vertices), r.seconds) {
+            (Some(s), Some(t)) if t > 0.0 => Some(s / t),
+            _ => None,
+        };
+        let phases: Vec<String> = r
+            .phases
+            .iter()
+            .map(|(name, s)| format!("{name} {s:.4}"))
+            .collect();
+        table.row(vec![
+            r.strategy.to_string(),
+            r.vertices.to_string(),
+            cell(r.arcs.map(|a| format!("{a:.0}"))),
+            cell(r.seconds.map(|s| format!("{s:.4}"))),
+            cell(speedup.map(|s| format!("{s:.2}"))),
+            phases.join(", "),
+            r.note.clone(),
+        ]);
+        json_rows.push(json!({
+            "strategy": r.strategy,
+            "vertices": r.vertices,
+            "arcs": r.arcs,
+            "seconds": r.seconds,
+            "speedup_over_mpm_serial": speedup,
+            "phases": r.phases.iter().map(|(n, s)| json!({"phase": n, "seconds": s})).collect::<Vec<_>>(),
+            "note": r.note,
+        }));
+    }
+    Rendered {
+        name: "maxflow-bench",
+        markdown: table.markdown(),
+        csv: table.csv(),
+        json: json!({
+            "degree": options.degree,
+            "graphs": options.graphs,
+            "max_capacity": options.max_capacity,
+            "rows": json_rows,
+        }),
+        chart_title: format!(
+            "max flow, random graphs of mean degree {}, {} per size",
+            options.degree, options.graphs
+        ),
+        y_label: "mean seconds per graph".into(),
+        log_y: true,
+        series: series_by(
+            rows,
+            |r| r.strategy.to_string(),
+            |r| r.seconds.map(|s| (r.vertices as f64, s)),
+        ),
+    }
+}
+
+/// Runs the bench; `after` gets a line and the results after every case.
+pub fn bench(options: &MaxflowBenchOptions, after: AfterCase) -> Result<Report> {
+    if options.graphs == 0 || options.strategies.is_empty() || options.vertices.is_empty() {
+        return Err(Error::InvalidInput(
+            "a bench needs sizes, strategies and at least one graph per size".into(),
+        ));
+    }
+    let mut sweeps: Vec<Sweep> = options
+        .strategies
+        .iter()
+        .map(|_| Sweep::new(options.max_seconds, AfterFailure::Stop))
+        .collect();
+    let mut rows = Vec::new();
+    let mut verdict = Ok(());
+    for &n in &options.vertices {
+        let vertices = u32::try_from(n)
+            .map_err(|_| Error::InvalidInput(format!("{n} vertices: at most 2^32 - 2")))?;
+        let networks: Vec<Network> = (1..=options.graphs as u64)
+            .map(|seed| {
+                Spec {
+                    family: Family::Random {
+                        vertices,
+                        degree: options.degree,
+                        max_capacity: options.max_capacity,
+                    },
+                    seed,
+                }
+                .generate()
+            })
+            .collect::<Result<_>>()?;
+        let arcs =
+            networks.iter().map(|g| g.arcs.len() as f64).sum::<f64>() / networks.len() as f64;
+        // The first strategy's flow on each graph: every other must equal it.
+        let mut flows: Option<Vec<u64>> = None;
+        for (i, &strategy) in options.strategies.iter().enumerate() {
+            let mut row = Row {
+                strategy,
+                vertices: n,
+                arcs: Some(arcs),
+                seconds: None,
+                phases: Vec::new(),
+                note: String::new(),
+            };
+            match sweeps[i].plan(n, |_| None) {
+                Plan::Skip(why) => row.note = why,
+                Plan::Stopped => row.note = "not run (a smaller size failed)".into(),
+                Plan::Run => {
+                    let run = MaxflowOptions {
+                        run: RunOptions {
+                            backend: if strategy.is_gpu() {
+                                Backend::Cuda
+                            } else {
+                                Backend::Cpu
+                            },
+                            quiet: true,
+                            ..RunOptions::default()
+                        },
+                        strategy: Some(strategy),
+                        device: options.device,
+                    };
+                    let mut total = 0.0;
+                    let mut values = Vec::new();
+                    let mut phases: Vec<(&'static str, f64)> = Vec::new();
+                    let mut failure = None;
+                    for network in &networks {
+                        match maxflow(network, &run) {
+                            Ok(m) => {
+                                total += m.info.seconds;
+                                values.push(m.output.value);
+                                for (name, s) in m.output.gpu.iter().flat_map(|g| g.seconds.iter())
+                                {
+                                    match phases.iter_mut().find(|(p, _)| p == name) {
+                                        Some((_, t)) => *t += s,
+                                        None => phases.push((name, *s)),
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                failure = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                    match failure {
+                        Some(e) => {
+                            row.note = e.to_string();
+                            if !matches!(e, Error::Unavailable(_)) {
+                                verdict = Err(e);
+                            }
+                            sweeps[i].record(n, None);
+                        }
+                        None => {
+                            let count = networks.len() as f64;
+                            let mean = total / count;
+                            row.seconds = Some(mean);
+                            row.phases = phases.into_iter().map(|(p, s)| (p, s / count)).collect();
+                            sweeps[i].record(n, Some(mean));
+                            match &flows {
+                                None => flows = Some(values),
+                                Some(first) if *first != values => {
+                                    row.note = "flows differ from the first strategy".into();
+                                    verdict = Err(Error::Verification(format!(
+                                        "{strategy} at {n} vertices: flows {values:?}, the first \
+                                         strategy's {first:?}"
+                                    )));
+                                }
+                                Some(_) => {}
+                            }
+                        }
+                    }
+                }
+            }
+            let line = format!(
+                "{strategy} {n} vertices: {}",
+                row.seconds
+                    .map_or_else(|| row.note.clone(), |s| format!("{s:.4} s per graph"))
+            );
+            rows.push(row);
+            after(&line, &render(&rows, options))?;
+        }
+    }
+    Ok(Report {
+        rendered: render(&rows, options),
+        verdict,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_strategies_run_agree_and_render() {
+        let options = MaxflowBenchOptions {
+            vertices: vec![200, 400],
+            degree: 12,
+            max_capacity: 1000,
+            graphs: 2,
+            strategies: vec![Strategy::MpmSerial, Strategy::PushRelabel],
+            max_seconds: 60.0,
+            device: 0,
+        };
+        let mut lines = 0;
+        let report = bench(&options, &mut |_, _| {
+            lines += 1;
+            Ok(())
+        })
+        .unwrap();
+        report.verdict.unwrap();
+        assert_eq!(lines, 4);
+        let md = &report.rendered.markdown;
+        assert!(md.contains("| push-relabel |"), "{md}");
+        assert_eq!(report.rendered.json["rows"].as_array().unwrap().len(), 4);
+        assert!(report.rendered.json["rows"][1]["speedup_over_mpm_serial"].is_number());
+    }
+}

@@ -1,0 +1,494 @@
+//! The front door: [`maxflow`] solves a network with the strategy asked for (or the default
+//! of the backend) as a [`Kernel`], then checks the flow with [`crate::verify`] (always: the
+//! certificate gives the minimum cut that is reported) outside the timed run.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use thicket_core::{
+    benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
+};
+
+use crate::gpu::{FlowGpu, GpuPhases, GpuStrategy};
+use crate::mpm::{self, SolveStats};
+use crate::network::Network;
+use crate::push_relabel;
+use crate::residual::Residual;
+use crate::verify::{self, Certificate};
+
+/// How a maximum flow is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// The thesis's MPM on one CPU thread, with residual reverse arcs (the baseline).
+    MpmSerial,
+    /// Highest-label push-relabel with global and gap relabelling (the CPU default).
+    PushRelabel,
+    /// The thesis's GPU MPM: one thread per vertex in every launch.
+    Mpm,
+    /// The thesis's active-vertices GPU MPM: scans list the vertices each launch works on.
+    MpmActive,
+    /// Lock-free push-relabel on the GPU (Hong 2008) with global relabelling; the excess that
+    /// cannot reach the sink goes back to the source on the CPU (the GPU default: by far the
+    /// fastest GPU strategy, see docs/maxflow.md).
+    PushRelabelGpu,
+}
+
+impl Strategy {
+    /// Every strategy.
+    pub const ALL: [Strategy; 5] = [
+        Strategy::MpmSerial,
+        Strategy::PushRelabel,
+        Strategy::Mpm,
+        Strategy::MpmActive,
+        Strategy::PushRelabelGpu,
+    ];
+
+    /// Its name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::MpmSerial => "mpm-serial",
+            Strategy::PushRelabel => "push-relabel",
+            Strategy::Mpm => "mpm",
+            Strategy::MpmActive => "mpm-active",
+            Strategy::PushRelabelGpu => "push-relabel-gpu",
+        }
+    }
+
+    /// Whether it runs on the GPU.
+    pub fn is_gpu(self) -> bool {
+        matches!(
+            self,
+            Strategy::Mpm | Strategy::MpmActive | Strategy::PushRelabelGpu
+        )
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Strategy> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == s)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "unknown max-flow strategy {s:?} (mpm-serial, push-relabel, mpm, mpm-active, \
+                     push-relabel-gpu)"
+                ))
+            })
+    }
+}
+
+/// How [`maxflow`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MaxflowOptions {
+    /// Backend, trials, progress bar (the certificate is always checked).
+    pub run: RunOptions,
+    /// The strategy; `None`: the default of the backend.
+    pub strategy: Option<Strategy>,
+    /// The GPU.
+    pub device: usize,
+}
+
+/// A maximum flow and how it was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowRun {
+    /// The strategy that ran.
+    pub strategy: Strategy,
+    /// The flow's value.
+    pub value: u64,
+    /// The flow on every input arc.
+    pub flows: Vec<u64>,
+    /// Vertices and arcs of the network.
+    pub vertices: u32,
+    /// Arcs of the network.
+    pub arcs: usize,
+    /// The solver's counts.
+    pub stats: SolveStats,
+    /// GPU strategies: device time per phase.
+    pub gpu: Option<GpuPhases>,
+    /// The certificate (filled by [`maxflow`] after the timed run).
+    pub certificate: Option<Certificate>,
+}
+
+/// The backend [`benchmark_kernel`] gets for `asked` on `backend`.
+fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
+    match (asked, backend) {
+        (Some(s), Backend::Cuda) if !s.is_gpu() => Err(Error::InvalidInput(format!(
+            "strategy {s} runs on the CPU, not on a GPU"
+        ))),
+        (Some(s), Backend::Cpu) if s.is_gpu() => Err(Error::InvalidInput(format!(
+            "strategy {s} runs on a GPU, not on the CPU"
+        ))),
+        (Some(s), Backend::Auto) if !s.is_gpu() => Ok(Backend::Cpu),
+        (Some(_), Backend::Auto) => Ok(Backend::Cuda),
+        _ => Ok(backend),
+    }
+}
+
+/// Finds a maximum flow of `network` as `options` ask, and checks it: a flow that fails the
+/// certificate is an [`Error::Verification`].
+pub fn maxflow(network: &Network, options: &MaxflowOptions) -> Result<Measured<FlowRun>> {
+    let run = RunOptions {
+        backend: resolve(options.strategy, options.run.backend)?,
+        verify: false,
+        ..options.run
+    };
+    let mut kernel = FlowKernel { network, options };
+    let mut measured = benchmark_kernel(&mut kernel, &run)?;
+    let certificate = verify::check(network, &measured.output.flows).map_err(|e| {
+        Error::Verification(format!(
+            "strategy {}: {}",
+            measured.output.strategy,
+            e.message()
+        ))
+    })?;
+    if certificate.value != measured.output.value {
+        return Err(Error::Verification(format!(
+            "strategy {} reports {} for a flow of value {}",
+            measured.output.strategy, measured.output.value, certificate.value
+        )));
+    }
+    measured.output.certificate = Some(certificate);
+    measured.verified = Some(true);
+    Ok(measured)
+}
+
+struct FlowKernel<'a> {
+    network: &'a Network,
+    options: &'a MaxflowOptions,
+}
+
+impl Kernel for FlowKernel<'_> {
+    type Output = FlowRun;
+    const DOING: &'static str = "solving";
+
+    fn label(&self) -> String {
+        format!(
+            "max flow ({} vertices, {} arcs)",
+            self.network.vertices,
+            self.network.arcs.len()
+        )
+    }
+
+    fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(FlowRun, Placement)> {
+        let strategy = self.options.strategy.unwrap_or(match backend {
+            Backend::Cpu => Strategy::PushRelabel,
+            _ => Strategy::PushRelabelGpu,
+        });
+        let (s, t) = (self.network.source, self.network.sink);
+        let (flows, stats, gpu, placement) = if strategy.is_gpu() {
+            let kind = match strategy {
+                Strategy::Mpm => GpuStrategy::Mpm,
+                Strategy::MpmActive => GpuStrategy::MpmActive,
+                _ => GpuStrategy::PushRelabel,
+            };
+            let device = FlowGpu::open(self.options.device, self.network)?;
+            let solved = device.solve(kind)?;
+            let placement = Placement {
+                threads: 1,
+                devices: vec![device.name()],
+            };
+            (solved.flows, solved.stats, Some(solved.phases), placement)
+        } else {
+            let mut r = Residual::new(self.network);
+            let stats = match strategy {
+                Strategy::MpmSerial => mpm::solve(&mut r, s, t),
+                _ => push_relabel::solve(&mut r, s, t),
+            };
+            let placement = Placement {
+                threads: 1,
+                devices: vec![],
+            };
+            (r.flows(), stats, None, placement)
+        };
+        let value = net_into(self.network, &flows)?;
+        Ok((
+            FlowRun {
+                strategy,
+                value,
+                flows,
+                vertices: self.network.vertices,
+                arcs: self.network.arcs.len(),
+                stats,
+                gpu,
+                certificate: None,
+            },
+            placement,
+        ))
+    }
+
+    fn verify(&self, output: &FlowRun) -> Result<Option<bool>> {
+        Ok(Some(verify::check(self.network, &output.flows).is_ok()))
+    }
+
+    fn stats(&self, output: &FlowRun) -> Map<String, Value> {
+        output.stats()
+    }
+}
+
+/// The flow into the sink less the flow out of it.
+fn net_into(network: &Network, flows: &[u64]) -> Result<u64> {
+    let mut net: i128 = 0;
+    for (a, &f) in network.arcs.iter().zip(flows) {
+        if a.head == network.sink {
+            net += i128::from(f);
+        }
+        if a.tail == network.sink {
+            net -= i128::from(f);
+        }
+    }
+    u64::try_from(net)
+        .map_err(|_| Error::Verification(format!("the sink receives a negative net flow ({net})")))
+}
+
+impl FlowRun {
+    /// The JSON keys scripts read: `flow`, `vertices`, `arcs`, `cut_arcs` (how many),
+    /// `source_side` (how many vertices), `strategy`, the solver's counts and, on the GPU,
+    /// the device time per phase.
+    pub fn stats(&self) -> Map<String, Value> {
+        let mut map = thicket_core::object(json!({
+            "flow": self.value,
+            "vertices": self.vertices,
+            "arcs": self.arcs,
+            "strategy": self.strategy,
+        }));
+        if let Some(c) = &self.certificate {
+            map.insert("cut_arcs".into(), json!(c.cut_arcs.len()));
+            map.insert(
+                "source_side".into(),
+                json!(c.source_side.iter().filter(|&&x| x).count()),
+            );
+        }
+        let (phases, steps) = match self.strategy {
+            Strategy::PushRelabel => ("global_relabels", "pushes"),
+            Strategy::PushRelabelGpu => ("global_relabels", "rounds"),
+            _ => ("phases", "saturated_vertices"),
+        };
+        map.insert(phases.into(), json!(self.stats.phases));
+        map.insert(steps.into(), json!(self.stats.steps));
+        if self.strategy == Strategy::PushRelabel {
+            map.insert("relabels".into(), json!(self.stats.relabels));
+            map.insert("gaps".into(), json!(self.stats.gaps));
+        }
+        if let Some(g) = &self.gpu {
+            for (name, seconds) in &g.seconds {
+                map.insert(format!("{name}_seconds"), json!(seconds));
+            }
+            map.insert("launches".into(), json!(g.launches));
+        }
+        map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dimacs;
+    use crate::generate::Spec;
+    use crate::network::FlowArc;
+    use std::path::Path;
+    use thicket_core::SplitMix;
+
+    fn options(strategy: Strategy) -> MaxflowOptions {
+        MaxflowOptions {
+            run: RunOptions {
+                backend: Backend::Cpu,
+                quiet: true,
+                ..RunOptions::default()
+            },
+            strategy: Some(strategy),
+            ..MaxflowOptions::default()
+        }
+    }
+
+    const CPU: [Strategy; 2] = [Strategy::MpmSerial, Strategy::PushRelabel];
+
+    /// Solves with every CPU strategy (each flow certified) and returns the common value.
+    fn solve_all(network: &Network, name: &str) -> u64 {
+        let values: Vec<u64> = CPU
+            .iter()
+            .map(|&s| {
+                let run =
+                    maxflow(network, &options(s)).unwrap_or_else(|e| panic!("{name} {s}: {e}"));
+                assert_eq!(run.verified, Some(true));
+                let c = run.output.certificate.as_ref().unwrap();
+                assert_eq!(c.value, run.output.value);
+                run.output.value
+            })
+            .collect();
+        assert!(
+            values.windows(2).all(|w| w[0] == w[1]),
+            "{name}: {values:?}"
+        );
+        values[0]
+    }
+
+    /// The shared data's reference values (data/SOURCE.md: five solvers outside thicket
+    /// agree, certified by a min cut).
+    #[test]
+    fn every_copied_instance_has_its_reference_value() {
+        for (file, value) in [
+            ("waissi-example.max", 6),
+            ("genrmf-a4b3.max", 228),
+            ("m10.max", 9_860_177),
+            ("m30.max", 28_258_807),
+            ("m50.max", 42_791_871),
+        ] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("data")
+                .join(file);
+            let network = dimacs::read(&path).unwrap();
+            assert_eq!(solve_all(&network, file), value, "{file}");
+        }
+    }
+
+    /// The shared data's generated instances, regenerated by thicket (byte for byte, see
+    /// `generate`), with their reference values.
+    #[test]
+    #[ignore = "seconds in release; minutes in debug"]
+    fn the_generated_shared_instances_have_their_reference_values() {
+        for (spec, value) in [
+            ("genrmf:16:64:1:10000:1", 1_197_616),
+            ("genrmf:64:8:1:10000:1", 20_209_215),
+            ("rlg:256:256:10000:1", 1_933_769),
+        ] {
+            let network = spec.parse::<Spec>().unwrap().generate().unwrap();
+            assert_eq!(solve_all(&network, spec), value, "{spec}");
+        }
+    }
+
+    #[test]
+    fn small_generated_instances_agree_across_strategies() {
+        for spec in [
+            "genrmf:4:3:10:20:1",
+            "genrmf:5:6:1:100:2",
+            "rlg:6:8:50:3",
+            "rlg:20:30:1000:4",
+            "random:300:12:1000:5",
+            "random:500:6:20:6",
+        ] {
+            let network = spec.parse::<Spec>().unwrap().generate().unwrap();
+            let value = solve_all(&network, spec);
+            assert!(value > 0, "{spec}");
+        }
+    }
+
+    /// Edmonds–Karp on a capacity matrix: the brute-force reference of small networks.
+    fn brute_force(network: &Network) -> u64 {
+        let n = network.vertices as usize;
+        let mut room = vec![vec![0u64; n]; n];
+        for a in &network.arcs {
+            if a.tail != a.head {
+                room[a.tail as usize][a.head as usize] += a.capacity;
+            }
+        }
+        let (s, t) = (network.source as usize, network.sink as usize);
+        let mut total = 0;
+        loop {
+            let mut parent = vec![usize::MAX; n];
+            parent[s] = s;
+            let mut queue = std::collections::VecDeque::from([s]);
+            while let Some(u) = queue.pop_front() {
+                for v in 0..n {
+                    if parent[v] == usize::MAX && room[u][v] > 0 {
+                        parent[v] = u;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            if parent[t] == usize::MAX {
+                return total;
+            }
+            let mut bottleneck = u64::MAX;
+            let mut v = t;
+            while v != s {
+                bottleneck = bottleneck.min(room[parent[v]][v]);
+                v = parent[v];
+            }
+            let mut v = t;
+            while v != s {
+                room[parent[v]][v] -= bottleneck;
+                room[v][parent[v]] += bottleneck;
+                v = parent[v];
+            }
+            total += bottleneck;
+        }
+    }
+
+    /// Random small networks with parallel and antiparallel arcs, self-loops, zero
+    /// capacities, arcs into the source and out of the sink.
+    #[test]
+    fn random_small_networks_match_brute_force() {
+        let mut rng = SplitMix::new(16);
+        for case in 0..300 {
+            let n = 2 + rng.below(9) as u32;
+            let m = rng.below(40) as usize;
+            let arcs: Vec<FlowArc> = (0..m)
+                .map(|_| FlowArc {
+                    tail: rng.below(u64::from(n)) as u32,
+                    head: rng.below(u64::from(n)) as u32,
+                    capacity: rng.below(if case % 3 == 0 { 4 } else { 1000 }),
+                })
+                .collect();
+            let s = rng.below(u64::from(n)) as u32;
+            let t = (s + 1 + rng.below(u64::from(n) - 1) as u32) % n;
+            let network = Network::new(n, s, t, arcs).unwrap();
+            assert_eq!(
+                solve_all(&network, &format!("case {case}")),
+                brute_force(&network),
+                "case {case}: {network:?}"
+            );
+        }
+    }
+
+    /// Every GPU strategy against the CPU on small networks, where a GPU is present (on the
+    /// device: `scripts/gpu-check.sh --maxflow` covers the shared instances).
+    #[test]
+    fn gpu_strategies_agree_with_the_cpu_where_a_gpu_is_present() {
+        for spec in ["genrmf:4:3:10:20:1", "rlg:6:8:50:3", "random:300:12:1000:5"] {
+            let network = spec.parse::<Spec>().unwrap().generate().unwrap();
+            let cpu = maxflow(&network, &options(Strategy::PushRelabel)).unwrap();
+            for strategy in [Strategy::Mpm, Strategy::MpmActive, Strategy::PushRelabelGpu] {
+                let mut o = options(strategy);
+                o.run.backend = Backend::Cuda;
+                match maxflow(&network, &o) {
+                    Err(Error::Unavailable(_)) => return,
+                    Err(e) => panic!("{spec} {strategy}: {e}"),
+                    Ok(run) => {
+                        assert_eq!(run.output.value, cpu.output.value, "{spec} {strategy}");
+                        assert_eq!(run.verified, Some(true));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_strategy_on_the_wrong_backend_is_refused() {
+        let network =
+            dimacs::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/waissi-example.max"))
+                .unwrap();
+        let mut o = options(Strategy::Mpm);
+        let err = maxflow(&network, &o).unwrap_err();
+        assert!(err.to_string().contains("runs on a GPU"), "{err}");
+        o.strategy = Some(Strategy::PushRelabel);
+        o.run.backend = Backend::Cuda;
+        let err = maxflow(&network, &o).unwrap_err();
+        assert!(err.to_string().contains("runs on the CPU"), "{err}");
+        assert_eq!(
+            "mpm-active".parse::<Strategy>().unwrap(),
+            Strategy::MpmActive
+        );
+        assert!("dinic".parse::<Strategy>().is_err());
+    }
+}
