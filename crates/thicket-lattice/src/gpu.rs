@@ -2,7 +2,7 @@
 //! layer and one thread per node in Hull's C form, with the CPU tail of its hybrid
 //! ([`LatticeGpu::thesis`]); and thicket's tile kernel, many layers per launch with the nodes
 //! in registers, for one long lattice in overlapping tiles ([`LatticeGpu::tiles`]) or a batch
-//! with one block per option ([`LatticeGpu::batch`]).
+//! with one block per option, in stages as the triangles shrink ([`LatticeGpu::batch`]).
 
 use std::ops::{Add, Mul, Sub};
 use std::sync::Arc;
