@@ -421,9 +421,13 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
 }
 
 // A launch over tiles of one lattice (top >= 0: block x starts at node x * stride - halo),
-// or over a batch (top < 0: block y is option y, the whole lattice in one block, the price to
-// out[y] and its first layers to layers[6y ..]). Every option of a launch is of the kernel's
-// kind and style.
+// or over a book (top < 0): block y is option y, its whole layer in one block, advanced from
+// layer `steps` (the stage's start; an option of fewer steps starts from its leaves) to layer
+// `stride` (the stage's end). A book runs in stages as its triangles shrink, each in blocks of
+// only as many warps as its start layer needs: an intermediate stage's end layer goes to `out`
+// (`halo` values per option) and the next stage reads it from `in`; the last stage (end layer
+// 0) writes the price to out[y] and the first layers to layers[6y ..]. Every option of a
+// launch is of the kernel's kind and style.
 template <typename real, int R, int KIND, bool AMERICAN>
 __device__ void tile_kernel(const double* params, const real* in, real* out, real* layers,
                             int top, int steps, int stride, int halo) {
@@ -435,13 +439,23 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
     long long keep_lo;
     long long keep_hi;
     if (top < 0) {
-        top = o.steps - 1;
-        steps = o.steps - 1;
+        const int stage_top = steps;
+        const int stage_end = stride;
+        const long long width = halo;
+        // An option whose lattice starts below the stage's start starts here from its leaves.
+        const bool from_leaves = o.steps - 1 <= stage_top;
+        top = min(o.steps - 1, stage_top);
+        // Not started yet (a later stage starts it), unless this is the last stage.
+        if (top <= stage_end && stage_end > 0) {
+            return;
+        }
+        steps = top - stage_end;
+        in = from_leaves ? nullptr : in + option * width;
         // Node 0 in the first own lane.
         first = -(long long)Lanes<KIND>::LEFT_GHOST * R;
         keep_lo = 0;
-        keep_hi = 1;
-        out += option;
+        keep_hi = stage_end + 1;
+        out += stage_end == 0 ? option : option * width;
         layers += 6 * (long long)option;
     } else {
         first = (long long)blockIdx.x * stride - halo;

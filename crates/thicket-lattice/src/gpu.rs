@@ -2,7 +2,7 @@
 //! layer and one thread per node in Hull's C form, with the CPU tail of its hybrid
 //! ([`LatticeGpu::thesis`]); and thicket's tile kernel, many layers per launch with the nodes
 //! in registers, for one long lattice in overlapping tiles ([`LatticeGpu::tiles`]) or a batch
-//! with one block per option ([`LatticeGpu::batch`]).
+//! with one block per option, in stages as the triangles shrink ([`LatticeGpu::batch`]).
 
 use std::ops::{Add, Mul, Sub};
 use std::sync::Arc;
@@ -316,14 +316,22 @@ impl LatticeGpu {
             {
                 let steps = run.iter().map(|&i| contracts[i].steps).max().unwrap_or(0);
                 let class = shape_class::<T>(&contracts[run[0]]);
-                let shape = TileShape::book(steps, class).ok_or_else(|| {
+                let stages = TileShape::book_stages(steps, class).ok_or_else(|| {
                     Error::Gpu(format!("no tile kernel holds a lattice of {steps} steps"))
                 })?;
-                let function =
-                    self.function(&tile_kernel_name::<T>(&contracts[run[0]], shape.nodes))?;
-                runs.push((function, shape, first..first + run.len()));
+                let function = self.function(&tile_kernel_name::<T>(
+                    &contracts[run[0]],
+                    class.book_nodes(),
+                ))?;
+                runs.push((function, stages, first..first + run.len()));
                 first += run.len();
             }
+            // Values per option of the layers between stages.
+            let width = runs
+                .iter()
+                .flat_map(|(_, stages, _)| stages.iter().map(|stage| stage.end + 1))
+                .max()
+                .unwrap_or(1);
             // Device memory and page-locked host buffers are set up before the clock starts:
             // the span is the copies and the kernels, as NVIDIA's sample times its own.
             let mut layers = stream
@@ -332,6 +340,14 @@ impl LatticeGpu {
             let mut prices = stream
                 .alloc_zeros::<T>(chunk.len())
                 .map_err(GpuError::driver("cuMemAlloc"))?;
+            let mut between = [
+                stream
+                    .alloc_zeros::<T>(width * chunk.len())
+                    .map_err(GpuError::driver("cuMemAlloc"))?,
+                stream
+                    .alloc_zeros::<T>(width * chunk.len())
+                    .map_err(GpuError::driver("cuMemAlloc"))?,
+            ];
             let mut params = stream
                 .alloc_zeros::<f64>(records.len())
                 .map_err(GpuError::driver("cuMemAlloc"))?;
@@ -342,34 +358,49 @@ impl LatticeGpu {
                 .memcpy_htod(&staged, &mut params)
                 .map_err(GpuError::driver("cuMemcpyHtoD"))?;
             let start = record_event(stream)?;
-            for (function, shape, range) in &runs {
-                let config = LaunchConfig {
-                    grid_dim: (1, range.len() as u32, 1),
-                    block_dim: (shape.threads(), 1, 1),
-                    shared_mem_bytes: shape.shared_bytes(std::mem::size_of::<T>()),
-                };
-                let (null, whole, unused) = (0u64, -1i32, 0i32);
-                let mut launch = stream.launch_builder(function);
+            for (function, stages, range) in &runs {
                 let run_params =
                     params.slice(range.start * PARAM_DOUBLES..range.end * PARAM_DOUBLES);
-                let mut run_prices = prices.slice_mut(range.clone());
-                let mut run_layers = layers.slice_mut(6 * range.start..6 * range.end);
-                launch
-                    .arg(&run_params)
-                    .arg(&null)
-                    .arg(&mut run_prices)
-                    .arg(&mut run_layers)
-                    .arg(&whole)
-                    .arg(&unused)
-                    .arg(&unused)
-                    .arg(&unused);
-                // SAFETY: the arguments match lattice_tile_*: one parameter record per option
-                // of the run, all of the kernel's kind and style, no input layer, one price
-                // and six first-layer values per option, then top = -1 (each block prices its
-                // whole lattice, whose N nodes its shape holds, with the shared memory the shape
-                // asks for).
-                unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
-                launches += 1;
+                let values = range.start * width..range.end * width;
+                for (k, stage) in stages.iter().enumerate() {
+                    let shape = stage.shape;
+                    let config = LaunchConfig {
+                        grid_dim: (1, range.len() as u32, 1),
+                        block_dim: (shape.threads(), 1, 1),
+                        shared_mem_bytes: shape.shared_bytes(std::mem::size_of::<T>()),
+                    };
+                    let book = -1i32;
+                    let (top, end, width_arg) = (stage.top as i32, stage.end as i32, width as i32);
+                    let [even, odd] = &mut between;
+                    let (input, output) = if k % 2 == 0 { (odd, even) } else { (even, odd) };
+                    let input = input.slice(values.clone());
+                    let mut output = output.slice_mut(values.clone());
+                    let mut run_prices = prices.slice_mut(range.clone());
+                    let mut run_layers = layers.slice_mut(6 * range.start..6 * range.end);
+                    let mut launch = stream.launch_builder(function);
+                    launch.arg(&run_params).arg(&input);
+                    if stage.end == 0 {
+                        launch.arg(&mut run_prices);
+                    } else {
+                        launch.arg(&mut output);
+                    }
+                    launch
+                        .arg(&mut run_layers)
+                        .arg(&book)
+                        .arg(&top)
+                        .arg(&end)
+                        .arg(&width_arg);
+                    // SAFETY: the arguments match lattice_tile_*: one parameter record per
+                    // option of the run, all of the kernel's kind and style; the layer the
+                    // last stage ended at (`width` values per option, read only by options
+                    // that stage advanced); this stage's end layer (`width` values per option,
+                    // `end` + 1 <= width written) or, for the last stage, one price per option;
+                    // six first-layer values per option; then top = -1 (a book), the stage's
+                    // start and end layers and the width. Each block holds its option's layer
+                    // `top` whole (the shape's reach), with the shared memory the shape asks for.
+                    unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+                    launches += 1;
+                }
             }
             let kernels_end = record_event(stream)?;
             stream

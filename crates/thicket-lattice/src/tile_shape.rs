@@ -35,6 +35,12 @@ impl TileClass {
             NODES
         }
     }
+
+    /// Whether a book of this class runs in stages: the f32 European vanilla (32 nodes a lane,
+    /// 3 warps at N = 2,048) ran 11% slower in stages on an H100 and stays in one launch.
+    pub(crate) fn staged(&self) -> bool {
+        self.book_nodes() == NODES
+    }
 }
 
 /// Nodes per lane of every kernel class.
@@ -45,6 +51,9 @@ pub(crate) const WIDE_NODES: usize = 32;
 /// lattice of 100,000 steps starts with a block for most SMs (fewer warps a block left SMs
 /// idle, more made each block's latency the bound).
 const LONG_WARPS: usize = 4;
+/// The fewest layers a book's stage advances: a shorter one would cost its launch (a few
+/// microseconds and the tail of its blocks) for less than it saves, and runs on with the next.
+const MIN_STAGE_LAYERS: usize = 64;
 
 /// Nodes per lane, warps and kind of one block of the tile kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +64,18 @@ pub(crate) struct TileShape {
     pub(crate) warps: usize,
     /// Whether a node reads both neighbours (lookbacks) or only the one above (vanillas).
     pub(crate) lookback: bool,
+}
+
+/// One launch of a book: every option advanced from layer `top` (or its leaves, if its lattice
+/// starts lower) to layer `end`, one block of `shape` each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BookStage {
+    /// The layer the stage starts from.
+    pub(crate) top: usize,
+    /// The layer it ends at (0: the last stage, which prices the options).
+    pub(crate) end: usize,
+    /// The blocks of the stage.
+    pub(crate) shape: TileShape,
 }
 
 impl TileShape {
@@ -110,6 +131,43 @@ impl TileShape {
             shape.warps += 1;
         }
         (shape.warps <= Self::max_warps(nodes)).then_some(shape)
+    }
+
+    /// Nodes from node 0 to the end of the last warp's own lanes: a layer of at most this many
+    /// nodes can be written out whole.
+    fn own_reach(&self) -> usize {
+        self.warps * self.own_lanes() * self.nodes
+    }
+
+    /// The stages of a book of lattices of at most `steps` steps: each advances every option
+    /// from layer `top` to layer `end` in blocks of only as many warps as layer `top` needs,
+    /// so that no block holds the registers of warps the shrinking triangle has left. A stage
+    /// ends at the highest layer that fewer warps hold (nodes 0 ..= end in their own lanes, so
+    /// that the block writes that layer whole); one that would be shorter than
+    /// `MIN_STAGE_LAYERS` runs on to the next such layer. The last stage ends at layer 0.
+    /// `None` where the first stage's block would pass the launch bounds.
+    pub(crate) fn book_stages(steps: usize, class: TileClass) -> Option<Vec<BookStage>> {
+        let mut stages = Vec::new();
+        let mut top = steps.saturating_sub(1);
+        loop {
+            let shape = Self::book(top + 1, class)?;
+            let mut end = 0;
+            if class.staged() {
+                for warps in (1..shape.warps).rev() {
+                    let fewer = TileShape { warps, ..shape };
+                    let layer = fewer.own_reach() - 1;
+                    if layer < top && top - layer >= MIN_STAGE_LAYERS {
+                        end = layer;
+                        break;
+                    }
+                }
+            }
+            stages.push(BookStage { top, end, shape });
+            if end == 0 {
+                return Some(stages);
+            }
+            top = end;
+        }
     }
 
     /// The longest lattice a book's block of `class` holds.
@@ -190,6 +248,66 @@ mod tests {
                 warps: 5,
                 lookback: true
             })
+        );
+    }
+
+    #[test]
+    fn a_book_runs_in_stages_of_fewer_warps_each_written_out_whole() {
+        for class in classes() {
+            for steps in [
+                1,
+                2,
+                3,
+                17,
+                100,
+                481,
+                500,
+                2048,
+                3000,
+                TileShape::widest_book(class),
+            ] {
+                let stages = TileShape::book_stages(steps, class).unwrap();
+                assert_eq!(stages[0].top, steps - 1);
+                assert_eq!(stages.last().unwrap().end, 0);
+                assert!(class.staged() || stages.len() == 1);
+                for pair in stages.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].top);
+                    assert!(pair[1].shape.warps < pair[0].shape.warps);
+                }
+                for stage in &stages {
+                    let shape = stage.shape;
+                    assert_eq!(shape, TileShape::book(stage.top + 1, class).unwrap());
+                    assert!(stage.end < stage.top || stage.top == 0);
+                    // Layer `top` in the block, layer `end` whole in its own lanes.
+                    assert!(shape.reach() > stage.top, "{stage:?}");
+                    assert!(shape.own_reach() > stage.end, "{stage:?}");
+                    if stage.end > 0 {
+                        assert!(stage.top - stage.end >= MIN_STAGE_LAYERS);
+                    }
+                }
+            }
+        }
+        // 2,048 steps of a lookback: 5 warps down to layer 1,919 (the highest 4 warps' own
+        // lanes hold), then 4, 3, 2 and 1.
+        let american_lookback = TileClass {
+            lookback: true,
+            american: true,
+            value_bytes: 8,
+        };
+        let stages = TileShape::book_stages(2048, american_lookback).unwrap();
+        let plan: Vec<_> = stages
+            .iter()
+            .map(|s| (s.top, s.end, s.shape.warps))
+            .collect();
+        assert_eq!(
+            plan,
+            [
+                (2047, 1919, 5),
+                (1919, 1439, 4),
+                (1439, 959, 3),
+                (959, 479, 2),
+                (479, 0, 1)
+            ]
         );
     }
 
