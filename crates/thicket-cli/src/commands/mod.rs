@@ -9,3 +9,4 @@ pub mod lattice;
 pub mod ledger;
 pub mod perm;
 pub mod queens;
+pub mod schedule;
