@@ -43,6 +43,12 @@
 #                                  answer; then the times per search on Kronecker scale
 #                                  $GRAPH_SCALE (default 22) and a $GRAPH_GRID^2 grid (default
 #                                  2048), 8 sources each
+#   scripts/gpu-check.sh --schedule the thesis's GPU swarms (pso, mspso; shared and global
+#                                  scratch) against the serial CPU swarms on generated matrices
+#                                  and Braun's u_c_hihi.0 ($SCHEDULE_DATA, default
+#                                  crates/thicket-schedule/data/braun): both verified (assignment
+#                                  complete, makespan recomputed), the same assignment; then the
+#                                  speed-up at 60 swarms x 128 particles, 80 tasks x 8 machines
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -51,6 +57,7 @@ multi=0
 perm=0
 lattice=0
 graph=0
+schedule=0
 out=perm-out
 devices=()
 strategies=""
@@ -65,9 +72,10 @@ while (($# > 0)); do
         --perm) perm=1 ;;
         --lattice) lattice=1 ;;
         --graph) graph=1 ;;
+        --schedule) schedule=1 ;;
         --out) out="$2"; shift ;;
         --devices) devices=(--devices "$2"); shift ;;
-        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph" >&2; exit 2 ;;
+        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph | --schedule" >&2; exit 2 ;;
     esac
     shift
 done
@@ -242,6 +250,50 @@ PY
     rm -rf "$work"
     if ((failures > 0)); then
         echo "gpu-check --graph: $failures check(s) failed" >&2
+        exit 1
+    fi
+    exit 0
+fi
+
+# Task matching: the GPU swarms against the serial CPU swarms (the same random numbers and
+# arithmetic, so the same assignment), every answer through the verifier; then the speed-up.
+if [[ $schedule == 1 ]]; then
+    command -v python3 >/dev/null || { echo "gpu-check --schedule needs python3" >&2; exit 2; }
+    work=$(mktemp -d)
+    data="${SCHEDULE_DATA:-crates/thicket-schedule/data/braun}"
+    "$bin" schedule --generate thesis:80x8 --seed 1 --write-etc "$work/t80.etc"
+    "$bin" schedule --generate u_i_hilo:200x40 --seed 2 --write-etc "$work/i200.etc"
+    "$bin" schedule --generate thesis:100x100 --seed 3 --write-etc "$work/t100.etc"
+    cp "$data/u_c_hihi.0" "$work/u_c_hihi.0"
+    printf '| %-12s | %-6s | %6s | %10s | %-7s | %14s | %8s | %8s | %9s | %s |\n' matrix method swarms iterations scratch makespan "CPU s" "GPU s" "kernels s" ok
+    printf '|---|---|---:|---:|---|---:|---:|---:|---:|---|\n'
+    # matrix method swarms iterations scratch(auto|shared|global)
+    cases=("t80.etc mspso 10 200 auto" "t80.etc mspso 10 200 global" "t80.etc pso 1 200 auto"
+        "i200.etc mspso 10 100 auto" "t100.etc mspso 4 100 auto" "u_c_hihi.0 mspso 10 1000 auto"
+        "t80.etc mspso 60 1000 auto")
+    for row in "${cases[@]}"; do
+        read -r file method swarms iterations scratch <<<"$row"
+        extra=(); [[ $scratch != auto ]] && extra=(--scratch "$scratch")
+        cpu=$(timeout 300 "$bin" schedule "$work/$file" --method "$method" --swarms "$swarms" --iterations "$iterations" \
+            --backend cpu --verify --json --quiet --assignment "$work/cpu.txt" 2>"$work/err") || cpu=""
+        gpu=$(timeout 300 "$bin" schedule "$work/$file" --method "$method" --swarms "$swarms" --iterations "$iterations" \
+            "${extra[@]}" --backend cuda --verify --json --quiet --assignment "$work/gpu.txt" 2>>"$work/err") || gpu=""
+        same=no; cmp -s "$work/cpu.txt" "$work/gpu.txt" && same=yes
+        python3 - "$cpu" "$gpu" "$file" "$method" "$swarms" "$iterations" "$same" "$(head -c 80 "$work/err")" <<'PY'
+import json, sys
+cpu, gpu, name, method, swarms, iterations, same, err = sys.argv[1:]
+try:
+    c, g = json.loads(cpu), json.loads(gpu)
+    ok = same == "yes" and c["verified"] is True and g["verified"] is True and c["makespan"] == g["makespan"]
+    print(f"| {name:<12} | {method:<6} | {swarms:>6} | {iterations:>10} | {g['scratch']:<7} | {g['makespan']:14.3f} | {c['seconds']:8.3f} | {g['seconds']:8.3f} | {g['kernel_seconds']:9.4f} | {'yes' if ok else 'no'} (x{c['seconds'] / g['kernel_seconds']:.1f} kernels, x{c['seconds'] / g['seconds']:.1f} wall) |")
+except Exception:
+    print(f"| {name:<12} | {method:<6} | {swarms:>6} | {iterations:>10} | - | - | - | - | - | no ({err.strip()}) |")
+PY
+    done | tee "$work/check.md"
+    failures=$((failures + $(grep -cE '[|] no' "$work/check.md")))
+    rm -rf "$work"
+    if ((failures > 0)); then
+        echo "gpu-check --schedule: $failures check(s) failed" >&2
         exit 1
     fi
     exit 0

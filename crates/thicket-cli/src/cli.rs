@@ -158,6 +158,10 @@ pub struct ScheduleArgs {
     /// pso/mspso: iterations (default 1,000).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub iterations: Option<u32>,
+    /// pso/mspso on the GPU: the fitness kernel's machine loads in shared or global memory
+    /// (default: shared while particles x machines floats fit in 48 KiB).
+    #[arg(long, value_enum)]
+    pub scratch: Option<ScratchArg>,
     /// Write the assignment to this file: one machine index (from 0) per task, one per line.
     #[arg(long, value_name = "OUT")]
     pub assignment: Option<std::path::PathBuf>,
@@ -171,6 +175,15 @@ pub struct ScheduleArgs {
     /// recomputed from the matrix equal to the reported one).
     #[command(flatten)]
     pub trials: TrialArgs,
+}
+
+/// Where the GPU swarms' fitness kernel keeps machine loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScratchArg {
+    /// Shared memory (the thesis's fast kernel).
+    Shared,
+    /// Global memory (the thesis's fallback).
+    Global,
 }
 
 /// `thicket graph` commands.

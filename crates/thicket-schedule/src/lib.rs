@@ -10,14 +10,17 @@
 //! - [`etc`]: the matrix and Braun's files; [`assignment`]: assignment files, loads.
 //! - [`generate`]: the thesis's length/MIPS matrices and Braun's range-based ones.
 //! - [`heuristics`]: OLB, MET, MCT (the thesis's FCFS), Min-Min, Max-Min, Sufferage.
-//! - [`pso`]: the swarms; [`search`]: the default.
+//! - [`pso`]: the swarms (serial); [`gpu`]: the thesis's GPU swarms ([`kernels`]);
+//!   [`search`]: the default.
 //! - [`verify`]: the independent check of any answer.
 //! - [`schedule`]: the front door.
 
 pub mod assignment;
 pub mod etc;
 pub mod generate;
+pub mod gpu;
 pub mod heuristics;
+pub mod kernels;
 pub mod pso;
 mod run;
 pub mod search;

@@ -11,6 +11,7 @@ use thicket_core::{
 };
 
 use crate::etc::Etc;
+use crate::gpu::{self, Scratch};
 use crate::pso::SwarmParams;
 use crate::verify::{self, F32_TOLERANCE, F64_TOLERANCE};
 use crate::{heuristics, pso, search};
@@ -74,7 +75,7 @@ impl Method {
 
     /// Whether it has a GPU version.
     pub fn has_gpu(self) -> bool {
-        false
+        matches!(self, Method::Pso | Method::Mspso)
     }
 }
 
@@ -119,6 +120,8 @@ pub struct ScheduleOptions {
     pub threads: usize,
     /// The GPU.
     pub device: usize,
+    /// GPU swarms: the fitness kernel's scratch; `None`: shared while it fits.
+    pub scratch: Option<Scratch>,
 }
 
 impl Default for ScheduleOptions {
@@ -132,6 +135,7 @@ impl Default for ScheduleOptions {
             swarm: None,
             threads: thicket_core::available_threads(),
             device: 0,
+            scratch: None,
         }
     }
 }
@@ -159,6 +163,10 @@ pub struct ScheduleRun {
     pub kicks: Option<u64>,
     /// Swarms: the parameters.
     pub swarm: Option<SwarmParams>,
+    /// GPU swarms: the fitness kernel's scratch.
+    pub scratch: Option<Scratch>,
+    /// GPU swarms: device seconds from the first launch to the last.
+    pub kernel_seconds: Option<f64>,
 }
 
 impl ScheduleRun {
@@ -178,12 +186,19 @@ impl ScheduleRun {
         if let Some(kicks) = self.kicks {
             map.insert("kicks".into(), kicks.into());
         }
+        if let Some(scratch) = self.scratch {
+            map.insert("scratch".into(), json!(scratch));
+        }
+        if let Some(seconds) = self.kernel_seconds {
+            map.insert("kernel_seconds".into(), seconds.into());
+        }
         if let Some(p) = self.swarm {
             map.insert(
                 "swarm".into(),
                 json!({
                     "swarms": p.swarms, "particles": p.particles, "iterations": p.iterations,
-                    "c1": p.c1, "c2": p.c2, "c3": p.c3, "inertia": p.inertia, "decay": p.decay,
+                    "c1": shortest(p.c1), "c2": shortest(p.c2), "c3": shortest(p.c3),
+                    "inertia": shortest(p.inertia), "decay": shortest(p.decay),
                     "exchange_every": p.exchange_every, "exchanged": p.exchanged,
                 }),
             );
@@ -192,9 +207,54 @@ impl ScheduleRun {
     }
 }
 
+/// An f32 parameter as the f64 of its shortest decimal form (1.4, not 1.39999997615814).
+fn shortest(value: f32) -> f64 {
+    value.to_string().parse().unwrap_or(value as f64)
+}
+
 struct ScheduleKernel<'a> {
     etc: &'a Etc,
     options: ScheduleOptions,
+}
+
+impl ScheduleKernel<'_> {
+    /// The swarms on the GPU.
+    fn run_gpu(&self) -> Result<(ScheduleRun, Placement)> {
+        let (etc, o) = (self.etc, &self.options);
+        let params = swarm_params(o);
+        let started = Instant::now();
+        let run = gpu::run(etc, &params, o.seed, o.device, o.scratch)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
+        Ok((
+            ScheduleRun {
+                method: o.method,
+                assignment: run.run.assignment,
+                reported: run.run.makespan as f64,
+                makespan,
+                loads,
+                lower_bound: etc.lower_bound(),
+                seconds,
+                epochs: None,
+                kicks: None,
+                swarm: Some(params),
+                scratch: Some(run.scratch),
+                kernel_seconds: Some(run.kernel_seconds),
+            },
+            Placement {
+                threads: 1,
+                devices: vec![run.device],
+            },
+        ))
+    }
+}
+
+/// The swarm parameters of a run: those given, else the thesis's for the method.
+fn swarm_params(o: &ScheduleOptions) -> SwarmParams {
+    o.swarm.unwrap_or(match o.method {
+        Method::Pso => SwarmParams::SINGLE,
+        _ => SwarmParams::THESIS,
+    })
 }
 
 impl Kernel for ScheduleKernel<'_> {
@@ -211,11 +271,8 @@ impl Kernel for ScheduleKernel<'_> {
     }
 
     fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
-        if backend != Backend::Cpu {
-            return Err(Error::Unavailable(format!(
-                "{} has no GPU version yet",
-                self.options.method
-            )));
+        if backend == Backend::Cuda {
+            return self.run_gpu();
         }
         let pool = thicket_core::pool(self.options.threads)?;
         let started = Instant::now();
@@ -229,10 +286,7 @@ impl Kernel for ScheduleKernel<'_> {
             Method::MaxMin => plain(etc, heuristics::max_min(etc)),
             Method::Sufferage => plain(etc, heuristics::sufferage(etc)),
             Method::Pso | Method::Mspso => {
-                let params = o.swarm.unwrap_or(match o.method {
-                    Method::Pso => SwarmParams::SINGLE,
-                    _ => SwarmParams::THESIS,
-                });
+                let params = swarm_params(o);
                 let run = pso::run(etc, &params, o.seed);
                 (
                     run.assignment,
@@ -287,6 +341,8 @@ impl Kernel for ScheduleKernel<'_> {
                 epochs,
                 kicks,
                 swarm,
+                scratch: None,
+                kernel_seconds: None,
             },
             Placement {
                 threads,

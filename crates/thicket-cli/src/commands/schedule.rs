@@ -4,10 +4,11 @@ use std::time::Duration;
 
 use thicket_core::{write_atomically, Error, Result};
 use thicket_schedule::etc::Etc;
+use thicket_schedule::gpu::Scratch;
 use thicket_schedule::pso::SwarmParams;
 use thicket_schedule::{assignment, schedule, Method, ScheduleOptions};
 
-use crate::cli::ScheduleArgs;
+use crate::cli::{ScheduleArgs, ScratchArg};
 use crate::flags::run_options;
 
 /// `thicket schedule`.
@@ -50,6 +51,10 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         swarm,
         threads: args.backend.thread_count(),
         device: args.backend.first_device(),
+        scratch: args.scratch.map(|s| match s {
+            ScratchArg::Shared => Scratch::Shared,
+            ScratchArg::Global => Scratch::Global,
+        }),
     };
     let measured = schedule(&etc, &options)?;
     let run = &measured.output;
@@ -74,10 +79,16 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
     );
     let loads: Vec<String> = run.loads.iter().map(|l| format!("{l:.1}")).collect();
     println!("  loads        {}", loads.join(" "));
-    println!(
-        "  wall time    {:.3} s, {} thread(s)",
-        measured.info.seconds, measured.info.threads
-    );
+    match (run.kernel_seconds, measured.info.devices.first()) {
+        (Some(kernel), Some(device)) => println!(
+            "  wall time    {:.3} s on {device}, {:.3} s of kernels",
+            measured.info.seconds, kernel
+        ),
+        _ => println!(
+            "  wall time    {:.3} s, {} thread(s)",
+            measured.info.seconds, measured.info.threads
+        ),
+    }
     if let Some(verified) = measured.verified {
         println!(
             "  verified     {}",
