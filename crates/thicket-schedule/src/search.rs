@@ -14,8 +14,8 @@
 //! when it lowers the larger load of the two machines); the chain keeps the result if its
 //! makespan is no worse, else returns to where it was. After every epoch (a fixed number of kicks per chain) every chain
 //! that is more than [`RESTART_GAP`] behind the best restarts from it, so runs with the same
-//! seed and epochs are the same; the time limit is checked between epochs, and the search
-//! ends early at the lower bound.
+//! seed and epochs (and a time limit that does not bind) are the same; the time limit is
+//! checked before every kick, and the search ends early at the lower bound.
 
 use std::time::{Duration, Instant};
 
@@ -338,23 +338,17 @@ pub fn search(
         })
         .collect();
     let mut epochs = 0;
+    let mut kicks = 0u64;
+    let deadline = started + limits.time;
     report(best.makespan());
     while started.elapsed() < limits.time
         && limits.epochs.is_none_or(|e| epochs < e)
         && best.makespan() > lower * (1.0 + 1e-9)
     {
-        states.par_iter_mut().for_each(|(state, rng)| {
-            for _ in 0..EPOCH_KICKS {
-                let before = state.clone();
-                let k = 2 + rng.below(3) as usize;
-                state.kick(etc, rng, k);
-                state.descend(etc);
-                if state.makespan() > before.makespan() {
-                    *state = before;
-                }
-            }
-            state.exact(etc);
-        });
+        kicks += states
+            .par_iter_mut()
+            .map(|(state, rng)| chain_epoch(etc, state, rng, deadline))
+            .sum::<u64>();
         epochs += 1;
         // The best chain, the lowest index on ties, so that runs repeat.
         let (c, _) = states
@@ -381,8 +375,27 @@ pub fn search(
         makespan: best.makespan(),
         assignment: best.assignment,
         epochs,
-        kicks: (epochs * EPOCH_KICKS * chains) as u64,
+        kicks,
     }
+}
+
+/// One chain's epoch: [`EPOCH_KICKS`] kicks, each followed by a descent and kept if no
+/// worse, fewer if the deadline comes first (large matrices: an epoch may take seconds);
+/// the kicks run.
+fn chain_epoch(etc: &Etc, state: &mut State, rng: &mut SplitMix, deadline: Instant) -> u64 {
+    let mut kicks = 0;
+    while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline {
+        let before = state.clone();
+        let k = 2 + rng.below(3) as usize;
+        state.kick(etc, rng, k);
+        state.descend(etc);
+        if state.makespan() > before.makespan() {
+            *state = before;
+        }
+        kicks += 1;
+    }
+    state.exact(etc);
+    kicks
 }
 
 #[cfg(test)]
