@@ -143,7 +143,8 @@ pub struct ScheduleArgs {
     /// ils: stop after this many seconds (or at the lower bound).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub time_limit: f64,
-    /// ils: stop after this many epochs (a run that repeats exactly with its seed).
+    /// ils: stop after this many epochs (64 kicks per thread each); with a time limit that
+    /// does not bind, the run repeats exactly with its seed and thread count.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: Option<u32>,
     /// Seed of the randomised methods and of --generate.
