@@ -48,7 +48,9 @@
 #                                  and Braun's u_c_hihi.0 ($SCHEDULE_DATA, default
 #                                  crates/thicket-schedule/data/braun): both verified (assignment
 #                                  complete, makespan recomputed), the same assignment; then the
-#                                  speed-up at 60 swarms x 128 particles, 80 tasks x 8 machines
+#                                  speed-up at 60 swarms x 128 particles, 80 tasks x 8 machines;
+#                                  SCHEDULE_SWEEP=1: also Table 6.1's phase shares (--profile)
+#                                  and the swarm and machine sweeps
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -291,6 +293,29 @@ except Exception:
 PY
     done | tee "$work/check.md"
     failures=$((failures + $(grep -cE '[|] no' "$work/check.md")))
+    # SCHEDULE_SWEEP=1: the thesis's experiments on the GPU (kernel seconds, verified):
+    # Table 6.1's phase shares (--profile), swarms 1..240 at 80 x 8, machines 2..100 at
+    # 80 tasks with the shared and the global scratch.
+    if [[ ${SCHEDULE_SWEEP:-0} == 1 ]]; then
+        row() { python3 -c "import json,sys; d=json.load(sys.stdin); p=d.get('phase_seconds') or {}; k=d['kernel_seconds']; print('| $1 | %d | %d | %s | %.4f | %.1f | %s | %s |' % (d['swarm']['swarms'], d['machines'], d['scratch'], k, d['makespan'], ' '.join('%s %.0f%%' % (n, 100 * v / k) for n, v in p.items()), d['verified']))"; }
+        echo "| run | swarms | machines | scratch | kernels s | makespan | phase shares | verified |"
+        echo "|---|---:|---:|---|---:|---:|---|---|"
+        "$bin" schedule --generate thesis:1000x10 --seed 1 --write-etc "$work/1000x10.etc"
+        "$bin" schedule --generate thesis:1000x100 --seed 1 --write-etc "$work/1000x100.etc"
+        for file in 1000x10 1000x100; do
+            "$bin" schedule "$work/$file.etc" --method mspso --swarms 60 --iterations 200 --backend cuda --profile --verify --json --quiet | row "shares $file"
+        done
+        for swarms in 1 10 20 30 40 50 54 56 58 60 120 240; do
+            "$bin" schedule "$work/t80.etc" --method mspso --swarms "$swarms" --backend cuda --verify --json --quiet | row "swarms 80x8"
+        done
+        for machines in 2 8 16 30 32 64 96 100; do
+            "$bin" schedule --generate "thesis:80x$machines" --seed 1 --write-etc "$work/m.etc"
+            for scratch in shared global; do
+                [[ $scratch == shared && $machines -gt 96 ]] && continue
+                "$bin" schedule "$work/m.etc" --method mspso --scratch "$scratch" --backend cuda --verify --json --quiet | row "machines 80x$machines"
+            done
+        done
+    fi
     rm -rf "$work"
     if ((failures > 0)); then
         echo "gpu-check --schedule: $failures check(s) failed" >&2

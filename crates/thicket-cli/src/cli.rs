@@ -163,6 +163,10 @@ pub struct ScheduleArgs {
     /// (default: shared while particles x machines floats fit in 48 KiB).
     #[arg(long, value_enum)]
     pub scratch: Option<ScratchArg>,
+    /// pso/mspso on the GPU: time every phase (init, random, fitness, bests, update,
+    /// exchange; the thesis's Table 6.1), JSON key phase_seconds.
+    #[arg(long)]
+    pub profile: bool,
     /// Write the assignment to this file: one machine index (from 0) per task, one per line.
     #[arg(long, value_name = "OUT")]
     pub assignment: Option<std::path::PathBuf>,

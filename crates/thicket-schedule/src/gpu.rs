@@ -5,7 +5,7 @@
 //! [`RANDOM_BYTES`]. The same arithmetic and random numbers as [`crate::pso::run`], so the
 //! schedules are the serial swarms' exactly.
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use serde::Serialize;
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
@@ -13,6 +13,22 @@ use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 use crate::etc::Etc;
 use crate::kernels::{MAX_PARTICLES, MSPSO, SHARED_SCRATCH_BYTES, THREADS};
 use crate::pso::{first_min, round, SwarmParams, SwarmRun};
+
+/// The phases a profiled run splits its device time into (the thesis's Table 6.1 rows, and
+/// the initialisation).
+pub const PHASES: [&str; 6] = ["init", "random", "fitness", "bests", "update", "exchange"];
+
+/// Records an event after phase `phase` when profiling.
+fn mark(
+    stream: &CudaStream,
+    marks: &mut Option<Vec<(usize, CudaEvent)>>,
+    phase: usize,
+) -> Result<()> {
+    if let Some(marks) = marks {
+        marks.push((phase, record_event(stream)?));
+    }
+    Ok(())
+}
 
 /// Bytes of device memory for a batch of random numbers (the thesis refilled 250 MB chunks).
 pub const RANDOM_BYTES: usize = 256 << 20;
@@ -38,6 +54,9 @@ pub struct GpuSwarmRun {
     pub device: String,
     /// Seconds of device time from the first launch to the last (CUDA events).
     pub kernel_seconds: f64,
+    /// Profiled runs: device seconds per phase of [`PHASES`] (an event after every launch,
+    /// which slows the run a little).
+    pub phase_seconds: Option<Vec<f64>>,
 }
 
 fn grid(n: usize) -> LaunchConfig {
@@ -65,13 +84,14 @@ pub fn scratch_for(particles: usize, machines: usize, forced: Option<Scratch>) -
     })
 }
 
-/// Runs the swarms on GPU `device`.
+/// Runs the swarms on GPU `device`; with `profile`, timing every phase.
 pub fn run(
     etc: &Etc,
     params: &SwarmParams,
     seed: u64,
     device: usize,
     forced: Option<Scratch>,
+    profile: bool,
 ) -> Result<GpuSwarmRun> {
     let (t_n, m_n) = (etc.tasks(), etc.machines());
     let (s_n, p_n) = (params.swarms.max(1), params.particles.max(1));
@@ -147,12 +167,14 @@ pub fn run(
     let all = (s_n * p_n) as u32;
     let ex32 = exchanged as u32;
     let start = record_event(&stream)?;
+    let mut marks = profile.then(Vec::new);
     {
         let mut l = stream.launch_builder(&init);
         l.arg(&mut x).arg(&mut v).arg(&n64).arg(&xmax).arg(&seed);
         // SAFETY: pso_init(x, v, n, xmax, seed) writes x[0..n) and v[0..n).
         unsafe { l.launch(grid(n)) }.map_err(launch_error)?;
     }
+    mark(&stream, &mut marks, 0)?;
     let mut w = params.inertia;
     let mut filled_from = 0u64;
     for iteration in 0..params.iterations {
@@ -169,6 +191,7 @@ pub fn run(
             // SAFETY: pso_fill_random writes rands[0 .. 3·n·count), count <= chunk.
             unsafe { l.launch(grid(3 * n * count as usize)) }
                 .map_err(GpuError::driver("cuLaunchKernel"))?;
+            mark(&stream, &mut marks, 1)?;
         }
         match scratch {
             Scratch::Shared => {
@@ -193,6 +216,7 @@ pub fn run(
                     .map_err(GpuError::driver("cuLaunchKernel"))?;
             }
         }
+        mark(&stream, &mut marks, 2)?;
         {
             let mut l = stream.launch_builder(&bests);
             l.arg(&x)
@@ -206,6 +230,7 @@ pub fn run(
             unsafe { l.launch(per_swarm(s_n, p_n, 0)) }
                 .map_err(GpuError::driver("cuLaunchKernel"))?;
         }
+        mark(&stream, &mut marks, 3)?;
         {
             let offset = (it - filled_from) as usize * 3 * n;
             let view = rands.slice(offset..offset + 3 * n);
@@ -227,6 +252,7 @@ pub fn run(
             // SAFETY: pso_update touches element i < n of x, v, pbest and 3n random numbers.
             unsafe { l.launch(grid(n)) }.map_err(GpuError::driver("cuLaunchKernel"))?;
         }
+        mark(&stream, &mut marks, 4)?;
         w *= params.decay;
         if exchanging && (iteration + 1) % params.exchange_every == 0 {
             let mut l = stream.launch_builder(&rank);
@@ -266,10 +292,23 @@ pub fn run(
                 .arg(&ex32);
             // SAFETY: writes particles named by worst_idx (< P) of the next swarm.
             unsafe { l.launch(grid(count)) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+            mark(&stream, &mut marks, 5)?;
         }
     }
     let end = record_event(&stream)?;
     let kernel_seconds = seconds_between(&start, &end)?;
+    let phase_seconds = match marks {
+        Some(marks) => {
+            let mut seconds = vec![0.0; PHASES.len()];
+            let mut previous = &start;
+            for (phase, event) in &marks {
+                seconds[*phase] += seconds_between(previous, event)?;
+                previous = event;
+            }
+            Some(seconds)
+        }
+        None => None,
+    };
     let fits = stream
         .clone_dtoh(&gbest_fit)
         .map_err(GpuError::driver("cuMemcpyDtoH"))?;
@@ -289,5 +328,6 @@ pub fn run(
         scratch,
         device: gpu.info().name.clone(),
         kernel_seconds,
+        phase_seconds,
     })
 }

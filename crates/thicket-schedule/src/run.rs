@@ -122,6 +122,8 @@ pub struct ScheduleOptions {
     pub device: usize,
     /// GPU swarms: the fitness kernel's scratch; `None`: shared while it fits.
     pub scratch: Option<Scratch>,
+    /// GPU swarms: time every phase (the thesis's Table 6.1).
+    pub profile: bool,
 }
 
 impl Default for ScheduleOptions {
@@ -136,6 +138,7 @@ impl Default for ScheduleOptions {
             threads: thicket_core::available_threads(),
             device: 0,
             scratch: None,
+            profile: false,
         }
     }
 }
@@ -167,6 +170,8 @@ pub struct ScheduleRun {
     pub scratch: Option<Scratch>,
     /// GPU swarms: device seconds from the first launch to the last.
     pub kernel_seconds: Option<f64>,
+    /// Profiled GPU swarms: device seconds per phase of [`gpu::PHASES`].
+    pub phase_seconds: Option<Vec<f64>>,
 }
 
 impl ScheduleRun {
@@ -191,6 +196,14 @@ impl ScheduleRun {
         }
         if let Some(seconds) = self.kernel_seconds {
             map.insert("kernel_seconds".into(), seconds.into());
+        }
+        if let Some(phases) = &self.phase_seconds {
+            let by_phase: Map<String, Value> = gpu::PHASES
+                .iter()
+                .zip(phases)
+                .map(|(name, &seconds)| (name.to_string(), seconds.into()))
+                .collect();
+            map.insert("phase_seconds".into(), Value::Object(by_phase));
         }
         if let Some(p) = self.swarm {
             map.insert(
@@ -223,7 +236,7 @@ impl ScheduleKernel<'_> {
         let (etc, o) = (self.etc, &self.options);
         let params = swarm_params(o);
         let started = Instant::now();
-        let run = gpu::run(etc, &params, o.seed, o.device, o.scratch)?;
+        let run = gpu::run(etc, &params, o.seed, o.device, o.scratch, o.profile)?;
         let seconds = started.elapsed().as_secs_f64();
         let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
         Ok((
@@ -240,6 +253,7 @@ impl ScheduleKernel<'_> {
                 swarm: Some(params),
                 scratch: Some(run.scratch),
                 kernel_seconds: Some(run.kernel_seconds),
+                phase_seconds: run.phase_seconds,
             },
             Placement {
                 threads: 1,
@@ -343,6 +357,7 @@ impl Kernel for ScheduleKernel<'_> {
                 swarm,
                 scratch: None,
                 kernel_seconds: None,
+                phase_seconds: None,
             },
             Placement {
                 threads,

@@ -55,6 +55,7 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
             ScratchArg::Shared => Scratch::Shared,
             ScratchArg::Global => Scratch::Global,
         }),
+        profile: args.profile,
     };
     let measured = schedule(&etc, &options)?;
     let run = &measured.output;
