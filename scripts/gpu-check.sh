@@ -52,6 +52,14 @@
 #                                  (e.g. 24) also the GPU BFS's mean over 64 roots on Kronecker
 #                                  scale S, edge factor 16, every answer verified, in both GTEPS
 #                                  conventions (arcs traversed, and Graph500's input edges: half)
+#   scripts/gpu-check.sh --schedule the thesis's GPU swarms (pso, mspso; shared and global
+#                                  scratch) against the serial CPU swarms on generated matrices
+#                                  and Braun's u_c_hihi.0 ($SCHEDULE_DATA, default
+#                                  crates/thicket-schedule/data/braun): both verified (assignment
+#                                  complete, makespan recomputed), the same assignment; then the
+#                                  speed-up at 60 swarms x 128 particles, 80 tasks x 8 machines;
+#                                  SCHEDULE_SWEEP=1: also Table 6.1's phase shares (--profile)
+#                                  and the swarm and machine sweeps
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
@@ -61,6 +69,7 @@ perm=0
 lattice=0
 graph=0
 maxflow=0
+schedule=0
 out=perm-out
 devices=()
 strategies=""
@@ -76,9 +85,10 @@ while (($# > 0)); do
         --lattice) lattice=1 ;;
         --graph) graph=1 ;;
         --maxflow) maxflow=1 ;;
+        --schedule) schedule=1 ;;
         --out) out="$2"; shift ;;
         --devices) devices=(--devices "$2"); shift ;;
-        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph | --maxflow" >&2; exit 2 ;;
+        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph | --maxflow | --schedule" >&2; exit 2 ;;
     esac
     shift
 done
@@ -321,6 +331,73 @@ if [[ $maxflow == 1 ]]; then
     done
     if ((failures > 0)); then
         echo "gpu-check --maxflow: $failures check(s) failed" >&2
+        exit 1
+    fi
+    exit 0
+fi
+
+# Task matching: the GPU swarms against the serial CPU swarms (the same random numbers and
+# arithmetic, so the same assignment), every answer through the verifier; then the speed-up.
+if [[ $schedule == 1 ]]; then
+    command -v python3 >/dev/null || { echo "gpu-check --schedule needs python3" >&2; exit 2; }
+    work=$(mktemp -d)
+    data="${SCHEDULE_DATA:-crates/thicket-schedule/data/braun}"
+    "$bin" schedule --generate thesis:80x8 --seed 1 --write-etc "$work/t80.etc"
+    "$bin" schedule --generate u_i_hilo:200x40 --seed 2 --write-etc "$work/i200.etc"
+    "$bin" schedule --generate thesis:100x100 --seed 3 --write-etc "$work/t100.etc"
+    cp "$data/u_c_hihi.0" "$work/u_c_hihi.0"
+    printf '| %-12s | %-6s | %6s | %10s | %-7s | %14s | %8s | %8s | %9s | %s |\n' matrix method swarms iterations scratch makespan "CPU s" "GPU s" "kernels s" ok
+    printf '|---|---|---:|---:|---|---:|---:|---:|---:|---|\n'
+    # matrix method swarms iterations scratch(auto|shared|global)
+    cases=("t80.etc mspso 10 200 auto" "t80.etc mspso 10 200 global" "t80.etc pso 1 200 auto"
+        "i200.etc mspso 10 100 auto" "t100.etc mspso 4 100 auto" "u_c_hihi.0 mspso 10 1000 auto"
+        "t80.etc mspso 60 1000 auto")
+    for row in "${cases[@]}"; do
+        read -r file method swarms iterations scratch <<<"$row"
+        extra=(); [[ $scratch != auto ]] && extra=(--scratch "$scratch")
+        cpu=$(timeout 300 "$bin" schedule "$work/$file" --method "$method" --swarms "$swarms" --iterations "$iterations" \
+            --backend cpu --verify --json --quiet --assignment "$work/cpu.txt" 2>"$work/err") || cpu=""
+        gpu=$(timeout 300 "$bin" schedule "$work/$file" --method "$method" --swarms "$swarms" --iterations "$iterations" \
+            "${extra[@]}" --backend cuda --verify --json --quiet --assignment "$work/gpu.txt" 2>>"$work/err") || gpu=""
+        same=no; cmp -s "$work/cpu.txt" "$work/gpu.txt" && same=yes
+        python3 - "$cpu" "$gpu" "$file" "$method" "$swarms" "$iterations" "$same" "$(head -c 80 "$work/err")" <<'PY'
+import json, sys
+cpu, gpu, name, method, swarms, iterations, same, err = sys.argv[1:]
+try:
+    c, g = json.loads(cpu), json.loads(gpu)
+    ok = same == "yes" and c["verified"] is True and g["verified"] is True and c["makespan"] == g["makespan"]
+    print(f"| {name:<12} | {method:<6} | {swarms:>6} | {iterations:>10} | {g['scratch']:<7} | {g['makespan']:14.3f} | {c['seconds']:8.3f} | {g['seconds']:8.3f} | {g['kernel_seconds']:9.4f} | {'yes' if ok else 'no'} (x{c['seconds'] / g['kernel_seconds']:.1f} kernels, x{c['seconds'] / g['seconds']:.1f} wall) |")
+except Exception:
+    print(f"| {name:<12} | {method:<6} | {swarms:>6} | {iterations:>10} | - | - | - | - | - | no ({err.strip()}) |")
+PY
+    done | tee "$work/check.md"
+    failures=$((failures + $(grep -cE '[|] no' "$work/check.md")))
+    # SCHEDULE_SWEEP=1: the thesis's experiments on the GPU (kernel seconds, verified):
+    # Table 6.1's phase shares (--profile), swarms 1..240 at 80 x 8, machines 2..100 at
+    # 80 tasks with the shared and the global scratch.
+    if [[ ${SCHEDULE_SWEEP:-0} == 1 ]]; then
+        row() { python3 -c "import json,sys; d=json.load(sys.stdin); p=d.get('phase_seconds') or {}; k=d['kernel_seconds']; print('| $1 | %d | %d | %s | %.4f | %.1f | %s | %s |' % (d['swarm']['swarms'], d['machines'], d['scratch'], k, d['makespan'], ' '.join('%s %.0f%%' % (n, 100 * v / k) for n, v in p.items()), d['verified']))"; }
+        echo "| run | swarms | machines | scratch | kernels s | makespan | phase shares | verified |"
+        echo "|---|---:|---:|---|---:|---:|---|---|"
+        "$bin" schedule --generate thesis:1000x10 --seed 1 --write-etc "$work/1000x10.etc"
+        "$bin" schedule --generate thesis:1000x100 --seed 1 --write-etc "$work/1000x100.etc"
+        for file in 1000x10 1000x100; do
+            "$bin" schedule "$work/$file.etc" --method mspso --swarms 60 --iterations 200 --backend cuda --profile --verify --json --quiet | row "shares $file"
+        done
+        for swarms in 1 10 20 30 40 50 54 56 58 60 120 240; do
+            "$bin" schedule "$work/t80.etc" --method mspso --swarms "$swarms" --backend cuda --verify --json --quiet | row "swarms 80x8"
+        done
+        for machines in 2 8 16 30 32 64 96 100; do
+            "$bin" schedule --generate "thesis:80x$machines" --seed 1 --write-etc "$work/m.etc"
+            for scratch in shared global; do
+                [[ $scratch == shared && $machines -gt 96 ]] && continue
+                "$bin" schedule "$work/m.etc" --method mspso --scratch "$scratch" --backend cuda --verify --json --quiet | row "machines 80x$machines"
+            done
+        done
+    fi
+    rm -rf "$work"
+    if ((failures > 0)); then
+        echo "gpu-check --schedule: $failures check(s) failed" >&2
         exit 1
     fi
     exit 0

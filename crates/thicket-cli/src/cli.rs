@@ -62,6 +62,11 @@ pub enum Command {
         #[command(subcommand)]
         command: GraphCommand,
     },
+    /// Match independent tasks to heterogeneous machines, minimising the makespan (Solomon
+    /// 2012, ch. 6): the list heuristics, the thesis's swarms, or thicket's iterated local
+    /// search (the default). JSON keys: makespan, tasks, machines, method, loads,
+    /// lower_bound, backend, seconds (and epochs/kicks or the swarm parameters).
+    Schedule(ScheduleArgs),
     /// Show a ledger's progress, rate and ETA.
     Status(LedgerArgs),
     /// Recompute random finished batches of a ledger with an independent algorithm and
@@ -153,6 +158,77 @@ pub struct MaxflowArgs {
     /// Trials (every flow is checked by its certificate; --verify only makes that explicit).
     #[command(flatten)]
     pub trials: TrialArgs,
+}
+
+/// Options of `thicket schedule`.
+#[derive(Debug, Args)]
+pub struct ScheduleArgs {
+    /// The ETC matrix in Braun et al.'s format: a header `TASKS MACHINES [x]` (or none for
+    /// Braun's 512 x 16), then the times task-major, one task's machines after another.
+    #[arg(required_unless_present = "generate")]
+    pub file: Option<std::path::PathBuf>,
+    /// Instead of FILE, a seeded matrix: `thesis:TxM` (task lengths / machine MIPS) or
+    /// Braun's `u_<c|s|i>_<hi|lo><hi|lo>:TxM` (consistency, task and machine heterogeneity),
+    /// e.g. `u_c_hihi:512x16`.
+    #[arg(long, value_name = "SPEC", conflicts_with = "file")]
+    pub generate: Option<thicket_schedule::generate::Generator>,
+    /// With --generate: write the matrix to this file (Braun's format) and stop.
+    #[arg(long, value_name = "OUT", requires = "generate")]
+    pub write_etc: Option<std::path::PathBuf>,
+    /// fcfs (the thesis's: each task to the machine that finishes it first; = mct), olb,
+    /// met, mct, min-min, max-min, sufferage, pso, mspso (the thesis's swarms) or ils
+    /// (thicket's iterated local search from Min-Min, the default).
+    #[arg(long, default_value = "ils")]
+    pub method: thicket_schedule::Method,
+    /// ils: stop after this many seconds (or at the lower bound).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub time_limit: f64,
+    /// ils: stop after this many epochs (64 kicks per thread each); with a time limit that
+    /// does not bind, the run repeats exactly with its seed and thread count.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub epochs: Option<u32>,
+    /// Seed of the randomised methods and of --generate.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// pso/mspso: swarms (default: 1 for pso, 10 for mspso).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub swarms: Option<u32>,
+    /// pso/mspso: particles per swarm (default 128).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=1024))]
+    pub particles: Option<u32>,
+    /// pso/mspso: iterations (default 1,000).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub iterations: Option<u32>,
+    /// pso/mspso on the GPU: the fitness kernel's machine loads in shared or global memory
+    /// (default: shared while particles x machines floats fit in 48 KiB).
+    #[arg(long, value_enum)]
+    pub scratch: Option<ScratchArg>,
+    /// pso/mspso on the GPU: time every phase (init, random, fitness, bests, update,
+    /// exchange; the thesis's Table 6.1), JSON key phase_seconds.
+    #[arg(long)]
+    pub profile: bool,
+    /// Write the assignment to this file: one machine index (from 0) per task, one per line.
+    #[arg(long, value_name = "OUT")]
+    pub assignment: Option<std::path::PathBuf>,
+    /// Where to run.
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials and verification (the assignment complete and in range, its makespan
+    /// recomputed from the matrix equal to the reported one).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
+
+/// Where the GPU swarms' fitness kernel keeps machine loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScratchArg {
+    /// Shared memory (the thesis's fast kernel).
+    Shared,
+    /// Global memory (the thesis's fallback).
+    Global,
 }
 
 /// `thicket graph` commands.

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         Command::Sssp(args) => commands::graph::sssp(&args),
         Command::Maxflow(args) => commands::maxflow::run(&args),
         Command::Graph { command } => commands::graph::graph(&command),
+        Command::Schedule(args) => commands::schedule::run(&args),
         Command::Status(args) => commands::ledger::status(&args),
         Command::Verify(args) => commands::ledger::verify(&args),
         Command::Merge(args) => commands::ledger::merge(&args),

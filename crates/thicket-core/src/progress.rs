@@ -74,6 +74,11 @@ impl Progress {
         self.bar.set_length(total);
     }
 
+    /// Replaces the label (e.g. with the best value found so far).
+    pub fn set_message(&self, message: String) {
+        self.bar.set_message(message);
+    }
+
     /// Units finished so far.
     pub fn position(&self) -> u64 {
         self.bar.position()

@@ -10,3 +10,4 @@ pub mod ledger;
 pub mod maxflow;
 pub mod perm;
 pub mod queens;
+pub mod schedule;

@@ -1,0 +1,125 @@
+//! End-to-end tests of `thicket schedule`: the JSON keys scripts rely on, Min-Min on a Braun
+//! instance, the assignment file, generated matrices, and bad input (one line naming the file
+//! and line, exit 2).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{json, stderr, thicket};
+
+fn braun(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../thicket-schedule/data/braun")
+        .join(name)
+        .to_str()
+        .expect("a UTF-8 path")
+        .to_owned()
+}
+
+#[test]
+fn json_has_the_interface_keys_and_min_min_its_published_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a.txt");
+    let value = json(&thicket(&[
+        "schedule",
+        &braun("u_c_lolo.0"),
+        "--method",
+        "min-min",
+        "--assignment",
+        out.to_str().unwrap(),
+        "--json",
+        "--verify",
+    ]));
+    for key in [
+        "makespan", "tasks", "machines", "method", "backend", "seconds", "loads",
+    ] {
+        assert!(value.get(key).is_some(), "no {key}");
+    }
+    assert!((value["makespan"].as_f64().unwrap() - 5_441.428197).abs() < 1e-6);
+    assert_eq!(value["tasks"], 512);
+    assert_eq!(value["machines"], 16);
+    assert_eq!(value["method"], "min-min");
+    assert_eq!(value["backend"], "cpu");
+    assert_eq!(value["verified"], true);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 512);
+    assert!(text.lines().all(|l| l.parse::<u32>().is_ok_and(|m| m < 16)));
+}
+
+#[test]
+fn the_default_beats_min_min_and_generated_matrices_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let etc = dir.path().join("g.etc");
+    let etc = etc.to_str().unwrap();
+    let made = thicket(&[
+        "schedule",
+        "--generate",
+        "u_s_hilo:64x8",
+        "--seed",
+        "3",
+        "--write-etc",
+        etc,
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let min_min = json(&thicket(&[
+        "schedule", etc, "--method", "min-min", "--json",
+    ]));
+    let default = json(&thicket(&[
+        "schedule",
+        etc,
+        "--epochs",
+        "5",
+        "--threads",
+        "2",
+        "--json",
+        "--quiet",
+        "--verify",
+    ]));
+    assert_eq!(default["method"], "ils");
+    assert_eq!(default["verified"], true);
+    assert!(default["makespan"].as_f64().unwrap() <= min_min["makespan"].as_f64().unwrap());
+    let generated = json(&thicket(&[
+        "schedule",
+        "--generate",
+        "u_s_hilo:64x8",
+        "--seed",
+        "3",
+        "--method",
+        "min-min",
+        "--json",
+    ]));
+    // The file keeps six decimals.
+    let (a, b) = (
+        generated["makespan"].as_f64().unwrap(),
+        min_min["makespan"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() <= 1e-6 * b, "{a} vs {b}");
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_file_and_line_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.etc");
+    for (text, wanted) in [
+        ("2 2 0\n1\n2\n3\n", "line 4: 3 times"),
+        ("1 2 0\n1\n-2\n", "line 3: time -2"),
+        ("1 2 0\n1\nabc\n", "line 3: \"abc\" is not a number"),
+        ("0 2 0\n", "line 1: tasks"),
+        ("2 0\n", "line 1: machines"),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let output = thicket(&["schedule", file.to_str().unwrap(), "--method", "mct"]);
+        assert_eq!(output.status.code(), Some(2), "{text:?}");
+        let message = stderr(&output);
+        assert_eq!(message.trim().lines().count(), 1, "{message}");
+        assert!(
+            message.contains("bad.etc") && message.contains(wanted),
+            "{message}"
+        );
+    }
+    let output = thicket(&["schedule", &braun("u_c_lolo.0"), "--method", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = thicket(&["schedule", "--generate", "u_q_hihi:5x5", "--method", "mct"]);
+    assert_eq!(output.status.code(), Some(2));
+}

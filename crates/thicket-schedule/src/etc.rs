@@ -1,0 +1,247 @@
+//! The ETC matrix (expected time to compute, task × machine) and its files in Braun et al.'s
+//! format: one value per entry in task-major order (value k is task k / M on machine k % M),
+//! after a header `T M` or `T M x` (chgogos/hcsp's files; the third field is ignored). A
+//! file without a header is read as Braun's original 512 × 16 when it holds 8,192 values.
+
+use std::path::Path;
+
+use thicket_core::{Error, Result};
+
+/// Tasks and machines of Braun's original headerless files.
+pub const BRAUN_SHAPE: (usize, usize) = (512, 16);
+
+/// The most entries a matrix may have (2^28: 2 GiB of f64).
+pub const MAX_ENTRIES: usize = 1 << 28;
+
+/// An ETC matrix: `time(t, m)` is task t's execution time on machine m, unloaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Etc {
+    tasks: usize,
+    machines: usize,
+    /// Task-major: entry t · machines + m.
+    times: Vec<f64>,
+}
+
+impl Etc {
+    /// A matrix of `tasks` × `machines` from task-major `times`; every time finite and >= 0.
+    pub fn new(tasks: usize, machines: usize, times: Vec<f64>) -> Result<Etc> {
+        if tasks == 0 || machines == 0 {
+            return Err(Error::InvalidInput(format!(
+                "an ETC matrix needs at least one task and one machine, not {tasks} x {machines}"
+            )));
+        }
+        let entries = tasks
+            .checked_mul(machines)
+            .filter(|&n| n <= MAX_ENTRIES)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!("{tasks} x {machines} entries are too many"))
+            })?;
+        if times.len() != entries {
+            return Err(Error::InvalidInput(format!(
+                "{tasks} x {machines} needs {entries} times, not {}",
+                times.len()
+            )));
+        }
+        if let Some(k) = times.iter().position(|t| !(t.is_finite() && *t >= 0.0)) {
+            return Err(Error::InvalidInput(format!(
+                "time {} of task {} on machine {} is not a finite non-negative number",
+                times[k],
+                k / machines,
+                k % machines
+            )));
+        }
+        Ok(Etc {
+            tasks,
+            machines,
+            times,
+        })
+    }
+
+    /// Tasks.
+    pub fn tasks(&self) -> usize {
+        self.tasks
+    }
+
+    /// Machines.
+    pub fn machines(&self) -> usize {
+        self.machines
+    }
+
+    /// Task `t`'s time on machine `m`.
+    #[inline]
+    pub fn time(&self, t: usize, m: usize) -> f64 {
+        self.times[t * self.machines + m]
+    }
+
+    /// Task `t`'s times on every machine.
+    #[inline]
+    pub fn row(&self, t: usize) -> &[f64] {
+        &self.times[t * self.machines..(t + 1) * self.machines]
+    }
+
+    /// Every time, task-major.
+    pub fn times(&self) -> &[f64] {
+        &self.times
+    }
+
+    /// A lower bound on every makespan: the longest task's best time, and the sum of every
+    /// task's best time spread evenly over the machines.
+    pub fn lower_bound(&self) -> f64 {
+        let (mut longest, mut sum) = (0.0f64, 0.0f64);
+        for t in 0..self.tasks {
+            let best = self.row(t).iter().copied().fold(f64::INFINITY, f64::min);
+            longest = longest.max(best);
+            sum += best;
+        }
+        longest.max(sum / self.machines as f64)
+    }
+
+    /// Reads a file in Braun's format (see the module); errors name the file and line.
+    pub fn read(path: &Path) -> Result<Etc> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+        Etc::parse(&text).map_err(|e| match e {
+            Error::InvalidInput(m) => Error::InvalidInput(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Parses the text of a Braun file; errors name the line (`line 7: ...`).
+    pub fn parse(text: &str) -> Result<Etc> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.trim()))
+            .filter(|(_, l)| !l.is_empty());
+        let Some((first_line, first)) = lines.clone().next() else {
+            return Err(Error::InvalidInput("empty ETC file".into()));
+        };
+        let fields: Vec<&str> = first.split_whitespace().collect();
+        let (tasks, machines) = if fields.len() >= 2 {
+            lines.next();
+            let count = |s: &str, what: &str| -> Result<usize> {
+                match s.parse::<usize>() {
+                    Ok(n) if n > 0 => Ok(n),
+                    _ => Err(Error::InvalidInput(format!(
+                        "line {first_line}: {what} {s:?} in the header is not a positive integer"
+                    ))),
+                }
+            };
+            if fields.len() > 3 {
+                return Err(Error::InvalidInput(format!(
+                    "line {first_line}: a header is `TASKS MACHINES` or `TASKS MACHINES x`, \
+                     not {} fields",
+                    fields.len()
+                )));
+            }
+            (count(fields[0], "tasks")?, count(fields[1], "machines")?)
+        } else {
+            BRAUN_SHAPE
+        };
+        let expected = tasks
+            .checked_mul(machines)
+            .filter(|&n| n <= MAX_ENTRIES)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "line {first_line}: {tasks} x {machines} entries are too many"
+                ))
+            })?;
+        let mut times = Vec::with_capacity(expected);
+        let mut last_line = first_line;
+        for (number, line) in lines {
+            last_line = number;
+            for field in line.split_whitespace() {
+                let time: f64 = field.parse().map_err(|_| {
+                    Error::InvalidInput(format!("line {number}: {field:?} is not a number"))
+                })?;
+                if !(time.is_finite() && time >= 0.0) {
+                    return Err(Error::InvalidInput(format!(
+                        "line {number}: time {field} is not a finite non-negative number"
+                    )));
+                }
+                if times.len() == expected {
+                    return Err(Error::InvalidInput(format!(
+                        "line {number}: more than the {expected} times of {tasks} tasks x \
+                         {machines} machines"
+                    )));
+                }
+                times.push(time);
+            }
+        }
+        if times.len() != expected {
+            let header = match fields.len() >= 2 {
+                true => format!("the header says {tasks} tasks x {machines} machines"),
+                false => format!("a file without a header is {tasks} x {machines}"),
+            };
+            return Err(Error::InvalidInput(format!(
+                "line {last_line}: {} times where {header} ({expected})",
+                times.len()
+            )));
+        }
+        Etc::new(tasks, machines, times)
+    }
+
+    /// The matrix as a Braun file with a `T M 0` header, one time per line.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("{} {} 0\n", self.tasks, self.machines);
+        for time in &self.times {
+            out.push_str(&format!("{time:.6}\n"));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(text: &str) -> String {
+        Etc::parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn both_header_forms_read_task_major() {
+        for header in ["2 3 0", "2 3"] {
+            let etc = Etc::parse(&format!("{header}\n1\n2\n3\n4\n5\n6.5\n")).unwrap();
+            assert_eq!((etc.tasks(), etc.machines()), (2, 3));
+            assert_eq!(etc.time(0, 2), 3.0);
+            assert_eq!(etc.time(1, 0), 4.0);
+            assert_eq!(etc.row(1), &[4.0, 5.0, 6.5]);
+        }
+        let round = Etc::parse(&Etc::parse("1 2\n0.5 7\n").unwrap().to_text()).unwrap();
+        assert_eq!(round.times(), &[0.5, 7.0]);
+    }
+
+    #[test]
+    fn a_headerless_file_is_braun_512_by_16() {
+        let text: String = (0..8192).map(|k| format!("{k}.0\n")).collect();
+        let etc = Etc::parse(&text).unwrap();
+        assert_eq!((etc.tasks(), etc.machines()), (512, 16));
+        assert!(message("1\n2\n3\n").contains("without a header is 512 x 16"));
+    }
+
+    #[test]
+    fn bad_input_names_the_line() {
+        assert!(message("2 2 0\n1\n2\n3\n").contains("line 4: 3 times"));
+        assert!(message("2 2 0\n1\n2\n3\n4\n5\n").contains("line 6: more than"));
+        assert!(message("1 2 0\n1\n-2\n").contains("line 3: time -2"));
+        assert!(message("1 2 0\n1\nabc\n").contains("line 3: \"abc\" is not a number"));
+        assert!(message("1 2 0\n1\nnan\n").contains("line 3"));
+        assert!(message("0 2 0\n").contains("line 1: tasks \"0\""));
+        assert!(message("3 0\n").contains("line 1: machines \"0\""));
+        assert!(message("x 2\n").contains("line 1"));
+        assert!(message("1 2 3 4\n").contains("line 1"));
+        assert!(message("").contains("empty"));
+        assert!(message("99999999 99999999\n").contains("too many"));
+        for text in ["2 2 0\n1\n2\n3\n", "1 2 0\n1\nabc\n"] {
+            assert_eq!(Etc::parse(text).unwrap_err().exit_code(), 2);
+        }
+    }
+
+    #[test]
+    fn the_lower_bound_takes_the_larger_of_its_two_parts() {
+        let etc = Etc::new(2, 2, vec![10.0, 20.0, 1.0, 2.0]).unwrap();
+        assert_eq!(etc.lower_bound(), 10.0);
+        let etc = Etc::new(3, 1, vec![1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(etc.lower_bound(), 6.0);
+    }
+}

@@ -1,0 +1,416 @@
+//! The front door: [`schedule`] runs one method on one matrix as a [`Kernel`], checked by
+//! [`crate::verify`] when asked.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use thicket_core::{
+    benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
+};
+
+use crate::etc::Etc;
+use crate::gpu::{self, Scratch};
+use crate::pso::SwarmParams;
+use crate::verify::{self, F32_TOLERANCE, F64_TOLERANCE};
+use crate::{heuristics, pso, search};
+
+/// A matching method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The thesis's first-come-first-served: each task in order to the machine that
+    /// completes it first (the same schedule as MCT).
+    Fcfs,
+    /// Opportunistic load balancing.
+    Olb,
+    /// Minimum execution time.
+    Met,
+    /// Minimum completion time.
+    Mct,
+    /// Min-Min.
+    MinMin,
+    /// Max-Min.
+    MaxMin,
+    /// Sufferage.
+    Sufferage,
+    /// The thesis's single-swarm PSO.
+    Pso,
+    /// The thesis's multi-swarm PSO.
+    Mspso,
+    /// thicket's default: iterated local search from Min-Min on every core.
+    Ils,
+}
+
+impl Method {
+    /// Every method.
+    pub const ALL: [Method; 10] = [
+        Method::Fcfs,
+        Method::Olb,
+        Method::Met,
+        Method::Mct,
+        Method::MinMin,
+        Method::MaxMin,
+        Method::Sufferage,
+        Method::Pso,
+        Method::Mspso,
+        Method::Ils,
+    ];
+
+    /// Its name on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Fcfs => "fcfs",
+            Method::Olb => "olb",
+            Method::Met => "met",
+            Method::Mct => "mct",
+            Method::MinMin => "min-min",
+            Method::MaxMin => "max-min",
+            Method::Sufferage => "sufferage",
+            Method::Pso => "pso",
+            Method::Mspso => "mspso",
+            Method::Ils => "ils",
+        }
+    }
+
+    /// Whether it has a GPU version.
+    pub fn has_gpu(self) -> bool {
+        matches!(self, Method::Pso | Method::Mspso)
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Method {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "unknown method {s:?} (fcfs, olb, met, mct, min-min, max-min, sufferage, \
+                     pso, mspso, ils)"
+                ))
+            })
+    }
+}
+
+/// How [`schedule`] runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScheduleOptions {
+    /// Backend, trials, verification, progress line.
+    pub run: RunOptions,
+    /// The method.
+    pub method: Method,
+    /// Seed of the randomised methods.
+    pub seed: u64,
+    /// The default's time limit.
+    pub time_limit: Duration,
+    /// The default's epoch limit (reproducible runs).
+    pub epochs: Option<usize>,
+    /// Swarm parameters of `pso`/`mspso`; `None`: the thesis's.
+    pub swarm: Option<SwarmParams>,
+    /// CPU threads.
+    pub threads: usize,
+    /// The GPU.
+    pub device: usize,
+    /// GPU swarms: the fitness kernel's scratch; `None`: shared while it fits.
+    pub scratch: Option<Scratch>,
+    /// GPU swarms: time every phase (the thesis's Table 6.1).
+    pub profile: bool,
+}
+
+impl Default for ScheduleOptions {
+    fn default() -> ScheduleOptions {
+        ScheduleOptions {
+            run: RunOptions::default(),
+            method: Method::Ils,
+            seed: 1,
+            time_limit: Duration::from_secs(10),
+            epochs: None,
+            swarm: None,
+            threads: thicket_core::available_threads(),
+            device: 0,
+            scratch: None,
+            profile: false,
+        }
+    }
+}
+
+/// A schedule and how it was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScheduleRun {
+    /// The method.
+    pub method: Method,
+    /// A machine per task.
+    pub assignment: Vec<u32>,
+    /// The makespan the method reported.
+    pub reported: f64,
+    /// The makespan recomputed in f64, task order.
+    pub makespan: f64,
+    /// Every machine's load (f64, task order).
+    pub loads: Vec<f64>,
+    /// A lower bound on every makespan ([`Etc::lower_bound`]).
+    pub lower_bound: f64,
+    /// Seconds to the answer (the run's own clock).
+    pub seconds: f64,
+    /// The default: epochs and kicks.
+    pub epochs: Option<usize>,
+    /// The default: kicks over all chains.
+    pub kicks: Option<u64>,
+    /// Swarms: the parameters.
+    pub swarm: Option<SwarmParams>,
+    /// GPU swarms: the fitness kernel's scratch.
+    pub scratch: Option<Scratch>,
+    /// GPU swarms: device seconds from the first launch to the last.
+    pub kernel_seconds: Option<f64>,
+    /// Profiled GPU swarms: device seconds per phase of [`gpu::PHASES`].
+    pub phase_seconds: Option<Vec<f64>>,
+}
+
+impl ScheduleRun {
+    /// The JSON keys of a run.
+    pub fn stats(&self, etc: &Etc) -> Map<String, Value> {
+        let mut map = thicket_core::object(json!({
+            "makespan": self.makespan,
+            "tasks": etc.tasks(),
+            "machines": etc.machines(),
+            "method": self.method.name(),
+            "loads": self.loads,
+            "lower_bound": self.lower_bound,
+        }));
+        if let Some(epochs) = self.epochs {
+            map.insert("epochs".into(), epochs.into());
+        }
+        if let Some(kicks) = self.kicks {
+            map.insert("kicks".into(), kicks.into());
+        }
+        if let Some(scratch) = self.scratch {
+            map.insert("scratch".into(), json!(scratch));
+        }
+        if let Some(seconds) = self.kernel_seconds {
+            map.insert("kernel_seconds".into(), seconds.into());
+        }
+        if let Some(phases) = &self.phase_seconds {
+            let by_phase: Map<String, Value> = gpu::PHASES
+                .iter()
+                .zip(phases)
+                .map(|(name, &seconds)| (name.to_string(), seconds.into()))
+                .collect();
+            map.insert("phase_seconds".into(), Value::Object(by_phase));
+        }
+        if let Some(p) = self.swarm {
+            map.insert(
+                "swarm".into(),
+                json!({
+                    "swarms": p.swarms, "particles": p.particles, "iterations": p.iterations,
+                    "c1": shortest(p.c1), "c2": shortest(p.c2), "c3": shortest(p.c3),
+                    "inertia": shortest(p.inertia), "decay": shortest(p.decay),
+                    "exchange_every": p.exchange_every, "exchanged": p.exchanged,
+                }),
+            );
+        }
+        map
+    }
+}
+
+/// An f32 parameter as the f64 of its shortest decimal form (1.4, not 1.39999997615814).
+fn shortest(value: f32) -> f64 {
+    value.to_string().parse().unwrap_or(value as f64)
+}
+
+struct ScheduleKernel<'a> {
+    etc: &'a Etc,
+    options: ScheduleOptions,
+}
+
+impl ScheduleKernel<'_> {
+    /// The swarms on the GPU.
+    fn run_gpu(&self) -> Result<(ScheduleRun, Placement)> {
+        let (etc, o) = (self.etc, &self.options);
+        let params = swarm_params(o);
+        let started = Instant::now();
+        let run = gpu::run(etc, &params, o.seed, o.device, o.scratch, o.profile)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
+        Ok((
+            ScheduleRun {
+                method: o.method,
+                assignment: run.run.assignment,
+                reported: run.run.makespan as f64,
+                makespan,
+                loads,
+                lower_bound: etc.lower_bound(),
+                seconds,
+                epochs: None,
+                kicks: None,
+                swarm: Some(params),
+                scratch: Some(run.scratch),
+                kernel_seconds: Some(run.kernel_seconds),
+                phase_seconds: run.phase_seconds,
+            },
+            Placement {
+                threads: 1,
+                devices: vec![run.device],
+            },
+        ))
+    }
+}
+
+/// The swarm parameters of a run: those given, else the thesis's for the method.
+fn swarm_params(o: &ScheduleOptions) -> SwarmParams {
+    o.swarm.unwrap_or(match o.method {
+        Method::Pso => SwarmParams::SINGLE,
+        _ => SwarmParams::THESIS,
+    })
+}
+
+impl Kernel for ScheduleKernel<'_> {
+    type Output = ScheduleRun;
+    const DOING: &'static str = "scheduling";
+
+    fn label(&self) -> String {
+        format!(
+            "schedule {}x{} {}",
+            self.etc.tasks(),
+            self.etc.machines(),
+            self.options.method
+        )
+    }
+
+    fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
+        if backend == Backend::Cuda {
+            return self.run_gpu();
+        }
+        let pool = thicket_core::pool(self.options.threads)?;
+        let started = Instant::now();
+        let (etc, o) = (self.etc, &self.options);
+        let mut threads = 1;
+        let (assignment, reported, epochs, kicks, swarm) = match o.method {
+            Method::Fcfs | Method::Mct => plain(etc, heuristics::mct(etc)),
+            Method::Olb => plain(etc, heuristics::olb(etc)),
+            Method::Met => plain(etc, heuristics::met(etc)),
+            Method::MinMin => plain(etc, heuristics::min_min(etc)),
+            Method::MaxMin => plain(etc, heuristics::max_min(etc)),
+            Method::Sufferage => plain(etc, heuristics::sufferage(etc)),
+            Method::Pso | Method::Mspso => {
+                let params = swarm_params(o);
+                let run = pso::run(etc, &params, o.seed);
+                (
+                    run.assignment,
+                    run.makespan as f64,
+                    None,
+                    None,
+                    Some(params),
+                )
+            }
+            Method::Ils => {
+                threads = o.threads;
+                let limit_ms = o.time_limit.as_millis().max(1) as u64;
+                progress.set_total(limit_ms);
+                let label = self.label();
+                let run = pool.install(|| {
+                    search::search(
+                        etc,
+                        heuristics::min_min(etc),
+                        o.threads,
+                        o.seed,
+                        search::Limits {
+                            time: o.time_limit,
+                            epochs: o.epochs,
+                        },
+                        |best| {
+                            progress.set_message(format!("{label}: best makespan {best:.3}"));
+                            progress.advance_to(started.elapsed().as_millis() as u64);
+                        },
+                    )
+                });
+                progress.advance_to(limit_ms);
+                (
+                    run.assignment,
+                    run.makespan,
+                    Some(run.epochs),
+                    Some(run.kicks),
+                    None,
+                )
+            }
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        let (loads, makespan) = crate::assignment::loads(etc, &assignment);
+        Ok((
+            ScheduleRun {
+                method: o.method,
+                assignment,
+                reported,
+                makespan,
+                loads,
+                lower_bound: etc.lower_bound(),
+                seconds,
+                epochs,
+                kicks,
+                swarm,
+                scratch: None,
+                kernel_seconds: None,
+                phase_seconds: None,
+            },
+            Placement {
+                threads,
+                devices: Vec::new(),
+            },
+        ))
+    }
+
+    fn verify(&self, output: &ScheduleRun) -> Result<Option<bool>> {
+        let tolerance = match output.swarm {
+            Some(_) => F32_TOLERANCE,
+            None => F64_TOLERANCE,
+        };
+        Ok(Some(
+            verify::verify(self.etc, &output.assignment, output.reported, tolerance).is_ok(),
+        ))
+    }
+
+    fn stats(&self, output: &ScheduleRun) -> Map<String, Value> {
+        output.stats(self.etc)
+    }
+}
+
+/// An assignment, its reported makespan, epochs, kicks and swarm parameters.
+type Answer = (
+    Vec<u32>,
+    f64,
+    Option<usize>,
+    Option<u64>,
+    Option<SwarmParams>,
+);
+
+/// A heuristic's answer with its makespan.
+fn plain(etc: &Etc, assignment: Vec<u32>) -> Answer {
+    let (_, makespan) = crate::assignment::loads(etc, &assignment);
+    (assignment, makespan, None, None, None)
+}
+
+/// Runs `options.method` on `etc` as the options ask (backend, trials, verification).
+pub fn schedule(etc: &Etc, options: &ScheduleOptions) -> Result<Measured<ScheduleRun>> {
+    let mut run = options.run;
+    if !options.method.has_gpu() {
+        if run.backend == Backend::Cuda {
+            return Err(Error::InvalidInput(format!(
+                "method {} runs on the CPU only",
+                options.method
+            )));
+        }
+        run.backend = Backend::Cpu;
+    }
+    let mut kernel = ScheduleKernel {
+        etc,
+        options: *options,
+    };
+    benchmark_kernel(&mut kernel, &run)
+}
