@@ -40,6 +40,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Lookback(args),
         } => commands::bench::lookback(&args),
+        Command::Bench {
+            problem: BenchProblem::Bfs(args),
+        } => commands::bench::bfs(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
