@@ -127,6 +127,35 @@ mod tests {
     }
 
     #[test]
+    fn wide_distances_and_far_buckets_equal_dijkstra_on_any_team() {
+        let g = Generator::Uniform {
+            vertices: 2000,
+            degree: 6,
+        }
+        .generate(7)
+        .unwrap();
+        // Weights up to 5.1e9: distances pass 32 bits (the search reruns in 64), and most
+        // buckets lie past the ring of a small delta.
+        let wide = crate::graph::Graph {
+            weights: g
+                .weights
+                .as_ref()
+                .map(|w| w.iter().map(|&x| x.saturating_mul(20_000_000)).collect()),
+            ..g.clone()
+        };
+        for graph in [&g, &wide] {
+            let want = dijkstra(graph, 11).distances;
+            for threads in [1, 3] {
+                let pool = thicket_core::pool(threads).unwrap();
+                for delta in [1, 1000, u64::MAX / 2] {
+                    let got = pool.install(|| delta_stepping(graph, 11, delta));
+                    assert_eq!(got, want, "{threads} threads, delta {delta}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn unit_weights_give_the_bfs_levels() {
         let g = Generator::Grid { rows: 20, cols: 20 }.generate(1).unwrap();
         let unweighted = crate::graph::Graph {
