@@ -9,8 +9,9 @@
 # /tmp/thicket-gapbs) gets the graph files and the logs. thicket is target/release/thicket (or
 # $THICKET_BIN). Settings (environment): SCALE (20), EDGE_FACTOR (16), THREADS (2), DELTA (2),
 # ROUNDS (5), TRIALS (searches per process and root, 3), BFS_ROOTS ("629889 842131 99441
-# 10301"), SSSP_ROOTS ("629889 10301"). Prints one line per process and a table of medians; the
-# load average is printed before and after (compare only on a quiet machine).
+# 10301"), SSSP_ROOTS ("629889 10301"), RUN (a prefix for both tools' processes, e.g.
+# "nice -n -5" or "chrt -f 10"; default none). Prints the medians per search and root; the load
+# average is printed before and after (compare only on a quiet machine).
 set -euo pipefail
 
 gapbs=${1:?usage: scripts/gapbs-compare.sh GAPBS_DIR [WORK_DIR]}
@@ -24,6 +25,7 @@ rounds=${ROUNDS:-5}
 trials=${TRIALS:-3}
 bfs_roots=${BFS_ROOTS:-629889 842131 99441 10301}
 sssp_roots=${SSSP_ROOTS:-629889 10301}
+read -r -a run <<<"${RUN:-}"
 
 for tool in "$gapbs/bfs" "$gapbs/sssp" "$thicket"; do
     [[ -x $tool ]] || { echo "no executable $tool" >&2; exit 2; }
@@ -42,7 +44,7 @@ log="$work/times.tsv"
 gapbs_times() {
     local kernel=$1 root=$2
     shift 2
-    "$gapbs/$kernel" -f "$graph" -r "$root" -n "$trials" "$@" | awk '/^Trial Time:/ {print $3}'
+    "${run[@]}" "$gapbs/$kernel" -f "$graph" -r "$root" -n "$trials" "$@" | awk '/^Trial Time:/ {print $3}'
 }
 
 # thicket: the per-search times of one process (the root repeated `trials` times).
@@ -51,7 +53,7 @@ thicket_times() {
     shift 2
     local repeated=()
     for _ in $(seq "$trials"); do repeated+=(--source "$root"); done
-    "$thicket" "$kernel" "$graph" "${repeated[@]}" --backend cpu --threads "$threads" --json \
+    "${run[@]}" "$thicket" "$kernel" "$graph" "${repeated[@]}" --backend cpu --threads "$threads" --json \
         --quiet "$@" | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 for s in d.get("searches", [d]):
