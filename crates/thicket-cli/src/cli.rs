@@ -7,8 +7,8 @@ use thicket_queens::strategies::{Params, Strategy};
 use thicket_run::Shard;
 
 use crate::flags::{
-    parse_book_size, parse_depths, parse_sizes, parse_steps, BackendArgs, BenchOutputArgs,
-    OutputArgs, SizeList, TrialArgs,
+    parse_book_size, parse_depths, parse_grid, parse_scales, parse_sizes, parse_steps,
+    parse_vertex_counts, BackendArgs, BenchOutputArgs, OutputArgs, SizeList, TrialArgs,
 };
 
 /// thicket solves irregular workloads (N-Queens today; permutation search, graphs, lattices
@@ -695,6 +695,11 @@ pub enum BenchProblem {
     /// several per size, every strategy on the same graphs (mean time per graph, speed-up over
     /// mpm-serial, the GPU's seconds per phase), every flow certified and compared.
     Maxflow(BenchMaxflowArgs),
+    /// Graph searches: the modern sweep (time per search and GTEPS in both conventions on
+    /// Kronecker graphs and a grid, many roots) or, with --thesis, the thesis's experiment
+    /// (Viger-Latapy graphs, several per size, serial against both thesis kernels, Table 4.1's
+    /// kernel/scan split); every answer checked.
+    Bfs(BenchBfsArgs),
 }
 
 /// Options of `thicket bench maxflow`.
@@ -727,6 +732,67 @@ pub struct BenchMaxflowArgs {
     #[arg(long, default_value_t = 0)]
     pub device: usize,
     /// Where the results go (with --out-dir: maxflow-bench.md, .csv, .json and .svg).
+    #[command(flatten)]
+    pub outputs: BenchOutputArgs,
+}
+
+/// Options of `thicket bench bfs`.
+#[derive(Debug, Args)]
+pub struct BenchBfsArgs {
+    /// The thesis's experiment instead: Viger-Latapy graphs of --degree, --graphs per vertex
+    /// count (--vertices), speed-ups over serial on the same graph.
+    #[arg(long)]
+    pub thesis: bool,
+    /// With --thesis: vertex counts.
+    #[arg(
+        long,
+        default_value = "1000000,2000000,4000000,8000000,16000000,32000000,64000000",
+        value_parser = parse_vertex_counts
+    )]
+    pub vertices: SizeList,
+    /// With --thesis: graphs (seeds) per vertex count.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub graphs: u32,
+    /// With --thesis: the graphs' mean degree.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(2..=10_000))]
+    pub degree: u32,
+    /// Kronecker scales: a list (`20,22`) or an inclusive range (`20..26`).
+    #[arg(long, default_value = "20..26", value_parser = parse_scales)]
+    pub scales: SizeList,
+    /// Kronecker edge factor.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub edge_factor: u32,
+    /// The grid after the Kronecker graphs, ROWSxCOLS.
+    #[arg(long, default_value = "4096x4096", value_parser = parse_grid)]
+    pub grid: (u32, u32),
+    /// No grid.
+    #[arg(long)]
+    pub no_grid: bool,
+    /// Random roots per graph, vertices with an arc (default: 64; with --thesis 4).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub sources: Option<u32>,
+    /// Strategies, BFS and sssp ones mixed (default: multicore,gpu,delta-stepping; with
+    /// --thesis serial,thesis,thesis-active). Speed-ups are over serial (BFS) and dijkstra.
+    #[arg(long, value_delimiter = ',')]
+    pub strategies: Option<Vec<thicket_graph::Strategy>>,
+    /// Delta-stepping's bucket width (default: the mean weight).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub delta: Option<u64>,
+    /// The time cap, in seconds, of one strategy on one graph (roots past it are dropped; a
+    /// strategy whose one search is predicted to pass it is skipped) and of making one graph.
+    #[arg(long, default_value_t = 60.0)]
+    pub max_seconds: f64,
+    /// CPU threads of the parallel CPU strategies (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// The GPU's ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Seed of the graphs and roots.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where the results go (with --out-dir: bfs-bench.md, .csv, .json and .svg, or
+    /// bfs-thesis.* with --thesis).
     #[command(flatten)]
     pub outputs: BenchOutputArgs,
 }

@@ -172,6 +172,27 @@ pub fn parse_depths(text: &str) -> Result<SizeList, String> {
     parse_list(text, 0, 32, "depth")
 }
 
+/// Parses a list or range of Kronecker scales 1..=31.
+pub fn parse_scales(text: &str) -> Result<SizeList, String> {
+    parse_list(text, 1, 31, "Kronecker scale")
+}
+
+/// Parses a list of vertex counts 1..2^31 (`1000000,2000000`).
+pub fn parse_vertex_counts(text: &str) -> Result<SizeList, String> {
+    parse_list(text, 1, 1 << 31, "vertex count")
+}
+
+/// Parses a grid size `ROWSxCOLS` (e.g. `4096x4096`), each side 1..=65536.
+pub fn parse_grid(text: &str) -> Result<(u32, u32), String> {
+    let invalid = || format!("'{text}' is not ROWSxCOLS (e.g. 4096x4096)");
+    let (rows, cols) = text.split_once(['x', 'X']).ok_or_else(invalid)?;
+    let side = |s: &str| match parse_list(s, 1, 1 << 16, "grid side")?.0[..] {
+        [side] => Ok(side as u32),
+        _ => Err(invalid()),
+    };
+    Ok((side(rows)?, side(cols)?))
+}
+
 /// Parses `a,b,c` or `lo..hi` (`lo..=hi`) into values in `min..=max`.
 fn parse_list(text: &str, min: usize, max: usize, what: &str) -> Result<SizeList, String> {
     let parse = |s: &str| -> Result<usize, String> {

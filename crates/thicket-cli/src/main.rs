@@ -45,6 +45,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Maxflow(args),
         } => commands::bench::maxflow(&args),
+        Command::Bench {
+            problem: BenchProblem::Bfs(args),
+        } => commands::bench::bfs(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
-//! End-to-end tests of `thicket bfs`, `thicket sssp` and `thicket graph`: the JSON keys
+//! End-to-end tests of `thicket bfs`, `thicket sssp`, `thicket graph` and `thicket bench
+//! bfs`: the JSON keys
 //! scripts rely on, the outside references for rome99 (DIMACS ids), generated graphs in every
 //! format giving the same answers, the output file, and bad input (one line, exit 2).
 
@@ -6,7 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{json, stderr, thicket};
+use common::{json, stderr, stdout, thicket};
 
 fn data(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -234,4 +235,61 @@ fn bad_input_is_one_line_and_exit_two() {
         "{}",
         stderr(&output)
     );
+}
+
+#[test]
+fn bench_bfs_writes_its_tables_and_checks_every_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = thicket(&[
+        "bench",
+        "bfs",
+        "--scales",
+        "8..9",
+        "--edge-factor",
+        "8",
+        "--grid",
+        "10x12",
+        "--sources",
+        "4",
+        "--strategies",
+        "serial,multicore,dijkstra,delta-stepping",
+        "--threads",
+        "2",
+        "--json",
+        "--out-dir",
+        out.to_str().unwrap(),
+    ]);
+    let value = json(&output);
+    assert_eq!(value["experiment"], "modern");
+    let rows = value["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 12);
+    assert!(rows.iter().all(|r| r["verified"] == true), "{value}");
+    for ext in ["md", "csv", "json", "svg"] {
+        assert!(out.join(format!("bfs-bench.{ext}")).exists(), "{ext}");
+    }
+    let thesis = thicket(&[
+        "bench",
+        "bfs",
+        "--thesis",
+        "--vertices",
+        "500",
+        "--graphs",
+        "2",
+        "--strategies",
+        "serial,multicore",
+    ]);
+    assert!(thesis.status.success(), "{}", stderr(&thesis));
+    assert!(stdout(&thesis).contains("Table 4.1's split"));
+    for (args, want) in [
+        (&["--max-seconds", "0"][..], "time cap"),
+        (&["--grid", "0x5"][..], "grid side"),
+        (&["--scales", "40"][..], "Kronecker scale"),
+        (&["--strategies", "bogus"][..], "unknown graph strategy"),
+    ] {
+        let output = thicket(&[&["bench", "bfs"][..], args].concat());
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
+        assert!(message.contains(want), "{args:?}: {message}");
+    }
 }

@@ -2,6 +2,7 @@
 //! optional 32-bit weights, built from a list of arcs (parallel arcs and self-loops kept, and
 //! counted), with its reverse for the searches that look at in-neighbours.
 
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
 use thicket_core::{Error, Result};
 
@@ -182,6 +183,15 @@ impl Graph {
             .expect("a subset of a valid graph's arcs is valid")
     }
 
+    /// Whether the graph is as [`Graph::simplified`] leaves it: each vertex's heads strictly
+    /// increasing, no self-loop.
+    pub fn is_simple(&self) -> bool {
+        (0..self.vertices() as u32).into_par_iter().all(|u| {
+            let heads = self.neighbours(u);
+            heads.windows(2).all(|w| w[0] < w[1]) && heads.binary_search(&u).is_err()
+        })
+    }
+
     /// Statistics for `thicket graph info`.
     pub fn stats(&self) -> GraphStats {
         let n = self.vertices();
@@ -255,6 +265,7 @@ mod tests {
         assert!(sym.is_symmetric());
         assert_eq!(g.reversed().neighbours(1), [0, 0, 1]);
         let simple = g.simplified();
+        assert!(!g.is_simple() && simple.is_simple());
         assert_eq!(simple.neighbours(0), [1]);
         assert_eq!(simple.weight(0), 3);
         assert!(simple.neighbours(1).is_empty());

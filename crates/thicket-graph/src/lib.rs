@@ -15,6 +15,7 @@
 //! - [`verify`]: GAPBS-style checks of any answer, independent of every strategy.
 //! - [`search`]: the front door (strategy, backend, sources, verification, JSON).
 
+pub mod bench;
 pub mod bfs;
 pub mod generate;
 pub mod gpu;

@@ -8,7 +8,9 @@ use thicket_queens::bench::strategies::StrategyBenchOptions;
 use thicket_queens::bench::CpuBenchOptions;
 use thicket_run::bench::{pretty_json, AfterCase, Report};
 
-use crate::cli::{BenchLookbackArgs, BenchMaxflowArgs, BenchPermArgs, BenchQueensArgs};
+use crate::cli::{
+    BenchBfsArgs, BenchLookbackArgs, BenchMaxflowArgs, BenchPermArgs, BenchQueensArgs,
+};
 use crate::flags::BenchOutputArgs;
 
 /// `thicket bench queens` (with `--strategies`: the papers' GPU kernels).
@@ -89,6 +91,44 @@ pub fn maxflow(args: &BenchMaxflowArgs) -> Result<()> {
     };
     report(&args.outputs, |after| {
         thicket_flow::bench::bench(&options, after)
+    })
+}
+
+/// `thicket bench bfs`.
+pub fn bfs(args: &BenchBfsArgs) -> Result<()> {
+    use thicket_graph::bench::{BfsBenchOptions, Experiment};
+    use thicket_graph::Strategy;
+    let strategies = match (&args.strategies, args.thesis) {
+        (Some(strategies), _) => strategies.clone(),
+        (None, true) => vec![Strategy::Serial, Strategy::Thesis, Strategy::ThesisActive],
+        (None, false) => vec![Strategy::Multicore, Strategy::Gpu, Strategy::DeltaStepping],
+    };
+    let options = BfsBenchOptions {
+        experiment: if args.thesis {
+            Experiment::Thesis
+        } else {
+            Experiment::Modern
+        },
+        vertices: args.vertices.0.iter().map(|&v| v as u32).collect(),
+        graphs: args.graphs as usize,
+        degree: args.degree,
+        scales: args.scales.0.iter().map(|&s| s as u32).collect(),
+        edge_factor: args.edge_factor,
+        grid: (!args.no_grid).then_some(args.grid),
+        sources: args
+            .sources
+            .map_or(if args.thesis { 4 } else { 64 }, |s| s as usize),
+        strategies,
+        delta: args.delta,
+        max_seconds: args.max_seconds,
+        threads: args
+            .threads
+            .map_or_else(thicket_core::available_threads, |t| t as usize),
+        device: args.device,
+        seed: args.seed,
+    };
+    report(&args.outputs, |after| {
+        thicket_graph::bench::bench(&options, after)
     })
 }
 
