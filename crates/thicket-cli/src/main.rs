@@ -45,6 +45,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Maxflow(args),
         } => commands::bench::maxflow(&args),
+        Command::Bench {
+            problem: BenchProblem::Schedule(args),
+        } => commands::bench::schedule(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

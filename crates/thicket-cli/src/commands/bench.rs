@@ -8,7 +8,9 @@ use thicket_queens::bench::strategies::StrategyBenchOptions;
 use thicket_queens::bench::CpuBenchOptions;
 use thicket_run::bench::{pretty_json, AfterCase, Report};
 
-use crate::cli::{BenchLookbackArgs, BenchMaxflowArgs, BenchPermArgs, BenchQueensArgs};
+use crate::cli::{
+    BenchLookbackArgs, BenchMaxflowArgs, BenchPermArgs, BenchQueensArgs, BenchScheduleArgs,
+};
 use crate::flags::BenchOutputArgs;
 
 /// `thicket bench queens` (with `--strategies`: the papers' GPU kernels).
@@ -89,6 +91,35 @@ pub fn maxflow(args: &BenchMaxflowArgs) -> Result<()> {
     };
     report(&args.outputs, |after| {
         thicket_flow::bench::bench(&options, after)
+    })
+}
+
+/// `thicket bench schedule`.
+pub fn schedule(args: &BenchScheduleArgs) -> Result<()> {
+    if !(args.time_limit.is_finite() && args.time_limit > 0.0 && args.time_limit <= 1e6) {
+        return Err(thicket_core::Error::InvalidInput(format!(
+            "--time-limit must be a positive number of seconds up to 1e6, not {}",
+            args.time_limit
+        )));
+    }
+    let options = thicket_schedule::bench::ScheduleBenchOptions {
+        swarms: args.swarms.clone(),
+        machines: args.machines.clone(),
+        tasks: args.tasks.clone(),
+        sweep_iterations: args.sweep_iterations as usize,
+        quality: args.quality.clone(),
+        iterations: args.iterations as usize,
+        braun: args.braun.clone(),
+        time_limit: std::time::Duration::from_secs_f64(args.time_limit),
+        threads: args
+            .threads
+            .map_or_else(thicket_core::available_threads, |t| t as usize),
+        seed: args.seed,
+        gpu: !args.no_gpu,
+        device: args.device,
+    };
+    report(&args.outputs, |after| {
+        thicket_schedule::bench::bench(&options, after)
     })
 }
 
