@@ -84,6 +84,8 @@ pub struct Row {
     pub machines: usize,
     /// The method.
     pub method: String,
+    /// `cpu` or `cuda`.
+    pub backend: &'static str,
     /// Swarms of a swarm method.
     pub swarms: Option<usize>,
     /// GPU swarms: the fitness scratch.
@@ -257,6 +259,7 @@ impl Bench<'_> {
             tasks,
             machines,
             method: "mspso".into(),
+            backend: "cpu",
             swarms: Some(swarms),
             ..Row::default()
         };
@@ -272,6 +275,10 @@ impl Bench<'_> {
             after_case,
         )?;
         for &scratch in scratches {
+            let base = Row {
+                backend: "cuda",
+                ..base.clone()
+            };
             let row = match self.gpu_run(&etc, params, scratch, false) {
                 Ok(gpu) => {
                     let kernels = gpu.output.kernel_seconds;
@@ -342,6 +349,7 @@ impl Bench<'_> {
             tasks,
             machines,
             method: "mspso".into(),
+            backend: "cuda",
             swarms: Some(60),
             scratch: Some(scratch_name(scratch)),
             ..Row::default()
@@ -404,6 +412,7 @@ impl Bench<'_> {
                 tasks,
                 machines,
                 method: method.name().into(),
+                backend: "cpu",
                 swarms: swarm.map(|s| s.swarms),
                 makespan: Some(makespan),
                 vs_fcfs: Some(makespan / fcfs),
@@ -436,6 +445,7 @@ impl Bench<'_> {
             matrix: name.clone(),
             tasks: etc.tasks(),
             machines: etc.machines(),
+            backend: "cpu",
             best_known,
             ..Row::default()
         };
@@ -568,9 +578,10 @@ fn render(rows: &[Row], traces: &[Trace]) -> Rendered {
             t.row(vec![
                 r.matrix.clone(),
                 cell(r.swarms),
-                r.scratch
-                    .as_ref()
-                    .map_or("cpu".into(), |s| format!("cuda ({s})")),
+                match &r.scratch {
+                    Some(s) => format!("{} ({s})", r.backend),
+                    None => r.backend.to_string(),
+                },
                 num(r.makespan, 3),
                 num(r.seconds, 4),
                 num(r.kernel_seconds, 4),
@@ -652,6 +663,7 @@ fn render(rows: &[Row], traces: &[Trace]) -> Rendered {
             "tasks",
             "machines",
             "method",
+            "backend",
             "swarms",
             "scratch",
             "makespan",
@@ -675,6 +687,7 @@ fn render(rows: &[Row], traces: &[Trace]) -> Rendered {
             r.tasks.to_string(),
             r.machines.to_string(),
             r.method.clone(),
+            r.backend.into(),
             cell(r.swarms),
             cell(r.scratch.clone()),
             f(r.makespan),
@@ -761,6 +774,8 @@ mod tests {
         let ils = ils.unwrap();
         assert_eq!(ils["best_known"].as_f64().unwrap().round(), 5136.0);
         assert!(ils["gap_percent"].as_f64().unwrap() >= -1e-9);
+        let gpu_rows = rows.iter().filter(|r| r["backend"] == "cuda").count();
+        assert_eq!(gpu_rows, 2 + 2 + 1 + 2);
         assert!(rows
             .iter()
             .filter(|r| r["table"] == "shares")
