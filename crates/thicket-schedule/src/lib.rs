@@ -13,7 +13,7 @@
 //! - [`pso`]: the swarms (serial); [`gpu`]: the thesis's GPU swarms ([`kernels`]);
 //!   [`search`]: the default.
 //! - [`verify`]: the independent check of any answer.
-//! - [`schedule`]: the front door; [`bench`]: `thicket bench schedule`.
+//! - [`schedule`]: the front door; [`mod@bench`]: `thicket bench schedule`.
 
 pub mod assignment;
 pub mod bench;
