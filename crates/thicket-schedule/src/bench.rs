@@ -133,6 +133,12 @@ pub fn bench(options: &ScheduleBenchOptions, after_case: AfterCase) -> Result<Re
         failed: None,
     };
     let o = options;
+    // A bad instance file fails before minutes of sweeps, not after.
+    let braun: Vec<Etc> = o
+        .braun
+        .iter()
+        .map(|p| Etc::read(p))
+        .collect::<Result<_>>()?;
     for &swarms in &o.swarms {
         bench.sweep("swarms", 80, 8, swarms, &[None], after_case)?;
     }
@@ -151,8 +157,8 @@ pub fn bench(options: &ScheduleBenchOptions, after_case: AfterCase) -> Result<Re
     for &(tasks, machines) in &o.quality {
         bench.quality(tasks, machines, after_case)?;
     }
-    for path in &o.braun {
-        bench.braun(path, after_case)?;
+    for (path, etc) in o.braun.iter().zip(braun) {
+        bench.braun(path, etc, after_case)?;
     }
     let verdict = match bench.failed.take() {
         Some(why) => Err(Error::Verification(why)),
@@ -432,8 +438,7 @@ impl Bench<'_> {
     }
 
     /// The Braun table for one instance.
-    fn braun(&mut self, path: &Path, after_case: AfterCase) -> Result<()> {
-        let etc = Etc::read(path)?;
+    fn braun(&mut self, path: &Path, etc: Etc, after_case: AfterCase) -> Result<()> {
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),
