@@ -700,6 +700,70 @@ pub enum BenchProblem {
     /// (Viger-Latapy graphs, several per size, serial against both thesis kernels, Table 4.1's
     /// kernel/scan split); every answer checked.
     Bfs(BenchBfsArgs),
+    /// The thesis's task-matching experiments: the MSPSO against swarms, machines and tasks
+    /// (serial CPU vs GPU kernels), Table 6.1's phase shares (GPU), Table 6.2's makespans over
+    /// FCFS, then the Braun instances (FCFS, Min-Min, MSPSO, the default, best known, gap).
+    Schedule(BenchScheduleArgs),
+}
+
+/// Options of `thicket bench schedule` (an empty list skips its part).
+#[derive(Debug, Args)]
+pub struct BenchScheduleArgs {
+    /// Swarm counts of the swarm sweep (80 tasks x 8 machines; the thesis: up to 60).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,10,20,30,40,50,54,56,58,60"
+    )]
+    pub swarms: Vec<usize>,
+    /// Machine counts of the machine sweep (80 tasks, 10 swarms, both fitness scratches).
+    #[arg(long, value_delimiter = ',', default_value = "2,8,16,30,32,64,100")]
+    pub machines: Vec<usize>,
+    /// Task counts of the task sweep (8 machines, 10 swarms).
+    #[arg(long, value_delimiter = ',', default_value = "80,200,500,1000")]
+    pub tasks: Vec<usize>,
+    /// Swarm iterations in the sweeps and Table 6.1's shares.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    pub sweep_iterations: u32,
+    /// Table 6.2's sizes, TASKSxMACHINES.
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape,
+          default_value = "60x10,60x15,70x10,70x15,80x10,200x40,1000x100")]
+    pub quality: Vec<(usize, usize)>,
+    /// Swarm iterations in the quality and Braun tables (the thesis: 1,000).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: u32,
+    /// Braun instances (the best known from a `.sol` file beside each, named after it).
+    #[arg(long, value_delimiter = ',')]
+    pub braun: Vec<std::path::PathBuf>,
+    /// The default's time limit per matrix, seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub time_limit: f64,
+    /// CPU threads of the default (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Seed of the matrices and the randomised methods.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Skip the GPU runs (the rows say so).
+    #[arg(long)]
+    pub no_gpu: bool,
+    /// The GPU's ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Where the results go (with --out-dir: schedule-bench.md, .csv, .json and .svg).
+    #[command(flatten)]
+    pub outputs: BenchOutputArgs,
+}
+
+/// `TASKSxMACHINES`, both at least 1.
+fn parse_shape(text: &str) -> Result<(usize, usize), String> {
+    let parsed = text
+        .split_once('x')
+        .and_then(|(t, m)| Some((t.trim().parse().ok()?, m.trim().parse().ok()?)));
+    match parsed {
+        Some((t, m)) if t > 0 && m > 0 => Ok((t, m)),
+        _ => Err(format!("{text:?} is not TASKSxMACHINES, e.g. 60x10")),
+    }
 }
 
 /// Options of `thicket bench maxflow`.

@@ -48,6 +48,9 @@ fn main() -> ExitCode {
         Command::Bench {
             problem: BenchProblem::Bfs(args),
         } => commands::bench::bfs(&args),
+        Command::Bench {
+            problem: BenchProblem::Schedule(args),
+        } => commands::bench::schedule(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -13,9 +13,10 @@
 //! - [`pso`]: the swarms (serial); [`gpu`]: the thesis's GPU swarms ([`kernels`]);
 //!   [`search`]: the default.
 //! - [`verify`]: the independent check of any answer.
-//! - [`schedule`]: the front door.
+//! - [`schedule`]: the front door; [`mod@bench`]: `thicket bench schedule`.
 
 pub mod assignment;
+pub mod bench;
 pub mod etc;
 pub mod generate;
 pub mod gpu;

@@ -10,6 +10,7 @@ use thicket_run::bench::{pretty_json, AfterCase, Report};
 
 use crate::cli::{
     BenchBfsArgs, BenchLookbackArgs, BenchMaxflowArgs, BenchPermArgs, BenchQueensArgs,
+    BenchScheduleArgs,
 };
 use crate::flags::BenchOutputArgs;
 
@@ -129,6 +130,35 @@ pub fn bfs(args: &BenchBfsArgs) -> Result<()> {
     };
     report(&args.outputs, |after| {
         thicket_graph::bench::bench(&options, after)
+    })
+}
+
+/// `thicket bench schedule`.
+pub fn schedule(args: &BenchScheduleArgs) -> Result<()> {
+    if !(args.time_limit.is_finite() && args.time_limit > 0.0 && args.time_limit <= 1e6) {
+        return Err(thicket_core::Error::InvalidInput(format!(
+            "--time-limit must be a positive number of seconds up to 1e6, not {}",
+            args.time_limit
+        )));
+    }
+    let options = thicket_schedule::bench::ScheduleBenchOptions {
+        swarms: args.swarms.clone(),
+        machines: args.machines.clone(),
+        tasks: args.tasks.clone(),
+        sweep_iterations: args.sweep_iterations as usize,
+        quality: args.quality.clone(),
+        iterations: args.iterations as usize,
+        braun: args.braun.clone(),
+        time_limit: std::time::Duration::from_secs_f64(args.time_limit),
+        threads: args
+            .threads
+            .map_or_else(thicket_core::available_threads, |t| t as usize),
+        seed: args.seed,
+        gpu: !args.no_gpu,
+        device: args.device,
+    };
+    report(&args.outputs, |after| {
+        thicket_schedule::bench::bench(&options, after)
     })
 }
 
