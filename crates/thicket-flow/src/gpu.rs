@@ -20,8 +20,9 @@ use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use crate::kernels::{
-    LEVELS_PER_READ, LIST_BLOCKS, MPM, PUSH_RELABEL, ROUND_LAUNCHES, SCAN_THREADS, SCAN_TILE,
-    THREADS,
+    FUSED_CTL_WORDS, FUSED_THREADS, LEVELS_PER_READ, LIST_BLOCKS, MPM, MPM_FUSED, PUSH_RELABEL,
+    ROUND_LAUNCHES, SCAN_THREADS, SCAN_TILE, SLOT_BASE, SLOT_WORDS, STAT_PHASES, STAT_ROUNDS,
+    STAT_STEPS, THREADS, TIME_LAYERED, TIME_PRUNE, TIME_PUSH_PULL,
 };
 use crate::mpm::SolveStats;
 use crate::network::Network;
@@ -51,6 +52,8 @@ pub struct GpuPhases {
     pub seconds: Vec<(&'static str, f64)>,
     /// Kernel launches.
     pub launches: u64,
+    /// Grid barriers inside the launches (the one-launch MPM's rounds).
+    pub barriers: u64,
 }
 
 impl GpuPhases {
@@ -159,8 +162,10 @@ impl FlowGpu {
 
     /// Finds a maximum flow with `strategy`.
     pub fn solve(&self, strategy: GpuStrategy) -> Result<GpuSolved> {
-        if strategy == GpuStrategy::PushRelabel {
-            return self.solve_push_relabel();
+        match strategy {
+            GpuStrategy::PushRelabel => return self.solve_push_relabel(),
+            GpuStrategy::MpmActive => return self.solve_fused(),
+            GpuStrategy::Mpm => {}
         }
         let mut solve = Solve::new(self, strategy)?;
         solve.run()?;
@@ -178,6 +183,112 @@ impl FlowGpu {
             flows,
             stats: solve.stats,
             phases: solve.phases,
+        })
+    }
+}
+
+impl FlowGpu {
+    /// `mpm-active`: the whole solve in one cooperative launch of `mpm_fused`, one block per
+    /// SM (the grid barrier needs the grid co-resident); only the residual capacities and the
+    /// control words come back.
+    fn solve_fused(&self) -> Result<GpuSolved> {
+        let stream = self.stream().clone();
+        let (s, t) = (self.source, self.sink);
+        let r = &self.residual;
+        let n = r.vertices as usize;
+        let module = self
+            .gpu
+            .load_module(&MPM_FUSED.source, &MPM_FUSED.options())?;
+        let kernel = self.gpu.load_function(&module, "mpm_fused")?;
+        let per_sm = kernel
+            .occupancy_max_active_blocks_per_multiprocessor(FUSED_THREADS as u32, 0, None)
+            .map_err(GpuError::driver(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            ))?;
+        if per_sm == 0 {
+            return Err(Error::Gpu(
+                "mpm_fused does not fit on an SM with its block size".into(),
+            ));
+        }
+        let capacities: Vec<i64> = r.capacity.iter().map(|&c| c as i64).collect();
+        let mut cap = stream
+            .clone_htod(&capacities)
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        let zeros_u32 = |len: usize| {
+            stream
+                .alloc_zeros::<u32>(len.max(1))
+                .map_err(GpuError::driver("cuMemAlloc"))
+        };
+        let zeros_i64 = |len: usize| {
+            stream
+                .alloc_zeros::<i64>(len.max(1))
+                .map_err(GpuError::driver("cuMemAlloc"))
+        };
+        let (mut level, mut alive, mut flags) = (zeros_u32(n)?, zeros_u32(n)?, zeros_u32(n)?);
+        let (mut list0, mut list1) = (zeros_u32(n)?, zeros_u32(n)?);
+        let (mut inward, mut outward, mut held) = (zeros_i64(n)?, zeros_i64(n)?, zeros_i64(n)?);
+        let mut words = vec![0u64; FUSED_CTL_WORDS];
+        for slot in 0..3 {
+            // Each slot's least potential and vertex start at "none".
+            words[SLOT_BASE + slot * SLOT_WORDS + 2] = u64::MAX;
+            words[SLOT_BASE + slot * SLOT_WORDS + 3] = u64::MAX;
+        }
+        let mut ctl = stream
+            .clone_htod(&words)
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        let config = LaunchConfig {
+            grid_dim: (self.gpu.info().sm_count, 1, 1),
+            block_dim: (FUSED_THREADS as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let n_arg = n as u32;
+        let started = record_event(&stream)?;
+        let mut launch = stream.launch_builder(&kernel);
+        launch
+            .arg(&self.start)
+            .arg(&self.head)
+            .arg(&self.pair)
+            .arg(&mut cap)
+            .arg(&mut level)
+            .arg(&mut alive)
+            .arg(&mut inward)
+            .arg(&mut outward)
+            .arg(&mut held)
+            .arg(&mut flags)
+            .arg(&mut list0)
+            .arg(&mut list1)
+            .arg(&n_arg)
+            .arg(&s)
+            .arg(&t)
+            .arg(&mut ctl);
+        // SAFETY: mpm_fused(start (n + 1), head, pair, cap (per residual arc), level, alive,
+        // in, out, held, flags (zero), two lists (n each), n, s, t, ctl (FUSED_CTL_WORDS, set
+        // as the kernel expects)); a list holds a vertex at most once (its flag), so n entries
+        // suffice; a cooperative launch of one block per SM (at least one fits), which the
+        // grid barrier needs.
+        unsafe { launch.launch_cooperative(config) }
+            .map_err(GpuError::driver("cuLaunchCooperativeKernel"))?;
+        let ended = record_event(&stream)?;
+        let kernel_seconds = seconds_between(&started, &ended)?;
+        let words = stream
+            .clone_dtoh(&ctl)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        let cap = stream
+            .clone_dtoh(&cap)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        let flows = r
+            .forward
+            .iter()
+            .map(|&f| cap[r.pair[f as usize] as usize] as u64)
+            .collect();
+        Ok(GpuSolved {
+            flows,
+            stats: SolveStats {
+                phases: words[STAT_PHASES],
+                steps: words[STAT_STEPS],
+                ..SolveStats::default()
+            },
+            phases: fused_phases(&words, kernel_seconds),
         })
     }
 }
@@ -387,6 +498,31 @@ fn per_list(n: u32) -> LaunchConfig {
     let mut c = per_vertex(n);
     c.grid_dim.0 = c.grid_dim.0.min(LIST_BLOCKS as u32);
     c
+}
+
+/// The one-launch MPM's per-phase split: the lead thread's clock (nanoseconds) scaled to the
+/// launch's event time, so that the phases add up to it.
+fn fused_phases(words: &[u64], kernel_seconds: f64) -> GpuPhases {
+    let parts = [
+        ("layered", words[TIME_LAYERED]),
+        ("prune", words[TIME_PRUNE]),
+        ("push_pull", words[TIME_PUSH_PULL]),
+    ];
+    let clocked: u64 = parts.iter().map(|(_, ns)| ns).sum();
+    let mut phases = GpuPhases {
+        launches: 1,
+        ..GpuPhases::default()
+    };
+    for (name, ns) in parts {
+        let share = if clocked == 0 {
+            0.0
+        } else {
+            ns as f64 / clocked as f64
+        };
+        phases.add(name, share * kernel_seconds);
+    }
+    phases.barriers = words[STAT_ROUNDS];
+    phases
 }
 
 fn launched(result: std::result::Result<(), cudarc::driver::DriverError>) -> Result<()> {

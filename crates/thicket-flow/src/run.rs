@@ -285,6 +285,9 @@ impl FlowRun {
                 map.insert(format!("{name}_seconds"), json!(seconds));
             }
             map.insert("launches".into(), json!(g.launches));
+            if g.barriers > 0 {
+                map.insert("grid_barriers".into(), json!(g.barriers));
+            }
         }
         map
     }
