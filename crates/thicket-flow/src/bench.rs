@@ -121,6 +121,8 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
         ("arcs (mean)", Align::Right),
         ("mean s per graph", Align::Right),
         ("× mpm-serial", Align::Right),
+        ("GPU device s", Align::Right),
+        ("× mpm-serial, device", Align::Right),
         ("phases, mean s", Align::Left),
         ("note", Align::Left),
     ]);
@@ -132,6 +134,14 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
     let mut json_rows = Vec::new();
     for r in rows {
         let speedup = match (serial(r.vertices), r.seconds) {
+            (Some(s), Some(t)) if t > 0.0 => Some(s / t),
+            _ => None,
+        };
+        // A GPU row's device time (its phases' sum, without opening the device, compiling or
+        // loading the kernels and copying the network) and the speed-up on it.
+        let device = (!r.phases.is_empty() && r.seconds.is_some())
+            .then(|| r.phases.iter().map(|(_, s)| s).sum::<f64>());
+        let device_speedup = match (serial(r.vertices), device) {
             (Some(s), Some(t)) if t > 0.0 => Some(s / t),
             _ => None,
         };
@@ -147,6 +157,8 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
             cell(r.arcs.map(|a| format!("{a:.0}"))),
             cell(r.seconds.map(|s| format!("{s:.4}"))),
             cell(speedup.map(|s| format!("{s:.2}"))),
+            cell(device.map(|s| format!("{s:.4}"))),
+            cell(device_speedup.map(|s| format!("{s:.2}"))),
             phases.join(", "),
             r.note.clone(),
         ]);
@@ -157,6 +169,8 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
             "arcs": r.arcs,
             "seconds": r.seconds,
             "speedup_over_mpm_serial": speedup,
+            "device_seconds": device,
+            "device_speedup_over_mpm_serial": device_speedup,
             "phases": r.phases.iter().map(|(n, s)| json!({"phase": n, "seconds": s})).collect::<Vec<_>>(),
             "note": r.note,
         }));

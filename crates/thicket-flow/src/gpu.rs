@@ -913,3 +913,55 @@ impl<'a> Solve<'a> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lead thread's clock splits the launch's event time in its proportions, and the
+    /// barrier count comes through.
+    #[test]
+    fn the_one_launch_phases_add_up_to_the_launch() {
+        let mut words = vec![0u64; FUSED_CTL_WORDS];
+        words[TIME_LAYERED] = 1_000;
+        words[TIME_PRUNE] = 3_000;
+        words[TIME_PUSH_PULL] = 6_000;
+        words[STAT_ROUNDS] = 42;
+        let phases = fused_phases(&words, 2.0);
+        let share = |name: &str| {
+            phases
+                .seconds
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, s)| *s)
+        };
+        assert_eq!(share("layered"), Some(0.2));
+        assert_eq!(share("prune"), Some(0.6));
+        assert_eq!(share("push_pull"), Some(1.2));
+        assert!((phases.total_seconds() - 2.0).abs() < 1e-12);
+        assert_eq!((phases.launches, phases.barriers), (1, 42));
+        // A launch too short for the clock: no split, no division by zero.
+        let none = fused_phases(&vec![0u64; FUSED_CTL_WORDS], 0.5);
+        assert_eq!(none.total_seconds(), 0.0);
+    }
+
+    /// The control words' layout: slots, then counts, then statistics, all distinct and inside
+    /// the buffer the host allocates.
+    #[test]
+    fn the_control_words_do_not_overlap() {
+        use crate::kernels::{ARRIVALS, PRUNE_COUNTS, STEP_COUNTS};
+        assert_eq!(ARRIVALS, 0);
+        assert!(SLOT_BASE > ARRIVALS && STEP_COUNTS >= SLOT_BASE + 3 * SLOT_WORDS);
+        assert!(PRUNE_COUNTS >= STEP_COUNTS + 3 && STAT_PHASES >= PRUNE_COUNTS + 3);
+        let stats = [
+            STAT_PHASES,
+            STAT_STEPS,
+            STAT_ROUNDS,
+            TIME_LAYERED,
+            TIME_PRUNE,
+            TIME_PUSH_PULL,
+        ];
+        assert!(stats.windows(2).all(|w| w[0] < w[1]));
+        assert!(TIME_PUSH_PULL < FUSED_CTL_WORDS);
+    }
+}
