@@ -123,6 +123,7 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
         ("× mpm-serial", Align::Right),
         ("GPU device s", Align::Right),
         ("× mpm-serial, device", Align::Right),
+        ("per phase × mpm-serial", Align::Left),
         ("phases, mean s", Align::Left),
         ("note", Align::Left),
     ]);
@@ -139,11 +140,28 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
         };
         // A GPU row's device time (its phases' sum, without opening the device, compiling or
         // loading the kernels and copying the network) and the speed-up on it.
-        let device = (!r.phases.is_empty() && r.seconds.is_some())
+        let device = (r.strategy.is_gpu() && !r.phases.is_empty() && r.seconds.is_some())
             .then(|| r.phases.iter().map(|(_, s)| s).sum::<f64>());
         let device_speedup = match (serial(r.vertices), device) {
             (Some(s), Some(t)) if t > 0.0 => Some(s / t),
             _ => None,
+        };
+        // Table 5.3: each phase's speed-up over mpm-serial's time in the same phase.
+        let serial_phases = rows
+            .iter()
+            .find(|q| q.strategy == Strategy::MpmSerial && q.vertices == r.vertices)
+            .map(|q| q.phases.as_slice())
+            .unwrap_or(&[]);
+        let per_phase: Vec<(&'static str, f64)> = if device.is_some() {
+            r.phases
+                .iter()
+                .filter_map(|&(name, gpu)| {
+                    let (_, cpu) = serial_phases.iter().find(|(n, _)| *n == name)?;
+                    (gpu > 0.0).then(|| (name, cpu / gpu))
+                })
+                .collect()
+        } else {
+            Vec::new()
         };
         let phases: Vec<String> = r
             .phases
@@ -159,6 +177,11 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
             cell(speedup.map(|s| format!("{s:.2}"))),
             cell(device.map(|s| format!("{s:.4}"))),
             cell(device_speedup.map(|s| format!("{s:.2}"))),
+            per_phase
+                .iter()
+                .map(|(name, x)| format!("{name} {x:.1}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             phases.join(", "),
             r.note.clone(),
         ]);
@@ -171,6 +194,7 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
             "speedup_over_mpm_serial": speedup,
             "device_seconds": device,
             "device_speedup_over_mpm_serial": device_speedup,
+            "phase_speedups_over_mpm_serial": per_phase.iter().map(|(n, x)| json!({"phase": n, "speedup": x})).collect::<Vec<_>>(),
             "phases": r.phases.iter().map(|(n, s)| json!({"phase": n, "seconds": s})).collect::<Vec<_>>(),
             "note": r.note,
         }));
@@ -359,6 +383,10 @@ mod tests {
         assert!(md.contains("| push-relabel |"), "{md}");
         assert_eq!(report.rendered.json["rows"].as_array().unwrap().len(), 4);
         assert!(report.rendered.json["rows"][1]["speedup_over_mpm_serial"].is_number());
+        // mpm-serial's own phases (Table 5.3's CPU side); no device time for a CPU row.
+        let serial = &report.rendered.json["rows"][0];
+        assert_eq!(serial["phases"].as_array().unwrap().len(), 3);
+        assert!(serial["device_seconds"].is_null());
     }
 
     #[test]
