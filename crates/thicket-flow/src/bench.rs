@@ -314,10 +314,11 @@ pub fn bench(options: &MaxflowBenchOptions, after: AfterCase) -> Result<Report> 
                     match failure {
                         Some(e) => {
                             row.note = e.to_string();
+                            // No GPU: every size's row says so (not "a smaller size failed").
                             if !matches!(e, Error::Unavailable(_)) {
                                 verdict = Err(e);
+                                sweeps[i].record(n, None);
                             }
-                            sweeps[i].record(n, None);
                         }
                         None => {
                             let count = networks.len() as f64;
