@@ -141,7 +141,8 @@ pub struct MaxflowArgs {
     pub write: Option<std::path::PathBuf>,
     /// mpm-serial (the thesis's MPM, with residual arcs), push-relabel (highest label, global
     /// and gap relabelling; the CPU default), mpm (the thesis's GPU MPM), mpm-active (its
-    /// scan variant) or push-relabel-gpu (lock-free push-relabel with global relabelling; the
+    /// active-vertices variant in one cooperative launch), mpm-scan (that variant as the
+    /// thesis wrote it: scans and host loops) or push-relabel-gpu (lock-free push-relabel with global relabelling; the
     /// GPU default).
     #[arg(long)]
     pub strategy: Option<thicket_flow::Strategy>,

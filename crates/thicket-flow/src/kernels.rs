@@ -61,6 +61,16 @@ pub(crate) const TIME_LAYERED: usize = STAT_ROUNDS + 1;
 pub(crate) const TIME_PRUNE: usize = TIME_LAYERED + 1;
 pub(crate) const TIME_PUSH_PULL: usize = TIME_PRUNE + 1;
 pub(crate) const FUSED_CTL_WORDS: usize = TIME_PUSH_PULL + 1;
+// The layout is checked when compiling: the barrier's word first, then the slots, the counts
+// and the statistics, none overlapping.
+const _: () = assert!(
+    ARRIVALS == 0
+        && SLOT_BASE > ARRIVALS
+        && STEP_COUNTS >= SLOT_BASE + 3 * SLOT_WORDS
+        && PRUNE_COUNTS >= STEP_COUNTS + 3
+        && STAT_PHASES >= PRUNE_COUNTS + 3
+        && TIME_PUSH_PULL < FUSED_CTL_WORDS
+);
 
 fn fused_defines() -> Vec<String> {
     vec![
