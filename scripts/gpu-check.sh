@@ -37,7 +37,7 @@
 #                                  sample built as binomialOptions_f32 and binomialOptions_f64,
 #                                  each is run 3 times beside thicket; see docs/benchmarks.md),
 #                                  and N = 30,000 / 100,000 against serial
-#   scripts/gpu-check.sh --maxflow every GPU max-flow strategy (push-relabel-gpu, mpm, mpm-active;
+#   scripts/gpu-check.sh --maxflow every GPU max-flow strategy (push-relabel-gpu, mpm, mpm-active, mpm-scan;
 #                                  MAXFLOW_STRATEGIES to choose) on the DIMACS and
 #                                  generated instances against the outside reference values or
 #                                  the CPU's push-relabel, each flow certified by its min cut
@@ -313,7 +313,7 @@ if [[ $maxflow == 1 ]]; then
         if [[ $reference == cpu ]]; then
             reference=$(field flow "$("$bin" maxflow "$input" --backend cpu --json --quiet)")
         fi
-        for strategy in ${MAXFLOW_STRATEGIES:-push-relabel-gpu mpm mpm-active}; do
+        for strategy in ${MAXFLOW_STRATEGIES:-push-relabel-gpu mpm mpm-active mpm-scan}; do
             json=$(timeout "${MAXFLOW_TIMEOUT:-120}" "$bin" maxflow "$input" --strategy "$strategy" \
                 --backend cuda --json --quiet 2>/dev/null) || json=""
             flow=$(field flow "$json")

@@ -141,7 +141,8 @@ pub struct MaxflowArgs {
     pub write: Option<std::path::PathBuf>,
     /// mpm-serial (the thesis's MPM, with residual arcs), push-relabel (highest label, global
     /// and gap relabelling; the CPU default), mpm (the thesis's GPU MPM), mpm-active (its
-    /// scan variant) or push-relabel-gpu (lock-free push-relabel with global relabelling; the
+    /// active-vertices variant in one cooperative launch), mpm-scan (that variant as the
+    /// thesis wrote it: scans and host loops) or push-relabel-gpu (lock-free push-relabel with global relabelling; the
     /// GPU default).
     #[arg(long)]
     pub strategy: Option<thicket_flow::Strategy>,
@@ -769,6 +770,10 @@ fn parse_shape(text: &str) -> Result<(usize, usize), String> {
 /// Options of `thicket bench maxflow`.
 #[derive(Debug, Args)]
 pub struct BenchMaxflowArgs {
+    /// The networks: `random` (the thesis's graphs of mean degree --degree), `genrmf` (cubic:
+    /// A frames of A × A, A the cube root of each count) or `rlg` (square, the square root).
+    #[arg(long, default_value = "random")]
+    pub family: thicket_flow::bench::BenchFamily,
     /// Vertex counts, e.g. `10000,30000,100000`.
     #[arg(long, value_delimiter = ',', default_value = "1000,3000,10000,30000,100000", value_parser = clap::value_parser!(u32).range(16..))]
     pub vertices: Vec<u32>,

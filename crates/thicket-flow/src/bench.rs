@@ -3,7 +3,8 @@
 //! the same graphs, the mean time per graph, the GPU's time per phase (Tables 5.1–5.3) and the
 //! speed-up over `mpm-serial`. Every flow is certified (as every `maxflow` run is) and the
 //! strategies must agree on each graph. A strategy whose next size is predicted to pass the
-//! cap is skipped (`thicket_run::bench::Sweep`).
+//! cap is skipped (`thicket_run::bench::Sweep`). `--family genrmf` and `--family rlg` run the
+//! modern families at about the same vertex counts instead.
 
 use serde_json::json;
 use thicket_core::{Backend, Error, Result, RunOptions};
@@ -15,9 +16,74 @@ use crate::generate::{Family, Spec};
 use crate::network::Network;
 use crate::run::{maxflow, MaxflowOptions, Strategy};
 
+/// The networks of a bench: the thesis's random graphs, or a modern family sized to about the
+/// requested vertex count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchFamily {
+    /// `random:N:DEGREE:MAXCAP:SEED` (the thesis's).
+    Random,
+    /// `genrmf:A:A:1:MAXCAP:SEED`, cubic (A frames of A × A), A the cube root of the count
+    /// rounded (at least 2).
+    Genrmf,
+    /// `rlg:R:R:MAXCAP:SEED`, square, R the square root of the count rounded (at least 2).
+    Rlg,
+}
+
+impl std::str::FromStr for BenchFamily {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<BenchFamily> {
+        match s {
+            "random" => Ok(BenchFamily::Random),
+            "genrmf" => Ok(BenchFamily::Genrmf),
+            "rlg" => Ok(BenchFamily::Rlg),
+            _ => Err(Error::InvalidInput(format!(
+                "unknown family {s:?}: random, genrmf or rlg"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for BenchFamily {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BenchFamily::Random => "random",
+            BenchFamily::Genrmf => "genrmf",
+            BenchFamily::Rlg => "rlg",
+        })
+    }
+}
+
+impl BenchFamily {
+    /// The family's generator for about `vertices` vertices.
+    fn family(self, vertices: u32, degree: u32, max_capacity: u64) -> Family {
+        let root = |power: f64| ((vertices as f64).powf(1.0 / power).round() as u32).max(2);
+        match self {
+            BenchFamily::Random => Family::Random {
+                vertices,
+                degree,
+                max_capacity,
+            },
+            BenchFamily::Genrmf => Family::Genrmf {
+                a: root(3.0),
+                b: root(3.0),
+                c1: 1,
+                c2: max_capacity,
+            },
+            BenchFamily::Rlg => Family::Rlg {
+                rows: root(2.0),
+                cols: root(2.0),
+                max_capacity,
+            },
+        }
+    }
+}
+
 /// What the bench runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MaxflowBenchOptions {
+    /// The networks' family.
+    pub family: BenchFamily,
     /// Vertex counts, in order.
     pub vertices: Vec<usize>,
     /// Mean degree of the random graphs (the thesis: 12).
@@ -39,6 +105,8 @@ pub struct MaxflowBenchOptions {
 struct Row {
     strategy: Strategy,
     vertices: usize,
+    /// The networks' mean vertex count (a modern family's differs from the requested one).
+    actual: f64,
     arcs: Option<f64>,
     seconds: Option<f64>,
     phases: Vec<(&'static str, f64)>,
@@ -49,9 +117,13 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
     let mut table = Table::new([
         ("strategy", Align::Left),
         ("vertices", Align::Right),
+        ("vertices (mean)", Align::Right),
         ("arcs (mean)", Align::Right),
         ("mean s per graph", Align::Right),
         ("× mpm-serial", Align::Right),
+        ("GPU device s", Align::Right),
+        ("× mpm-serial, device", Align::Right),
+        ("per phase × mpm-serial", Align::Left),
         ("phases, mean s", Align::Left),
         ("note", Align::Left),
     ]);
@@ -66,6 +138,31 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
             (Some(s), Some(t)) if t > 0.0 => Some(s / t),
             _ => None,
         };
+        // A GPU row's device time (its phases' sum, without opening the device, compiling or
+        // loading the kernels and copying the network) and the speed-up on it.
+        let device = (r.strategy.is_gpu() && !r.phases.is_empty() && r.seconds.is_some())
+            .then(|| r.phases.iter().map(|(_, s)| s).sum::<f64>());
+        let device_speedup = match (serial(r.vertices), device) {
+            (Some(s), Some(t)) if t > 0.0 => Some(s / t),
+            _ => None,
+        };
+        // Table 5.3: each phase's speed-up over mpm-serial's time in the same phase.
+        let serial_phases = rows
+            .iter()
+            .find(|q| q.strategy == Strategy::MpmSerial && q.vertices == r.vertices)
+            .map(|q| q.phases.as_slice())
+            .unwrap_or(&[]);
+        let per_phase: Vec<(&'static str, f64)> = if device.is_some() {
+            r.phases
+                .iter()
+                .filter_map(|&(name, gpu)| {
+                    let (_, cpu) = serial_phases.iter().find(|(n, _)| *n == name)?;
+                    (gpu > 0.0).then(|| (name, cpu / gpu))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let phases: Vec<String> = r
             .phases
             .iter()
@@ -74,18 +171,30 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
         table.row(vec![
             r.strategy.to_string(),
             r.vertices.to_string(),
+            format!("{:.0}", r.actual),
             cell(r.arcs.map(|a| format!("{a:.0}"))),
             cell(r.seconds.map(|s| format!("{s:.4}"))),
             cell(speedup.map(|s| format!("{s:.2}"))),
+            cell(device.map(|s| format!("{s:.4}"))),
+            cell(device_speedup.map(|s| format!("{s:.2}"))),
+            per_phase
+                .iter()
+                .map(|(name, x)| format!("{name} {x:.1}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             phases.join(", "),
             r.note.clone(),
         ]);
         json_rows.push(json!({
             "strategy": r.strategy,
             "vertices": r.vertices,
+            "mean_vertices": r.actual,
             "arcs": r.arcs,
             "seconds": r.seconds,
             "speedup_over_mpm_serial": speedup,
+            "device_seconds": device,
+            "device_speedup_over_mpm_serial": device_speedup,
+            "phase_speedups_over_mpm_serial": per_phase.iter().map(|(n, x)| json!({"phase": n, "speedup": x})).collect::<Vec<_>>(),
             "phases": r.phases.iter().map(|(n, s)| json!({"phase": n, "seconds": s})).collect::<Vec<_>>(),
             "note": r.note,
         }));
@@ -95,15 +204,19 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
         markdown: table.markdown(),
         csv: table.csv(),
         json: json!({
+            "family": options.family.to_string(),
             "degree": options.degree,
             "graphs": options.graphs,
             "max_capacity": options.max_capacity,
             "rows": json_rows,
         }),
-        chart_title: format!(
-            "max flow, random graphs of mean degree {}, {} per size",
-            options.degree, options.graphs
-        ),
+        chart_title: match options.family {
+            BenchFamily::Random => format!(
+                "max flow, random graphs of mean degree {}, {} per size",
+                options.degree, options.graphs
+            ),
+            family => format!("max flow, {family} networks, {} per size", options.graphs),
+        },
         y_label: "mean seconds per graph".into(),
         log_y: true,
         series: series_by(
@@ -134,11 +247,9 @@ pub fn bench(options: &MaxflowBenchOptions, after: AfterCase) -> Result<Report> 
         let networks: Vec<Network> = (1..=options.graphs as u64)
             .map(|seed| {
                 Spec {
-                    family: Family::Random {
-                        vertices,
-                        degree: options.degree,
-                        max_capacity: options.max_capacity,
-                    },
+                    family: options
+                        .family
+                        .family(vertices, options.degree, options.max_capacity),
                     seed,
                 }
                 .generate()
@@ -146,12 +257,15 @@ pub fn bench(options: &MaxflowBenchOptions, after: AfterCase) -> Result<Report> 
             .collect::<Result<_>>()?;
         let arcs =
             networks.iter().map(|g| g.arcs.len() as f64).sum::<f64>() / networks.len() as f64;
+        let actual =
+            networks.iter().map(|g| g.vertices as f64).sum::<f64>() / networks.len() as f64;
         // The first strategy's flow on each graph: every other must equal it.
         let mut flows: Option<Vec<u64>> = None;
         for (i, &strategy) in options.strategies.iter().enumerate() {
             let mut row = Row {
                 strategy,
                 vertices: n,
+                actual,
                 arcs: Some(arcs),
                 seconds: None,
                 phases: Vec::new(),
@@ -200,10 +314,11 @@ pub fn bench(options: &MaxflowBenchOptions, after: AfterCase) -> Result<Report> 
                     match failure {
                         Some(e) => {
                             row.note = e.to_string();
+                            // No GPU: every size's row says so (not "a smaller size failed").
                             if !matches!(e, Error::Unavailable(_)) {
                                 verdict = Err(e);
+                                sweeps[i].record(n, None);
                             }
-                            sweeps[i].record(n, None);
                         }
                         None => {
                             let count = networks.len() as f64;
@@ -248,6 +363,7 @@ mod tests {
     #[test]
     fn the_cpu_strategies_run_agree_and_render() {
         let options = MaxflowBenchOptions {
+            family: BenchFamily::Random,
             vertices: vec![200, 400],
             degree: 12,
             max_capacity: 1000,
@@ -268,5 +384,55 @@ mod tests {
         assert!(md.contains("| push-relabel |"), "{md}");
         assert_eq!(report.rendered.json["rows"].as_array().unwrap().len(), 4);
         assert!(report.rendered.json["rows"][1]["speedup_over_mpm_serial"].is_number());
+        // mpm-serial's own phases (Table 5.3's CPU side); no device time for a CPU row.
+        let serial = &report.rendered.json["rows"][0];
+        assert_eq!(serial["phases"].as_array().unwrap().len(), 3);
+        assert!(serial["device_seconds"].is_null());
+    }
+
+    #[test]
+    fn the_modern_families_are_sized_and_the_gpu_rows_say_why_they_did_not_run() {
+        for (family, vertices, strategies) in [
+            (
+                BenchFamily::Genrmf,
+                512,
+                vec![
+                    Strategy::MpmSerial,
+                    Strategy::PushRelabel,
+                    Strategy::MpmActive,
+                ],
+            ),
+            (
+                BenchFamily::Rlg,
+                400,
+                vec![Strategy::MpmSerial, Strategy::PushRelabel],
+            ),
+        ] {
+            let options = MaxflowBenchOptions {
+                family,
+                vertices: vec![vertices],
+                degree: 12,
+                max_capacity: 1000,
+                graphs: 2,
+                strategies,
+                max_seconds: 60.0,
+                device: 0,
+            };
+            let report = bench(&options, &mut |_, _| Ok(())).unwrap();
+            report.verdict.unwrap();
+            let rows = report.rendered.json["rows"].as_array().unwrap();
+            // genrmf 8 × 8 × 8 = 512; rlg 20 × 20 plus s and t.
+            let expected = if family == BenchFamily::Genrmf {
+                512.0
+            } else {
+                402.0
+            };
+            assert_eq!(rows[0]["mean_vertices"].as_f64(), Some(expected));
+            assert!(rows[1]["speedup_over_mpm_serial"].is_number());
+            // Without a GPU (CI) the GPU row has no time and says why; with one it agreed.
+            if let Some(gpu) = rows.get(2) {
+                assert!(gpu["seconds"].is_number() || !gpu["note"].as_str().unwrap().is_empty());
+            }
+        }
     }
 }

@@ -42,6 +42,64 @@ fn push_relabel_defines() -> Vec<String> {
     vec![define("THREADS", THREADS), define("CYCLES", CYCLES)]
 }
 
+/// Threads per block of the one-launch MPM (one block per SM: each block's arrival is one
+/// atomic of the grid barrier).
+pub(crate) const FUSED_THREADS: usize = 1024;
+/// The one-launch MPM's control words (u64): the barrier's arrivals, three round slots of
+/// `SLOT_WORDS` (found, sink reached, least potential, its vertex), three list counts of the
+/// push/pull steps, three of the pruning rounds, then phases, vertices of least potential,
+/// rounds (grid barriers), and nanoseconds in the layered network, pruning and push/pull.
+pub(crate) const ARRIVALS: usize = 0;
+pub(crate) const SLOT_BASE: usize = 1;
+pub(crate) const SLOT_WORDS: usize = 4;
+pub(crate) const STEP_COUNTS: usize = SLOT_BASE + 3 * SLOT_WORDS;
+pub(crate) const PRUNE_COUNTS: usize = STEP_COUNTS + 3;
+pub(crate) const STAT_PHASES: usize = PRUNE_COUNTS + 3;
+pub(crate) const STAT_STEPS: usize = STAT_PHASES + 1;
+pub(crate) const STAT_ROUNDS: usize = STAT_STEPS + 1;
+pub(crate) const TIME_LAYERED: usize = STAT_ROUNDS + 1;
+pub(crate) const TIME_PRUNE: usize = TIME_LAYERED + 1;
+pub(crate) const TIME_PUSH_PULL: usize = TIME_PRUNE + 1;
+pub(crate) const FUSED_CTL_WORDS: usize = TIME_PUSH_PULL + 1;
+// The layout is checked when compiling: the barrier's word first, then the slots, the counts
+// and the statistics, none overlapping.
+const _: () = assert!(
+    ARRIVALS == 0
+        && SLOT_BASE > ARRIVALS
+        && STEP_COUNTS >= SLOT_BASE + 3 * SLOT_WORDS
+        && PRUNE_COUNTS >= STEP_COUNTS + 3
+        && STAT_PHASES >= PRUNE_COUNTS + 3
+        && TIME_PUSH_PULL < FUSED_CTL_WORDS
+);
+
+fn fused_defines() -> Vec<String> {
+    vec![
+        define("FUSED_THREADS", FUSED_THREADS),
+        define("ARRIVALS", ARRIVALS),
+        define("SLOT_BASE", SLOT_BASE),
+        define("SLOT_WORDS", SLOT_WORDS),
+        define("STEP_COUNTS", STEP_COUNTS),
+        define("PRUNE_COUNTS", PRUNE_COUNTS),
+        define("STAT_PHASES", STAT_PHASES),
+        define("STAT_STEPS", STAT_STEPS),
+        define("STAT_ROUNDS", STAT_ROUNDS),
+        define("TIME_LAYERED", TIME_LAYERED),
+        define("TIME_PRUNE", TIME_PRUNE),
+        define("TIME_PUSH_PULL", TIME_PUSH_PULL),
+    ]
+}
+
+/// The one-launch MPM (`mpm-active`).
+pub(crate) const MPM_FUSED: KernelModule = KernelModule {
+    source: KernelSource {
+        name: "mpm_fused.cu",
+        source: include_str!("../kernels/mpm_fused.cu"),
+        headers: &[THICKET_HEADER],
+    },
+    linked: false,
+    defines: fused_defines,
+};
+
 /// The GPU push-relabel kernels.
 pub(crate) const PUSH_RELABEL: KernelModule = KernelModule {
     source: KernelSource {
@@ -54,7 +112,7 @@ pub(crate) const PUSH_RELABEL: KernelModule = KernelModule {
 };
 
 /// Every kernel module of the crate.
-pub const ALL: [KernelModule; 2] = [MPM, PUSH_RELABEL];
+pub const ALL: [KernelModule; 3] = [MPM, PUSH_RELABEL, MPM_FUSED];
 
 #[cfg(test)]
 mod tests {
@@ -82,7 +140,7 @@ mod tests {
             "scan_compact",
         ];
         let push_relabel: [&str; 4] = ["pr_round", "gr_init", "gr_level", "pr_active"];
-        let kernels: [&[&str]; 2] = [&names, &push_relabel];
+        let kernels: [&[&str]; 3] = [&names, &push_relabel, &["mpm_fused"]];
         thicket_gpu::check_modules(&ALL, &kernels);
     }
 }

@@ -6,7 +6,8 @@
 //! BFS that stops at the sink; in each, the vertex of least potential pushes it forward and
 //! pulls it backward layer by layer, and saturated vertices are pruned in cascades; on the
 //! GPU, one thread per vertex, merged push/pull launches, an argmin reduction and `atomicSub`
-//! pruning, and an "active vertices" variant that compacts by a scan. The thesis has no
+//! pruning, and an "active vertices" variant that compacts by a scan (`mpm-scan`), also run
+//! in one cooperative launch with grid barriers for its host loops (`mpm-active`). The thesis has no
 //! residual reverse arcs, so its flows are not maximum in general: thicket's are. Beside it,
 //! the CPU method a max-flow tool is measured by: highest-label push-relabel with global and
 //! gap relabelling (Cherkassky and Goldberg 1997).

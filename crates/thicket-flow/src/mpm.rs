@@ -212,8 +212,28 @@ pub(crate) fn levels(r: &Residual, source: u32, sink: u32) -> Option<Vec<u32>> {
 
 /// Runs MPM on `r` from `source` to `sink` until the flow is maximum.
 pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
+    solve_timed(r, source, sink).0
+}
+
+/// [`solve`], with the seconds spent in the thesis's three GPU phases as the serial code
+/// splits them (for Table 5.3's per-phase speed-ups): `layered` (the BFS, the live vertices
+/// and the potentials), `prune` (every cascade) and `push_pull` (the heap's vertex of least
+/// potential and its push and pull, the argmin as the GPU's phase has it).
+pub fn solve_timed(
+    r: &mut Residual,
+    source: u32,
+    sink: u32,
+) -> (SolveStats, [(&'static str, f64); 3]) {
     let n = r.vertices as usize;
     let mut stats = SolveStats::default();
+    let mut times = [("layered", 0.0), ("prune", 0.0), ("push_pull", 0.0)];
+    let mut clock = std::time::Instant::now();
+    // Charges the time since the last charge to phase `at`.
+    let mut charge = |at: usize, times: &mut [(&'static str, f64); 3]| {
+        let now = std::time::Instant::now();
+        times[at].1 += (now - clock).as_secs_f64();
+        clock = now;
+    };
     while let Some(level) = levels(r, source, sink) {
         stats.phases += 1;
         let depth = level[sink as usize];
@@ -247,8 +267,10 @@ pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
         let zero: Vec<u32> = (0..n as u32)
             .filter(|&v| phase.alive[v as usize] && phase.potential(v) == 0)
             .collect();
+        charge(0, &mut times);
         let mut touched = Vec::new();
         phase.prune(zero, &mut touched);
+        charge(1, &mut times);
         let mut heap: BinaryHeap<Reverse<(u64, u32)>> = (0..n as u32)
             .filter(|&v| phase.alive[v as usize])
             .map(|v| Reverse((phase.potential(v), v)))
@@ -276,6 +298,7 @@ pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
                     }
                 }
             }
+            charge(2, &mut times);
             touched.clear();
             phase.prune(zero, &mut touched);
             for &u in &touched {
@@ -283,7 +306,10 @@ pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
                     heap.push(Reverse((phase.potential(u), u)));
                 }
             }
+            charge(1, &mut times);
         }
+        charge(2, &mut times);
     }
-    stats
+    charge(0, &mut times);
+    (stats, times)
 }

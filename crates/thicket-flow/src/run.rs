@@ -28,8 +28,12 @@ pub enum Strategy {
     PushRelabel,
     /// The thesis's GPU MPM: one thread per vertex in every launch.
     Mpm,
-    /// The thesis's active-vertices GPU MPM: scans list the vertices each launch works on.
+    /// The thesis's active-vertices GPU MPM in one cooperative launch: grid barriers instead
+    /// of host round trips, lists of active vertices built by atomic appends.
     MpmActive,
+    /// The thesis's active-vertices GPU MPM as written: host loops, scans list the vertices
+    /// each launch works on.
+    MpmScan,
     /// Lock-free push-relabel on the GPU (Hong 2008) with global relabelling; the excess that
     /// cannot reach the sink goes back to the source on the CPU (the GPU default: by far the
     /// fastest GPU strategy, see docs/maxflow.md).
@@ -38,11 +42,12 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy.
-    pub const ALL: [Strategy; 5] = [
+    pub const ALL: [Strategy; 6] = [
         Strategy::MpmSerial,
         Strategy::PushRelabel,
         Strategy::Mpm,
         Strategy::MpmActive,
+        Strategy::MpmScan,
         Strategy::PushRelabelGpu,
     ];
 
@@ -53,6 +58,7 @@ impl Strategy {
             Strategy::PushRelabel => "push-relabel",
             Strategy::Mpm => "mpm",
             Strategy::MpmActive => "mpm-active",
+            Strategy::MpmScan => "mpm-scan",
             Strategy::PushRelabelGpu => "push-relabel-gpu",
         }
     }
@@ -61,7 +67,7 @@ impl Strategy {
     pub fn is_gpu(self) -> bool {
         matches!(
             self,
-            Strategy::Mpm | Strategy::MpmActive | Strategy::PushRelabelGpu
+            Strategy::Mpm | Strategy::MpmActive | Strategy::MpmScan | Strategy::PushRelabelGpu
         )
     }
 }
@@ -82,7 +88,7 @@ impl FromStr for Strategy {
             .ok_or_else(|| {
                 Error::InvalidInput(format!(
                     "unknown max-flow strategy {s:?} (mpm-serial, push-relabel, mpm, mpm-active, \
-                     push-relabel-gpu)"
+                     mpm-scan, push-relabel-gpu)"
                 ))
             })
     }
@@ -114,7 +120,8 @@ pub struct FlowRun {
     pub arcs: usize,
     /// The solver's counts.
     pub stats: SolveStats,
-    /// GPU strategies: device time per phase.
+    /// Time per phase: device time for the GPU strategies, wall time for `mpm-serial` (the
+    /// CPU side of the thesis's Table 5.3).
     pub gpu: Option<GpuPhases>,
     /// The certificate (filled by [`maxflow`] after the timed run).
     pub certificate: Option<Certificate>,
@@ -190,6 +197,7 @@ impl Kernel for FlowKernel<'_> {
             let kind = match strategy {
                 Strategy::Mpm => GpuStrategy::Mpm,
                 Strategy::MpmActive => GpuStrategy::MpmActive,
+                Strategy::MpmScan => GpuStrategy::MpmScan,
                 _ => GpuStrategy::PushRelabel,
             };
             let device = FlowGpu::open(self.options.device, self.network)?;
@@ -201,15 +209,23 @@ impl Kernel for FlowKernel<'_> {
             (solved.flows, solved.stats, Some(solved.phases), placement)
         } else {
             let mut r = Residual::new(self.network);
-            let stats = match strategy {
-                Strategy::MpmSerial => mpm::solve(&mut r, s, t),
-                _ => push_relabel::solve(&mut r, s, t),
+            // mpm-serial's time per phase, the CPU side of the thesis's Table 5.3.
+            let (stats, phases) = match strategy {
+                Strategy::MpmSerial => {
+                    let (stats, times) = mpm::solve_timed(&mut r, s, t);
+                    let mut phases = GpuPhases::default();
+                    for (name, seconds) in times {
+                        phases.add(name, seconds);
+                    }
+                    (stats, Some(phases))
+                }
+                _ => (push_relabel::solve(&mut r, s, t), None),
             };
             let placement = Placement {
                 threads: 1,
                 devices: vec![],
             };
-            (r.flows(), stats, None, placement)
+            (r.flows(), stats, phases, placement)
         };
         let value = net_into(self.network, &flows)?;
         Ok((
@@ -284,7 +300,12 @@ impl FlowRun {
             for (name, seconds) in &g.seconds {
                 map.insert(format!("{name}_seconds"), json!(seconds));
             }
-            map.insert("launches".into(), json!(g.launches));
+            if g.launches > 0 {
+                map.insert("launches".into(), json!(g.launches));
+            }
+            if g.barriers > 0 {
+                map.insert("grid_barriers".into(), json!(g.barriers));
+            }
         }
         map
     }
@@ -458,7 +479,12 @@ mod tests {
         for spec in ["genrmf:4:3:10:20:1", "rlg:6:8:50:3", "random:300:12:1000:5"] {
             let network = spec.parse::<Spec>().unwrap().generate().unwrap();
             let cpu = maxflow(&network, &options(Strategy::PushRelabel)).unwrap();
-            for strategy in [Strategy::Mpm, Strategy::MpmActive, Strategy::PushRelabelGpu] {
+            for strategy in [
+                Strategy::Mpm,
+                Strategy::MpmActive,
+                Strategy::MpmScan,
+                Strategy::PushRelabelGpu,
+            ] {
                 let mut o = options(strategy);
                 o.run.backend = Backend::Cuda;
                 match maxflow(&network, &o) {

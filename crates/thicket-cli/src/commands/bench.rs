@@ -82,6 +82,7 @@ pub fn lookback(args: &BenchLookbackArgs) -> Result<()> {
 /// `thicket bench maxflow`.
 pub fn maxflow(args: &BenchMaxflowArgs) -> Result<()> {
     let options = thicket_flow::bench::MaxflowBenchOptions {
+        family: args.family,
         vertices: args.vertices.iter().map(|&v| v as usize).collect(),
         degree: args.degree,
         max_capacity: args.max_capacity,
