@@ -39,26 +39,8 @@ typedef long long i64;
 #define MIN_POTENTIAL 2
 #define MIN_VERTEX 3
 
-// The grid barrier of thicket-graph's one-launch searches (kernels/grid.cuh there): the k-th
-// barrier is passed once the arrivals reach k * blocks, so nobody resets the count.
-__device__ __forceinline__ unsigned long long arrivals_acquire(const unsigned long long* at) {
-    unsigned long long value;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(value) : "l"(at) : "memory");
-    return value;
-}
-
-__device__ __forceinline__ void grid_barrier(unsigned long long* arrivals, unsigned int blocks) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned long long ticket = atomicAdd(arrivals, 1ull);
-        const unsigned long long target = (ticket / blocks + 1) * blocks;
-        while (arrivals_acquire(arrivals) < target) {
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
+// The grid barrier is thicket.cuh's `grid_barrier` (shared with thicket-graph's one-launch
+// searches).
 
 __device__ __forceinline__ u64 now_ns() {
     u64 t;

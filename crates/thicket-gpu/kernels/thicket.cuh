@@ -25,3 +25,29 @@ __device__ __forceinline__ void add_per_warp(u64* total, u64 value) {
 __device__ __forceinline__ unsigned int board_mask(unsigned int n) {
     return n == 32u ? 0xffffffffu : (1u << n) - 1u;
 }
+
+// The count of arrivals, read with acquire order so that what the other blocks wrote before
+// they arrived is visible after it.
+__device__ __forceinline__ unsigned long long arrivals_acquire(const unsigned long long* at) {
+    unsigned long long value;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(value) : "l"(at) : "memory");
+    return value;
+}
+
+// Waits until every block of the grid has arrived (the grid is co-resident: a cooperative
+// launch; thicket-graph's one-launch searches and thicket-flow's one-launch MPM use it).
+// `arrivals` only grows (zero at launch): the k-th barrier is passed once it reaches
+// k * blocks, so no block resets it and a waiting block needs one load per poll. Writes before
+// the barrier are visible to every block after it.
+__device__ __forceinline__ void grid_barrier(unsigned long long* arrivals, unsigned int blocks) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned long long ticket = atomicAdd(arrivals, 1ull);
+        const unsigned long long target = (ticket / blocks + 1) * blocks;
+        while (arrivals_acquire(arrivals) < target) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
