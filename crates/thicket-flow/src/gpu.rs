@@ -711,29 +711,9 @@ impl<'a> Solve<'a> {
     fn prune(&mut self) -> Result<()> {
         let stream = self.g.stream().clone();
         let started = record_event(&stream)?;
-        let (n, s, t) = (self.n, self.g.source, self.g.sink);
-        let flag = u32::from(self.active);
+        let (s, t) = (self.g.source, self.g.sink);
         self.clear_word()?;
-        let mut launch = stream.launch_builder(&self.k.prune);
-        launch
-            .arg(&self.g.start)
-            .arg(&self.g.head)
-            .arg(&self.g.pair)
-            .arg(&self.cap)
-            .arg(&self.level)
-            .arg(&mut self.alive)
-            .arg(&mut self.inward)
-            .arg(&mut self.outward)
-            .arg(&n)
-            .arg(&s)
-            .arg(&t)
-            .arg(&mut self.word)
-            .arg(&mut self.flags)
-            .arg(&flag);
-        // SAFETY: prune(start, head, pair, cap, level, alive, in, out, n, s, t, left, touched,
-        // flag_touched): the residual graph, n entries of each vertex array, one word.
-        launched(unsafe { launch.launch(per_vertex(self.n)) }.map(|_| ()))?;
-        self.phases.launches += 1;
+        self.prune_every_vertex()?;
         while self.read_u32(&self.word)?[0] != 0 {
             self.clear_word()?;
             if self.active {
@@ -757,30 +737,42 @@ impl<'a> Solve<'a> {
                 // SAFETY: prune_list(..., list, count, s, t, left, touched): the list holds at
                 // most n vertex ids and its length is counts[0].
                 launched(unsafe { launch.launch(per_list(self.n)) }.map(|_| ()))?;
+                self.phases.launches += 1;
             } else {
-                let mut launch = stream.launch_builder(&self.k.prune);
-                launch
-                    .arg(&self.g.start)
-                    .arg(&self.g.head)
-                    .arg(&self.g.pair)
-                    .arg(&self.cap)
-                    .arg(&self.level)
-                    .arg(&mut self.alive)
-                    .arg(&mut self.inward)
-                    .arg(&mut self.outward)
-                    .arg(&n)
-                    .arg(&s)
-                    .arg(&t)
-                    .arg(&mut self.word)
-                    .arg(&mut self.flags)
-                    .arg(&flag);
-                // SAFETY: as the first prune launch above.
-                launched(unsafe { launch.launch(per_vertex(self.n)) }.map(|_| ()))?;
+                self.prune_every_vertex()?;
             }
-            self.phases.launches += 1;
         }
         let ended = record_event(&stream)?;
         self.phases.add("prune", seconds_between(&started, &ended)?);
+        Ok(())
+    }
+
+    /// One pruning launch over every vertex (the first of a cascade, and every one of the
+    /// thesis's base variant).
+    fn prune_every_vertex(&mut self) -> Result<()> {
+        let stream = self.g.stream().clone();
+        let (n, s, t) = (self.n, self.g.source, self.g.sink);
+        let flag = u32::from(self.active);
+        let mut launch = stream.launch_builder(&self.k.prune);
+        launch
+            .arg(&self.g.start)
+            .arg(&self.g.head)
+            .arg(&self.g.pair)
+            .arg(&self.cap)
+            .arg(&self.level)
+            .arg(&mut self.alive)
+            .arg(&mut self.inward)
+            .arg(&mut self.outward)
+            .arg(&n)
+            .arg(&s)
+            .arg(&t)
+            .arg(&mut self.word)
+            .arg(&mut self.flags)
+            .arg(&flag);
+        // SAFETY: prune(start, head, pair, cap, level, alive, in, out, n, s, t, left, touched,
+        // flag_touched): the residual graph, n entries of each vertex array, one word.
+        launched(unsafe { launch.launch(per_vertex(self.n)) }.map(|_| ()))?;
+        self.phases.launches += 1;
         Ok(())
     }
 
