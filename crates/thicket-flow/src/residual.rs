@@ -26,12 +26,42 @@ pub struct Residual {
     pub forward: Vec<u32>,
 }
 
+/// A slice that the parts of the build write at disjoint indices from several threads.
+struct Disjoint<T> {
+    data: *mut T,
+    len: usize,
+}
+
+// SAFETY: a `Disjoint` only writes `T` values (moved in) at indices no other thread touches
+// (the caller's promise in `write`), so sharing it between threads is as sharing `&mut` parts.
+unsafe impl<T: Send> Sync for Disjoint<T> {}
+
+impl<T> Disjoint<T> {
+    fn new(slice: &mut [T]) -> Disjoint<T> {
+        Disjoint {
+            data: slice.as_mut_ptr(),
+            len: slice.len(),
+        }
+    }
+
+    /// Writes `value` at `index` (checked against the length).
+    ///
+    /// # Safety
+    /// No other thread reads or writes `index` while the slice is shared, and the slice
+    /// outlives every write.
+    unsafe fn write(&self, index: usize, value: T) {
+        assert!(index < self.len, "slot {index} of {}", self.len);
+        // SAFETY: in bounds (checked), and no other thread accesses it (the caller's promise).
+        unsafe { self.data.add(index).write(value) }
+    }
+}
+
 /// Input arcs per part of the parallel build: below twice this, one part (no threads).
 const ARCS_PER_PART: usize = 1 << 18;
 
 impl Residual {
     /// The residual graph of the zero flow on `network`, built by as many threads as the
-    /// arcs warrant (the same graph whatever their number: see [`Residual::build`]).
+    /// arcs warrant (the same graph whatever their number).
     pub fn new(network: &Network) -> Residual {
         let parts = rayon::current_num_threads()
             .min(network.arcs.len() / ARCS_PER_PART)
@@ -40,10 +70,10 @@ impl Residual {
     }
 
     /// A counting sort of the residual arcs by tail, the input order kept within a vertex,
-    /// in `parts` parts: each part counts its input arcs' ends per vertex; a prefix over
-    /// vertices, then over parts, gives each part its first slot at every vertex, so each
-    /// part places its arcs where the serial sort would; then each range of vertices writes
-    /// its own slots. Every step is on disjoint slices, so no part waits for another.
+    /// in `parts` parts of the input arcs: each part counts its arcs' ends per vertex; a
+    /// prefix over vertices, then over parts, gives each part its first slot at every vertex,
+    /// so each part places its arcs exactly where the serial sort would, and no two parts
+    /// write the same slot.
     fn build(network: &Network, parts: usize) -> Residual {
         let n = network.vertices as usize;
         let m = network.arcs.len();
@@ -61,73 +91,71 @@ impl Residual {
                 count
             })
             .collect();
-        // start[v] is the slots before v; a part's cursor at v starts after the earlier
-        // parts' arcs at v. Fewer than 2^32 slots: a network has fewer than 2^31 arcs.
-        let mut start = vec![0u32; n + 1];
+        // start[v]: the slots before v (fewer than 2^32: a network has fewer than 2^31 arcs).
+        let mut degree = vec![0u32; n];
+        degree
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(1 << 14)
+            .for_each(|(v, d)| *d = cursor.iter().map(|count| count[v]).sum());
+        let mut start = Vec::with_capacity(n + 1);
         let mut total = 0u32;
-        for v in 0..n {
-            start[v] = total;
-            for count in &mut cursor {
-                let k = count[v];
-                count[v] = total;
-                total += k;
-            }
+        for d in degree {
+            start.push(total);
+            total += d;
         }
-        start[n] = total;
-        // Each input arc's two slots, by the part that holds it.
-        let mut forward = vec![0u32; m];
-        let mut reverse = vec![0u32; m];
-        network
-            .arcs
-            .par_chunks(chunk)
-            .zip(forward.par_chunks_mut(chunk))
-            .zip(reverse.par_chunks_mut(chunk))
-            .zip(cursor.par_iter_mut())
-            .for_each(|(((arcs, forward), reverse), next)| {
-                for ((a, f), r) in arcs.iter().zip(forward).zip(reverse) {
-                    *f = next[a.tail as usize];
-                    next[a.tail as usize] += 1;
-                    *r = next[a.head as usize];
-                    next[a.head as usize] += 1;
-                }
-            });
-        drop(cursor);
+        start.push(total);
+        // A part's cursor at v starts after the earlier parts' arcs at v.
+        let mut running = start[..n].to_vec();
+        for count in &mut cursor {
+            count
+                .par_iter_mut()
+                .zip(running.par_iter_mut())
+                .with_min_len(1 << 14)
+                .for_each(|(c, run)| {
+                    let k = *c;
+                    *c = *run;
+                    *run += k;
+                });
+        }
+        drop(running);
         let slots = 2 * m;
         let mut head = vec![0u32; slots];
         let mut pair = vec![0u32; slots];
         let mut capacity = vec![0u64; slots];
-        // Ranges of about slots / parts consecutive slots, each written by one thread that
-        // reads every input arc and keeps the ends that fall in its range.
-        let mut ranges = Vec::with_capacity(parts);
-        let (mut head_rest, mut pair_rest, mut capacity_rest) =
-            (&mut head[..], &mut pair[..], &mut capacity[..]);
-        let mut low = 0usize;
-        for part in 1..=parts.max(1) {
-            let high = slots * part / parts.max(1);
-            let (h, hr) = std::mem::take(&mut head_rest).split_at_mut(high - low);
-            let (p, pr) = std::mem::take(&mut pair_rest).split_at_mut(high - low);
-            let (c, cr) = std::mem::take(&mut capacity_rest).split_at_mut(high - low);
-            ranges.push((low, h, p, c));
-            (head_rest, pair_rest, capacity_rest) = (hr, pr, cr);
-            low = high;
+        let mut forward = vec![0u32; m];
+        {
+            let (head, pair, capacity) = (
+                Disjoint::new(&mut head),
+                Disjoint::new(&mut pair),
+                Disjoint::new(&mut capacity),
+            );
+            network
+                .arcs
+                .par_chunks(chunk)
+                .zip(forward.par_chunks_mut(chunk))
+                .zip(cursor.par_iter_mut())
+                .for_each(|((arcs, forward), next)| {
+                    for (a, out) in arcs.iter().zip(forward) {
+                        let f = next[a.tail as usize];
+                        next[a.tail as usize] += 1;
+                        let r = next[a.head as usize];
+                        next[a.head as usize] += 1;
+                        *out = f;
+                        let (f, r) = (f as usize, r as usize);
+                        // SAFETY: slots f and r belong to this input arc alone (the counting
+                        // sort gives every slot to one end of one arc), and nothing reads
+                        // these arrays before the parts are joined.
+                        unsafe {
+                            head.write(f, a.head);
+                            head.write(r, a.tail);
+                            pair.write(f, r as u32);
+                            pair.write(r, f as u32);
+                            capacity.write(f, a.capacity);
+                        }
+                    }
+                });
         }
-        ranges
-            .into_par_iter()
-            .for_each(|(low, head, pair, capacity)| {
-                let len = head.len();
-                let in_range = |slot: u32| (slot as usize).checked_sub(low).filter(|&i| i < len);
-                for ((a, &f), &r) in network.arcs.iter().zip(&forward).zip(&reverse) {
-                    if let Some(i) = in_range(f) {
-                        head[i] = a.head;
-                        pair[i] = r;
-                        capacity[i] = a.capacity;
-                    }
-                    if let Some(i) = in_range(r) {
-                        head[i] = a.tail;
-                        pair[i] = f;
-                    }
-                }
-            });
         Residual {
             vertices: network.vertices,
             start,
