@@ -12,12 +12,12 @@
 //!
 //! Device time is taken per phase with CUDA events, for the thesis's Tables 5.1-5.3.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::OnceCell;
 use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{
-    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg,
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
 use rayon::prelude::*;
 use thicket_core::{Error, Result};
@@ -98,8 +98,6 @@ pub struct FlowDevice {
     mpm: OnceCell<Arc<CudaModule>>,
     fused: OnceCell<Arc<CudaModule>>,
     push_relabel: OnceCell<Arc<CudaModule>>,
-    /// Page-locked host memory the residual capacities come down into, kept and grown.
-    staging: RefCell<Option<PinnedHostSlice<i64>>>,
 }
 
 impl FlowDevice {
@@ -110,38 +108,7 @@ impl FlowDevice {
             mpm: OnceCell::new(),
             fused: OnceCell::new(),
             push_relabel: OnceCell::new(),
-            staging: RefCell::new(None),
         })
-    }
-
-    /// Copies `values` down and hands them to `read`. The copy goes through page-locked
-    /// memory kept for the device's life (allocated, or grown, by the first solve that needs
-    /// it): into fresh pageable memory the copy ran at about 1 GB/s on the H100 host (0.21 s
-    /// of mpm-active's 0.39 s solve at 10^6 vertices). Where page-locked memory cannot be had,
-    /// the pageable copy.
-    fn download<R>(&self, values: &CudaSlice<i64>, read: impl FnOnce(&[i64]) -> R) -> Result<R> {
-        let stream = self.gpu.stream();
-        let mut staging = self.staging.borrow_mut();
-        if staging.as_ref().is_none_or(|s| s.len() < values.len()) {
-            *staging = None;
-            // SAFETY: the buffer's words are read only after the copy below has written them
-            // (the first values.len(), the only ones read). Flags 0: cached, not
-            // write-combined, as the host reads it.
-            *staging = unsafe { self.gpu.context().alloc_pinned_with_flags(values.len(), 0) }.ok();
-        }
-        let Some(buffer) = staging.as_mut() else {
-            let words = stream
-                .clone_dtoh(values)
-                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-            return Ok(read(&words));
-        };
-        stream
-            .memcpy_dtoh(values, buffer)
-            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let words = buffer
-            .as_slice()
-            .map_err(GpuError::driver("cuEventSynchronize"))?;
-        Ok(read(&words[..values.len()]))
     }
 
     /// The GPU's name.
@@ -256,9 +223,11 @@ impl<'d> FlowGpu<'d> {
         let mut solve = Solve::new(&self, strategy)?;
         solve.run()?;
         let downloaded = Instant::now();
-        let flows = self.device.download(&solve.cap, |cap| {
-            self.residual.flows_from(cap, |c| c as u64)
-        })?;
+        let cap = self
+            .stream()
+            .clone_dtoh(&solve.cap)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        let flows = self.residual.flows_from(&cap, |c| c as u64);
         Ok(GpuSolved {
             flows,
             stats: solve.stats,
@@ -362,9 +331,10 @@ impl FlowGpu<'_> {
         let words = stream
             .clone_dtoh(&ctl)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let flows = self
-            .device
-            .download(&cap, |cap| r.flows_from(cap, |c| c as u64))?;
+        let cap = stream
+            .clone_dtoh(&cap)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        let flows = r.flows_from(&cap, |c| c as u64);
         Ok(GpuSolved {
             flows,
             stats: SolveStats {
@@ -503,13 +473,14 @@ impl FlowGpu<'_> {
         }
         let downloaded = Instant::now();
         let down = |values: &CudaSlice<i64>| -> Result<Vec<u64>> {
-            self.device.download(values, |words| {
-                words
-                    .par_iter()
-                    .with_min_len(1 << 18)
-                    .map(|&x| x as u64)
-                    .collect()
-            })
+            let words = stream
+                .clone_dtoh(values)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+            Ok(words
+                .par_iter()
+                .with_min_len(1 << 18)
+                .map(|&x| x as u64)
+                .collect())
         };
         r.capacity = down(&cap)?;
         let excess = down(&excess_d)?;
