@@ -26,6 +26,18 @@ pub(crate) const BETA: usize = 18;
 pub(crate) const GIANT: usize = 4096;
 /// The most lanes thicket's BFS gives one frontier vertex of a small frontier.
 pub(crate) const MAX_GROUP: usize = 8;
+/// Entries of the shared-memory buffer in which each warp of thicket's BFS gathers the
+/// vertices it finds before it writes them to the next frontier with one atomic.
+pub(crate) const WARP_BUFFER: usize = 256;
+/// A bottom-up level of thicket's BFS reads every vertex: it needs a frontier of at least
+/// n / GAMMA edges, however few edges are left unexplored (0: no such bound).
+pub(crate) const GAMMA: usize = 8;
+/// Levels whose start times thicket's BFS records when asked (experiments).
+pub(crate) const TRACE_LEVELS: usize = 64;
+
+fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
 /// fast_bfs's counters (u64 words): three frontier sizes (level mod 3), three sums of their
 /// out-degrees, three counts of their giants, the grid barrier's arrivals.
 pub(crate) const SIZE_BASE: usize = 0;
@@ -39,8 +51,13 @@ fn defines() -> Vec<String> {
         define("THESIS_THREADS", THESIS_THREADS),
         define("SCAN_THREADS", SCAN_THREADS),
         define("SCAN_TILE", SCAN_TILE),
-        define("ALPHA", ALPHA),
+        define("ALPHA", knob("THICKET_BFS_ALPHA", ALPHA)),
         define("BETA", BETA),
+        define("GAMMA", knob("THICKET_BFS_GAMMA", GAMMA)),
+        define("BU_UNROLL", knob("THICKET_BFS_UNROLL", 1)),
+        define("WARP_BUFFER", WARP_BUFFER),
+        define("TRACE_LEVELS", TRACE_LEVELS),
+        define("FAST_THREADS", FAST_THREADS),
         define("GIANT", GIANT),
         define("GIANT_BASE", GIANT_BASE),
         define("SIZE_BASE", SIZE_BASE),
