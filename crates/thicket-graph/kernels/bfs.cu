@@ -16,15 +16,20 @@
 //   of them) or
 //   bottom-up (every unvisited vertex looks for a parent among its in-neighbours and stops at
 //   the first), chosen as Beamer et al. (SC 2012) do: bottom-up once the frontier's edges pass
-//   the unexplored edges / ALPHA, back to top-down once the frontier has fewer than n / BETA
-//   vertices and is shrinking.
+//   the unexplored edges / ALPHA (and n / GAMMA: a bottom-up level reads every vertex, too much
+//   for the small frontiers at the end of a search, when few edges are left unexplored), back
+//   to top-down once the frontier has fewer than n / BETA vertices and is shrinking. Each warp
+//   gathers the vertices it finds in shared memory and writes them to the next frontier
+//   WARP_BUFFER at a time, with one atomic.
 //
-// Host defines: THESIS_THREADS, SCAN_THREADS, SCAN_TILE, ALPHA, BETA, GIANT, MAX_GROUP and
-// the counters' layout SIZE_BASE, EDGES_BASE, GIANT_BASE, ARRIVALS.
+// Host defines: THESIS_THREADS, SCAN_THREADS, SCAN_TILE, FAST_THREADS, ALPHA, BETA, GAMMA,
+// GIANT, MAX_GROUP, WARP_BUFFER and the counters' layout SIZE_BASE, EDGES_BASE, GIANT_BASE,
+// ARRIVALS.
 #include "thicket.cuh"
 #include "grid.cuh"
 
-#if !defined(THESIS_THREADS) || !defined(SCAN_TILE) || !defined(BETA) || !defined(ARRIVALS)
+#if !defined(THESIS_THREADS) || !defined(SCAN_TILE) || !defined(BETA) || !defined(ARRIVALS) || \
+    !defined(GAMMA) || !defined(WARP_BUFFER) || !defined(FAST_THREADS)
 #error "bfs.cu needs the host's defines (THESIS_THREADS, SCAN_*, ALPHA, BETA, the counters)"
 #endif
 
@@ -392,30 +397,6 @@ __device__ void bottom_up(const u64* out_offsets, const u64* in_offsets, const u
         bool is_new = false;
         if (v < n && __ldcg(levels + v) == UNVISITED) {
             const u64 end = __ldg(in_offsets + v + 1);
-#if BU_UNROLL > 1
-            // BU_UNROLL in-neighbours' levels in flight at once, the first of the level above
-            // taken (the order of a one-by-one scan).
-            for (u64 e = __ldg(in_offsets + v); e < end && !is_new; e += BU_UNROLL) {
-                u32 us[BU_UNROLL];
-                u32 ls[BU_UNROLL];
-#pragma unroll
-                for (int k = 0; k < BU_UNROLL; ++k) {
-                    us[k] = e + k < end ? __ldg(sources + e + k) : 0;
-                }
-#pragma unroll
-                for (int k = 0; k < BU_UNROLL; ++k) {
-                    ls[k] = e + k < end ? __ldcg(levels + us[k]) : UNVISITED;
-                }
-#pragma unroll
-                for (int k = 0; k < BU_UNROLL; ++k) {
-                    if (!is_new && ls[k] == level - 1) {
-                        levels[v] = level;
-                        parents[v] = us[k];
-                        is_new = true;
-                    }
-                }
-            }
-#else
             for (u64 e = __ldg(in_offsets + v); e < end; ++e) {
                 const u32 u = __ldg(sources + e);
                 if (__ldcg(levels + u) == level - 1) {
@@ -425,18 +406,11 @@ __device__ void bottom_up(const u64* out_offsets, const u64* in_offsets, const u
                     break;
                 }
             }
-#endif
         }
         const u32 degree =
             is_new ? (u32)(__ldg(out_offsets + v + 1) - __ldg(out_offsets + v)) : 0;
         append(is_new, (u32)v, degree, found, to, giants_to, counters, level);
     }
-}
-
-__device__ __forceinline__ u64 global_nanos() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
 }
 
 // The whole search from the source, whose level, queue entry (and giant entry) and counters
@@ -446,7 +420,7 @@ __device__ __forceinline__ u64 global_nanos() {
 extern "C" __global__ void __launch_bounds__(FAST_THREADS)
     fast_bfs(const u64* out_offsets, const u32* targets, const u64* in_offsets,
              const u32* sources, u32* levels, u32* parents, u32* queues, u32* giants,
-             u32 giant_room, u64* counters, u32 n, u64 arcs, u32* depth, u64* trace) {
+             u32 giant_room, u64* counters, u32 n, u64 arcs, u32* depth) {
     __shared__ u32 buffers[FAST_THREADS / 32][WARP_BUFFER];
     Found found = {buffers[threadIdx.x >> 5], 0, 0};
     const u32 blocks = gridDim.x;
@@ -466,8 +440,7 @@ extern "C" __global__ void __launch_bounds__(FAST_THREADS)
         // bottom-up level reads every vertex, so a frontier of fewer than n / GAMMA edges
         // stays top-down however few edges are left unexplored.
         if (!bottom) {
-            bottom = in_offsets != nullptr && edges > unexplored / ALPHA &&
-                     (GAMMA == 0 || edges >= n / (GAMMA == 0 ? 1 : GAMMA));
+            bottom = in_offsets != nullptr && edges > unexplored / ALPHA && edges >= n / GAMMA;
         } else {
             bottom = !(size < n / BETA && size < previous_size);
         }
@@ -478,12 +451,6 @@ extern "C" __global__ void __launch_bounds__(FAST_THREADS)
             counters[SIZE_AT(level + 1)] = 0;
             counters[EDGES_AT(level + 1)] = 0;
             counters[GIANTS_AT(level + 1)] = 0;
-            if (trace != nullptr && level < TRACE_LEVELS) {
-                trace[4 * level] = global_nanos();
-                trace[4 * level + 1] = bottom ? 1 : 0;
-                trace[4 * level + 2] = size;
-                trace[4 * level + 3] = edges;
-            }
         }
         u32* to = queues + (u64)(level & 1) * n;
         u32* giants_to = giants + (u64)(level & 1) * giant_room;
@@ -504,9 +471,5 @@ extern "C" __global__ void __launch_bounds__(FAST_THREADS)
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         depth[0] = level - 1;
         depth[1] = bottoms;
-        if (trace != nullptr) {
-            trace[0] = global_nanos();
-            trace[1] = level - 1;
-        }
     }
 }

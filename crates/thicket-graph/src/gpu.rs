@@ -15,7 +15,7 @@ use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use crate::kernels::{
     BFS, COUNTER_WORDS, EDGES_BASE, FAST_THREADS, GIANT, GIANT_BASE, SCAN_THREADS, SCAN_TILE,
-    SIZE_BASE, THESIS_THREADS, TRACE_LEVELS,
+    SIZE_BASE, THESIS_THREADS,
 };
 
 pub use crate::UNREACHED;
@@ -448,15 +448,7 @@ impl BfsGpu {
             ));
         }
         // One block per SM: the grid barrier between levels costs one arrival per block.
-        let per_sm_wanted: u32 = std::env::var("THICKET_BFS_BLOCKS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1);
-        let blocks = self.gpu.info().sm_count * per_sm_wanted.min(per_sm as u32).max(1);
-        let tracing = std::env::var_os("THICKET_BFS_TRACE").is_some();
-        let mut trace = stream
-            .alloc_zeros::<u64>(4 * TRACE_LEVELS)
-            .map_err(GpuError::driver("cuMemAlloc"))?;
+        let blocks = self.gpu.info().sm_count;
         let config = LaunchConfig {
             grid_dim: (blocks, 1, 1),
             block_dim: (FAST_THREADS as u32, 1, 1),
@@ -483,11 +475,6 @@ impl BfsGpu {
             .arg(&n_arg)
             .arg(&arcs_arg)
             .arg(&mut depth);
-        if tracing {
-            launch.arg(&mut trace);
-        } else {
-            launch.arg(&null);
-        }
         // SAFETY: fast_bfs(out offsets, targets, in offsets or null, sources or null, levels,
         // parents, queues (2n), giants (2 giant_room), giant_room, counters (COUNTER_WORDS,
         // the source's set, the barrier's zero), n, arcs, depth (2)); a cooperative launch of
@@ -499,28 +486,6 @@ impl BfsGpu {
         let result = stream
             .clone_dtoh(&depth)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        if tracing {
-            let t = stream
-                .clone_dtoh(&trace)
-                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-            let depth = (t[1] as usize).min(TRACE_LEVELS - 1);
-            let mut line = format!(
-                "trace source {source} blocks {blocks} per_sm {per_sm} kernel_us {:.1} levels {}:",
-                seconds * 1e6,
-                t[1]
-            );
-            for l in 1..=depth {
-                let next = if l == depth { t[0] } else { t[4 * (l + 1)] };
-                line += &format!(
-                    " [L{l} {} size {} edges {} {:.1}us]",
-                    if t[4 * l + 1] == 1 { "BU" } else { "TD" },
-                    t[4 * l + 2],
-                    t[4 * l + 3],
-                    next.saturating_sub(t[4 * l]) as f64 / 1e3
-                );
-            }
-            eprintln!("{line}");
-        }
         let run = GpuBfsRun {
             depth: result[0],
             kernel_seconds: seconds,

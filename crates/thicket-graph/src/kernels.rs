@@ -30,14 +30,10 @@ pub(crate) const MAX_GROUP: usize = 8;
 /// vertices it finds before it writes them to the next frontier with one atomic.
 pub(crate) const WARP_BUFFER: usize = 256;
 /// A bottom-up level of thicket's BFS reads every vertex: it needs a frontier of at least
-/// n / GAMMA edges, however few edges are left unexplored (0: no such bound).
+/// n / GAMMA edges, however few edges are left unexplored (at the end of a search, when a
+/// handful of frontier vertices would otherwise send the GPU over all n).
 pub(crate) const GAMMA: usize = 8;
-/// Levels whose start times thicket's BFS records when asked (experiments).
-pub(crate) const TRACE_LEVELS: usize = 64;
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
+const _: () = assert!(WARP_BUFFER >= 64 && WARP_BUFFER % 32 == 0);
 /// fast_bfs's counters (u64 words): three frontier sizes (level mod 3), three sums of their
 /// out-degrees, three counts of their giants, the grid barrier's arrivals.
 pub(crate) const SIZE_BASE: usize = 0;
@@ -51,12 +47,10 @@ fn defines() -> Vec<String> {
         define("THESIS_THREADS", THESIS_THREADS),
         define("SCAN_THREADS", SCAN_THREADS),
         define("SCAN_TILE", SCAN_TILE),
-        define("ALPHA", knob("THICKET_BFS_ALPHA", ALPHA)),
+        define("ALPHA", ALPHA),
         define("BETA", BETA),
-        define("GAMMA", knob("THICKET_BFS_GAMMA", GAMMA)),
-        define("BU_UNROLL", knob("THICKET_BFS_UNROLL", 1)),
+        define("GAMMA", GAMMA),
         define("WARP_BUFFER", WARP_BUFFER),
-        define("TRACE_LEVELS", TRACE_LEVELS),
         define("FAST_THREADS", FAST_THREADS),
         define("GIANT", GIANT),
         define("GIANT_BASE", GIANT_BASE),
