@@ -33,7 +33,7 @@ pub(crate) const WARP_BUFFER: usize = 256;
 /// n / GAMMA edges, however few edges are left unexplored (at the end of a search, when a
 /// handful of frontier vertices would otherwise send the GPU over all n).
 pub(crate) const GAMMA: usize = 8;
-const _: () = assert!(WARP_BUFFER >= 64 && WARP_BUFFER % 32 == 0);
+const _: () = assert!(WARP_BUFFER >= 64 && WARP_BUFFER.is_multiple_of(32));
 /// fast_bfs's counters (u64 words): three frontier sizes (level mod 3), three sums of their
 /// out-degrees, three counts of their giants, the grid barrier's arrivals.
 pub(crate) const SIZE_BASE: usize = 0;
