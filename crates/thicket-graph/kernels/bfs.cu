@@ -16,15 +16,20 @@
 //   of them) or
 //   bottom-up (every unvisited vertex looks for a parent among its in-neighbours and stops at
 //   the first), chosen as Beamer et al. (SC 2012) do: bottom-up once the frontier's edges pass
-//   the unexplored edges / ALPHA, back to top-down once the frontier has fewer than n / BETA
-//   vertices and is shrinking.
+//   the unexplored edges / ALPHA (and n / GAMMA: a bottom-up level reads every vertex, too much
+//   for the small frontiers at the end of a search, when few edges are left unexplored), back
+//   to top-down once the frontier has fewer than n / BETA vertices and is shrinking. Each warp
+//   gathers the vertices it finds in shared memory and writes them to the next frontier
+//   WARP_BUFFER at a time, with one atomic.
 //
-// Host defines: THESIS_THREADS, SCAN_THREADS, SCAN_TILE, ALPHA, BETA, GIANT, MAX_GROUP and
-// the counters' layout SIZE_BASE, EDGES_BASE, GIANT_BASE, ARRIVALS.
+// Host defines: THESIS_THREADS, SCAN_THREADS, SCAN_TILE, FAST_THREADS, ALPHA, BETA, GAMMA,
+// GIANT, MAX_GROUP, WARP_BUFFER and the counters' layout SIZE_BASE, EDGES_BASE, GIANT_BASE,
+// ARRIVALS.
 #include "thicket.cuh"
 #include "grid.cuh"
 
-#if !defined(THESIS_THREADS) || !defined(SCAN_TILE) || !defined(BETA) || !defined(ARRIVALS)
+#if !defined(THESIS_THREADS) || !defined(SCAN_TILE) || !defined(BETA) || !defined(ARRIVALS) || \
+    !defined(GAMMA) || !defined(WARP_BUFFER) || !defined(FAST_THREADS)
 #error "bfs.cu needs the host's defines (THESIS_THREADS, SCAN_*, ALPHA, BETA, the counters)"
 #endif
 
@@ -232,34 +237,63 @@ extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
 #define EDGES_AT(level) (EDGES_BASE + (level) % 3)
 #define GIANTS_AT(level) (GIANT_BASE + (level) % 3)
 
-// Appends the lanes' discoveries (`found`, vertex v of out-degree `degree`) to the next
-// frontier: one atomic per warp for the queue, one for the edge count; a vertex of GIANT or
-// more edges also to the giants, whose edges the whole grid expands. Every lane calls it.
-__device__ void append(bool found, u32 v, u32 degree, u32* queue, u32* giants, u64* counters,
-                       u32 level) {
+// A warp's discoveries of the current level, gathered in shared memory and written to the
+// next frontier WARP_BUFFER at a time with one atomic: a level that finds millions of
+// vertices would otherwise serialize hundreds of thousands of atomics on one counter.
+struct Found {
+    u32* buffer;  // this warp's WARP_BUFFER entries of shared memory
+    u32 fill;     // entries in it (the same in every lane)
+    u64 edges;    // this lane's sum of the out-degrees of the vertices it found
+};
+
+// The buffered discoveries to the queue of `level` (one atomic for the warp). Every lane
+// calls it.
+__device__ void flush(Found& found, u32* queue, u64* counters, u32 level) {
+    if (found.fill == 0) {
+        return;
+    }
     const int lane = threadIdx.x & 31;
-    const u32 mask = __ballot_sync(FULL_MASK, found);
+    __syncwarp();
+    u64 base = 0;
+    if (lane == 0) {
+        base = atomicAdd(counters + SIZE_AT(level), (u64)found.fill);
+    }
+    base = __shfl_sync(FULL_MASK, base, 0);
+    for (u32 i = lane; i < found.fill; i += 32) {
+        queue[base + i] = found.buffer[i];
+    }
+    __syncwarp();
+    found.fill = 0;
+}
+
+// The end of a level for this warp: what is buffered to the queue, the out-degrees to the
+// level's edge count (one atomic per warp that found anything). Every lane calls it.
+__device__ void finish_level(Found& found, u32* queue, u64* counters, u32 level) {
+    flush(found, queue, counters, level);
+    add_per_warp(counters + EDGES_AT(level), found.edges);
+    found.edges = 0;
+}
+
+// Appends the lanes' discoveries (`is_new`, vertex v of out-degree `degree`) to the warp's
+// buffer; a vertex of GIANT or more edges also to the giants, whose edges the whole grid
+// expands. Every lane calls it.
+__device__ __forceinline__ void append(bool is_new, u32 v, u32 degree, Found& found, u32* queue,
+                                       u32* giants, u64* counters, u32 level) {
+    const int lane = threadIdx.x & 31;
+    const u32 mask = __ballot_sync(FULL_MASK, is_new);
     if (mask == 0) {
         return;
     }
-    // The queue's atomic first: it waits for nothing, while `degree` may still be loading.
-    u64 base = 0;
-    if (lane == 0) {
-        base = atomicAdd(counters + SIZE_AT(level), (u64)__popc(mask));
-    }
-    u64 edges = found ? degree : 0;
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        edges += __shfl_down_sync(FULL_MASK, edges, offset);
-    }
-    if (lane == 0) {
-        atomicAdd(counters + EDGES_AT(level), edges);
-    }
-    base = __shfl_sync(FULL_MASK, base, 0);
-    if (found) {
-        queue[base + __popc(mask & ((1u << lane) - 1u))] = v;
+    if (is_new) {
+        found.buffer[found.fill + __popc(mask & ((1u << lane) - 1u))] = v;
+        found.edges += degree;
         if (degree >= GIANT) {
             giants[atomicAdd(counters + GIANTS_AT(level), 1ull)] = v;
         }
+    }
+    found.fill += __popc(mask);
+    if (found.fill > WARP_BUFFER - 32) {
+        flush(found, queue, counters, level);
     }
 }
 
@@ -277,23 +311,23 @@ __device__ __forceinline__ bool claim(u32* levels, u32* parents, u32 u, u32 v, u
 
 // The lanes' arcs u -> targets[e] (e < last) claimed for `level` and appended.
 __device__ __forceinline__ void visit(const u64* offsets, const u32* targets, u32* levels,
-                                      u32* parents, u32 u, u64 e, u64 last, u32* to,
-                                      u32* giants_to, u64* counters, u32 level) {
-    bool found = false;
+                                      u32* parents, u32 u, u64 e, u64 last, Found& found,
+                                      u32* to, u32* giants_to, u64* counters, u32 level) {
+    bool is_new = false;
     u32 v = 0;
     if (e < last) {
         v = __ldg(targets + e);
-        found = claim(levels, parents, u, v, level);
+        is_new = claim(levels, parents, u, v, level);
     }
-    const u32 degree = found ? (u32)(__ldg(offsets + v + 1) - __ldg(offsets + v)) : 0;
-    append(found, v, degree, to, giants_to, counters, level);
+    const u32 degree = is_new ? (u32)(__ldg(offsets + v + 1) - __ldg(offsets + v)) : 0;
+    append(is_new, v, degree, found, to, giants_to, counters, level);
 }
 
 // One top-down level: the frontier `from` (size `count`, its giants `giants`, `giant_count`)
 // into `to` and `giants_to`.
 __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u32* parents,
                          const u32* from, u32 count, const u32* giants, u32 giant_count,
-                         u32* to, u32* giants_to, u64* counters, u32 level) {
+                         Found& found, u32* to, u32* giants_to, u64* counters, u32 level) {
     const int lane = threadIdx.x & 31;
     const u32 warps = gridDim.x * (blockDim.x >> 5);
     const u32 warp = spread_warp();
@@ -303,8 +337,8 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
         const u64 first = __ldg(offsets + u);
         const u64 last = __ldg(offsets + u + 1);
         for (u64 e = first + (u64)warp * 32; e < last; e += (u64)warps * 32) {
-            visit(offsets, targets, levels, parents, u, e + lane, last, to, giants_to, counters,
-                  level);
+            visit(offsets, targets, levels, parents, u, e + lane, last, found, to, giants_to,
+                  counters, level);
         }
     }
     // Each vertex by a group of lanes (`sub` this lane's place in it).
@@ -338,14 +372,14 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
                 begin = end;
             }
             for (u64 e = first; e < last; e += 32) {
-                visit(offsets, targets, levels, parents, owner, e + lane, last, to, giants_to,
-                      counters, level);
+                visit(offsets, targets, levels, parents, owner, e + lane, last, found, to,
+                      giants_to, counters, level);
             }
         }
         // The rest: each group its own vertex, the warp in step over the longest of them.
         for (u64 k = sub; __any_sync(FULL_MASK, begin + k < end); k += group) {
-            visit(offsets, targets, levels, parents, u, begin + k, end, to, giants_to, counters,
-                  level);
+            visit(offsets, targets, levels, parents, u, begin + k, end, found, to, giants_to,
+                  counters, level);
         }
     }
 }
@@ -353,14 +387,14 @@ __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u3
 // One bottom-up level: every unvisited vertex looks among its in-neighbours for one of the
 // level above; the vertices found go to `to` as well (the size decides the next direction).
 __device__ void bottom_up(const u64* out_offsets, const u64* in_offsets, const u32* sources,
-                          u32* levels, u32* parents, u32 n, u32* to, u32* giants_to,
-                          u64* counters, u32 level) {
+                          u32* levels, u32* parents, u32 n, Found& found, u32* to,
+                          u32* giants_to, u64* counters, u32 level) {
     const int lane = threadIdx.x & 31;
     const u32 warps = gridDim.x * (blockDim.x >> 5);
     const u32 warp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     for (u64 chunk = (u64)warp * 32; chunk < n; chunk += (u64)warps * 32) {
         const u64 v = chunk + lane;
-        bool found = false;
+        bool is_new = false;
         if (v < n && __ldcg(levels + v) == UNVISITED) {
             const u64 end = __ldg(in_offsets + v + 1);
             for (u64 e = __ldg(in_offsets + v); e < end; ++e) {
@@ -368,14 +402,14 @@ __device__ void bottom_up(const u64* out_offsets, const u64* in_offsets, const u
                 if (__ldcg(levels + u) == level - 1) {
                     levels[v] = level;
                     parents[v] = u;
-                    found = true;
+                    is_new = true;
                     break;
                 }
             }
         }
         const u32 degree =
-            found ? (u32)(__ldg(out_offsets + v + 1) - __ldg(out_offsets + v)) : 0;
-        append(found, (u32)v, degree, to, giants_to, counters, level);
+            is_new ? (u32)(__ldg(out_offsets + v + 1) - __ldg(out_offsets + v)) : 0;
+        append(is_new, (u32)v, degree, found, to, giants_to, counters, level);
     }
 }
 
@@ -383,10 +417,12 @@ __device__ void bottom_up(const u64* out_offsets, const u64* in_offsets, const u
 // the host has set (level 0, frontier size 1, its out-degree). `queues` holds two frontiers of
 // n entries, `giants` two lists of `giant_room`. `depth` receives the number of levels and the
 // levels searched bottom-up.
-extern "C" __global__ void fast_bfs(const u64* out_offsets, const u32* targets,
-                                    const u64* in_offsets, const u32* sources, u32* levels,
-                                    u32* parents, u32* queues, u32* giants, u32 giant_room,
-                                    u64* counters, u32 n, u64 arcs, u32* depth) {
+extern "C" __global__ void __launch_bounds__(FAST_THREADS)
+    fast_bfs(const u64* out_offsets, const u32* targets, const u64* in_offsets,
+             const u32* sources, u32* levels, u32* parents, u32* queues, u32* giants,
+             u32 giant_room, u64* counters, u32 n, u64 arcs, u32* depth) {
+    __shared__ u32 buffers[FAST_THREADS / 32][WARP_BUFFER];
+    Found found = {buffers[threadIdx.x >> 5], 0, 0};
     const u32 blocks = gridDim.x;
     u64 unexplored = arcs;
     bool bottom = false;
@@ -400,9 +436,11 @@ extern "C" __global__ void fast_bfs(const u64* out_offsets, const u32* targets,
             break;
         }
         unexplored -= min(unexplored, edges);
-        // Beamer's switch, the same in every thread (the same values after the barrier).
+        // Beamer's switch, the same in every thread (the same values after the barrier); a
+        // bottom-up level reads every vertex, so a frontier of fewer than n / GAMMA edges
+        // stays top-down however few edges are left unexplored.
         if (!bottom) {
-            bottom = in_offsets != nullptr && edges > unexplored / ALPHA;
+            bottom = in_offsets != nullptr && edges > unexplored / ALPHA && edges >= n / GAMMA;
         } else {
             bottom = !(size < n / BETA && size < previous_size);
         }
@@ -418,14 +456,15 @@ extern "C" __global__ void fast_bfs(const u64* out_offsets, const u32* targets,
         u32* giants_to = giants + (u64)(level & 1) * giant_room;
         if (bottom) {
             ++bottoms;
-            bottom_up(out_offsets, in_offsets, sources, levels, parents, n, to, giants_to,
-                      counters, level);
+            bottom_up(out_offsets, in_offsets, sources, levels, parents, n, found, to,
+                      giants_to, counters, level);
         } else {
             const u32* from = queues + (u64)((level - 1) & 1) * n;
             const u32* giants_from = giants + (u64)((level - 1) & 1) * giant_room;
             top_down(out_offsets, targets, levels, parents, from, (u32)size, giants_from,
-                     giant_count, to, giants_to, counters, level);
+                     giant_count, found, to, giants_to, counters, level);
         }
+        finish_level(found, to, counters, level);
         grid_barrier(counters + ARRIVALS, blocks);
         ++level;
     }

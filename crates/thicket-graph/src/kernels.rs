@@ -26,6 +26,14 @@ pub(crate) const BETA: usize = 18;
 pub(crate) const GIANT: usize = 4096;
 /// The most lanes thicket's BFS gives one frontier vertex of a small frontier.
 pub(crate) const MAX_GROUP: usize = 8;
+/// Entries of the shared-memory buffer in which each warp of thicket's BFS gathers the
+/// vertices it finds before it writes them to the next frontier with one atomic.
+pub(crate) const WARP_BUFFER: usize = 256;
+/// A bottom-up level of thicket's BFS reads every vertex: it needs a frontier of at least
+/// n / GAMMA edges, however few edges are left unexplored (at the end of a search, when a
+/// handful of frontier vertices would otherwise send the GPU over all n).
+pub(crate) const GAMMA: usize = 8;
+const _: () = assert!(WARP_BUFFER >= 64 && WARP_BUFFER.is_multiple_of(32));
 /// fast_bfs's counters (u64 words): three frontier sizes (level mod 3), three sums of their
 /// out-degrees, three counts of their giants, the grid barrier's arrivals.
 pub(crate) const SIZE_BASE: usize = 0;
@@ -41,6 +49,9 @@ fn defines() -> Vec<String> {
         define("SCAN_TILE", SCAN_TILE),
         define("ALPHA", ALPHA),
         define("BETA", BETA),
+        define("GAMMA", GAMMA),
+        define("WARP_BUFFER", WARP_BUFFER),
+        define("FAST_THREADS", FAST_THREADS),
         define("GIANT", GIANT),
         define("GIANT_BASE", GIANT_BASE),
         define("SIZE_BASE", SIZE_BASE),
