@@ -385,7 +385,13 @@ fn read_binary(file: &str, bytes: &[u8]) -> Result<Loaded> {
     }
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     let (n, m) = (word(8) as usize, word(16) as usize);
-    let (weighted, first_id) = (bytes[24] != 0, u32::from(bytes[25]));
+    // Byte 24: bit 0 weighted, bit 1 symmetric (a file written before that bit reads as
+    // not known to be symmetric).
+    let flags = bytes[24];
+    if flags > (WEIGHTED | SYMMETRIC) {
+        return Err(corrupt("unknown flags"));
+    }
+    let (weighted, first_id) = (flags & WEIGHTED != 0, u32::from(bytes[25]));
     let expected = 26u128 + 8 * (n as u128 + 1) + 4 * m as u128 * if weighted { 2 } else { 1 };
     if bytes.len() as u128 != expected || n >= u32::MAX as usize {
         return Err(corrupt("its length does not match its header"));
@@ -423,19 +429,34 @@ fn read_binary(file: &str, bytes: &[u8]) -> Result<Loaded> {
         },
         first_id,
         negative_weight: None,
-        symmetric: false,
+        symmetric: flags & SYMMETRIC != 0,
     })
 }
 
+/// `.tgr` header flag: the file holds weights.
+const WEIGHTED: u8 = 1;
+/// `.tgr` header flag: every arc has its reverse, so that the graph serves as its own
+/// reverse (no transpose built when it is read).
+const SYMMETRIC: u8 = 2;
+
 /// Writes `graph` to `path` in the format of its extension, vertices numbered from
-/// `first_id` in `.tgr` (the text formats use their own numbering); replaces the file only
-/// once it is complete.
-pub fn write(path: &Path, graph: &Graph, first_id: u32) -> Result<()> {
+/// `first_id` in `.tgr` (the text formats use their own numbering), with `symmetric` (the
+/// caller's knowledge that every arc has its reverse) recorded in `.tgr`; replaces the file
+/// only once it is complete.
+pub fn write(path: &Path, graph: &Graph, first_id: u32, symmetric: bool) -> Result<()> {
     let format = Format::of(path)?;
-    thicket_core::write_atomically_with(path, |out| write_to(out, graph, format, first_id))
+    thicket_core::write_atomically_with(path, |out| {
+        write_to(out, graph, format, first_id, symmetric)
+    })
 }
 
-fn write_to(out: &mut dyn Write, g: &Graph, format: Format, first_id: u32) -> std::io::Result<()> {
+fn write_to(
+    out: &mut dyn Write,
+    g: &Graph,
+    format: Format,
+    first_id: u32,
+    symmetric: bool,
+) -> std::io::Result<()> {
     let arcs = g.arc_list();
     match format {
         Format::Dimacs => {
@@ -475,7 +496,14 @@ fn write_to(out: &mut dyn Write, g: &Graph, format: Format, first_id: u32) -> st
             out.write_all(MAGIC)?;
             out.write_all(&(g.vertices() as u64).to_le_bytes())?;
             out.write_all(&g.arcs().to_le_bytes())?;
-            out.write_all(&[u8::from(g.weights.is_some()), first_id.min(1) as u8])?;
+            let mut flags = 0;
+            if g.weights.is_some() {
+                flags |= WEIGHTED;
+            }
+            if symmetric {
+                flags |= SYMMETRIC;
+            }
+            out.write_all(&[flags, first_id.min(1) as u8])?;
             for o in &g.offsets {
                 out.write_all(&o.to_le_bytes())?;
             }
@@ -539,7 +567,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for name in ["g.gr", "g.wel", "g.mtx", "g.tgr"] {
             let path = dir.path().join(name);
-            write(&path, &loaded.graph, 1).unwrap();
+            write(&path, &loaded.graph, 1, false).unwrap();
             assert_eq!(read(&path).unwrap().graph, loaded.graph, "{name}");
         }
     }
@@ -549,7 +577,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.tgr");
         let g = Graph::from_arcs(3, &[(0, 1, 1), (1, 2, 1)], false).unwrap();
-        write(&path, &g, 0).unwrap();
+        write(&path, &g, 0, false).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
         assert_eq!(read(&path).unwrap().graph, g);
         bytes.pop();
@@ -566,5 +594,24 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("out of range"));
+    }
+
+    #[test]
+    fn a_binary_graph_keeps_whether_it_is_symmetric() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.tgr");
+        let g = Graph::from_arcs(2, &[(0, 1, 3), (1, 0, 3)], true).unwrap();
+        for symmetric in [false, true] {
+            write(&path, &g, 0, symmetric).unwrap();
+            let loaded = read(&path).unwrap();
+            assert_eq!((loaded.graph, loaded.symmetric), (g.clone(), symmetric));
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[24] = 4;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(read(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown flags"));
     }
 }

@@ -163,7 +163,8 @@ fn generate(args: &GraphGenArgs) -> Result<()> {
         io::Format::Dimacs | io::Format::MatrixMarket => 1,
         _ => 0,
     };
-    io::write(&args.output, &graph, first_id)?;
+    // Every generator makes a symmetric graph (arcs both ways, the same weight).
+    io::write(&args.output, &graph, first_id, true)?;
     eprintln!(
         "{}: {} vertices, {} arcs",
         args.output.display(),
