@@ -328,6 +328,20 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
         }
     };
 
+    // A lookback's whole round (R layers) unrolled: no loop control, and the compiler
+    // schedules each layer's shuffles among the previous layer's nodes (f32 American
+    // lookback: 3.3 instructions a node instead of 3.56; a book of 1,024 x 2,048 on an H100
+    // in 0.544-0.551 ms instead of 0.588-0.590).
+    auto whole_round = [&](int s) {
+        if constexpr (LOOKBACK) {
+#pragma unroll
+            for (int k = 0; k < R; k += 2) {
+                step(s + k, v, w, false, k);
+                step(s + k + 1, w, v, false, k + 1);
+            }
+        }
+    };
+
     int s = 0;
     // A lookback's rounds advance an even number of layers (no copy back from w inside the
     // loop, whose registers it would cost): an odd count takes its extra layer here, and the
@@ -362,6 +376,8 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
         // The round's last layer is top - s - run: below 3, it may hold the greeks' nodes.
         if (top - s - run <= 2) {
             advance(s, run, true);
+        } else if (LOOKBACK && run == R) {
+            whole_round(s);
         } else {
             advance(s, run, false);
         }
