@@ -491,6 +491,7 @@ impl Bench<'_> {
                 search::Limits {
                     time: o.time_limit,
                     epochs: None,
+                    bound: 0.0,
                 },
                 |best| {
                     let y = gap(best).unwrap_or(best / min_min_makespan);

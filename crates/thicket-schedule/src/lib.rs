@@ -22,6 +22,7 @@ pub mod generate;
 pub mod gpu;
 pub mod heuristics;
 pub mod kernels;
+pub mod lp;
 pub mod pso;
 mod run;
 pub mod search;

@@ -103,6 +103,7 @@ fn the_default_finds_the_optimum_of_tiny_instances() {
             let limits = Limits {
                 time: Duration::from_secs(3600),
                 epochs: Some(30),
+                bound: 0.0,
             };
             let run = search(
                 &etc,
@@ -131,6 +132,7 @@ fn the_default_repeats_with_its_seed_and_epochs() {
     let limits = Limits {
         time: Duration::from_secs(3600),
         epochs: Some(4),
+        bound: 0.0,
     };
     let a = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});
     let b = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});
