@@ -11,7 +11,8 @@
 //! - [`generate`]: the thesis's length/MIPS matrices and Braun's range-based ones.
 //! - [`heuristics`]: OLB, MET, MCT (the thesis's FCFS), Min-Min, Max-Min, Sufferage.
 //! - [`pso`]: the swarms (serial); [`gpu`]: the thesis's GPU swarms ([`kernels`]);
-//!   [`search`]: the default.
+//!   [`lp`]: the LP relaxation (bound and start); [`search`]: the local search on the CPU,
+//!   [`gpu_search`] on the GPU.
 //! - [`verify`]: the independent check of any answer.
 //! - [`schedule`]: the front door; [`mod@bench`]: `thicket bench schedule`.
 
@@ -20,6 +21,7 @@ pub mod bench;
 pub mod etc;
 pub mod generate;
 pub mod gpu;
+pub mod gpu_search;
 pub mod heuristics;
 pub mod kernels;
 pub mod lp;

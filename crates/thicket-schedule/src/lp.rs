@@ -267,7 +267,11 @@ mod tests {
         for (i, kind) in kinds.iter().enumerate() {
             for (tasks, machines) in [(6, 2), (7, 3), (5, 4)] {
                 let spec = format!("{kind}:{tasks}x{machines}");
-                let etc = Generator::parse(&spec).unwrap().generate(i as u64).unwrap();
+                let etc = spec
+                    .parse::<Generator>()
+                    .unwrap()
+                    .generate(i as u64)
+                    .unwrap();
                 let optimum = brute_force(&etc);
                 let relaxation = relax(&etc).unwrap();
                 assert!(relaxation.full);

@@ -14,7 +14,7 @@ use crate::etc::Etc;
 use crate::gpu::{self, Scratch};
 use crate::pso::SwarmParams;
 use crate::verify::{self, F32_TOLERANCE, F64_TOLERANCE};
-use crate::{heuristics, lp, pso, search};
+use crate::{gpu_search, heuristics, lp, pso, search};
 
 /// A matching method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl Method {
 
     /// Whether it has a GPU version.
     pub fn has_gpu(self) -> bool {
-        matches!(self, Method::Pso | Method::Mspso)
+        matches!(self, Method::Pso | Method::Mspso | Method::LpIls)
     }
 }
 
@@ -270,6 +270,55 @@ impl ScheduleKernel<'_> {
     }
 }
 
+impl ScheduleKernel<'_> {
+    /// The default on the GPU: the relaxation on the CPU threads, the chains on the GPU.
+    fn run_gpu_search(&self, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
+        let (etc, o) = (self.etc, &self.options);
+        let pool = thicket_core::pool(o.threads)?;
+        let started = Instant::now();
+        let limit_ms = o.time_limit.as_millis().max(1) as u64;
+        progress.set_total(limit_ms);
+        let label = self.label();
+        let relaxation = pool.install(|| lp::relax(etc))?;
+        let run = gpu_search::search(
+            etc,
+            &relaxation.start,
+            o.seed,
+            o.device,
+            o.time_limit.saturating_sub(started.elapsed()),
+            relaxation.bound,
+            |best| {
+                progress.set_message(format!("{label}: best makespan {best:.3}"));
+                progress.advance_to(started.elapsed().as_millis() as u64);
+            },
+        )?;
+        progress.advance_to(limit_ms);
+        let seconds = started.elapsed().as_secs_f64();
+        let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
+        Ok((
+            ScheduleRun {
+                method: o.method,
+                assignment: run.run.assignment,
+                reported: run.run.makespan,
+                makespan,
+                loads,
+                lower_bound: relaxation.bound,
+                seconds,
+                epochs: Some(run.run.epochs),
+                kicks: Some(run.run.kicks),
+                swarm: None,
+                scratch: None,
+                kernel_seconds: Some(run.kernel_seconds),
+                phase_seconds: None,
+            },
+            Placement {
+                threads: o.threads,
+                devices: vec![run.device],
+            },
+        ))
+    }
+}
+
 /// The swarm parameters of a run: those given, else the thesis's for the method.
 fn swarm_params(o: &ScheduleOptions) -> SwarmParams {
     o.swarm.unwrap_or(match o.method {
@@ -293,7 +342,10 @@ impl Kernel for ScheduleKernel<'_> {
 
     fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
         if backend == Backend::Cuda {
-            return self.run_gpu();
+            return match self.options.method {
+                Method::LpIls => self.run_gpu_search(progress),
+                _ => self.run_gpu(),
+            };
         }
         let pool = thicket_core::pool(self.options.threads)?;
         let started = Instant::now();
