@@ -481,7 +481,7 @@ impl Bench<'_> {
         let o = self.options;
         let pool = thicket_core::pool(o.threads)?;
         let started = Instant::now();
-        let relaxation = pool.install(|| lp::relax(&etc))?;
+        let relaxation = pool.install(|| lp::start(&etc))?;
         let (_, start_makespan) = crate::assignment::loads(&etc, &relaxation.start);
         let mut points = Vec::new();
         let run = pool.install(|| {

@@ -30,7 +30,7 @@ pub const COLUMNS: usize = 4;
 pub const ASCENT: usize = 3000;
 /// Matrices with more times than this skip the simplex (its time grows faster than the
 /// matrix: about 1 s at 1,024 x 32, 10 s at 2,048 x 64 on this project's 2-core machine)
-/// and start from every task on its cheapest machine under the dual weights.
+/// and start from a greedy fill guided by the dual weights.
 pub const LP_TIMES: usize = 65_536;
 /// The ascent's first step (see [`dual_bound`]).
 const STEP: f64 = 0.1;
@@ -53,7 +53,7 @@ pub struct Relaxation {
     pub start: Vec<u32>,
     /// Tasks the vertex split over machines.
     pub split: usize,
-    /// Whether the simplex ran (else the start is the dual weights' cheapest machines).
+    /// Whether the simplex ran (else the start is [`dual_greedy`]'s).
     pub solved: bool,
 }
 
@@ -114,32 +114,18 @@ pub fn dual_bound(etc: &Etc, iterations: usize) -> (f64, Vec<f64>) {
 
 /// Solves the relaxation over the [`COLUMNS`] cheapest machines per task under the dual
 /// weights (every machine where there are no more) and rounds it; above [`LP_TIMES`] times,
-/// only the dual ascent, every task on its cheapest weighted machine.
+/// only the dual ascent, and a start filled greedily by the dual weights ([`dual_greedy`]).
 pub fn relax(etc: &Etc) -> Result<Relaxation> {
     let (tasks, machines) = (etc.tasks(), etc.machines());
     let (dual, y) = dual_bound(etc, ASCENT);
     let full = machines <= COLUMNS;
     if tasks.saturating_mul(machines) > LP_TIMES {
-        let mut loads = vec![0.0; machines];
-        dual_value(etc, &y, &mut loads);
-        let start = (0..tasks)
-            .map(|t| {
-                let row = etc.row(t);
-                (0..machines).fold(0, |at, m| {
-                    if row[m] * y[m] < row[at] * y[at] {
-                        m
-                    } else {
-                        at
-                    }
-                }) as u32
-            })
-            .collect();
         return Ok(Relaxation {
             bound: etc.lower_bound().max(dual),
             dual,
             lp: f64::NAN,
             full: false,
-            start,
+            start: dual_greedy(etc, &y, dual),
             split: 0,
             solved: false,
         });
@@ -219,6 +205,61 @@ pub fn relax(etc: &Etc) -> Result<Relaxation> {
         split: fractional,
         solved: true,
     })
+}
+
+/// The default's start: [`relax`]'s, or Min-Min's where that is no worse (so that the
+/// default, which never returns worse than its start, is never worse than Min-Min).
+pub fn start(etc: &Etc) -> Result<Relaxation> {
+    let mut relaxation = relax(etc)?;
+    let min_min = crate::heuristics::min_min(etc);
+    let (_, rounded) = crate::assignment::loads(etc, &relaxation.start);
+    if crate::assignment::loads(etc, &min_min).1 <= rounded {
+        relaxation.start = min_min;
+    }
+    Ok(relaxation)
+}
+
+/// A start from the dual weights alone: tasks in order of regret (how much more their
+/// second-cheapest weighted machine costs than their cheapest), each to the cheapest of its
+/// [`COLUMNS`] cheapest weighted machines that stays within `target` (the bound), else to
+/// the machine that finishes it first.
+fn dual_greedy(etc: &Etc, y: &[f64], target: f64) -> Vec<u32> {
+    let (tasks, machines) = (etc.tasks(), etc.machines());
+    let mut choices: Vec<Vec<usize>> = Vec::with_capacity(tasks);
+    let mut regret = Vec::with_capacity(tasks);
+    for t in 0..tasks {
+        let row = etc.row(t);
+        let mut by_cost: Vec<usize> = (0..machines).collect();
+        by_cost.sort_by(|&a, &b| (row[a] * y[a]).total_cmp(&(row[b] * y[b])).then(a.cmp(&b)));
+        by_cost.truncate(COLUMNS.max(2));
+        let first = row[by_cost[0]] * y[by_cost[0]];
+        let second = by_cost.get(1).map_or(first, |&m| row[m] * y[m]);
+        regret.push((second - first) / first.max(f64::MIN_POSITIVE));
+        choices.push(by_cost);
+    }
+    let mut order: Vec<usize> = (0..tasks).collect();
+    order.sort_by(|&a, &b| regret[b].total_cmp(&regret[a]).then(a.cmp(&b)));
+    let mut loads = vec![0.0; machines];
+    let mut start = vec![0u32; tasks];
+    for t in order {
+        let row = etc.row(t);
+        let at = choices[t]
+            .iter()
+            .copied()
+            .find(|&m| loads[m] + row[m] <= target)
+            .unwrap_or_else(|| {
+                (0..machines).fold(0, |at, m| {
+                    if loads[m] + row[m] < loads[at] + row[at] {
+                        m
+                    } else {
+                        at
+                    }
+                })
+            });
+        start[t] = at as u32;
+        loads[at] += row[at];
+    }
+    start
 }
 
 /// Places the split tasks, the longest (by best time) first, each on the machine that

@@ -279,7 +279,7 @@ impl ScheduleKernel<'_> {
         let limit_ms = o.time_limit.as_millis().max(1) as u64;
         progress.set_total(limit_ms);
         let label = self.label();
-        let relaxation = pool.install(|| lp::relax(etc))?;
+        let relaxation = pool.install(|| lp::start(etc))?;
         let run = gpu_search::search(
             etc,
             &relaxation.start,
@@ -377,7 +377,7 @@ impl Kernel for ScheduleKernel<'_> {
                 let label = self.label();
                 let start = match o.method {
                     Method::LpIls => {
-                        let relaxation = pool.install(|| lp::relax(etc))?;
+                        let relaxation = pool.install(|| lp::start(etc))?;
                         bound = Some(relaxation.bound);
                         relaxation.start
                     }
