@@ -5,8 +5,7 @@
 // busiest machine first; the kick (ruin and recreate of two to four tasks) runs on thread 0.
 //
 // Shared memory (dynamic): loads[M], saved_loads[M] (f64), the reduction's per-warp values
-// and indices, then order[M], assignment[T], saved[T], members[T] (u16), then the clock's
-// changed[M] and checked[M] stamps (u32).
+// and indices, then order[M], assignment[T], saved[T], members[T] (u16).
 #include "thicket.cuh"
 
 #ifndef ILS_THREADS
@@ -73,34 +72,12 @@ __device__ void ils_rank(const double* loads, u16* order, u32 machines) {
     __syncthreads();
 }
 
-// When machines last changed and last failed to improve (src/search.rs's stamps): a
-// machine that failed stays failed until it or a machine below it changes.
-struct IlsClock {
-    u32 now;
-    u32* changed;
-    u32* checked;
-};
-
 // Task t to machine `to` (thread 0).
-__device__ __forceinline__ void ils_shift(const double* etc, u32 machines, double* loads, u16* asg, IlsClock* clock,
-                                          u32 t, u32 to) {
+__device__ __forceinline__ void ils_shift(const double* etc, u32 machines, double* loads, u16* asg, u32 t, u32 to) {
     u32 from = asg[t];
     loads[from] -= etc[(u64)t * machines + from];
     loads[to] += etc[(u64)t * machines + to];
     asg[t] = (u16)to;
-    clock->now++;
-    clock->changed[from] = clock->now;
-    clock->changed[to] = clock->now;
-}
-
-// Whether machine a failed since the last change of a or of any machine below it.
-__device__ __forceinline__ bool ils_settled(const double* loads, const IlsClock* clock, u32 machines, u32 a) {
-    u32 since = clock->checked[a];
-    if (since == 0) return false;
-    double la = loads[a];
-    for (u32 b = 0; b < machines; b++)
-        if (clock->changed[b] >= since && (b == a || loads[b] < la)) return false;
-    return true;
 }
 
 // The best move or swap that lowers machine a's load below it with the partner staying
@@ -108,7 +85,7 @@ __device__ __forceinline__ bool ils_settled(const double* loads, const IlsClock*
 // Keys: t * (T + M) + b for a move of t to b, t * (T + M) + M + u for a swap with u.
 __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machines, u32 a,
                             double* loads, u16* asg, u16* members, double* rv, u32* rk,
-                            u32* count, double* best_v, u32* best_k, IlsClock* clock) {
+                            u32* count, double* best_v, u32* best_k) {
     // The machine's tasks in task order: the first warp compacts 32 tasks per step.
     if (threadIdx.x < 32) {
         u32 base = 0;
@@ -154,35 +131,27 @@ __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machi
         u32 key = *best_k;
         u32 t = key / stride, rest = key % stride;
         if (rest < machines) {
-            ils_shift(etc, machines, loads, asg, clock, t, rest);
+            ils_shift(etc, machines, loads, asg, t, rest);
         } else {
             u32 u = rest - machines;
             u32 b = asg[u];
-            ils_shift(etc, machines, loads, asg, clock, t, b);
-            ils_shift(etc, machines, loads, asg, clock, u, a);
+            ils_shift(etc, machines, loads, asg, t, b);
+            ils_shift(etc, machines, loads, asg, u, a);
         }
-    } else if (threadIdx.x == 0) {
-        clock->now++;
-        clock->checked[a] = clock->now;
     }
     __syncthreads();
     return found;
 }
 
-// Descends until no machine improves, busiest first, skipping settled machines; leaves
-// order[] ranked. The clock lives in shared memory: thread 0 writes it between barriers.
+// Descends until no machine improves, busiest first; leaves order[] ranked.
 __device__ void ils_descend(const double* __restrict__ etc, u32 tasks, u32 machines, double* loads,
                             u16* asg, u16* members, u16* order, double* rv, u32* rk, u32* count,
-                            double* best_v, u32* best_k, IlsClock* clock) {
+                            double* best_v, u32* best_k) {
     ils_rank(loads, order, machines);
     u32 pos = 0;
     while (pos < machines) {
         u32 a = order[pos];
-        if (ils_settled(loads, clock, machines, a)) {
-            pos++;
-            continue;
-        }
-        if (ils_improve(etc, tasks, machines, a, loads, asg, members, rv, rk, count, best_v, best_k, clock)) {
+        if (ils_improve(etc, tasks, machines, a, loads, asg, members, rv, rk, count, best_v, best_k)) {
             ils_rank(loads, order, machines);
             pos = 0;
         } else {
@@ -205,9 +174,6 @@ ils_chains(const double* __restrict__ etc, u32 tasks, u32 machines, u32* assign,
     u16* asg = order + machines;
     u16* saved = asg + tasks;
     u16* members = saved + tasks;
-    // The clock's stamps follow the u16 arrays, 4-byte aligned.
-    u32* stamps = (u32*)(((u64)(members + tasks) + 3) & ~(u64)3);
-    __shared__ IlsClock clock;
     __shared__ double best_v;
     __shared__ u32 best_k;
     __shared__ u32 count;
@@ -215,22 +181,15 @@ ils_chains(const double* __restrict__ etc, u32 tasks, u32 machines, u32* assign,
     u32* mine = assign + (u64)blockIdx.x * tasks;
     for (u32 t = threadIdx.x; t < tasks; t += blockDim.x) asg[t] = (u16)mine[t];
     __syncthreads();
-    if (threadIdx.x == 0) {
-        clock.now = 1;
-        clock.changed = stamps;
-        clock.checked = stamps + machines;
-    }
     // Loads summed afresh in task order (no drift carried between launches).
     for (u32 m = threadIdx.x; m < machines; m += blockDim.x) {
-        stamps[m] = 1;
-        stamps[machines + m] = 0;
         double sum = 0.0;
         for (u32 t = 0; t < tasks; t++)
             if (asg[t] == m) sum += etc[(u64)t * machines + m];
         loads[m] = sum;
     }
     u64 rng = seed ^ ((u64)blockIdx.x + 1) * 0xa0761d6478bd642full ^ (launch + 1) * 0xe7037ed1a0b428dbull;
-    ils_descend(etc, tasks, machines, loads, asg, members, order, rv, rk, &count, &best_v, &best_k, &clock);
+    ils_descend(etc, tasks, machines, loads, asg, members, order, rv, rk, &count, &best_v, &best_k);
     double makespan = loads[order[0]];
     u32 done = 0;
     for (u32 kick = 0; kick < kicks; kick++) {
@@ -271,22 +230,16 @@ ils_chains(const double* __restrict__ etc, u32 tasks, u32 machines, u32* assign,
                         at = b;
                     }
                 }
-                ils_shift(etc, machines, loads, asg, &clock, t, at);
+                ils_shift(etc, machines, loads, asg, t, at);
             }
         }
         __syncthreads();
-        ils_descend(etc, tasks, machines, loads, asg, members, order, rv, rk, &count, &best_v, &best_k, &clock);
+        ils_descend(etc, tasks, machines, loads, asg, members, order, rv, rk, &count, &best_v, &best_k);
         // Every thread holds the same loads here, so all take the same branch.
         double after = loads[order[0]];
         if (after > makespan) {
             for (u32 t = threadIdx.x; t < tasks; t += blockDim.x) asg[t] = saved[t];
             for (u32 m = threadIdx.x; m < machines; m += blockDim.x) loads[m] = saved_loads[m];
-            // Back where it was: every machine counts as changed.
-            __syncthreads();
-            if (threadIdx.x == 0) {
-                clock.now++;
-                for (u32 m = 0; m < machines; m++) clock.changed[m] = clock.now;
-            }
             ils_rank(loads, order, machines);
         } else {
             makespan = after;

@@ -24,14 +24,13 @@ pub const EPOCH_SECONDS: f64 = 0.02;
 /// The most kicks per chain in one launch.
 const MAX_KICKS: u32 = 1 << 14;
 /// Shared memory a block may take without opting in.
-const SHARED_BYTES: usize = 48 * 1024 - 256;
+const SHARED_BYTES: usize = 48 * 1024;
 
-/// Shared memory of one chain: two f64 load vectors, the reduction's per-warp slots, u16
-/// machine order, assignment, saved assignment and member list, and two u32 stamps per
-/// machine.
+/// Shared memory of one chain: two f64 load vectors, the reduction's per-warp slots, and
+/// u16 machine order, assignment, saved assignment and member list.
 pub fn shared_bytes(tasks: usize, machines: usize) -> usize {
     let warps = ILS_THREADS / 32;
-    16 * machines + 12 * warps + 2 * machines + 6 * tasks + 4 + 8 * machines
+    16 * machines + 12 * warps + 2 * machines + 6 * tasks + 8
 }
 
 /// A GPU search run.
