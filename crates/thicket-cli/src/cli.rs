@@ -63,9 +63,10 @@ pub enum Command {
         command: GraphCommand,
     },
     /// Match independent tasks to heterogeneous machines, minimising the makespan (Solomon
-    /// 2012, ch. 6): the list heuristics, the thesis's swarms, or thicket's iterated local
-    /// search (the default). JSON keys: makespan, tasks, machines, method, loads,
-    /// lower_bound, backend, seconds (and epochs/kicks or the swarm parameters).
+    /// 2012, ch. 6): the list heuristics, the thesis's swarms, or thicket's LP-started
+    /// iterated local search (the default, CPU or GPU). JSON keys: makespan, tasks, machines,
+    /// method, loads, lower_bound (the LP relaxation's), gap (percent above it), backend,
+    /// seconds (and epochs/kicks or the swarm parameters).
     Schedule(ScheduleArgs),
     /// Show a ledger's progress, rate and ETA.
     Status(LedgerArgs),
