@@ -59,7 +59,8 @@
 #                                  complete, makespan recomputed), the same assignment; then the
 #                                  speed-up at 60 swarms x 128 particles, 80 tasks x 8 machines;
 #                                  then the default (lp-ils) on the GPU on every Braun file
-#                                  (SCHEDULE_DEFAULT_SECONDS, 1 s): verified, bound <= makespan;
+#                                  (SCHEDULE_DEFAULT_SECONDS, 1 s): verified, bound <= makespan
+#                                  (SCHEDULE_SWARMS=0: this table alone);
 #                                  SCHEDULE_SWEEP=1: also Table 6.1's phase shares (--profile)
 #                                  and the swarm and machine sweeps
 set -uo pipefail
@@ -354,6 +355,8 @@ if [[ $schedule == 1 ]]; then
     cases=("t80.etc mspso 10 200 auto" "t80.etc mspso 10 200 global" "t80.etc pso 1 200 auto"
         "i200.etc mspso 10 100 auto" "t100.etc mspso 4 100 auto" "u_c_hihi.0 mspso 10 1000 auto"
         "t80.etc mspso 60 1000 auto")
+    # SCHEDULE_SWARMS=0: the default's table only.
+    [[ ${SCHEDULE_SWARMS:-1} == 0 ]] && cases=()
     for row in "${cases[@]}"; do
         read -r file method swarms iterations scratch <<<"$row"
         extra=(); [[ $scratch != auto ]] && extra=(--scratch "$scratch")

@@ -129,7 +129,10 @@ fn the_default_finds_the_optimum_of_tiny_instances() {
             let measured = schedule(&etc, &o).unwrap();
             assert_eq!(measured.verified, Some(true));
             let run = &measured.output;
-            assert!(run.lower_bound <= optimum * (1.0 + 1e-12), "{spec} seed {seed}");
+            assert!(
+                run.lower_bound <= optimum * (1.0 + 1e-12),
+                "{spec} seed {seed}"
+            );
             let min_min = assignment::loads(&etc, &heuristics::min_min(&etc)).1;
             assert!(run.makespan >= optimum * (1.0 - 1e-12) && run.makespan <= min_min);
             if (run.makespan - optimum).abs() > 1e-9 * optimum {
