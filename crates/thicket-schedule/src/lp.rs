@@ -41,11 +41,12 @@ const MARGIN: f64 = 1e-9;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relaxation {
     /// A lower bound on every makespan: the best of the trivial bound, the dual ascent's,
-    /// and the full LP's optimum (less [`MARGIN`]) where every column was used.
+    /// and the full LP's optimum (less a relative 1e-9) where every column was used.
     pub bound: f64,
     /// The dual ascent's bound alone.
     pub dual: f64,
-    /// The LP optimum over the columns used (an upper bound on the LP where restricted).
+    /// The LP optimum over the columns used (an upper bound on the LP where restricted; NaN
+    /// where the simplex did not run).
     pub lp: f64,
     /// Whether every column was in the LP.
     pub full: bool,
@@ -53,7 +54,7 @@ pub struct Relaxation {
     pub start: Vec<u32>,
     /// Tasks the vertex split over machines.
     pub split: usize,
-    /// Whether the simplex ran (else the start is [`dual_greedy`]'s).
+    /// Whether the simplex ran (else the start is the greedy fill by the dual weights).
     pub solved: bool,
 }
 
@@ -114,7 +115,7 @@ pub fn dual_bound(etc: &Etc, iterations: usize) -> (f64, Vec<f64>) {
 
 /// Solves the relaxation over the [`COLUMNS`] cheapest machines per task under the dual
 /// weights (every machine where there are no more) and rounds it; above [`LP_TIMES`] times,
-/// only the dual ascent, and a start filled greedily by the dual weights ([`dual_greedy`]).
+/// only the dual ascent, and a start filled greedily by the dual weights.
 pub fn relax(etc: &Etc) -> Result<Relaxation> {
     let (tasks, machines) = (etc.tasks(), etc.machines());
     let (dual, y) = dual_bound(etc, ASCENT);
