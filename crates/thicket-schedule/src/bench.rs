@@ -556,8 +556,9 @@ impl Bench<'_> {
     }
 }
 
-/// The makespan of the `.sol` file beside `path` whose name starts with the instance's
-/// (hcsp's `u_c_hihi.0_MS_7358942,8.sol`), recomputed from the matrix; `None` without one.
+/// The smallest makespan of the `.sol` files beside `path` whose names start with the
+/// instance's (hcsp's `u_c_hihi.0_MS_7358942,8.sol`), recomputed from the matrix; `None`
+/// without one.
 fn best_known(etc: &Etc, path: &Path) -> Result<Option<f64>> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(None);
@@ -568,7 +569,7 @@ fn best_known(etc: &Etc, path: &Path) -> Result<Option<f64>> {
         dir
     };
     let name = name.to_string_lossy();
-    let mut sols: Vec<PathBuf> = std::fs::read_dir(dir)
+    let sols: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::file(dir, e))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| {
@@ -578,12 +579,14 @@ fn best_known(etc: &Etc, path: &Path) -> Result<Option<f64>> {
             })
         })
         .collect();
-    sols.sort();
-    let Some(sol) = sols.first() else {
-        return Ok(None);
-    };
-    let assignment = crate::assignment::read(sol, etc)?;
-    Ok(Some(crate::assignment::loads(etc, &assignment).1))
+    // The best of them (hcsp keeps a MIP and a column-pricing solution for some instances).
+    let mut best: Option<f64> = None;
+    for sol in &sols {
+        let assignment = crate::assignment::read(sol, etc)?;
+        let makespan = crate::assignment::loads(etc, &assignment).1;
+        best = Some(best.map_or(makespan, |b| b.min(makespan)));
+    }
+    Ok(best)
 }
 
 fn scratch_name(scratch: Scratch) -> String {
