@@ -4,8 +4,8 @@
 //! matrix (expected time to compute, task × machine), the list heuristics the thesis and
 //! Braun et al. (2001) compare against, and the thesis's continuous particle swarms, single
 //! and multi-swarm on a ring with repulsion (after Vanneschi et al. 2010); beside them
-//! thicket's default, an iterated local search from Min-Min on every core that reaches
-//! schedules near the best known in seconds.
+//! thicket's default: the LP relaxation's certified lower bound and rounded vertex, then an
+//! iterated local search from it on every core or on the GPU, near the best known in seconds.
 //!
 //! - [`etc`]: the matrix and Braun's files; [`assignment`]: assignment files, loads.
 //! - [`generate`]: the thesis's length/MIPS matrices and Braun's range-based ones.
