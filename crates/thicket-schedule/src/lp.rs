@@ -83,8 +83,13 @@ pub fn dual_bound(etc: &Etc, iterations: usize) -> (f64, Vec<f64>) {
     let machines = etc.machines();
     let mut y: Vec<f64> = (0..machines)
         .map(|m| {
+            // A machine with no work at all gets weight 1 (any positive weight is a bound).
             let total: f64 = (0..etc.tasks()).map(|t| etc.time(t, m)).sum();
-            1.0 / total.max(f64::MIN_POSITIVE)
+            if total > 0.0 {
+                1.0 / total
+            } else {
+                1.0
+            }
         })
         .collect();
     let norm: f64 = y.iter().sum();
@@ -323,6 +328,19 @@ mod tests {
                 let (_, rounded) = crate::assignment::loads(&etc, &relaxation.start);
                 assert!(rounded >= optimum * (1.0 - 1e-12), "{spec}");
             }
+        }
+    }
+
+    #[test]
+    fn zero_times_and_one_machine_give_finite_bounds() {
+        for etc in [
+            Etc::new(3, 2, vec![0.0; 6]).unwrap(),
+            Etc::new(4, 1, vec![1.0, 2.0, 3.0, 4.0]).unwrap(),
+            Etc::new(2, 3, vec![0.0, 5.0, 5.0, 1.0, 0.0, 2.0]).unwrap(),
+        ] {
+            let relaxation = start(&etc).unwrap();
+            let (_, makespan) = crate::assignment::loads(&etc, &relaxation.start);
+            assert!(relaxation.bound.is_finite() && relaxation.bound <= makespan + 1e-12);
         }
     }
 
