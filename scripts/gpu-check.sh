@@ -58,6 +58,9 @@
 #                                  crates/thicket-schedule/data/braun): both verified (assignment
 #                                  complete, makespan recomputed), the same assignment; then the
 #                                  speed-up at 60 swarms x 128 particles, 80 tasks x 8 machines;
+#                                  then the default (lp-ils) on the GPU on every Braun file
+#                                  (SCHEDULE_DEFAULT_SECONDS, 1 s): verified, bound <= makespan
+#                                  (SCHEDULE_SWARMS=0: this table alone);
 #                                  SCHEDULE_SWEEP=1: also Table 6.1's phase shares (--profile)
 #                                  and the swarm and machine sweeps
 set -uo pipefail
@@ -361,6 +364,8 @@ if [[ $schedule == 1 ]]; then
     cases=("t80.etc mspso 10 200 auto" "t80.etc mspso 10 200 global" "t80.etc pso 1 200 auto"
         "i200.etc mspso 10 100 auto" "t100.etc mspso 4 100 auto" "u_c_hihi.0 mspso 10 1000 auto"
         "t80.etc mspso 60 1000 auto")
+    # SCHEDULE_SWARMS=0: the default's table only.
+    [[ ${SCHEDULE_SWARMS:-1} == 0 ]] && cases=()
     for row in "${cases[@]}"; do
         read -r file method swarms iterations scratch <<<"$row"
         extra=(); [[ $scratch != auto ]] && extra=(--scratch "$scratch")
@@ -380,6 +385,26 @@ except Exception:
     print(f"| {name:<12} | {method:<6} | {swarms:>6} | {iterations:>10} | - | - | - | - | - | no ({err.strip()}) |")
 PY
     done | tee "$work/check.md"
+    # thicket's default (lp-ils) on the GPU: every Braun file, verified, its LP lower bound
+    # below the makespan; the gap is to that bound (SCHEDULE_DEFAULT_SECONDS, 1 s).
+    echo
+    printf '| instance | lp-ils GPU makespan | lower bound | gap to bound %% | seconds | kicks | ok |\n'
+    printf '|---|---:|---:|---:|---:|---:|---|\n'
+    "$bin" schedule --generate u_c_hihi:64x8 --seed 1 --backend cuda --time-limit 0.2 --json --quiet >/dev/null 2>&1 || true
+    for f in "$data"/u_*.0; do
+        out=$(timeout 60 "$bin" schedule "$f" --backend cuda --time-limit "${SCHEDULE_DEFAULT_SECONDS:-1}" \
+            --verify --json --quiet 2>"$work/err") || out=""
+        python3 - "$out" "$(basename "$f")" "$(head -c 80 "$work/err")" <<'PY'
+import json, sys
+out, name, err = sys.argv[1:]
+try:
+    d = json.loads(out)
+    ok = d["verified"] is True and d["backend"] == "cuda" and d["lower_bound"] <= d["makespan"] * (1 + 1e-12)
+    print(f"| {name} | {d['makespan']:.3f} | {d['lower_bound']:.3f} | {d['gap']:.3f} | {d['seconds']:.3f} | {d['kicks']} | {'yes' if ok else 'no'} |")
+except Exception:
+    print(f"| {name} | - | - | - | - | - | no ({err.strip()}) |")
+PY
+    done | tee -a "$work/check.md"
     failures=$((failures + $(grep -cE '[|] no' "$work/check.md")))
     # SCHEDULE_SWEEP=1: the thesis's experiments on the GPU (kernel seconds, verified):
     # Table 6.1's phase shares (--profile), swarms 1..240 at 80 x 8, machines 2..100 at

@@ -63,9 +63,10 @@ pub enum Command {
         command: GraphCommand,
     },
     /// Match independent tasks to heterogeneous machines, minimising the makespan (Solomon
-    /// 2012, ch. 6): the list heuristics, the thesis's swarms, or thicket's iterated local
-    /// search (the default). JSON keys: makespan, tasks, machines, method, loads,
-    /// lower_bound, backend, seconds (and epochs/kicks or the swarm parameters).
+    /// 2012, ch. 6): the list heuristics, the thesis's swarms, or thicket's LP-started
+    /// iterated local search (the default, CPU or GPU). JSON keys: makespan, tasks, machines,
+    /// method, loads, lower_bound (the LP relaxation's), gap (percent above it), backend,
+    /// seconds (and epochs/kicks or the swarm parameters).
     Schedule(ScheduleArgs),
     /// Show a ledger's progress, rate and ETA.
     Status(LedgerArgs),
@@ -177,14 +178,15 @@ pub struct ScheduleArgs {
     #[arg(long, value_name = "OUT", requires = "generate")]
     pub write_etc: Option<std::path::PathBuf>,
     /// fcfs (the thesis's: each task to the machine that finishes it first; = mct), olb,
-    /// met, mct, min-min, max-min, sufferage, pso, mspso (the thesis's swarms) or ils
-    /// (thicket's iterated local search from Min-Min, the default).
-    #[arg(long, default_value = "ils")]
+    /// met, mct, min-min, max-min, sufferage, pso, mspso (the thesis's swarms), ils
+    /// (iterated local search from Min-Min) or lp-ils (the default: the LP relaxation's
+    /// bound and rounded start, then the local search, on the CPU or the GPU).
+    #[arg(long, default_value = "lp-ils")]
     pub method: thicket_schedule::Method,
-    /// ils: stop after this many seconds (or at the lower bound).
+    /// ils, lp-ils: stop after this many seconds (or at the lower bound).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub time_limit: f64,
-    /// ils: stop after this many epochs (64 kicks per thread each); with a time limit that
+    /// ils, lp-ils: stop after this many epochs (64 kicks per thread each); with a time limit that
     /// does not bind, the run repeats exactly with its seed and thread count.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: Option<u32>,

@@ -76,7 +76,7 @@ fn the_default_beats_min_min_and_generated_matrices_round_trip() {
         "--quiet",
         "--verify",
     ]));
-    assert_eq!(default["method"], "ils");
+    assert_eq!(default["method"], "lp-ils");
     assert_eq!(default["verified"], true);
     assert!(default["makespan"].as_f64().unwrap() <= min_min["makespan"].as_f64().unwrap());
     let generated = json(&thicket(&[

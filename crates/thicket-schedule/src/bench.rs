@@ -29,7 +29,7 @@ use crate::gpu::{Scratch, PHASES};
 use crate::pso::SwarmParams;
 use crate::run::{schedule, Method, ScheduleOptions};
 use crate::verify::{verify, F64_TOLERANCE};
-use crate::{heuristics, search};
+use crate::{lp, search};
 
 /// The thesis's Table 6.2: tasks, machines, MSPSO / FCFS, PSO / FCFS.
 pub const THESIS_TABLE_6_2: [(usize, usize, f64, f64); 7] = [
@@ -100,6 +100,8 @@ pub struct Row {
     pub best_known: Option<f64>,
     /// (makespan − best known) / best known, percent.
     pub gap_percent: Option<f64>,
+    /// The default (Braun table): the LP relaxation's lower bound.
+    pub lower_bound: Option<f64>,
     /// Wall seconds (the serial CPU's in the sweeps).
     pub seconds: Option<f64>,
     /// GPU: device seconds from the first launch to the last.
@@ -407,7 +409,7 @@ impl Bench<'_> {
                     ..SwarmParams::THESIS
                 }),
             ),
-            (Method::Ils, None),
+            (Method::LpIls, None),
         ] {
             let run = self.run(&etc, method, Backend::Cpu, swarm, None, false)?;
             let makespan = run.output.makespan;
@@ -477,23 +479,24 @@ impl Bench<'_> {
         }
         // The default, called directly so that its best makespan over time is recorded.
         let o = self.options;
-        let min_min = heuristics::min_min(&etc);
-        let (_, min_min_makespan) = crate::assignment::loads(&etc, &min_min);
         let pool = thicket_core::pool(o.threads)?;
         let started = Instant::now();
+        let relaxation = pool.install(|| lp::start(&etc))?;
+        let (_, start_makespan) = crate::assignment::loads(&etc, &relaxation.start);
         let mut points = Vec::new();
         let run = pool.install(|| {
             search::search(
                 &etc,
-                min_min,
+                relaxation.start.clone(),
                 o.threads,
                 o.seed,
                 search::Limits {
-                    time: o.time_limit,
+                    time: o.time_limit.saturating_sub(started.elapsed()),
                     epochs: None,
+                    bound: relaxation.bound,
                 },
                 |best| {
-                    let y = gap(best).unwrap_or(best / min_min_makespan);
+                    let y = gap(best).unwrap_or(best / start_makespan);
                     points.push((started.elapsed().as_secs_f64(), y));
                 },
             )
@@ -505,19 +508,57 @@ impl Bench<'_> {
             points,
         });
         let row = Row {
-            method: Method::Ils.name().into(),
+            method: Method::LpIls.name().into(),
             makespan: Some(run.makespan),
             gap_percent: gap(run.makespan),
             seconds: Some(seconds),
             verified: Some(verified),
-            ..base
+            lower_bound: Some(relaxation.bound),
+            ..base.clone()
+        };
+        self.push(row, after_case)?;
+        // The default on the GPU, where there is one.
+        let row = match self.gpu {
+            Err(why) => Row {
+                method: Method::LpIls.name().into(),
+                backend: "cuda",
+                note: Some(format!("GPU not run ({why})")),
+                ..base
+            },
+            Ok(()) => match self.run(&etc, Method::LpIls, Backend::Cuda, None, None, false) {
+                Ok(run) => Row {
+                    method: Method::LpIls.name().into(),
+                    backend: "cuda",
+                    makespan: Some(run.output.makespan),
+                    gap_percent: gap(run.output.makespan),
+                    seconds: Some(run.info.seconds),
+                    kernel_seconds: run.output.kernel_seconds,
+                    verified: run.verified,
+                    lower_bound: Some(run.output.lower_bound),
+                    ..base
+                },
+                Err(e) => {
+                    if matches!(e, Error::Unavailable(_)) {
+                        self.gpu = Err("no GPU");
+                    } else {
+                        self.failed.get_or_insert(e.to_string());
+                    }
+                    Row {
+                        method: Method::LpIls.name().into(),
+                        backend: "cuda",
+                        note: Some(format!("GPU not run: {e}")),
+                        ..base
+                    }
+                }
+            },
         };
         self.push(row, after_case)
     }
 }
 
-/// The makespan of the `.sol` file beside `path` whose name starts with the instance's
-/// (hcsp's `u_c_hihi.0_MS_7358942,8.sol`), recomputed from the matrix; `None` without one.
+/// The smallest makespan of the `.sol` files beside `path` whose names start with the
+/// instance's (hcsp's `u_c_hihi.0_MS_7358942,8.sol`), recomputed from the matrix; `None`
+/// without one.
 fn best_known(etc: &Etc, path: &Path) -> Result<Option<f64>> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Ok(None);
@@ -528,7 +569,7 @@ fn best_known(etc: &Etc, path: &Path) -> Result<Option<f64>> {
         dir
     };
     let name = name.to_string_lossy();
-    let mut sols: Vec<PathBuf> = std::fs::read_dir(dir)
+    let sols: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::file(dir, e))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| {
@@ -538,12 +579,14 @@ fn best_known(etc: &Etc, path: &Path) -> Result<Option<f64>> {
             })
         })
         .collect();
-    sols.sort();
-    let Some(sol) = sols.first() else {
-        return Ok(None);
-    };
-    let assignment = crate::assignment::read(sol, etc)?;
-    Ok(Some(crate::assignment::loads(etc, &assignment).1))
+    // The best of them (hcsp keeps a MIP and a column-pricing solution for some instances).
+    let mut best: Option<f64> = None;
+    for sol in &sols {
+        let assignment = crate::assignment::read(sol, etc)?;
+        let makespan = crate::assignment::loads(etc, &assignment).1;
+        best = Some(best.map_or(makespan, |b| b.min(makespan)));
+    }
+    Ok(best)
 }
 
 fn scratch_name(scratch: Scratch) -> String {
@@ -642,9 +685,11 @@ fn render(rows: &[Row], traces: &[Trace]) -> Rendered {
         let mut t = Table::new([
             ("instance", Align::Left),
             ("method", Align::Left),
+            ("backend", Align::Left),
             ("makespan", Align::Right),
             ("best known", Align::Right),
             ("gap %", Align::Right),
+            ("lower bound", Align::Right),
             ("seconds", Align::Right),
             ("verified", Align::Left),
         ]);
@@ -652,11 +697,13 @@ fn render(rows: &[Row], traces: &[Trace]) -> Rendered {
             t.row(vec![
                 r.matrix.clone(),
                 r.method.clone(),
+                r.backend.to_string(),
                 num(r.makespan, 1),
                 num(r.best_known, 1),
                 num(r.gap_percent, 2),
+                num(r.lower_bound, 1),
                 num(r.seconds, 3),
-                cell(r.verified),
+                r.note.clone().unwrap_or_else(|| cell(r.verified)),
             ]);
         }
         markdown.push_str(&t.markdown());
@@ -762,9 +809,9 @@ mod tests {
         report.verdict.unwrap();
         let json = &report.rendered.json["rows"];
         let rows = json.as_array().unwrap();
-        // Sweeps: 2 + 2 + 3 + 2 rows, shares 2, quality 4, Braun 4.
-        assert_eq!(rows.len(), 19);
-        assert_eq!(lines, 19);
+        // Sweeps: 2 + 2 + 3 + 2 rows, shares 2, quality 4, Braun 5.
+        assert_eq!(rows.len(), 20);
+        assert_eq!(lines, 20);
         assert!(rows
             .iter()
             .filter(|r| r["verified"].is_boolean())
@@ -775,12 +822,13 @@ mod tests {
         assert_eq!(quality[2]["thesis"], 0.906);
         let ils = rows
             .iter()
-            .find(|r| r["method"] == "ils" && r["table"] == "braun");
+            .find(|r| r["method"] == "lp-ils" && r["table"] == "braun" && r["backend"] == "cpu");
         let ils = ils.unwrap();
         assert_eq!(ils["best_known"].as_f64().unwrap().round(), 5136.0);
         assert!(ils["gap_percent"].as_f64().unwrap() >= -1e-9);
+        assert!(ils["lower_bound"].as_f64().unwrap() <= ils["makespan"].as_f64().unwrap());
         let gpu_rows = rows.iter().filter(|r| r["backend"] == "cuda").count();
-        assert_eq!(gpu_rows, 2 + 2 + 1 + 2);
+        assert_eq!(gpu_rows, 2 + 2 + 1 + 2 + 1);
         assert!(rows
             .iter()
             .filter(|r| r["table"] == "shares")

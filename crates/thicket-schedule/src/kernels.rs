@@ -1,5 +1,6 @@
-//! The CUDA kernel module of the GPU swarms (`kernels/mspso.cu`), with the host's limits as
-//! defines; compiled without FMA contraction so that the GPU rounds as the serial swarms do.
+//! The CUDA kernel modules: the GPU swarms (`kernels/mspso.cu`), with the host's limits as
+//! defines, compiled without FMA contraction so that the GPU rounds as the serial swarms do;
+//! the default's GPU search (`kernels/ils.cu`).
 
 use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
 
@@ -29,8 +30,26 @@ pub(crate) const MSPSO: KernelModule = KernelModule {
     defines,
 };
 
+/// Threads per block (one chain) of the GPU search.
+pub const ILS_THREADS: usize = 256;
+
+fn ils_defines() -> Vec<String> {
+    vec![define("ILS_THREADS", ILS_THREADS)]
+}
+
+/// The GPU search's kernels (thicket's default).
+pub(crate) const ILS: KernelModule = KernelModule {
+    source: KernelSource {
+        name: "ils.cu",
+        source: include_str!("../kernels/ils.cu"),
+        headers: &[THICKET_HEADER],
+    },
+    linked: false,
+    defines: ils_defines,
+};
+
 /// Every kernel module of the crate.
-pub const ALL: [KernelModule; 1] = [MSPSO];
+pub const ALL: [KernelModule; 2] = [MSPSO, ILS];
 
 #[cfg(test)]
 mod tests {
@@ -50,7 +69,7 @@ mod tests {
             "pso_rank",
             "pso_gather",
         ];
-        let kernels: [&[&str]; 1] = [&names];
+        let kernels: [&[&str]; 2] = [&names, &["ils_chains", "ils_restart"]];
         thicket_gpu::check_modules(&ALL, &kernels);
     }
 }

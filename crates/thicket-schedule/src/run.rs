@@ -14,7 +14,7 @@ use crate::etc::Etc;
 use crate::gpu::{self, Scratch};
 use crate::pso::SwarmParams;
 use crate::verify::{self, F32_TOLERANCE, F64_TOLERANCE};
-use crate::{heuristics, pso, search};
+use crate::{gpu_search, heuristics, lp, pso, search};
 
 /// A matching method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,13 +38,16 @@ pub enum Method {
     Pso,
     /// The thesis's multi-swarm PSO.
     Mspso,
-    /// thicket's default: iterated local search from Min-Min on every core.
+    /// Iterated local search from Min-Min on every core.
     Ils,
+    /// thicket's default: the LP relaxation (a certified lower bound and a rounded start),
+    /// then the iterated local search from that start, ending at the bound.
+    LpIls,
 }
 
 impl Method {
     /// Every method.
-    pub const ALL: [Method; 10] = [
+    pub const ALL: [Method; 11] = [
         Method::Fcfs,
         Method::Olb,
         Method::Met,
@@ -55,6 +58,7 @@ impl Method {
         Method::Pso,
         Method::Mspso,
         Method::Ils,
+        Method::LpIls,
     ];
 
     /// Its name on the command line and in JSON.
@@ -70,12 +74,13 @@ impl Method {
             Method::Pso => "pso",
             Method::Mspso => "mspso",
             Method::Ils => "ils",
+            Method::LpIls => "lp-ils",
         }
     }
 
     /// Whether it has a GPU version.
     pub fn has_gpu(self) -> bool {
-        matches!(self, Method::Pso | Method::Mspso)
+        matches!(self, Method::Pso | Method::Mspso | Method::LpIls)
     }
 }
 
@@ -95,7 +100,7 @@ impl FromStr for Method {
             .ok_or_else(|| {
                 Error::InvalidInput(format!(
                     "unknown method {s:?} (fcfs, olb, met, mct, min-min, max-min, sufferage, \
-                     pso, mspso, ils)"
+                     pso, mspso, ils, lp-ils)"
                 ))
             })
     }
@@ -130,7 +135,7 @@ impl Default for ScheduleOptions {
     fn default() -> ScheduleOptions {
         ScheduleOptions {
             run: RunOptions::default(),
-            method: Method::Ils,
+            method: Method::LpIls,
             seed: 1,
             time_limit: Duration::from_secs(10),
             epochs: None,
@@ -156,7 +161,8 @@ pub struct ScheduleRun {
     pub makespan: f64,
     /// Every machine's load (f64, task order).
     pub loads: Vec<f64>,
-    /// A lower bound on every makespan ([`Etc::lower_bound`]).
+    /// A lower bound on every makespan: the LP relaxation's dual bound ([`lp`]), at least
+    /// [`Etc::lower_bound`].
     pub lower_bound: f64,
     /// Seconds to the answer (the run's own clock).
     pub seconds: f64,
@@ -184,6 +190,7 @@ impl ScheduleRun {
             "method": self.method.name(),
             "loads": self.loads,
             "lower_bound": self.lower_bound,
+            "gap": 100.0 * (self.makespan / self.lower_bound - 1.0),
         }));
         if let Some(epochs) = self.epochs {
             map.insert("epochs".into(), epochs.into());
@@ -246,7 +253,7 @@ impl ScheduleKernel<'_> {
                 reported: run.run.makespan as f64,
                 makespan,
                 loads,
-                lower_bound: etc.lower_bound(),
+                lower_bound: lower_bound(etc),
                 seconds,
                 epochs: None,
                 kicks: None,
@@ -257,6 +264,55 @@ impl ScheduleKernel<'_> {
             },
             Placement {
                 threads: 1,
+                devices: vec![run.device],
+            },
+        ))
+    }
+}
+
+impl ScheduleKernel<'_> {
+    /// The default on the GPU: the relaxation on the CPU threads, the chains on the GPU.
+    fn run_gpu_search(&self, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
+        let (etc, o) = (self.etc, &self.options);
+        let pool = thicket_core::pool(o.threads)?;
+        let started = Instant::now();
+        let limit_ms = o.time_limit.as_millis().max(1) as u64;
+        progress.set_total(limit_ms);
+        let label = self.label();
+        let relaxation = pool.install(|| lp::start(etc))?;
+        let run = gpu_search::search(
+            etc,
+            &relaxation.start,
+            o.seed,
+            o.device,
+            o.time_limit.saturating_sub(started.elapsed()),
+            relaxation.bound,
+            |best| {
+                progress.set_message(format!("{label}: best makespan {best:.3}"));
+                progress.advance_to(started.elapsed().as_millis() as u64);
+            },
+        )?;
+        progress.advance_to(limit_ms);
+        let seconds = started.elapsed().as_secs_f64();
+        let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
+        Ok((
+            ScheduleRun {
+                method: o.method,
+                assignment: run.run.assignment,
+                reported: run.run.makespan,
+                makespan,
+                loads,
+                lower_bound: relaxation.bound,
+                seconds,
+                epochs: Some(run.run.epochs),
+                kicks: Some(run.run.kicks),
+                swarm: None,
+                scratch: None,
+                kernel_seconds: Some(run.kernel_seconds),
+                phase_seconds: None,
+            },
+            Placement {
+                threads: o.threads,
                 devices: vec![run.device],
             },
         ))
@@ -286,12 +342,16 @@ impl Kernel for ScheduleKernel<'_> {
 
     fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
         if backend == Backend::Cuda {
-            return self.run_gpu();
+            return match self.options.method {
+                Method::LpIls => self.run_gpu_search(progress),
+                _ => self.run_gpu(),
+            };
         }
         let pool = thicket_core::pool(self.options.threads)?;
         let started = Instant::now();
         let (etc, o) = (self.etc, &self.options);
         let mut threads = 1;
+        let mut bound = None;
         let (assignment, reported, epochs, kicks, swarm) = match o.method {
             Method::Fcfs | Method::Mct => plain(etc, heuristics::mct(etc)),
             Method::Olb => plain(etc, heuristics::olb(etc)),
@@ -310,20 +370,29 @@ impl Kernel for ScheduleKernel<'_> {
                     Some(params),
                 )
             }
-            Method::Ils => {
+            Method::Ils | Method::LpIls => {
                 threads = o.threads;
                 let limit_ms = o.time_limit.as_millis().max(1) as u64;
                 progress.set_total(limit_ms);
                 let label = self.label();
+                let start = match o.method {
+                    Method::LpIls => {
+                        let relaxation = pool.install(|| lp::start(etc))?;
+                        bound = Some(relaxation.bound);
+                        relaxation.start
+                    }
+                    _ => heuristics::min_min(etc),
+                };
                 let run = pool.install(|| {
                     search::search(
                         etc,
-                        heuristics::min_min(etc),
+                        start,
                         o.threads,
                         o.seed,
                         search::Limits {
-                            time: o.time_limit,
+                            time: o.time_limit.saturating_sub(started.elapsed()),
                             epochs: o.epochs,
+                            bound: bound.unwrap_or(0.0),
                         },
                         |best| {
                             progress.set_message(format!("{label}: best makespan {best:.3}"));
@@ -350,7 +419,7 @@ impl Kernel for ScheduleKernel<'_> {
                 reported,
                 makespan,
                 loads,
-                lower_bound: etc.lower_bound(),
+                lower_bound: bound.unwrap_or_else(|| lower_bound(etc)),
                 seconds,
                 epochs,
                 kicks,
@@ -379,6 +448,11 @@ impl Kernel for ScheduleKernel<'_> {
     fn stats(&self, output: &ScheduleRun) -> Map<String, Value> {
         output.stats(self.etc)
     }
+}
+
+/// The bound reported beside a method's answer (outside its time): the dual ascent's.
+fn lower_bound(etc: &Etc) -> f64 {
+    etc.lower_bound().max(lp::dual_bound(etc, lp::ASCENT).0)
 }
 
 /// An assignment, its reported makespan, epochs, kicks and swarm parameters.

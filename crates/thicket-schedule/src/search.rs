@@ -38,6 +38,9 @@ pub struct Limits {
     pub time: Duration,
     /// Epochs at most (for reproducible runs and tests).
     pub epochs: Option<usize>,
+    /// A lower bound: the search stops when it reaches it (the matrix's trivial bound is
+    /// used where it is higher).
+    pub bound: f64,
 }
 
 /// A schedule with its loads and, per machine, its tasks.
@@ -323,7 +326,7 @@ pub fn search(
     mut report: impl FnMut(f64),
 ) -> SearchRun {
     let started = Instant::now();
-    let lower = etc.lower_bound();
+    let lower = etc.lower_bound().max(limits.bound);
     let mut first = State::new(etc, start);
     first.descend(etc);
     first.exact(etc);

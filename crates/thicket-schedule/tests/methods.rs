@@ -46,7 +46,7 @@ fn every_method_passes_the_verifier() {
             assert_eq!(measured.verified, Some(true), "{spec} {method}");
             let run = &measured.output;
             assert!(run.makespan >= run.lower_bound * (1.0 - 1e-12));
-            if method == Method::Ils {
+            if matches!(method, Method::Ils | Method::LpIls) {
                 assert!(
                     run.makespan <= min_min,
                     "{spec}: the default is no worse than Min-Min"
@@ -88,6 +88,7 @@ fn brute_force(etc: &Etc) -> f64 {
 
 #[test]
 fn the_default_finds_the_optimum_of_tiny_instances() {
+    let mut missed = Vec::new();
     for (k, spec) in [
         "u_c_hihi:9x3",
         "u_i_hilo:8x4",
@@ -103,6 +104,7 @@ fn the_default_finds_the_optimum_of_tiny_instances() {
             let limits = Limits {
                 time: Duration::from_secs(3600),
                 epochs: Some(30),
+                bound: 0.0,
             };
             let run = search(
                 &etc,
@@ -117,8 +119,28 @@ fn the_default_finds_the_optimum_of_tiny_instances() {
                 "{spec} seed {seed}: {} vs optimum {optimum}",
                 run.makespan
             );
+            // The default from the LP: a bound at most the optimum, a schedule no worse than
+            // Min-Min's, and the optimum itself on all but one of these (u_c_hihi:9x3 seed 2
+            // keeps an ILS trap 0.23% above it: kicks of two to four of nine tasks, put back
+            // greedily and kept only if no worse, lead back to the same schedule).
+            let mut o = options(Method::LpIls);
+            o.epochs = Some(30);
+            o.seed = seed + k as u64;
+            let measured = schedule(&etc, &o).unwrap();
+            assert_eq!(measured.verified, Some(true));
+            let run = &measured.output;
+            assert!(
+                run.lower_bound <= optimum * (1.0 + 1e-12),
+                "{spec} seed {seed}"
+            );
+            let min_min = assignment::loads(&etc, &heuristics::min_min(&etc)).1;
+            assert!(run.makespan >= optimum * (1.0 - 1e-12) && run.makespan <= min_min);
+            if (run.makespan - optimum).abs() > 1e-9 * optimum {
+                missed.push(format!("{spec} seed {seed}"));
+            }
         }
     }
+    assert!(missed.len() <= 1, "lp-ils missed the optimum on {missed:?}");
 }
 
 #[test]
@@ -131,6 +153,7 @@ fn the_default_repeats_with_its_seed_and_epochs() {
     let limits = Limits {
         time: Duration::from_secs(3600),
         epochs: Some(4),
+        bound: 0.0,
     };
     let a = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});
     let b = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});

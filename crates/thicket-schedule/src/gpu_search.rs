@@ -1,0 +1,186 @@
+//! thicket's default on the GPU (kernels in `kernels/ils.cu`): the iterated local search of
+//! [`crate::search`], one chain per block ([`BLOCKS_PER_SM`] per multiprocessor), each
+//! descent step evaluating all moves and swaps of one machine at once. The host runs epochs:
+//! one launch of a number of kicks per chain (grown until a launch takes about
+//! [`EPOCH_SECONDS`]), then the best chain's makespan read back and every chain more than
+//! [`crate::search::RESTART_GAP`] behind it restarted from it; it stops at the time limit or
+//! at the lower bound. The chains' random numbers differ from the CPU's, so the GPU's
+//! schedule is not the CPU's; both go through the verifier.
+
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use thicket_core::{Error, Result};
+use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
+
+use crate::etc::Etc;
+use crate::kernels::{ILS, ILS_THREADS};
+use crate::search::{SearchRun, RESTART_GAP};
+
+/// Chains (blocks) per streaming multiprocessor.
+pub const BLOCKS_PER_SM: usize = 2;
+/// The wall time an epoch's launch aims at.
+pub const EPOCH_SECONDS: f64 = 0.02;
+/// The most kicks per chain in one launch.
+const MAX_KICKS: u32 = 1 << 14;
+/// Shared memory a block may take without opting in.
+const SHARED_BYTES: usize = 48 * 1024;
+
+/// Shared memory of one chain: two f64 load vectors, the reduction's per-warp slots, and
+/// u16 machine order, assignment, saved assignment and member list.
+pub fn shared_bytes(tasks: usize, machines: usize) -> usize {
+    let warps = ILS_THREADS / 32;
+    16 * machines + 12 * warps + 2 * machines + 6 * tasks + 8
+}
+
+/// A GPU search run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuSearchRun {
+    /// The schedule, epochs and kicks.
+    pub run: SearchRun,
+    /// Chains run side by side.
+    pub chains: usize,
+    /// The GPU's name.
+    pub device: String,
+    /// Device seconds from the first launch to the last.
+    pub kernel_seconds: f64,
+}
+
+/// Runs the chains on GPU `device` from `start` until `time` passes or a chain reaches
+/// `bound`; `report(best)` after every epoch.
+pub fn search(
+    etc: &Etc,
+    start: &[u32],
+    seed: u64,
+    device: usize,
+    time: Duration,
+    bound: f64,
+    mut report: impl FnMut(f64),
+) -> Result<GpuSearchRun> {
+    let started = Instant::now();
+    let (t_n, m_n) = (etc.tasks(), etc.machines());
+    let keys = (t_n as u64) * (t_n as u64 + m_n as u64);
+    let shared = shared_bytes(t_n, m_n);
+    if t_n > u16::MAX as usize || m_n > u16::MAX as usize || keys >= u32::MAX as u64 {
+        return Err(Error::InvalidInput(format!(
+            "the GPU search takes at most 65,535 tasks and machines, not {t_n} x {m_n}"
+        )));
+    }
+    if shared > SHARED_BYTES {
+        return Err(Error::InvalidInput(format!(
+            "{t_n} tasks x {m_n} machines need {shared} bytes of shared memory per chain, more \
+             than the GPU search's {SHARED_BYTES} (use --backend cpu)"
+        )));
+    }
+    let gpu = Gpu::open(device)?;
+    let module = gpu.load_module(&ILS.source, &ILS.options())?;
+    let chains_kernel = gpu.load_function(&module, "ils_chains")?;
+    let restart = gpu.load_function(&module, "ils_restart")?;
+    let chains = (gpu.info().sm_count as usize * BLOCKS_PER_SM).max(1);
+    let stream = gpu.stream().clone();
+    let d_etc = stream
+        .clone_htod(etc.times())
+        .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+    let starts: Vec<u32> = (0..chains).flat_map(|_| start.iter().copied()).collect();
+    let mut assign = stream
+        .clone_htod(&starts)
+        .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+    let mut makespans = stream
+        .alloc_zeros::<f64>(chains)
+        .map_err(GpuError::driver("cuMemAlloc"))?;
+    let mut done = stream
+        .alloc_zeros::<u64>(1)
+        .map_err(GpuError::driver("cuMemAlloc"))?;
+    let per_chain = LaunchConfig {
+        grid_dim: (chains as u32, 1, 1),
+        block_dim: (ILS_THREADS as u32, 1, 1),
+        shared_mem_bytes: shared as u32,
+    };
+    let copy = LaunchConfig {
+        shared_mem_bytes: 0,
+        ..per_chain
+    };
+    let (t32, m32) = (t_n as u32, m_n as u32);
+    // A chain stops once it is within rounding of the bound.
+    let stop_at = bound * (1.0 + 1e-9);
+    let first = record_event(&stream)?;
+    let (mut kicks, mut epochs) = (1u32, 0usize);
+    let best_chain = loop {
+        let launched = Instant::now();
+        let launch = epochs as u64;
+        {
+            let mut l = stream.launch_builder(&chains_kernel);
+            l.arg(&d_etc)
+                .arg(&t32)
+                .arg(&m32)
+                .arg(&mut assign)
+                .arg(&mut makespans)
+                .arg(&kicks)
+                .arg(&seed)
+                .arg(&launch)
+                .arg(&stop_at)
+                .arg(&mut done);
+            // SAFETY: one block per chain over its own T assignment words and makespan slot,
+            // every machine index < M (the start's and the kernel's own), `shared` bytes of
+            // dynamic shared memory as shared_bytes() lays them out.
+            unsafe { l.launch(per_chain) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+        }
+        let spans = stream
+            .clone_dtoh(&makespans)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        epochs += 1;
+        let (c, &m) = spans
+            .iter()
+            .enumerate()
+            .fold(
+                (0, &f64::INFINITY),
+                |acc, cur| if cur.1 < acc.1 { cur } else { acc },
+            );
+        // Chains never get worse, so the best of this epoch is the best so far.
+        report(m);
+        if m <= stop_at || started.elapsed() >= time {
+            break c;
+        }
+        let limit = spans[c] * (1.0 + RESTART_GAP);
+        let c32 = c as u32;
+        {
+            let mut l = stream.launch_builder(&restart);
+            l.arg(&mut assign)
+                .arg(&makespans)
+                .arg(&t32)
+                .arg(&c32)
+                .arg(&limit);
+            // SAFETY: block i copies chain c's T words over chain i's (c < chains).
+            unsafe { l.launch(copy) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+        }
+        // Longer launches while they are short, shorter ones when the deadline nears.
+        let took = launched.elapsed().as_secs_f64();
+        let left = time.saturating_sub(started.elapsed()).as_secs_f64();
+        if took < EPOCH_SECONDS && kicks < MAX_KICKS {
+            kicks *= 2;
+        } else if took > left && kicks > 1 {
+            kicks = (kicks / 2).max(1);
+        }
+    };
+    let last = record_event(&stream)?;
+    let kernel_seconds = seconds_between(&first, &last)?;
+    let all = stream
+        .clone_dtoh(&assign)
+        .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+    let total = stream
+        .clone_dtoh(&done)
+        .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+    let assignment = all[best_chain * t_n..(best_chain + 1) * t_n].to_vec();
+    let (_, makespan) = crate::assignment::loads(etc, &assignment);
+    Ok(GpuSearchRun {
+        run: SearchRun {
+            assignment,
+            makespan,
+            epochs,
+            kicks: total[0],
+        },
+        chains,
+        device: gpu.info().name.clone(),
+        kernel_seconds,
+    })
+}
