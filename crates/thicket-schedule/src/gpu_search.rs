@@ -153,14 +153,19 @@ pub fn search(
             // SAFETY: block i copies chain c's T words over chain i's (c < chains).
             unsafe { l.launch(copy) }.map_err(GpuError::driver("cuLaunchKernel"))?;
         }
-        // Longer launches while they are short, shorter ones when the deadline nears.
+        // Longer launches while they are short; near the deadline, only as many kicks as
+        // the last launch's rate fits in the time left, and none where not one fits (a
+        // kick of a large matrix can take a second: the limit bounds the whole run).
         let took = launched.elapsed().as_secs_f64();
         let left = time.saturating_sub(started.elapsed()).as_secs_f64();
+        let per_kick = took / f64::from(kicks);
+        if per_kick > left {
+            break c;
+        }
         if took < EPOCH_SECONDS && kicks < MAX_KICKS {
             kicks *= 2;
-        } else if took > left && kicks > 1 {
-            kicks = (kicks / 2).max(1);
         }
+        kicks = kicks.min((left / per_kick) as u32).max(1);
     };
     let last = record_event(&stream)?;
     let kernel_seconds = seconds_between(&first, &last)?;

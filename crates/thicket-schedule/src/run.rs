@@ -285,7 +285,7 @@ impl ScheduleKernel<'_> {
             &relaxation.start,
             o.seed,
             o.device,
-            o.time_limit.saturating_sub(started.elapsed()),
+            search_time(o.time_limit, started),
             relaxation.bound,
             |best| {
                 progress.set_message(format!("{label}: best makespan {best:.3}"));
@@ -317,6 +317,16 @@ impl ScheduleKernel<'_> {
             },
         ))
     }
+}
+
+/// Of a run's time limit, the share its search may take: the rest is left for what follows
+/// the search (the best schedule copied back and its loads), so that the whole run, its
+/// relaxation and device setup included, ends within the limit.
+const SEARCH_SHARE: f64 = 0.99;
+
+/// The time the search of a run started at `started` may take under `limit`.
+fn search_time(limit: Duration, started: Instant) -> Duration {
+    limit.mul_f64(SEARCH_SHARE).saturating_sub(started.elapsed())
 }
 
 /// The swarm parameters of a run: those given, else the thesis's for the method.
@@ -390,7 +400,7 @@ impl Kernel for ScheduleKernel<'_> {
                         o.threads,
                         o.seed,
                         search::Limits {
-                            time: o.time_limit.saturating_sub(started.elapsed()),
+                            time: search_time(o.time_limit, started),
                             epochs: o.epochs,
                             bound: bound.unwrap_or(0.0),
                         },
