@@ -249,6 +249,7 @@ fn render(rows: &[Row], options: &MaxflowBenchOptions) -> Rendered {
             ),
             family => format!("max flow, {family} networks, {} per size", options.graphs),
         },
+        x_label: "vertices".into(),
         y_label: "mean solve seconds per graph".into(),
         log_y: true,
         series: series_by(

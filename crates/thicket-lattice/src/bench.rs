@@ -612,6 +612,7 @@ fn render(rows: &[StepsRow], books: &[BookRow]) -> Rendered {
         csv: sweep_table(rows).csv(),
         json: serde_json::json!({ "rows": rows, "books": books }),
         chart_title: "American lookback put: time against N (GPU: kernel time)".into(),
+        x_label: "N (lattice steps)".into(),
         y_label: "seconds (log scale)".into(),
         log_y: true,
         series: series_by(rows, StepsRow::column, |r| Some((r.n as f64, r.time?))),
@@ -775,6 +776,7 @@ fn render_convergence(rows: &[ConvergenceRow]) -> Rendered {
         csv: table.csv(),
         json: serde_json::json!({ "rows": rows }),
         chart_title: "Lookback put: lattice price against N".into(),
+        x_label: "N (lattice steps)".into(),
         y_label: "price".into(),
         log_y: false,
         series: vec![

@@ -250,6 +250,7 @@ fn render(rows: &[Row], options: &BenchOptions) -> Rendered {
         csv: every_row(rows, false).csv(),
         json: serde_json::json!({ "rows": rows, "sweep": sweep_ratios(rows) }),
         chart_title: "perm-queens: time against N per strategy".into(),
+        x_label: "N".into(),
         y_label: "seconds (best run, log scale)".into(),
         log_y: true,
         series: series_by(rows, Row::column, |r| Some((r.n as f64, r.best_seconds?))),

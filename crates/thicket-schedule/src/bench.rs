@@ -760,8 +760,9 @@ fn render(rows: &[Row], traces: &[Trace]) -> Rendered {
         csv: csv.csv(),
         json: serde_json::json!({ "rows": rows, "traces": traces }),
         chart_title: "thicket's default on the Braun instances: gap to the best known \
-                      against seconds (x axis: seconds)"
+                      against seconds"
             .into(),
+        x_label: "seconds".into(),
         y_label: "gap to the best known (%)".into(),
         log_y: false,
         series: traces

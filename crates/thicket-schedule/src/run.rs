@@ -326,7 +326,9 @@ const SEARCH_SHARE: f64 = 0.99;
 
 /// The time the search of a run started at `started` may take under `limit`.
 fn search_time(limit: Duration, started: Instant) -> Duration {
-    limit.mul_f64(SEARCH_SHARE).saturating_sub(started.elapsed())
+    limit
+        .mul_f64(SEARCH_SHARE)
+        .saturating_sub(started.elapsed())
 }
 
 /// The swarm parameters of a run: those given, else the thesis's for the method.

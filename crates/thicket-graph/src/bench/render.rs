@@ -71,21 +71,23 @@ pub(super) fn render(options: &BfsBenchOptions, rows: &[BenchRow]) -> Rendered {
             }
         }
     }
-    let (name, title) = if thesis {
+    let (name, title, x_label) = if thesis {
         (
             "bfs-thesis",
             format!(
-                "BFS on Viger-Latapy graphs of mean degree {} (N: millions of vertices)",
+                "BFS on Viger-Latapy graphs of mean degree {}",
                 options.degree
             ),
+            "millions of vertices",
         )
     } else {
         (
             "bfs-bench",
             format!(
-                "Search on Kronecker graphs, edge factor {} (N: scale)",
+                "Search on Kronecker graphs, edge factor {}",
                 options.edge_factor
             ),
+            "scale (log2 of the vertices)",
         )
     };
     Rendered {
@@ -101,6 +103,7 @@ pub(super) fn render(options: &BfsBenchOptions, rows: &[BenchRow]) -> Rendered {
             "rows": rows,
         }),
         chart_title: title,
+        x_label: x_label.into(),
         y_label: "ms per search (log scale)".into(),
         log_y: true,
         series: series_by(&points, |p| p.0.clone(), |p| Some((p.1, p.2))),

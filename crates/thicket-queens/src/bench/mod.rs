@@ -76,6 +76,7 @@ fn render(rows: &[Measurement]) -> Rendered {
         csv: measurement_csv(rows),
         json: serde_json::json!({ "rows": rows }),
         chart_title: "thicket queens (CPU) against the mirror baseline".into(),
+        x_label: "N".into(),
         y_label: "seconds (best run, log scale)".into(),
         log_y: true,
         series: series_by(

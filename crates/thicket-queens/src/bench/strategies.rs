@@ -117,6 +117,7 @@ fn render(
         csv: csv(rows),
         json: json!({"device": device, "rows": rows}),
         chart_title: format!("N-Queens kernels on {device}"),
+        x_label: "N".into(),
         y_label: "kernel time (s, log scale)".into(),
         log_y: true,
         series: series_by(

@@ -41,7 +41,9 @@ pub struct Rendered {
     pub json: serde_json::Value,
     /// The chart's title.
     pub chart_title: String,
-    /// The chart's y axis label (the x axis is N).
+    /// The chart's x axis label (what the series' first coordinate counts).
+    pub x_label: String,
+    /// The chart's y axis label.
     pub y_label: String,
     /// Whether the chart's y axis is logarithmic (times) or linear (prices, errors).
     pub log_y: bool,
@@ -88,7 +90,7 @@ impl Outputs {
             crate::chart::line_chart_svg(
                 &path,
                 &rendered.chart_title,
-                "N",
+                &rendered.x_label,
                 &rendered.y_label,
                 series,
                 rendered.log_y,
@@ -135,6 +137,7 @@ mod tests {
             csv: "x\n".into(),
             json: serde_json::json!({"rows": []}),
             chart_title: "title".into(),
+            x_label: "N".into(),
             y_label: "seconds".into(),
             log_y: true,
             series: vec![crate::chart::Series {
