@@ -147,7 +147,9 @@ fn top_down(
             let mut at = first;
             while at < last {
                 let u = frontier[i];
-                let begin = ends[i] - graph.degree(u);
+                // Where u's arcs start among the frontier's: the previous vertex's end (its
+                // degree was read once, for `ends`).
+                let begin = if i == 0 { 0 } else { ends[i - 1] };
                 let stop = ends[i].min(last);
                 let row = graph.arc_range(u).start;
                 let heads =
