@@ -37,7 +37,7 @@ pub fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -> Resul
             "the source {source} is not at level 0 without a parent"
         )));
     }
-    let parent_arc: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+    let parent_arc = flags(n);
     (0..n as u32)
         .into_par_iter()
         .with_min_len(VERTICES_PER_TASK)
@@ -64,21 +64,17 @@ pub fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -> Resul
             }
             Ok(())
         })?;
-    (0..n)
-        .into_par_iter()
-        .with_min_len(VERTICES_PER_TASK)
-        .try_for_each(|v| {
-            if levels[v] != UNREACHED
-                && v != source as usize
-                && !parent_arc[v].load(Ordering::Relaxed)
-            {
-                return Err(wrong(format!(
-                    "vertex {v} at level {}: its parent {} is not one level up with an arc to it",
-                    levels[v], parents[v]
-                )));
-            }
-            Ok(())
-        })
+    every_reached_vertex_is_entered(
+        source,
+        &parent_arc,
+        |v| levels[v] != UNREACHED,
+        |v| {
+            format!(
+                "vertex {v} at level {}: its parent {} is not one level up with an arc to it",
+                levels[v], parents[v]
+            )
+        },
+    )
 }
 
 /// Checks shortest-path distances (and parents, if given) from `source`.
@@ -93,7 +89,7 @@ pub fn sssp(graph: &Graph, source: u32, distances: &[u64], parents: Option<&[u32
     if distances[source as usize] != 0 {
         return Err(wrong(format!("the source {source} is not at distance 0")));
     }
-    let tight: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+    let tight = flags(n);
     (0..n as u32)
         .into_par_iter()
         .with_min_len(VERTICES_PER_TASK)
@@ -121,21 +117,43 @@ pub fn sssp(graph: &Graph, source: u32, distances: &[u64], parents: Option<&[u32
             }
             Ok(())
         })?;
-    (0..n)
+    every_reached_vertex_is_entered(
+        source,
+        &tight,
+        |v| distances[v] != INFINITE,
+        |v| {
+            format!(
+                "vertex {v} at distance {}: no tight arc into it{}",
+                distances[v],
+                if parents.is_some() {
+                    " from its parent"
+                } else {
+                    ""
+                }
+            )
+        },
+    )
+}
+
+/// One flag per vertex, all down: set by the arc pass for the vertices a right arc enters.
+fn flags(n: usize) -> Vec<AtomicBool> {
+    (0..n).map(|_| AtomicBool::new(false)).collect()
+}
+
+/// The second pass of both checks: every vertex that is `reached`, the source aside, has its
+/// flag in `entered` set by the arc pass, else the error `fault(v)` names.
+fn every_reached_vertex_is_entered(
+    source: u32,
+    entered: &[AtomicBool],
+    reached: impl Fn(usize) -> bool + Sync,
+    fault: impl Fn(usize) -> String + Sync,
+) -> Result<()> {
+    (0..entered.len())
         .into_par_iter()
         .with_min_len(VERTICES_PER_TASK)
         .try_for_each(|v| {
-            if distances[v] != INFINITE && v != source as usize && !tight[v].load(Ordering::Relaxed)
-            {
-                return Err(wrong(format!(
-                    "vertex {v} at distance {}: no tight arc into it{}",
-                    distances[v],
-                    if parents.is_some() {
-                        " from its parent"
-                    } else {
-                        ""
-                    }
-                )));
+            if reached(v) && v != source as usize && !entered[v].load(Ordering::Relaxed) {
+                return Err(wrong(fault(v)));
             }
             Ok(())
         })
