@@ -546,5 +546,7 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
 
 TILE_KERNELS(float, f32, 16, 80)
 TILE_KERNELS(double, f64, 16, 96)
+// One long lattice in f64 takes 12 nodes a lane (tile_shape.rs says why).
+TILE_KERNELS(double, f64, 12, 96)
 // A European vanilla in f32 holds one 4-byte value per node: it takes 32 nodes a lane.
 TILE_KERNEL(float, f32, KIND_VANILLA, vanilla, false, european, 32, BOUNDS_OF(32))

@@ -76,6 +76,11 @@ mod tests {
                 }
             }
         }
+        for kind in ["lookback", "vanilla"] {
+            for style in ["american", "european"] {
+                names.push(format!("lattice_tile_f64_{kind}_{style}_r12"));
+            }
+        }
         names.push("lattice_tile_f32_vanilla_european_r32".to_string());
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let kernels: [&[&str]; 1] = [&names];

@@ -8,7 +8,7 @@
 //! node.
 //!
 //! Nodes per lane (measured on an H100, docs/benchmarks.md): 16 for every kernel but the
-//! European vanilla in f32, 32 for it. More nodes a lane spread the per-layer costs (shuffles,
+//! European vanilla in f32, 32 for it, and one long lattice in f64, 12 for it. More nodes a lane spread the per-layer costs (shuffles,
 //! the ghost exchange) over more nodes; past 16 the heavier kernels ran out of registers
 //! (American: a fixed exercise value per node; lookbacks: two arrays of layers), while a
 //! European vanilla in f32 holds one 4-byte value per node.
@@ -47,10 +47,19 @@ impl TileClass {
 pub(crate) const NODES: usize = 16;
 /// Nodes per lane of the f32 European vanilla's book kernel.
 pub(crate) const WIDE_NODES: usize = 32;
-/// Warps per block of one long lattice: the blocks that each keep about 930 nodes, so that a
-/// lattice of 100,000 steps starts with a block for most SMs (fewer warps a block left SMs
-/// idle, more made each block's latency the bound).
+/// Warps per block of one long lattice: one warp on each of an SM's four schedulers. A long
+/// lattice has too few nodes a layer to give a scheduler two warps, so each warp's own issue
+/// rate decides; a fifth warp shares a scheduler and held its whole block back (H100, N =
+/// 100,000, f64: 13.8 ms at 5 warps against 8.9 ms at 4; 2 and 3 warps left SMs idle).
 const LONG_WARPS: usize = 4;
+/// Nodes per lane of one long lattice in f64. A long lattice runs one warp a scheduler, so
+/// what counts is how fast one warp issues: 16 nodes a lane unroll a round of 16 layers into
+/// some 25 KB of code and waited on the instruction cache and on fixed-latency dependencies
+/// (ncu: one instruction per 2.2 cycles), 8 nodes paid the shuffles and the ghost exchange
+/// over too few nodes. Measured on an H100, N = 100,000 (American lookback put): 16 nodes
+/// 11.6 ms, 14: 10.4, 12: 8.9, 10: 9.5, 8: 9.9. In f32, 16 stays the fastest (12: 6.2 ms
+/// against 5.9).
+const LONG_F64_NODES: usize = 12;
 /// The fewest layers a book's stage advances: a shorter one would cost its launch (a few
 /// microseconds and the tail of its blocks) for less than it saves, and runs on with the next.
 const MIN_STAGE_LAYERS: usize = 64;
@@ -184,8 +193,13 @@ impl TileShape {
     /// The blocks of one long lattice and their overlap: each block keeps `extent - 2 * halo`
     /// nodes, and a launch advances at most `halo` layers.
     pub(crate) fn long(class: TileClass) -> (TileShape, usize) {
+        let nodes = if class.value_bytes == 8 {
+            LONG_F64_NODES
+        } else {
+            NODES
+        };
         let shape = TileShape {
-            nodes: NODES,
+            nodes,
             warps: LONG_WARPS,
             lookback: class.lookback,
         };
@@ -319,6 +333,16 @@ mod tests {
             assert_eq!(halo % shape.nodes, 0, "node 0 must start a lane");
             assert!(shape.extent() > 2 * halo);
             assert!(shape.warps <= TileShape::max_warps(shape.nodes));
+            let nodes = if class.value_bytes == 8 { 12 } else { 16 };
+            assert_eq!((shape.nodes, shape.warps), (nodes, 4), "{class:?}");
         }
+        // An f64 lookback: 4 warps of 12 nodes a lane hold 1,464 nodes and keep 744.
+        let f64_lookback = TileClass {
+            lookback: true,
+            american: true,
+            value_bytes: 8,
+        };
+        let (shape, halo) = TileShape::long(f64_lookback);
+        assert_eq!((shape.extent(), halo), (1464, 360));
     }
 }
