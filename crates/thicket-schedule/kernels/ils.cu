@@ -235,8 +235,12 @@ ils_chains(const double* __restrict__ etc, u32 tasks, u32 machines, u32* assign,
         }
         __syncthreads();
         ils_descend(etc, tasks, machines, loads, asg, members, order, rv, rk, &count, &best_v, &best_k);
-        // Every thread holds the same loads here, so all take the same branch.
+        // Every thread holds the same loads here, so all take the same branch; the barrier
+        // keeps the restore below from changing the loads under a warp that has not read
+        // them yet (a warp that did would take the other branch and miss the barriers of
+        // ils_rank).
         double after = loads[order[0]];
+        __syncthreads();
         if (after > makespan) {
             for (u32 t = threadIdx.x; t < tasks; t += blockDim.x) asg[t] = saved[t];
             for (u32 m = threadIdx.x; m < machines; m += blockDim.x) loads[m] = saved_loads[m];

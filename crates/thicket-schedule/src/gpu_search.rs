@@ -1,26 +1,32 @@
 //! thicket's default on the GPU (kernels in `kernels/ils.cu`): the iterated local search of
 //! [`crate::search`], one chain per block ([`BLOCKS_PER_SM`] per multiprocessor), each
-//! descent step evaluating all moves and swaps of one machine at once. The host runs epochs:
-//! one launch of a number of kicks per chain (grown until a launch takes about
-//! [`EPOCH_SECONDS`]), then the best chain's makespan read back and every chain more than
-//! [`crate::search::RESTART_GAP`] behind it restarted from it; it stops at the time limit or
-//! at the lower bound. The chains' random numbers differ from the CPU's, so the GPU's
-//! schedule is not the CPU's; both go through the verifier.
+//! descent step evaluating all moves and swaps of one machine at once. [`Device::open`]
+//! readies the GPU (context, kernels, the matrix) so that the caller can do it while the
+//! relaxation runs; [`search`] then runs epochs: one launch of a number of kicks per chain
+//! (grown until a launch takes about [`EPOCH_SECONDS`]), then the best chain's makespan read
+//! back and every chain more than [`RESTART_GAP`] behind it restarted from it; it stops
+//! before its deadline or at the lower bound. The chains' random numbers differ from the
+//! CPU's, so the GPU's schedule is not the CPU's; both go through the verifier.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use crate::etc::Etc;
 use crate::kernels::{ILS, ILS_THREADS};
-use crate::search::{SearchRun, RESTART_GAP};
+use crate::search::SearchRun;
 
 /// Chains (blocks) per streaming multiprocessor.
 pub const BLOCKS_PER_SM: usize = 2;
 /// The wall time an epoch's launch aims at.
 pub const EPOCH_SECONDS: f64 = 0.02;
+/// A chain this far behind the best (relative) restarts from the best after an epoch.
+pub const RESTART_GAP: f64 = 0.002;
+/// Of the time left before the deadline, the share the last launches plan to fill: a
+/// launch's kicks take the last launch's time per kick only on average.
+const FILL_SHARE: f64 = 0.75;
 /// The most kicks per chain in one launch.
 const MAX_KICKS: u32 = 1 << 14;
 /// Shared memory a block may take without opting in.
@@ -33,6 +39,61 @@ pub fn shared_bytes(tasks: usize, machines: usize) -> usize {
     16 * machines + 12 * warps + 2 * machines + 6 * tasks + 8
 }
 
+/// A GPU readied for the search of one matrix: its context, the search's kernels and the
+/// matrix in device memory. Dropping it releases them.
+pub struct Device {
+    gpu: Gpu,
+    chains_kernel: CudaFunction,
+    restart: CudaFunction,
+    etc: CudaSlice<f64>,
+    chains: usize,
+}
+
+impl Device {
+    /// Opens GPU `ordinal` for `etc`: refuses a matrix the kernel cannot hold, loads the
+    /// kernels (compiled by NVRTC, or from the kernel cache) and copies the matrix.
+    pub fn open(etc: &Etc, ordinal: usize) -> Result<Device> {
+        let (t_n, m_n) = (etc.tasks(), etc.machines());
+        let keys = (t_n as u64) * (t_n as u64 + m_n as u64);
+        let shared = shared_bytes(t_n, m_n);
+        if t_n > u16::MAX as usize || m_n > u16::MAX as usize || keys >= u32::MAX as u64 {
+            return Err(Error::InvalidInput(format!(
+                "the GPU search takes at most 65,535 tasks and machines, not {t_n} x {m_n}"
+            )));
+        }
+        if shared > SHARED_BYTES {
+            return Err(Error::InvalidInput(format!(
+                "{t_n} tasks x {m_n} machines need {shared} bytes of shared memory per chain, \
+                 more than the GPU search's {SHARED_BYTES} (use --backend cpu)"
+            )));
+        }
+        let gpu = Gpu::open(ordinal)?;
+        let module = gpu.load_module(&ILS.source, &ILS.options())?;
+        let chains_kernel = gpu.load_function(&module, "ils_chains")?;
+        let restart = gpu.load_function(&module, "ils_restart")?;
+        let chains = (gpu.info().sm_count as usize * BLOCKS_PER_SM).max(1);
+        let etc = gpu
+            .stream()
+            .clone_htod(etc.times())
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        gpu.stream()
+            .synchronize()
+            .map_err(GpuError::driver("cuStreamSynchronize"))?;
+        Ok(Device {
+            gpu,
+            chains_kernel,
+            restart,
+            etc,
+            chains,
+        })
+    }
+
+    /// The GPU's name.
+    pub fn name(&self) -> &str {
+        &self.gpu.info().name
+    }
+}
+
 /// A GPU search run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuSearchRun {
@@ -40,47 +101,25 @@ pub struct GpuSearchRun {
     pub run: SearchRun,
     /// Chains run side by side.
     pub chains: usize,
-    /// The GPU's name.
-    pub device: String,
     /// Device seconds from the first launch to the last.
     pub kernel_seconds: f64,
 }
 
-/// Runs the chains on GPU `device` from `start` until `time` passes or a chain reaches
-/// `bound`; `report(best)` after every epoch.
+/// Runs the chains on `device` from `start` until a chain reaches `bound` or the next
+/// launch would not end before `deadline`; `report(best)` after every epoch. The first
+/// launch (one kick per chain, whose time is not known before) runs whenever the deadline
+/// has not passed; if it has, the start comes back unsearched.
 pub fn search(
+    device: &Device,
     etc: &Etc,
     start: &[u32],
     seed: u64,
-    device: usize,
-    time: Duration,
+    deadline: Instant,
     bound: f64,
     mut report: impl FnMut(f64),
 ) -> Result<GpuSearchRun> {
-    let started = Instant::now();
-    let (t_n, m_n) = (etc.tasks(), etc.machines());
-    let keys = (t_n as u64) * (t_n as u64 + m_n as u64);
-    let shared = shared_bytes(t_n, m_n);
-    if t_n > u16::MAX as usize || m_n > u16::MAX as usize || keys >= u32::MAX as u64 {
-        return Err(Error::InvalidInput(format!(
-            "the GPU search takes at most 65,535 tasks and machines, not {t_n} x {m_n}"
-        )));
-    }
-    if shared > SHARED_BYTES {
-        return Err(Error::InvalidInput(format!(
-            "{t_n} tasks x {m_n} machines need {shared} bytes of shared memory per chain, more \
-             than the GPU search's {SHARED_BYTES} (use --backend cpu)"
-        )));
-    }
-    let gpu = Gpu::open(device)?;
-    let module = gpu.load_module(&ILS.source, &ILS.options())?;
-    let chains_kernel = gpu.load_function(&module, "ils_chains")?;
-    let restart = gpu.load_function(&module, "ils_restart")?;
-    let chains = (gpu.info().sm_count as usize * BLOCKS_PER_SM).max(1);
-    let stream = gpu.stream().clone();
-    let d_etc = stream
-        .clone_htod(etc.times())
-        .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+    let (t_n, m_n, chains) = (etc.tasks(), etc.machines(), device.chains);
+    let stream = device.gpu.stream().clone();
     let starts: Vec<u32> = (0..chains).flat_map(|_| start.iter().copied()).collect();
     let mut assign = stream
         .clone_htod(&starts)
@@ -94,7 +133,7 @@ pub fn search(
     let per_chain = LaunchConfig {
         grid_dim: (chains as u32, 1, 1),
         block_dim: (ILS_THREADS as u32, 1, 1),
-        shared_mem_bytes: shared as u32,
+        shared_mem_bytes: shared_bytes(t_n, m_n) as u32,
     };
     let copy = LaunchConfig {
         shared_mem_bytes: 0,
@@ -105,12 +144,13 @@ pub fn search(
     let stop_at = bound * (1.0 + 1e-9);
     let first = record_event(&stream)?;
     let (mut kicks, mut epochs) = (1u32, 0usize);
-    let best_chain = loop {
+    let mut best_chain = None;
+    while Instant::now() < deadline {
         let launched = Instant::now();
         let launch = epochs as u64;
         {
-            let mut l = stream.launch_builder(&chains_kernel);
-            l.arg(&d_etc)
+            let mut l = stream.launch_builder(&device.chains_kernel);
+            l.arg(&device.etc)
                 .arg(&t32)
                 .arg(&m32)
                 .arg(&mut assign)
@@ -136,15 +176,31 @@ pub fn search(
                 (0, &f64::INFINITY),
                 |acc, cur| if cur.1 < acc.1 { cur } else { acc },
             );
+        best_chain = Some(c);
         // Chains never get worse, so the best of this epoch is the best so far.
         report(m);
-        if m <= stop_at || started.elapsed() >= time {
-            break c;
+        if m <= stop_at {
+            break;
         }
+        // Longer launches while they are short; near the deadline, only as many kicks as
+        // the last launch's rate fits in a share of the time left, and none where not one
+        // fits (a kick of a large matrix can take a second: the deadline bounds the run).
+        let took = launched.elapsed().as_secs_f64();
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
+        let fit = FILL_SHARE * left / (took / f64::from(kicks));
+        if fit < 1.0 {
+            break;
+        }
+        if took < EPOCH_SECONDS && kicks < MAX_KICKS {
+            kicks *= 2;
+        }
+        kicks = kicks.min(fit as u32);
         let limit = spans[c] * (1.0 + RESTART_GAP);
         let c32 = c as u32;
         {
-            let mut l = stream.launch_builder(&restart);
+            let mut l = stream.launch_builder(&device.restart);
             l.arg(&mut assign)
                 .arg(&makespans)
                 .arg(&t32)
@@ -153,29 +209,22 @@ pub fn search(
             // SAFETY: block i copies chain c's T words over chain i's (c < chains).
             unsafe { l.launch(copy) }.map_err(GpuError::driver("cuLaunchKernel"))?;
         }
-        // Longer launches while they are short; near the deadline, only as many kicks as
-        // the last launch's rate fits in the time left, and none where not one fits (a
-        // kick of a large matrix can take a second: the limit bounds the whole run).
-        let took = launched.elapsed().as_secs_f64();
-        let left = time.saturating_sub(started.elapsed()).as_secs_f64();
-        let per_kick = took / f64::from(kicks);
-        if per_kick > left {
-            break c;
-        }
-        if took < EPOCH_SECONDS && kicks < MAX_KICKS {
-            kicks *= 2;
-        }
-        kicks = kicks.min((left / per_kick) as u32).max(1);
-    };
+    }
     let last = record_event(&stream)?;
     let kernel_seconds = seconds_between(&first, &last)?;
-    let all = stream
-        .clone_dtoh(&assign)
-        .map_err(GpuError::driver("cuMemcpyDtoH"))?;
     let total = stream
         .clone_dtoh(&done)
         .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-    let assignment = all[best_chain * t_n..(best_chain + 1) * t_n].to_vec();
+    let assignment = match best_chain {
+        Some(c) => {
+            let mut best = vec![0u32; t_n];
+            stream
+                .memcpy_dtoh(&assign.slice(c * t_n..(c + 1) * t_n), &mut best)
+                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+            best
+        }
+        None => start.to_vec(),
+    };
     let (_, makespan) = crate::assignment::loads(etc, &assignment);
     Ok(GpuSearchRun {
         run: SearchRun {
@@ -185,7 +234,6 @@ pub fn search(
             kicks: total[0],
         },
         chains,
-        device: gpu.info().name.clone(),
         kernel_seconds,
     })
 }

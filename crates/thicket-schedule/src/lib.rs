@@ -30,4 +30,4 @@ mod run;
 pub mod search;
 pub mod verify;
 
-pub use run::{schedule, Method, ScheduleOptions, ScheduleRun};
+pub use run::{schedule, Method, ScheduleOptions, ScheduleRun, STAGES};

@@ -178,7 +178,15 @@ pub struct ScheduleRun {
     pub kernel_seconds: Option<f64>,
     /// Profiled GPU swarms: device seconds per phase of [`gpu::PHASES`].
     pub phase_seconds: Option<Vec<f64>>,
+    /// The default on the GPU: wall seconds of each of [`STAGES`] (the device's opening runs
+    /// beside the relaxation).
+    pub stage_seconds: Option<[f64; 4]>,
 }
+
+/// The stages of the default's GPU run, as [`ScheduleRun::stage_seconds`] times them: the
+/// relaxation, the device's opening (beside it: context, kernels, matrix), the search, and
+/// what follows it (the best schedule's loads, the device released).
+pub const STAGES: [&str; 4] = ["relaxation", "device", "search", "release"];
 
 impl ScheduleRun {
     /// The JSON keys of a run.
@@ -212,6 +220,14 @@ impl ScheduleRun {
                 .collect();
             map.insert("phase_seconds".into(), Value::Object(by_phase));
         }
+        if let Some(stages) = self.stage_seconds {
+            let by_stage: Map<String, Value> = STAGES
+                .iter()
+                .zip(stages)
+                .map(|(name, seconds)| (name.to_string(), seconds.into()))
+                .collect();
+            map.insert("stage_seconds".into(), Value::Object(by_stage));
+        }
         if let Some(p) = self.swarm {
             map.insert(
                 "swarm".into(),
@@ -235,6 +251,10 @@ fn shortest(value: f32) -> f64 {
 struct ScheduleKernel<'a> {
     etc: &'a Etc,
     options: ScheduleOptions,
+    /// A GPU run that found no usable GPU: when it started and the relaxation it computed,
+    /// taken by the CPU run that follows (`--backend auto`), so that the limit still bounds
+    /// the two together and the relaxation is not computed twice.
+    fallback: Option<(Instant, lp::Relaxation)>,
 }
 
 impl ScheduleKernel<'_> {
@@ -261,6 +281,7 @@ impl ScheduleKernel<'_> {
                 scratch: Some(run.scratch),
                 kernel_seconds: Some(run.kernel_seconds),
                 phase_seconds: run.phase_seconds,
+                stage_seconds: None,
             },
             Placement {
                 threads: 1,
@@ -271,30 +292,57 @@ impl ScheduleKernel<'_> {
 }
 
 impl ScheduleKernel<'_> {
-    /// The default on the GPU: the relaxation on the CPU threads, the chains on the GPU.
-    fn run_gpu_search(&self, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
-        let (etc, o) = (self.etc, &self.options);
+    /// The default on the GPU: the relaxation on the CPU threads while another thread opens
+    /// the device, then the chains on the GPU until the run's deadline less [`GPU_RELEASE`].
+    fn run_gpu_search(&mut self, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
+        let (etc, o) = (self.etc, self.options);
         let pool = thicket_core::pool(o.threads)?;
         let started = Instant::now();
+        let finish = finish_by(o.time_limit, started);
         let limit_ms = o.time_limit.as_millis().max(1) as u64;
         progress.set_total(limit_ms);
         let label = self.label();
-        let relaxation = pool.install(|| lp::start(etc))?;
+        let (relaxation, opened) = std::thread::scope(|scope| {
+            let opening = scope.spawn(|| {
+                let device = gpu_search::Device::open(etc, o.device);
+                (device, started.elapsed().as_secs_f64())
+            });
+            let relaxation = pool.install(|| lp::start(etc));
+            let relaxed = started.elapsed().as_secs_f64();
+            let opened = opening
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (relaxation.map(|r| (r, relaxed)), opened)
+        });
+        let (relaxation, relaxed) = relaxation?;
+        let (device, device_seconds) = opened;
+        let device = match device {
+            Err(Error::Unavailable(why)) => {
+                self.fallback = Some((started, relaxation));
+                return Err(Error::Unavailable(why));
+            }
+            other => other?,
+        };
+        let searching = Instant::now();
         let run = gpu_search::search(
+            &device,
             etc,
             &relaxation.start,
             o.seed,
-            o.device,
-            search_time(o.time_limit, started),
+            finish.checked_sub(GPU_RELEASE).unwrap_or(started),
             relaxation.bound,
             |best| {
                 progress.set_message(format!("{label}: best makespan {best:.3}"));
                 progress.advance_to(started.elapsed().as_millis() as u64);
             },
         )?;
+        let releasing = Instant::now();
+        let name = device.name().to_owned();
+        let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
+        drop(device);
+        let released = releasing.elapsed().as_secs_f64();
         progress.advance_to(limit_ms);
         let seconds = started.elapsed().as_secs_f64();
-        let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
         Ok((
             ScheduleRun {
                 method: o.method,
@@ -310,25 +358,34 @@ impl ScheduleKernel<'_> {
                 scratch: None,
                 kernel_seconds: Some(run.kernel_seconds),
                 phase_seconds: None,
+                stage_seconds: Some([
+                    relaxed,
+                    device_seconds,
+                    (releasing - searching).as_secs_f64(),
+                    released,
+                ]),
             },
             Placement {
                 threads: o.threads,
-                devices: vec![run.device],
+                devices: vec![name],
             },
         ))
     }
 }
 
-/// Of a run's time limit, the share its search may take: the rest is left for what follows
-/// the search (the best schedule copied back and its loads), so that the whole run, its
-/// relaxation and device setup included, ends within the limit.
-const SEARCH_SHARE: f64 = 0.99;
+/// Of a run's time limit, the share by which the whole run (relaxation, device setup,
+/// search and what follows it) aims to end: a margin for the time a stop takes to act (a
+/// last kick, a last launch) and for what runs after the method (the verification, the
+/// JSON) without being timed.
+const FINISH_SHARE: f64 = 0.97;
 
-/// The time the search of a run started at `started` may take under `limit`.
-fn search_time(limit: Duration, started: Instant) -> Duration {
-    limit
-        .mul_f64(SEARCH_SHARE)
-        .saturating_sub(started.elapsed())
+/// Of a GPU run, the time kept after its search for the best schedule's copy and loads and
+/// the device's release (its context destroyed).
+const GPU_RELEASE: Duration = Duration::from_millis(45);
+
+/// When a run that started at `started` under `limit` should end.
+fn finish_by(limit: Duration, started: Instant) -> Instant {
+    started + limit.mul_f64(FINISH_SHARE)
 }
 
 /// The swarm parameters of a run: those given, else the thesis's for the method.
@@ -360,7 +417,8 @@ impl Kernel for ScheduleKernel<'_> {
             };
         }
         let pool = thicket_core::pool(self.options.threads)?;
-        let started = Instant::now();
+        let fallback = self.fallback.take();
+        let started = fallback.as_ref().map_or_else(Instant::now, |(at, _)| *at);
         let (etc, o) = (self.etc, &self.options);
         let mut threads = 1;
         let mut bound = None;
@@ -389,7 +447,10 @@ impl Kernel for ScheduleKernel<'_> {
                 let label = self.label();
                 let start = match o.method {
                     Method::LpIls => {
-                        let relaxation = pool.install(|| lp::start(etc))?;
+                        let relaxation = match fallback {
+                            Some((_, relaxation)) => relaxation,
+                            None => pool.install(|| lp::start(etc))?,
+                        };
                         bound = Some(relaxation.bound);
                         relaxation.start
                     }
@@ -402,7 +463,8 @@ impl Kernel for ScheduleKernel<'_> {
                         o.threads,
                         o.seed,
                         search::Limits {
-                            time: search_time(o.time_limit, started),
+                            time: finish_by(o.time_limit, started)
+                                .saturating_duration_since(Instant::now()),
                             epochs: o.epochs,
                             bound: bound.unwrap_or(0.0),
                         },
@@ -439,6 +501,7 @@ impl Kernel for ScheduleKernel<'_> {
                 scratch: None,
                 kernel_seconds: None,
                 phase_seconds: None,
+                stage_seconds: None,
             },
             Placement {
                 threads,
@@ -497,6 +560,45 @@ pub fn schedule(etc: &Etc, options: &ScheduleOptions) -> Result<Measured<Schedul
     let mut kernel = ScheduleKernel {
         etc,
         options: *options,
+        fallback: None,
     };
     benchmark_kernel(&mut kernel, &run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Generator;
+
+    /// The default's whole run (relaxation, search, what follows) ends within its limit, on
+    /// the CPU and with `--backend auto` (the GPU where there is one, else the CPU after the
+    /// failed attempt); the tolerance is generous (a loaded test machine), the check is the
+    /// limit's, not a speed's.
+    #[test]
+    fn the_default_run_ends_within_its_time_limit() {
+        let etc: Generator = "u_c_hihi:128x8".parse().unwrap();
+        let etc = etc.generate(5).unwrap();
+        let limit = Duration::from_millis(600);
+        for backend in [Backend::Cpu, Backend::Auto] {
+            let options = ScheduleOptions {
+                run: RunOptions {
+                    backend,
+                    quiet: true,
+                    verify: true,
+                    ..RunOptions::default()
+                },
+                time_limit: limit,
+                threads: 2,
+                ..ScheduleOptions::default()
+            };
+            let measured = schedule(&etc, &options).unwrap();
+            assert_eq!(measured.verified, Some(true));
+            assert!(
+                measured.info.seconds <= 1.5 * limit.as_secs_f64(),
+                "{backend:?}: {} s at a limit of {} s",
+                measured.info.seconds,
+                limit.as_secs_f64()
+            );
+        }
+    }
 }
