@@ -572,8 +572,9 @@ mod tests {
 
     /// The default's whole run (relaxation, search, what follows) ends within its limit, on
     /// the CPU and with `--backend auto` (the GPU where there is one, else the CPU after the
-    /// failed attempt); the tolerance is generous (a loaded test machine), the check is the
-    /// limit's, not a speed's.
+    /// failed attempt). The tolerance is a whole second (a loaded test machine): the check is
+    /// that the limit bounds the run (an unbounded one takes the 10 s default or more), not a
+    /// speed.
     #[test]
     fn the_default_run_ends_within_its_time_limit() {
         let etc: Generator = "u_c_hihi:128x8".parse().unwrap();
@@ -594,7 +595,7 @@ mod tests {
             let measured = schedule(&etc, &options).unwrap();
             assert_eq!(measured.verified, Some(true));
             assert!(
-                measured.info.seconds <= 1.5 * limit.as_secs_f64(),
+                measured.info.seconds <= limit.as_secs_f64() + 1.0,
                 "{backend:?}: {} s at a limit of {} s",
                 measured.info.seconds,
                 limit.as_secs_f64()
