@@ -293,7 +293,8 @@ impl ScheduleKernel<'_> {
 
 impl ScheduleKernel<'_> {
     /// The default on the GPU: the relaxation on the CPU threads while another thread opens
-    /// the device, then the chains on the GPU until the run's deadline less [`GPU_RELEASE`].
+    /// the device, then the chains on the GPU, and chains on the other CPU threads beside
+    /// them, until the run's deadline less [`GPU_RELEASE`]; the better schedule is kept.
     fn run_gpu_search(&mut self, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
         let (etc, o) = (self.etc, self.options);
         let pool = thicket_core::pool(o.threads)?;
@@ -324,18 +325,56 @@ impl ScheduleKernel<'_> {
             other => other?,
         };
         let searching = Instant::now();
-        let run = gpu_search::search(
-            &device,
-            etc,
-            &relaxation.start,
-            o.seed,
-            finish.checked_sub(GPU_RELEASE).unwrap_or(started),
-            relaxation.bound,
-            |best| {
-                progress.set_message(format!("{label}: best makespan {best:.3}"));
-                progress.advance_to(started.elapsed().as_millis() as u64);
-            },
-        )?;
+        let search_end = finish.checked_sub(GPU_RELEASE).unwrap_or(started);
+        // The host's other cores search beside the GPU (one is left to drive it): an
+        // independent search from the same start, the better of the two kept.
+        let beside = o.threads.saturating_sub(1);
+        let beside_pool = thicket_core::pool(beside.max(1))?;
+        let (run, cpu_run) = std::thread::scope(|scope| {
+            let cpu = (beside > 0).then(|| {
+                scope.spawn(|| {
+                    beside_pool.install(|| {
+                        search::search(
+                            etc,
+                            relaxation.start.clone(),
+                            beside,
+                            o.seed ^ BESIDE_SEED,
+                            search::Limits {
+                                time: search_end.saturating_duration_since(Instant::now()),
+                                epochs: None,
+                                bound: relaxation.bound,
+                            },
+                            |_| {},
+                        )
+                    })
+                })
+            });
+            let gpu = gpu_search::search(
+                &device,
+                etc,
+                &relaxation.start,
+                o.seed,
+                search_end,
+                relaxation.bound,
+                |best| {
+                    progress.set_message(format!("{label}: best makespan {best:.3}"));
+                    progress.advance_to(started.elapsed().as_millis() as u64);
+                },
+            );
+            let cpu = cpu.map(|c| c.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            (gpu, cpu)
+        });
+        let mut run = run?;
+        let cpu_kicks = cpu_run.as_ref().map_or(0, |c| c.kicks);
+        if let Some(cpu) = cpu_run {
+            if cpu.makespan < run.run.makespan {
+                run.run = search::SearchRun {
+                    kicks: run.run.kicks,
+                    ..cpu
+                };
+            }
+        }
+        run.run.kicks += cpu_kicks;
         let releasing = Instant::now();
         let name = device.name().to_owned();
         let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
@@ -378,6 +417,10 @@ impl ScheduleKernel<'_> {
 /// last kick, a last launch) and for what runs after the method (the verification, the
 /// JSON) without being timed.
 const FINISH_SHARE: f64 = 0.97;
+
+/// Mixed into the seed of the CPU chains that search beside the GPU's, so that the two
+/// searches differ.
+const BESIDE_SEED: u64 = 0x5bd1_e995_9e37_79b9;
 
 /// Of a GPU run, the time kept after its search for the best schedule's copy and loads and
 /// the device's release (its context destroyed).
