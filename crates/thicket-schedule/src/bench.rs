@@ -25,7 +25,8 @@ use thicket_run::chart::Series;
 
 use crate::etc::Etc;
 use crate::generate::Generator;
-use crate::gpu::{Scratch, PHASES};
+use crate::gpu::{scratch_for, Scratch, PHASES};
+use crate::kernels::SHARED_SCRATCH_BYTES;
 use crate::pso::SwarmParams;
 use crate::run::{schedule, Method, ScheduleOptions};
 use crate::verify::{verify, F64_TOLERANCE};
@@ -287,7 +288,19 @@ impl Bench<'_> {
                 backend: "cuda",
                 ..base.clone()
             };
-            let row = match self.gpu_run(&etc, params, scratch, false) {
+            // Past the thesis's switch the shared scratch does not fit: the row says so
+            // instead of asking the GPU for a run it must refuse.
+            let fits = scratch_for(params.particles, machines, None) == Scratch::Shared;
+            let run = if scratch == Some(Scratch::Shared) && !fits {
+                Err(format!(
+                    "shared scratch does not fit ({} particles x {machines} machines x 4 bytes > \
+                     {SHARED_SCRATCH_BYTES} bytes): global only",
+                    params.particles
+                ))
+            } else {
+                self.gpu_run(&etc, params, scratch, false)
+            };
+            let row = match run {
                 Ok(gpu) => {
                     let kernels = gpu.output.kernel_seconds;
                     Row {
@@ -785,7 +798,7 @@ mod tests {
         let braun = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/braun/u_c_lolo.0");
         let options = ScheduleBenchOptions {
             swarms: vec![1, 2],
-            machines: vec![2],
+            machines: vec![2, 100],
             tasks: vec![20],
             sweep_iterations: 5,
             quality: vec![(60, 10)],
@@ -810,9 +823,9 @@ mod tests {
         report.verdict.unwrap();
         let json = &report.rendered.json["rows"];
         let rows = json.as_array().unwrap();
-        // Sweeps: 2 + 2 + 3 + 2 rows, shares 2, quality 4, Braun 5.
-        assert_eq!(rows.len(), 20);
-        assert_eq!(lines, 20);
+        // Sweeps: 2 + 2 + 3 + 3 + 2 rows, shares 2, quality 4, Braun 5.
+        assert_eq!(rows.len(), 23);
+        assert_eq!(lines, 23);
         assert!(rows
             .iter()
             .filter(|r| r["verified"].is_boolean())
@@ -829,7 +842,16 @@ mod tests {
         assert!(ils["gap_percent"].as_f64().unwrap() >= -1e-9);
         assert!(ils["lower_bound"].as_f64().unwrap() <= ils["makespan"].as_f64().unwrap());
         let gpu_rows = rows.iter().filter(|r| r["backend"] == "cuda").count();
-        assert_eq!(gpu_rows, 2 + 2 + 1 + 2 + 1);
+        assert_eq!(gpu_rows, 2 + 2 + 2 + 1 + 2 + 1);
+        // 128 particles x 100 machines pass the shared scratch: said, not run (nor failed).
+        let shared_100 = rows
+            .iter()
+            .find(|r| r["matrix"] == "thesis:80x100" && r["scratch"] == "shared")
+            .unwrap();
+        assert!(shared_100["note"]
+            .as_str()
+            .unwrap()
+            .contains("shared scratch does not fit"));
         assert!(rows
             .iter()
             .filter(|r| r["table"] == "shares")
