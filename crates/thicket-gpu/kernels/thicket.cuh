@@ -51,3 +51,20 @@ __device__ __forceinline__ void grid_barrier(unsigned long long* arrivals, unsig
     }
     __syncthreads();
 }
+
+// Programmatic dependent launch (thicket-gpu's launch_after; compute capability 9.0 and up,
+// nothing before): let the next kernel on the stream start its blocks now, which then run up
+// to their own wait_for_previous_grid.
+__device__ __forceinline__ void let_next_grid_start() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Waits until the kernel before this one on the stream has finished and its writes are
+// visible (at once where this kernel was not launched as a dependent one).
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}

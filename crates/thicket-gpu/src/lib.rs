@@ -21,6 +21,7 @@
 
 mod cache;
 mod compile;
+mod dependent;
 mod environment;
 mod error;
 mod gpu;
@@ -38,6 +39,7 @@ pub use compile::{
     THICKET_HEADER,
 };
 pub use cudarc;
+pub use dependent::launch_after;
 pub use environment::{prefer_one_hardware_queue, MAX_CONNECTIONS_ENV};
 pub use error::GpuError;
 pub use gpu::{Gpu, ModuleStats};

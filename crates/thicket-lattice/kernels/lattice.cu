@@ -215,6 +215,12 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     double residual = 1.0;
     const bool owns_zero = base == 0 && own_lane;
 
+    // Launched after the previous launch of a long lattice (launch_after), the block has set
+    // up its constants beside that launch's tail: it waits here for the layer it reads, then
+    // lets the next launch's blocks start theirs.
+    wait_for_previous_grid();
+    let_next_grid_start();
+
     real v[R];
     // American only. Lookbacks: 1 - d^j, fixed per node; vanillas: x, which moves by a
     // constant factor per layer.

@@ -4,16 +4,17 @@
 //! in registers, for one long lattice in overlapping tiles ([`LatticeGpu::tiles`]) or a batch
 //! with one block per option, in stages as the triangles shrink ([`LatticeGpu::batch`]).
 
+use std::ffi::c_void;
 use std::ops::{Add, Mul, Sub};
 use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use thicket_core::{Error, Result};
-use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
+use thicket_gpu::{launch_after, record_event, seconds_between, Gpu, GpuError};
 
 use crate::contract::{Contract, Payoff, Style};
 use crate::cpu::{gpu_record, read_out_layers, Precision, Priced};
@@ -215,6 +216,16 @@ impl LatticeGpu {
         let (shape, halo) = TileShape::long(class);
         let function = self.function(&tile_kernel_name::<T>(contract, shape.nodes))?;
         let stride = (shape.extent() - 2 * halo) as i32;
+        // A launch may start its blocks while the last one finishes (compute capability 9.0
+        // and up; hundreds of launches, each a few tens of microseconds) where the two
+        // launches' blocks fit the SMs side by side: the blocks of a launch that started early
+        // doubled up on SMs the last one still held, two warps a scheduler that held their
+        // launch back (one f64 lattice of 100,000 steps on an H200: 11.3 ms overlapping every
+        // launch, 9.3 ms none).
+        let info = self.gpu.info();
+        let dependent = info.compute_capability.0 >= 9;
+        let sms = info.sm_count as usize;
+        let mut last_blocks = usize::MAX;
         let start = record_event(stream)?;
         let mut top = steps - 1;
         let mut launches = 0;
@@ -226,32 +237,37 @@ impl LatticeGpu {
                 block_dim: (shape.threads(), 1, 1),
                 shared_mem_bytes: shape.shared_bytes(std::mem::size_of::<T>()),
             };
-            let (top_arg, run_arg, halo_arg) = (top as i32, run as i32, halo as i32);
             let (input, output) = match launches % 2 {
                 0 => (&even, &mut odd),
                 _ => (&odd, &mut even),
             };
-            let null = 0u64;
-            let mut launch = stream.launch_builder(&function);
-            launch.arg(&params);
-            if launches == 0 {
-                launch.arg(&null);
-            } else {
-                launch.arg(input);
-            }
-            launch
-                .arg(output)
-                .arg(&mut layers)
-                .arg(&top_arg)
-                .arg(&run_arg)
-                .arg(&stride)
-                .arg(&halo_arg);
+            let (mut params_at, _params) = params.device_ptr(stream);
+            let (input_at, _input) = input.device_ptr(stream);
+            // The first launch starts from the leaves: a null input.
+            let mut input_at = if launches == 0 { 0 } else { input_at };
+            let (mut output_at, _output) = output.device_ptr_mut(stream);
+            let (mut layers_at, _layers) = layers.device_ptr_mut(stream);
+            let (mut top_arg, mut run_arg, mut stride_arg, mut halo_arg) =
+                (top as i32, run as i32, stride, halo as i32);
+            let mut args = [
+                (&mut params_at as *mut u64).cast::<c_void>(),
+                (&mut input_at as *mut u64).cast(),
+                (&mut output_at as *mut u64).cast(),
+                (&mut layers_at as *mut u64).cast(),
+                (&mut top_arg as *mut i32).cast(),
+                (&mut run_arg as *mut i32).cast(),
+                (&mut stride_arg as *mut i32).cast(),
+                (&mut halo_arg as *mut i32).cast(),
+            ];
+            let overlap = dependent && last_blocks.saturating_add(blocks) <= sms;
             // SAFETY: the arguments match lattice_tile_*: one parameter record, layer `top`
             // (steps + 1 values; null on the first launch, which starts from the leaves), the
             // output layer (steps + 1 values), six first-layer values, then top, the layers to
             // advance (<= halo), the stride and the halo (>= the nodes per lane); blocks touch
-            // nodes 0 ..= top only, with the shared memory their shape asks for.
-            unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+            // nodes 0 ..= top only, with the shared memory their shape asks for. The kernel
+            // waits for the previous launch before it touches either layer.
+            unsafe { launch_after(stream, &function, config, &mut args, overlap) }?;
+            last_blocks = blocks;
             launches += 1;
             top -= run;
         }
