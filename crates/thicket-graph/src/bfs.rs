@@ -149,8 +149,8 @@ impl Tree {
 /// edges / [`ALPHA`], top-down again once the frontier shrinks below n / [`BETA`].
 pub fn tree(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Tree {
     let n = graph.vertices();
-    let mut parents = vec![0u32; n];
-    let slots = Slots::new(graph, source, &mut parents);
+    let mut parents = steps::unvisited(graph, source);
+    let slots = Slots::new(&mut parents);
     // Zeroed, not filled: the pages past the last vertex queued are never touched.
     let mut order = vec![0u32; n];
     let mut queue = Queue::new(&mut order);

@@ -32,24 +32,34 @@ pub(super) struct Slots<'a> {
 }
 
 impl<'a> Slots<'a> {
-    /// Every vertex of `graph` unvisited but `source` (its own parent until
-    /// [`into_parents`]), in `parents`, one slot per vertex.
-    pub(super) fn new(graph: &Graph, source: u32, parents: &'a mut [u32]) -> Slots<'a> {
-        let n = graph.vertices() as u32;
-        // Degrees past what the tags can hold are capped: they only steer the switch.
-        let cap = u64::from(u32::MAX - n);
-        // Filled in parallel: the first touch of fresh pages is a large part of a search.
-        parents
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(4096)
-            .for_each(|(v, slot)| *slot = u32::MAX - graph.degree(v as u32).min(cap) as u32);
-        parents[source as usize] = source;
+    /// The slots in `parents`, one per vertex, as [`unvisited`] fills them.
+    pub(super) fn new(parents: &'a mut [u32]) -> Slots<'a> {
         Slots {
+            n: parents.len() as u32,
             slots: atomic(parents),
-            n,
         }
     }
+}
+
+/// Every vertex of `graph` unvisited but `source` (its own parent until [`into_parents`]).
+///
+/// Collected in parallel, never zeroed first: the first touch of fresh pages is a large part
+/// of a search, and a zeroed allocation from reused memory would clear it on one thread.
+pub(super) fn unvisited(graph: &Graph, source: u32) -> Vec<u32> {
+    let n = graph.vertices() as u32;
+    // Degrees past what the tags can hold are capped: they only steer the switch.
+    let cap = u64::from(u32::MAX - n);
+    (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|v| {
+            if v == source {
+                source
+            } else {
+                u32::MAX - graph.degree(v).min(cap) as u32
+            }
+        })
+        .collect()
 }
 
 /// Turns the slots left by a search from `source` into parents: [`UNREACHED`] for the
