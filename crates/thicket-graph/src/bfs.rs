@@ -2,12 +2,32 @@
 //! search (Beamer, Asanović and Patterson, SC 2012): top-down levels expand the frontier in
 //! parallel chunks, bottom-up levels let every unvisited vertex look for a parent among its
 //! in-neighbours, and the search switches between them on the frontier's edges and size.
+//!
+//! The multicore search keeps one 32-bit slot per vertex (its parent, or its degree until
+//! found) and records which vertices each level found (a queue's ranges and bitmaps), from
+//! which the levels follow after the search ([`Tree::levels`]).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+mod frontier;
+mod steps;
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use crate::graph::Graph;
+use frontier::{Buffer, Queue};
+use steps::Slots;
+
+const _: () = assert!(std::mem::align_of::<AtomicU32>() == std::mem::align_of::<u32>());
+
+/// `words` seen as atomics, for the threads of a search that write disjoint parts of it or
+/// claim its entries by compare-and-swap.
+fn atomic(words: &mut [u32]) -> &[AtomicU32] {
+    // SAFETY: AtomicU32 has the size and bit validity of u32 and (asserted above) its
+    // alignment; the exclusive borrow keeps every other access away while the view lives.
+    unsafe { &*(words as *mut [u32] as *const [AtomicU32]) }
+}
 use crate::UNREACHED;
 
 /// Beamer's α: bottom-up once the frontier's edges pass the unexplored edges / α.
@@ -51,194 +71,142 @@ pub fn serial(graph: &Graph, source: u32) -> Search {
     }
 }
 
-/// Frontier arcs per parallel task of a top-down level.
-const ARCS_PER_TASK: u64 = 4096;
-/// 64-bit words of the bottom-up bitmaps per parallel task (64 vertices a word).
-const WORDS: usize = 16;
-
 /// A direction-optimizing BFS from `source` on the current rayon pool; `reverse` is the
 /// graph of in-neighbours (the graph itself where it is symmetric), `None`: top-down only.
-///
-/// Top-down levels keep the frontier as a list; bottom-up levels as bitmaps (the frontier
-/// one bit per vertex, so that the in-neighbour tests stay in cache), each task owning whole
-/// words of the next bitmap; the list is rebuilt from the bitmap when the search turns back.
 pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Search {
-    let n = graph.vertices();
-    // Filled in parallel: the first touch of fresh pages is a large part of a search's time.
-    let unreached = || {
-        (0..n)
+    tree(graph, reverse, source).into_search()
+}
+
+/// A search's answer as the search leaves it: the parents, and which vertices each level
+/// found, from which [`Tree::levels`] follows.
+#[derive(Debug)]
+pub struct Tree {
+    /// Each vertex's parent ([`UNREACHED`] for the source and unreached vertices).
+    pub parents: Vec<u32>,
+    /// Levels searched bottom-up.
+    pub bottom_up_levels: u32,
+    source: u32,
+    /// The vertices of the top-down levels, and of the bottom-up ones the search turned
+    /// back from, in the order they entered the queue.
+    order: Vec<u32>,
+    /// What level 1, 2, ... found.
+    found: Vec<Found>,
+}
+
+/// The vertices one level found.
+#[derive(Debug)]
+enum Found {
+    /// A top-down level's: these entries of the queue.
+    Queue(Range<usize>),
+    /// A bottom-up level's: the bits set.
+    Bitmap(Vec<AtomicU64>),
+}
+
+impl Tree {
+    /// Each vertex's level ([`UNREACHED`] where none).
+    pub fn levels(&self) -> Vec<u32> {
+        let levels: Vec<AtomicU32> = (0..self.parents.len())
             .into_par_iter()
             .map(|_| AtomicU32::new(UNREACHED))
-            .collect::<Vec<_>>()
-    };
-    let (levels, parents) = (unreached(), unreached());
-    levels[source as usize].store(0, Ordering::Relaxed);
-    let mut frontier = vec![source];
-    let mut frontier_edges = graph.degree(source);
+            .collect();
+        levels[self.source as usize].store(0, Ordering::Relaxed);
+        for (level, found) in (1..).zip(&self.found) {
+            match found {
+                Found::Queue(range) => self.order[range.clone()]
+                    .par_iter()
+                    .for_each(|&v| levels[v as usize].store(level, Ordering::Relaxed)),
+                Found::Bitmap(bits) => bits.par_iter().enumerate().for_each(|(i, word)| {
+                    let mut word = word.load(Ordering::Relaxed);
+                    while word != 0 {
+                        levels[i * 64 + word.trailing_zeros() as usize]
+                            .store(level, Ordering::Relaxed);
+                        word &= word - 1;
+                    }
+                }),
+            }
+        }
+        levels.into_iter().map(AtomicU32::into_inner).collect()
+    }
+
+    /// The search with its levels.
+    pub fn into_search(self) -> Search {
+        Search {
+            levels: self.levels(),
+            parents: self.parents,
+            bottom_up_levels: self.bottom_up_levels,
+        }
+    }
+}
+
+/// A direction-optimizing BFS from `source` on the current rayon pool, up to its tree (what
+/// GAPBS's BFS returns and times); `reverse` as for [`direction_optimizing`].
+///
+/// Top-down levels take the frontier from a queue (each thread appending what it finds in
+/// batches) and claim each vertex in its one slot of the parent array, which held its degree
+/// until then; bottom-up levels keep the frontier as bitmaps (one bit per vertex, so that the
+/// in-neighbour tests stay in cache), each task owning whole words of the next bitmap. The
+/// switches are Beamer's: bottom-up once the edges out of the frontier pass the unexplored
+/// edges / [`ALPHA`], top-down again once the frontier shrinks below n / [`BETA`].
+pub fn tree(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Tree {
+    let n = graph.vertices();
+    let mut parents = steps::unvisited(graph, source);
+    let slots = Slots::new(&mut parents);
+    // Zeroed, not filled: the pages past the last vertex queued are never touched.
+    let mut order = vec![0u32; n];
+    let mut queue = Queue::new(&mut order);
+    Buffer::new(&queue).push(source);
+    queue.slide();
+    let mut found = Vec::new();
+    let mut scout = graph.degree(source);
     let mut unexplored = graph.arcs();
-    let mut level = 0u32;
     let mut bottom_up_levels = 0;
-    while !frontier.is_empty() {
+    while queue.len() > 0 {
         match reverse {
-            Some(reverse) if frontier_edges > unexplored / ALPHA => {
-                let words = n.div_ceil(64);
-                let mut front = vec![0u64; words];
-                for &v in &frontier {
-                    front[v as usize / 64] |= 1 << (v % 64);
-                }
-                let mut next = vec![0u64; words];
-                let mut awake = frontier.len() as u64;
-                loop {
+            Some(reverse) if scout > unexplored / ALPHA => {
+                let mut front = frontier::window_bitmap(&queue, n);
+                let mut awake = queue.len() as u64;
+                queue.slide();
+                for step in 0.. {
                     let previous = awake;
-                    level += 1;
+                    let next = frontier::bitmap(n);
+                    awake = steps::bottom_up(reverse, &slots, &front, &next);
                     bottom_up_levels += 1;
-                    awake = bottom_up(reverse, &levels, &parents, level, &front, &mut next);
-                    std::mem::swap(&mut front, &mut next);
+                    let above = std::mem::replace(&mut front, next);
+                    // The first step's front came from the queue; the others are levels.
+                    if step > 0 {
+                        found.push(Found::Bitmap(above));
+                    }
                     if awake == 0 || (awake < previous && awake <= n as u64 / BETA) {
                         break;
                     }
                 }
-                frontier = bitmap_to_list(&front);
-                frontier_edges = frontier.par_iter().map(|&v| graph.degree(v)).sum();
+                queue.append_bitmap(&front);
+                queue.slide();
+                found.push(Found::Bitmap(front));
+                // The frontier is small now: the next level goes top-down whatever its edges,
+                // and counts the edges of what it finds.
+                scout = 1;
             }
             _ => {
-                unexplored = unexplored.saturating_sub(frontier_edges);
-                level += 1;
-                (frontier, frontier_edges) = top_down(graph, &frontier, &levels, &parents, level);
+                unexplored = unexplored.saturating_sub(scout);
+                scout = steps::top_down(graph, &queue, &slots);
+                found.push(Found::Queue(queue.slide()));
             }
         }
     }
-    Search {
-        levels: levels.into_iter().map(AtomicU32::into_inner).collect(),
-        parents: parents.into_iter().map(AtomicU32::into_inner).collect(),
+    steps::into_parents(&mut parents, source);
+    Tree {
+        parents,
         bottom_up_levels,
+        source,
+        order,
+        found,
     }
-}
-
-/// The next frontier and the sum of its out-degrees.
-///
-/// The frontier's arcs are cut into tasks of [`ARCS_PER_TASK`] arcs, not its vertices into
-/// tasks of so many vertices: a Kronecker graph's second level is a hundred hubs holding
-/// most of the graph's arcs, which a split by vertices leaves to one thread (measured at
-/// scale 20 on 2 threads: that level 8.7-9.5 ms by vertices, 6.7 ms by arcs).
-fn top_down(
-    graph: &Graph,
-    frontier: &[u32],
-    levels: &[AtomicU32],
-    parents: &[AtomicU32],
-    level: u32,
-) -> (Vec<u32>, u64) {
-    // ends[i]: the frontier's arcs up to and including vertex i's.
-    let mut ends: Vec<u64> = frontier.par_iter().map(|&u| graph.degree(u)).collect();
-    let mut total = 0;
-    for end in &mut ends {
-        total += *end;
-        *end = total;
-    }
-    let parts: Vec<(Vec<u32>, u64)> = (0..total.div_ceil(ARCS_PER_TASK))
-        .into_par_iter()
-        .map(|task| {
-            let first = task * ARCS_PER_TASK;
-            let last = (first + ARCS_PER_TASK).min(total);
-            let mut found = Vec::new();
-            let mut edges = 0;
-            // The frontier vertex holding arc `first`, then its successors up to `last`.
-            let mut i = ends.partition_point(|&end| end <= first);
-            let mut at = first;
-            while at < last {
-                let u = frontier[i];
-                // Where u's arcs start among the frontier's: the previous vertex's end (its
-                // degree was read once, for `ends`).
-                let begin = if i == 0 { 0 } else { ends[i - 1] };
-                let stop = ends[i].min(last);
-                let row = graph.arc_range(u).start;
-                let heads =
-                    &graph.targets[row + (at - begin) as usize..row + (stop - begin) as usize];
-                for &v in heads {
-                    let slot = &levels[v as usize];
-                    if slot.load(Ordering::Relaxed) == UNREACHED
-                        && slot
-                            .compare_exchange(
-                                UNREACHED,
-                                level,
-                                Ordering::Relaxed,
-                                Ordering::Relaxed,
-                            )
-                            .is_ok()
-                    {
-                        parents[v as usize].store(u, Ordering::Relaxed);
-                        edges += graph.degree(v);
-                        found.push(v);
-                    }
-                }
-                at = stop;
-                i += 1;
-            }
-            (found, edges)
-        })
-        .collect();
-    let edges = parts.iter().map(|p| p.1).sum();
-    (parts.into_iter().flat_map(|p| p.0).collect(), edges)
-}
-
-/// One bottom-up level: `next` gets the vertices that found a parent in `front`; returns
-/// how many.
-fn bottom_up(
-    reverse: &Graph,
-    levels: &[AtomicU32],
-    parents: &[AtomicU32],
-    level: u32,
-    front: &[u64],
-    next: &mut [u64],
-) -> u64 {
-    let n = reverse.vertices();
-    next.par_chunks_mut(WORDS)
-        .enumerate()
-        .map(|(task, words)| {
-            let mut awake = 0;
-            for (k, word) in words.iter_mut().enumerate() {
-                *word = 0;
-                let base = (task * WORDS + k) * 64;
-                for v in base..(base + 64).min(n) {
-                    // Only this task writes v, and front holds only the level above.
-                    if levels[v].load(Ordering::Relaxed) != UNREACHED {
-                        continue;
-                    }
-                    for &u in reverse.neighbours(v as u32) {
-                        if front[u as usize / 64] >> (u % 64) & 1 == 1 {
-                            levels[v].store(level, Ordering::Relaxed);
-                            parents[v].store(u, Ordering::Relaxed);
-                            *word |= 1 << (v % 64);
-                            awake += 1;
-                            break;
-                        }
-                    }
-                }
-            }
-            awake
-        })
-        .sum()
-}
-
-/// The vertices whose bits are set, in increasing order.
-fn bitmap_to_list(bits: &[u64]) -> Vec<u32> {
-    bits.par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, &word)| {
-            let mut word = word;
-            std::iter::from_fn(move || {
-                (word != 0).then(|| {
-                    let bit = word.trailing_zeros();
-                    word &= word - 1;
-                    (i * 64) as u32 + bit
-                })
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::steps::{ARCS_PER_TASK, SPLIT_BY_VERTICES};
     use super::*;
     use crate::generate::Generator;
 
@@ -262,9 +230,10 @@ mod tests {
             ),
         ] {
             let g = generator.generate(seed).unwrap();
+            let pool = thicket_core::pool(3).unwrap();
             for source in [0, 17, 999] {
                 let want = serial(&g, source);
-                let got = direction_optimizing(&g, Some(&g), source);
+                let got = pool.install(|| direction_optimizing(&g, Some(&g), source));
                 assert_eq!(got.levels, want.levels, "{generator:?} from {source}");
                 crate::verify::bfs(&g, source, &got.levels, &got.parents).unwrap();
                 let top_down_only = direction_optimizing(&g, None, source);
@@ -272,6 +241,25 @@ mod tests {
                 assert_eq!(top_down_only.bottom_up_levels, 0);
             }
         }
+    }
+
+    #[test]
+    fn top_down_levels_split_by_vertices_equal_the_serial_ones() {
+        let g = Generator::Uniform {
+            vertices: 30_000,
+            degree: 3,
+        }
+        .generate(4)
+        .unwrap();
+        let got = tree(&g, None, 0);
+        let largest = got.found.iter().map(|found| match found {
+            Found::Queue(range) => range.len(),
+            Found::Bitmap(_) => 0,
+        });
+        assert!(largest.max().unwrap() >= SPLIT_BY_VERTICES);
+        let got = got.into_search();
+        assert_eq!(got.levels, serial(&g, 0).levels);
+        crate::verify::bfs(&g, 0, &got.levels, &got.parents).unwrap();
     }
 
     #[test]

@@ -63,15 +63,54 @@ pub fn default_delta(graph: &Graph) -> u64 {
     }
 }
 
+/// Delta-stepping's distances as the search leaves them: in 32 bits where they fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Distances {
+    /// Each vertex's distance, `u32::MAX` where unreached.
+    Narrow(Vec<u32>),
+    /// Each vertex's distance, [`INFINITE`] where unreached.
+    Wide(Vec<u64>),
+}
+
+impl Distances {
+    /// The distances in 64 bits ([`INFINITE`] where unreached).
+    pub fn widen(self) -> Vec<u64> {
+        match self {
+            Distances::Narrow(d) => d
+                .into_par_iter()
+                .map(|d| match d {
+                    u32::MAX => INFINITE,
+                    d => u64::from(d),
+                })
+                .collect(),
+            Distances::Wide(d) => d,
+        }
+    }
+}
+
 /// Delta-stepping from `source` with buckets of width `delta` (>= 1) on every thread of the
 /// current rayon pool: the distances ([`tight_parents`] gives a shortest-path tree for them).
+pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Vec<u64> {
+    delta_stepping_distances(graph, source, delta).widen()
+}
+
+/// [`delta_stepping`]'s distances as the search leaves them (what GAPBS's delta-stepping
+/// returns and times).
 ///
 /// Distances are kept in 32 bits (half the memory traffic of the random accesses) and the
 /// search reruns in 64 bits in the rare graph whose distances pass 2^32 - 2.
-pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Vec<u64> {
+pub fn delta_stepping_distances(graph: &Graph, source: u32, delta: u64) -> Distances {
     let delta = delta.max(1);
-    stepping::run::<AtomicU32>(graph, source, delta)
-        .unwrap_or_else(|| stepping::run::<AtomicU64>(graph, source, delta).unwrap_or_default())
+    match stepping::run::<AtomicU32>(graph, source, delta) {
+        Some(slots) => Distances::Narrow(slots.into_iter().map(AtomicU32::into_inner).collect()),
+        None => Distances::Wide(
+            stepping::run::<AtomicU64>(graph, source, delta)
+                .unwrap_or_default()
+                .into_iter()
+                .map(AtomicU64::into_inner)
+                .collect(),
+        ),
+    }
 }
 
 /// A shortest-path tree for `distances` from `source`: each reached vertex's parent over a
@@ -143,6 +182,14 @@ mod tests {
                 .map(|w| w.iter().map(|&x| x.saturating_mul(20_000_000)).collect()),
             ..g.clone()
         };
+        assert!(matches!(
+            delta_stepping_distances(&g, 11, 1),
+            Distances::Narrow(_)
+        ));
+        assert!(matches!(
+            delta_stepping_distances(&wide, 11, 1),
+            Distances::Wide(_)
+        ));
         for graph in [&g, &wide] {
             let want = dijkstra(graph, 11).distances;
             for threads in [1, 3] {
@@ -153,6 +200,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn narrow_distances_widen_with_the_unreached_infinite() {
+        let narrow = Distances::Narrow(vec![0, 7, u32::MAX, u32::MAX - 1]);
+        assert_eq!(narrow.widen(), [0, 7, INFINITE, u64::from(u32::MAX - 1)]);
+        assert_eq!(
+            Distances::Wide(vec![1 << 40, INFINITE]).widen(),
+            [1 << 40, INFINITE]
+        );
     }
 
     #[test]

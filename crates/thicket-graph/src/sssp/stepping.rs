@@ -35,8 +35,6 @@ pub(super) trait Slot: Send + Sync + Sized {
     /// Lowers the slot to `d` where `d` is lower: whether it did; `None` where the slot would
     /// have to hold a distance wider than it is.
     fn lower(&self, d: u64) -> Option<bool>;
-    /// The final distance.
-    fn into_distance(self) -> u64;
 }
 
 impl Slot for AtomicU32 {
@@ -66,13 +64,6 @@ impl Slot for AtomicU32 {
         }
         Some(false)
     }
-
-    fn into_distance(self) -> u64 {
-        match self.into_inner() {
-            u32::MAX => INFINITE,
-            d => u64::from(d),
-        }
-    }
 }
 
 impl Slot for AtomicU64 {
@@ -94,15 +85,11 @@ impl Slot for AtomicU64 {
         }
         Some(false)
     }
-
-    fn into_distance(self) -> u64 {
-        self.into_inner()
-    }
 }
 
-/// Delta-stepping from `source` on as many threads as the current rayon pool has; `None`
-/// where a distance does not fit `S`.
-pub(super) fn run<S: Slot>(graph: &Graph, source: u32, delta: u64) -> Option<Vec<u64>> {
+/// Delta-stepping from `source` on as many threads as the current rayon pool has: the
+/// distances' slots; `None` where a distance does not fit `S`.
+pub(super) fn run<S: Slot>(graph: &Graph, source: u32, delta: u64) -> Option<Vec<S>> {
     let n = graph.vertices();
     let distances: Vec<S> = (0..n)
         .into_par_iter()
@@ -133,12 +120,7 @@ pub(super) fn run<S: Slot>(graph: &Graph, source: u32, delta: u64) -> Option<Vec
     if team.overflow.into_inner() {
         return None;
     }
-    Some(
-        team.distances
-            .into_par_iter()
-            .map(S::into_distance)
-            .collect(),
-    )
+    Some(team.distances)
 }
 
 /// What the threads of one search share.
@@ -231,32 +213,32 @@ impl<S: Slot> Team<'_, S> {
 
     /// Relaxes the arcs out of `u`, an entry of `bucket`.
     fn relax(&self, u: u32, bucket: u64, bins: &mut Bins) {
-        let d = self.distances[u as usize].get();
-        if d < self.delta * bucket {
+        // Copied out of `self`: the atomic writes below would otherwise make every arc reload
+        // the distances' address and length from it.
+        let (distances, delta) = (&self.distances[..], self.delta);
+        let d = distances[u as usize].get();
+        if d < delta * bucket {
             return;
         }
+        // Lowers `v` to `through` where that is shorter, and bins it.
+        let mut improve = |v: u32, through: u64| match distances[v as usize].lower(through) {
+            Some(true) => bins.push(through / delta, v),
+            Some(false) => {}
+            None => self.overflow.store(true, Ordering::Relaxed),
+        };
         let arcs = self.graph.arc_range(u);
         let heads = &self.graph.targets[arcs.clone()];
         match &self.graph.weights {
             Some(weights) => {
                 for (&v, &w) in heads.iter().zip(&weights[arcs]) {
-                    self.improve(v, d + u64::from(w), bins);
+                    improve(v, d + u64::from(w));
                 }
             }
             None => {
                 for &v in heads {
-                    self.improve(v, d + 1, bins);
+                    improve(v, d + 1);
                 }
             }
-        }
-    }
-
-    /// Lowers `v` to `d` where that is shorter, and bins it.
-    fn improve(&self, v: u32, d: u64, bins: &mut Bins) {
-        match self.distances[v as usize].lower(d) {
-            Some(true) => bins.push(d / self.delta, v),
-            Some(false) => {}
-            None => self.overflow.store(true, Ordering::Relaxed),
         }
     }
 }
