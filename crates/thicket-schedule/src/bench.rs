@@ -507,6 +507,7 @@ impl Bench<'_> {
                     time: o.time_limit.saturating_sub(started.elapsed()),
                     epochs: None,
                     bound: relaxation.bound,
+                    slack: 0.0,
                 },
                 |best| {
                     let y = gap(best).unwrap_or(best / start_makespan);

@@ -41,6 +41,10 @@ pub struct Limits {
     /// A lower bound: the search stops when it reaches it (the matrix's trivial bound is
     /// used where it is higher).
     pub bound: f64,
+    /// How much worse than its chain's record (relative) a kick's result may be and still be
+    /// kept (record-to-record travel, Dueck 1993); 0: only results no worse than the record.
+    /// Each epoch ends at the chain's record, so a chain never leaves an epoch worse off.
+    pub slack: f64,
 }
 
 /// A schedule with its loads and, per machine, its tasks.
@@ -350,7 +354,7 @@ pub fn search(
     {
         kicks += states
             .par_iter_mut()
-            .map(|(state, rng)| chain_epoch(etc, state, rng, deadline))
+            .map(|(state, rng)| chain_epoch(etc, state, rng, deadline, limits.slack))
             .sum::<u64>();
         epochs += 1;
         // The best chain, the lowest index on ties, so that runs repeat.
@@ -385,17 +389,37 @@ pub fn search(
 /// One chain's epoch: [`EPOCH_KICKS`] kicks, each followed by a descent and kept if no
 /// worse, fewer if the deadline comes first (large matrices: an epoch may take seconds);
 /// the kicks run.
-fn chain_epoch(etc: &Etc, state: &mut State, rng: &mut SplitMix, deadline: Instant) -> u64 {
+fn chain_epoch(
+    etc: &Etc,
+    state: &mut State,
+    rng: &mut SplitMix,
+    deadline: Instant,
+    slack: f64,
+) -> u64 {
     let mut kicks = 0;
+    // The chain's best schedule of the epoch, kept only once the walk may leave it.
+    let mut record = state.makespan();
+    let mut record_state = (slack > 0.0).then(|| state.clone());
     while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline {
         let before = state.clone();
         let k = 2 + rng.below(3) as usize;
         state.kick(etc, rng, k);
         state.descend(etc);
-        if state.makespan() > before.makespan() {
+        let now = state.makespan();
+        if now > record * (1.0 + slack) {
             *state = before;
+        } else if now < record {
+            record = now;
+            if let Some(kept) = record_state.as_mut() {
+                kept.clone_from(state);
+            }
         }
         kicks += 1;
+    }
+    if let Some(kept) = record_state {
+        if kept.makespan() < state.makespan() {
+            *state = kept;
+        }
     }
     state.exact(etc);
     kicks
@@ -420,6 +444,31 @@ mod tests {
             assert_eq!(best_swap(false, &on_a, &on_b, 4.0, 6.0), plain);
             let fast = thicket_core::cpu_path() == thicket_core::CpuPath::Fast;
             assert_eq!(best_swap(fast, &on_a, &on_b, 4.0, 6.0), plain);
+        }
+    }
+
+    /// With slack a chain may walk to worse schedules inside an epoch, but it ends each epoch
+    /// at its record: the search's answer is never worse than its descended start, and it is
+    /// a complete schedule with the makespan it reports.
+    #[test]
+    fn a_chain_with_slack_ends_every_epoch_at_its_record() {
+        let etc: crate::generate::Generator = "u_c_hihi:64x8".parse().unwrap();
+        let etc = etc.generate(4).unwrap();
+        let start = min_min(&etc);
+        let mut descended = State::new(&etc, start.clone());
+        descended.descend(&etc);
+        for slack in [0.0, 0.0005, 0.05] {
+            let limits = Limits {
+                time: Duration::from_secs(3600),
+                epochs: Some(3),
+                bound: 0.0,
+                slack,
+            };
+            let run = search(&etc, start.clone(), 2, 9, limits, |_| {});
+            assert_eq!(run.assignment.len(), etc.tasks());
+            let (_, makespan) = crate::assignment::loads(&etc, &run.assignment);
+            assert!((makespan - run.makespan).abs() <= 1e-9 * makespan, "{slack}");
+            assert!(run.makespan <= descended.makespan() * (1.0 + 1e-12), "{slack}");
         }
     }
 

@@ -105,6 +105,7 @@ fn the_default_finds_the_optimum_of_tiny_instances() {
                 time: Duration::from_secs(3600),
                 epochs: Some(30),
                 bound: 0.0,
+                slack: 0.0,
             };
             let run = search(
                 &etc,
@@ -154,6 +155,7 @@ fn the_default_repeats_with_its_seed_and_epochs() {
         time: Duration::from_secs(3600),
         epochs: Some(4),
         bound: 0.0,
+        slack: 0.0,
     };
     let a = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});
     let b = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});
