@@ -467,8 +467,14 @@ mod tests {
             let run = search(&etc, start.clone(), 2, 9, limits, |_| {});
             assert_eq!(run.assignment.len(), etc.tasks());
             let (_, makespan) = crate::assignment::loads(&etc, &run.assignment);
-            assert!((makespan - run.makespan).abs() <= 1e-9 * makespan, "{slack}");
-            assert!(run.makespan <= descended.makespan() * (1.0 + 1e-12), "{slack}");
+            assert!(
+                (makespan - run.makespan).abs() <= 1e-9 * makespan,
+                "{slack}"
+            );
+            assert!(
+                run.makespan <= descended.makespan() * (1.0 + 1e-12),
+                "{slack}"
+            );
         }
     }
 
