@@ -8,10 +8,11 @@
 //! node.
 //!
 //! Nodes per lane (measured on an H100, docs/benchmarks.md): 16 for every kernel but the
-//! European vanilla in f32, 32 for it, and one long lattice in f64, 12 for it. More nodes a lane spread the per-layer costs (shuffles,
-//! the ghost exchange) over more nodes; past 16 the heavier kernels ran out of registers
-//! (American: a fixed exercise value per node; lookbacks: two arrays of layers), while a
-//! European vanilla in f32 holds one 4-byte value per node.
+//! European vanilla in f32, 32 for it, and one long lattice in f64, 12 for it. More nodes a
+//! lane spread the per-layer costs (shuffles, the ghost exchange) over more nodes; past 16
+//! the heavier kernels ran out of registers (American: a fixed exercise value per node;
+//! lookbacks: two arrays of layers), while a European vanilla in f32 holds one 4-byte value
+//! per node.
 
 use crate::kernels::TILE_BLOCK_NODES;
 

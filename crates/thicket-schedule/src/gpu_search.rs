@@ -16,14 +16,12 @@ use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use crate::etc::Etc;
 use crate::kernels::{ILS, ILS_THREADS};
-use crate::search::SearchRun;
+use crate::search::{SearchRun, RESTART_GAP};
 
 /// Chains (blocks) per streaming multiprocessor.
 pub const BLOCKS_PER_SM: usize = 2;
 /// The wall time an epoch's launch aims at.
 pub const EPOCH_SECONDS: f64 = 0.02;
-/// A chain this far behind the best (relative) restarts from the best after an epoch.
-pub const RESTART_GAP: f64 = 0.002;
 /// Of the time left before the deadline, the share the last launches plan to fill: a
 /// launch's kicks take the last launch's time per kick only on average.
 const FILL_SHARE: f64 = 0.75;

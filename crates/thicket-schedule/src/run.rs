@@ -329,11 +329,10 @@ impl ScheduleKernel<'_> {
         // The host's other cores search beside the GPU (one is left to drive it): an
         // independent search from the same start, the better of the two kept.
         let beside = o.threads.saturating_sub(1);
-        let beside_pool = thicket_core::pool(beside.max(1))?;
         let (run, cpu_run) = std::thread::scope(|scope| {
             let cpu = (beside > 0).then(|| {
                 scope.spawn(|| {
-                    beside_pool.install(|| {
+                    pool.install(|| {
                         search::search(
                             etc,
                             relaxation.start.clone(),
