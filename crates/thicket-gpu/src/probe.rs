@@ -23,6 +23,8 @@ pub struct DeviceInfo {
     pub name: String,
     /// Number of streaming multiprocessors.
     pub sm_count: u32,
+    /// Shared memory of one multiprocessor in bytes (what its resident blocks share).
+    pub shared_memory_per_sm: u32,
     /// Total device memory in bytes.
     pub total_memory_bytes: u64,
     /// Compute capability `(major, minor)`, e.g. `(9, 0)` for Hopper.
@@ -151,6 +153,10 @@ pub(crate) fn device_info(ordinal: usize) -> Result<DeviceInfo, GpuError> {
         sm_count: attribute(
             CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
             "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)",
+        )?,
+        shared_memory_per_sm: attribute(
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+            "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)",
         )?,
         total_memory_bytes: total_memory as u64,
         compute_capability: (

@@ -215,16 +215,12 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     double residual = 1.0;
     const bool owns_zero = base == 0 && own_lane;
 
-    // Launched after the previous launch of a long lattice (launch_after), the block has set
-    // up its constants beside that launch's tail: it waits here for the layer it reads, then
-    // lets the next launch's blocks start theirs.
-    wait_for_previous_grid();
-    let_next_grid_start();
-
     real v[R];
     // American only. Lookbacks: 1 - d^j, fixed per node; vanillas: x, which moves by a
     // constant factor per layer.
     real exercise[AMERICAN ? R : 1];
+    // What needs no earlier launch first: a first launch's values from the leaves, and the
+    // exercise values.
     if constexpr (LOOKBACK) {
         // 1 - d^j at j - 1, j and j + 1 (`below`, `here`, `above`), walked up the lane by
         // e(j + 1) = e(j) d + (1 - d) from one expm1 at the lane's start, each step an FMA of
@@ -245,8 +241,6 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
                 v[r] = inside ? lookback_from_leaves<real, AMERICAN>(o, j, below, here, above) *
                                     (real)shrink
                               : (real)0;
-            } else {
-                v[r] = inside ? in[j] : (real)0;
             }
             if (AMERICAN) {
                 exercise[r] = (real)here;
@@ -261,12 +255,22 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             const bool inside = j >= 0 && j <= top;
             if (in == nullptr) {
                 v[r] = inside ? vanilla_from_leaves<real, AMERICAN>(o, j) * (real)shrink : (real)0;
-            } else {
-                v[r] = inside ? in[j] : (real)0;
             }
             if (AMERICAN) {
                 exercise[r] = (real)vanilla_x(o, top, j);
             }
+        }
+    }
+    // Launched after the previous launch of a long lattice (launch_after), the block has set
+    // up its constants and exercise values beside that launch's tail: it waits here for the
+    // layer it reads, then lets the next launch's blocks start theirs.
+    wait_for_previous_grid();
+    let_next_grid_start();
+    if (in != nullptr) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const long long j = base + r;
+            v[r] = j >= 0 && j <= top ? in[j] : (real)0;
         }
     }
     // x at layer i - 1 is x at layer i times exp(x_sign * ln u); recomputed exactly every 32
@@ -400,17 +404,21 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             }
         }
     }
+    // The warps still working: warp w works while its lowest own node is at most the layer's
+    // top, that is while s <= ahead - w * warp_nodes. Their count only falls as the rounds go
+    // down the lattice, so the round at which it next falls is kept (`drop`: the last working
+    // warp leaves once s passes it) instead of a division every round.
+    const long long ahead = (long long)top - warp_own0;
+    int working = ahead < 0 ? 0
+                            : (int)min((long long)warps,
+                                       min(ahead, (long long)warps * warp_nodes) / warp_nodes + 1);
+    long long drop = ahead - (long long)(working - 1) * warp_nodes;
     int round = 0;
     while (s < steps) {
-        // The warps still working: those whose own nodes reach down to the layer's top.
-        // (Clamped to the block before the division, which is then a 32-bit one by a constant:
-        // a 64-bit one cost some 20 instructions a round.)
-        const long long ahead = (long long)(top - s) - warp_own0;
-        const int working =
-            ahead < 0 ? 0
-                      : min(warps, (int)min(ahead, (long long)warps * warp_nodes) /
-                                           (int)warp_nodes +
-                                       1);
+        while (working > 0 && s > drop) {
+            --working;
+            drop += warp_nodes;
+        }
         if (warp >= working) {
             break;
         }

@@ -9,6 +9,7 @@ use std::ops::{Add, Mul, Sub};
 use std::sync::Arc;
 use std::time::Instant;
 
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
@@ -19,7 +20,7 @@ use thicket_gpu::{launch_after, record_event, seconds_between, Gpu, GpuError};
 use crate::contract::{Contract, Payoff, Style};
 use crate::cpu::{gpu_record, read_out_layers, Precision, Priced};
 use crate::kernels::{LATTICE, PARAM_DOUBLES};
-use crate::tile_shape::{TileClass, TileShape};
+use crate::tile_shape::{long_launches, long_shape, TileClass, TileShape};
 
 /// Threads per block of the thesis's kernel (the thesis does not say).
 const THESIS_THREADS: u32 = 256;
@@ -213,29 +214,40 @@ impl LatticeGpu {
         let mut layers = stream
             .alloc_zeros::<T>(6)
             .map_err(GpuError::driver("cuMemAlloc"))?;
-        let (shape, halo) = TileShape::long(class);
-        let function = self.function(&tile_kernel_name::<T>(contract, shape.nodes))?;
-        let stride = (shape.extent() - 2 * halo) as i32;
-        // A launch may start its blocks while the last one finishes (compute capability 9.0
-        // and up; hundreds of launches, each a few tens of microseconds) where the two
-        // launches' blocks fit the SMs side by side: the blocks of a launch that started early
-        // doubled up on SMs the last one still held, two warps a scheduler that held their
-        // launch back (one f64 lattice of 100,000 steps on an H200: 11.3 ms overlapping every
-        // launch, 9.3 ms none).
+        // Each launch may start its blocks while the last one finishes (compute capability 9.0
+        // and up; hundreds of launches, each a few tens of microseconds): a block runs its
+        // prologue (constants, exercise values) on an SM the last launch has left, and waits
+        // for that launch before it reads the layer. Each block asks for over half of an SM's
+        // shared memory, so that no SM holds two: an early block doubled up beside a block of
+        // the last launch or of its own, two warps a scheduler, held its launch back (H100,
+        // one f64 lattice of 100,000 steps at 12 nodes a lane: 12.0 ms overlapping launches
+        // freely, 8.8 ms never, 8.5 ms one block an SM).
         let info = self.gpu.info();
         let dependent = info.compute_capability.0 >= 9;
         let sms = info.sm_count as usize;
-        let mut last_blocks = usize::MAX;
+        let solo_bytes = info.shared_memory_per_sm / 2 + 1;
+        let shape = long_shape(class);
+        let function = self.function(&tile_kernel_name::<T>(contract, shape.nodes))?;
+        if dependent {
+            function
+                .set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    solo_bytes as i32,
+                )
+                .map_err(GpuError::driver("cuFuncSetAttribute"))?;
+        }
+        let shared = shape.shared_bytes(std::mem::size_of::<T>());
         let start = record_event(stream)?;
-        let mut top = steps - 1;
         let mut launches = 0;
-        while top > 0 {
-            let run = halo.min(top);
-            let blocks = (top - run + 1).div_ceil(stride as usize);
+        for launch in long_launches(steps, shape, sms) {
             let config = LaunchConfig {
-                grid_dim: (blocks as u32, 1, 1),
+                grid_dim: (launch.blocks as u32, 1, 1),
                 block_dim: (shape.threads(), 1, 1),
-                shared_mem_bytes: shape.shared_bytes(std::mem::size_of::<T>()),
+                shared_mem_bytes: if dependent {
+                    shared.max(solo_bytes)
+                } else {
+                    shared
+                },
             };
             let (input, output) = match launches % 2 {
                 0 => (&even, &mut odd),
@@ -247,8 +259,12 @@ impl LatticeGpu {
             let mut input_at = if launches == 0 { 0 } else { input_at };
             let (mut output_at, _output) = output.device_ptr_mut(stream);
             let (mut layers_at, _layers) = layers.device_ptr_mut(stream);
-            let (mut top_arg, mut run_arg, mut stride_arg, mut halo_arg) =
-                (top as i32, run as i32, stride, halo as i32);
+            let (mut top_arg, mut run_arg, mut stride_arg, mut halo_arg) = (
+                launch.top as i32,
+                launch.run as i32,
+                launch.stride as i32,
+                launch.halo as i32,
+            );
             let mut args = [
                 (&mut params_at as *mut u64).cast::<c_void>(),
                 (&mut input_at as *mut u64).cast(),
@@ -259,17 +275,14 @@ impl LatticeGpu {
                 (&mut stride_arg as *mut i32).cast(),
                 (&mut halo_arg as *mut i32).cast(),
             ];
-            let overlap = dependent && last_blocks.saturating_add(blocks) <= sms;
             // SAFETY: the arguments match lattice_tile_*: one parameter record, layer `top`
             // (steps + 1 values; null on the first launch, which starts from the leaves), the
             // output layer (steps + 1 values), six first-layer values, then top, the layers to
             // advance (<= halo), the stride and the halo (>= the nodes per lane); blocks touch
             // nodes 0 ..= top only, with the shared memory their shape asks for. The kernel
             // waits for the previous launch before it touches either layer.
-            unsafe { launch_after(stream, &function, config, &mut args, overlap) }?;
-            last_blocks = blocks;
+            unsafe { launch_after(stream, &function, config, &mut args, dependent) }?;
             launches += 1;
-            top -= run;
         }
         let kernels_end = record_event(stream)?;
         let values = download(stream, &layers)?;

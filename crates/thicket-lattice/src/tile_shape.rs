@@ -190,26 +190,87 @@ impl TileShape {
         }
         .reach()
     }
+}
 
-    /// The blocks of one long lattice and their overlap: each block keeps `extent - 2 * halo`
-    /// nodes, and a launch advances at most `halo` layers.
-    pub(crate) fn long(class: TileClass) -> (TileShape, usize) {
-        let nodes = if class.value_bytes == 8 {
+/// One launch of a long lattice: blocks of `shape` that overlap by `halo` nodes at each side,
+/// `stride` nodes apart, advance layer `top` by `run` layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LongLaunch {
+    /// The layer the launch starts from.
+    pub(crate) top: usize,
+    /// Layers it advances (at most `halo`).
+    pub(crate) run: usize,
+    /// Its blocks.
+    pub(crate) shape: TileShape,
+    /// Nodes a block shares with each neighbour: a whole number of lanes, at least one.
+    pub(crate) halo: usize,
+    /// Nodes from one block's first kept node to the next one's.
+    pub(crate) stride: usize,
+    /// Blocks of the launch.
+    pub(crate) blocks: usize,
+}
+
+impl LongLaunch {
+    /// The launch that advances layer `top` on blocks of `shape` with the widest halo (the
+    /// most layers) whose blocks fit one wave on `sms` SMs, or, where no halo of at least one
+    /// lane fits one wave, a quarter of the block at each side in as many waves as it takes.
+    fn widest_halo(top: usize, shape: TileShape, sms: usize) -> LongLaunch {
+        let extent = shape.extent();
+        let r = shape.nodes;
+        let launch = |halo: usize| {
+            let run = halo.min(top);
+            let stride = extent - 2 * halo;
+            LongLaunch {
+                top,
+                run,
+                shape,
+                halo,
+                stride,
+                blocks: (top - run + 1).div_ceil(stride),
+            }
+        };
+        let widest = (extent - 1) / 2 / r * r;
+        (1..=widest / r)
+            .rev()
+            .map(|lanes| launch(lanes * r))
+            .find(|l| l.blocks <= sms)
+            .unwrap_or_else(|| launch(extent / 4 / r * r))
+    }
+}
+
+/// The blocks of one long lattice of `class` (past a book's block): 4 warps of the nodes per
+/// lane that ran fastest at its widest layers.
+pub(crate) fn long_shape(class: TileClass) -> TileShape {
+    TileShape {
+        nodes: if class.value_bytes == 8 {
             LONG_F64_NODES
         } else {
             NODES
-        };
-        let shape = TileShape {
-            nodes,
-            warps: LONG_WARPS,
-            lookback: class.lookback,
-        };
-        // A quarter of the block at each side (half of it kept: a smaller halo meant more
-        // launches and ran slower), a whole number of lanes, so that node 0 starts a lane (the
-        // kernel's reflecting node) in every block.
-        let halo = shape.extent() / 4 / shape.nodes * shape.nodes;
-        (shape, halo)
+        },
+        warps: LONG_WARPS,
+        lookback: class.lookback,
     }
+}
+
+/// The launches that take one long lattice of `steps` steps from its leaves to layer 0 on
+/// `sms` SMs, in blocks of `shape`. A launch's time is that of its layers on one block (every
+/// block is alone on its SM) plus a few microseconds, so each advances as many layers as one
+/// wave of blocks allows: as the triangle narrows, fewer nodes a block are kept and more
+/// layers advanced (one f64 lookback of 100,000 steps, H100: 195 launches, 7.9 ms, against
+/// 278 at a fixed quarter halo, 8.8 ms). Blocks of 8 or 10 nodes a lane at the narrower
+/// layers, chosen by a fitted cost per layer and launch, were no faster (7.99 ms): a layer
+/// costs far more than its nodes' instructions (a chain of dependent shuffles and FP64
+/// operations, and the ghost exchange every R layers).
+pub(crate) fn long_launches(steps: usize, shape: TileShape, sms: usize) -> Vec<LongLaunch> {
+    let sms = sms.max(1);
+    let mut launches = Vec::new();
+    let mut top = steps.saturating_sub(1);
+    while top > 0 {
+        let launch = LongLaunch::widest_halo(top, shape, sms);
+        top -= launch.run;
+        launches.push(launch);
+    }
+    launches
 }
 
 #[cfg(test)]
@@ -327,23 +388,58 @@ mod tests {
     }
 
     #[test]
-    fn a_long_lattice_block_keeps_half_of_its_nodes_and_shields_them() {
+    fn a_long_lattice_runs_in_launches_that_cover_every_layer_and_shield_what_they_keep() {
         for class in classes() {
-            let (shape, halo) = TileShape::long(class);
-            assert!(halo >= shape.nodes);
-            assert_eq!(halo % shape.nodes, 0, "node 0 must start a lane");
-            assert!(shape.extent() > 2 * halo);
+            let shape = long_shape(class);
             assert!(shape.warps <= TileShape::max_warps(shape.nodes));
-            let nodes = if class.value_bytes == 8 { 12 } else { 16 };
-            assert_eq!((shape.nodes, shape.warps), (nodes, 4), "{class:?}");
+            for (steps, sms) in [(4_000, 132), (30_000, 132), (100_000, 132), (100_000, 60)] {
+                let plan = long_launches(steps, shape, sms);
+                assert_eq!(plan[0].top, steps - 1);
+                for pair in plan.windows(2) {
+                    assert_eq!(pair[0].top - pair[0].run, pair[1].top);
+                }
+                let last = plan.last().unwrap();
+                assert_eq!(last.top, last.run, "the last launch ends at layer 0");
+                for launch in &plan {
+                    assert_eq!(launch.shape, shape);
+                    assert!(launch.halo >= shape.nodes && launch.run >= 1);
+                    assert!(launch.run <= launch.halo, "{launch:?}");
+                    assert_eq!(launch.halo % shape.nodes, 0, "node 0 must start a lane");
+                    assert_eq!(launch.stride, shape.extent() - 2 * launch.halo);
+                    // The blocks keep the whole layer the launch ends at, and no more.
+                    let kept = launch.blocks * launch.stride;
+                    assert!(kept > launch.top - launch.run, "{launch:?}");
+                    assert!(
+                        kept - launch.stride <= launch.top - launch.run,
+                        "{launch:?}"
+                    );
+                }
+            }
         }
-        // An f64 lookback: 4 warps of 12 nodes a lane hold 1,464 nodes and keep 744.
+    }
+
+    #[test]
+    fn a_long_lattice_advances_the_most_layers_one_wave_allows() {
         let f64_lookback = TileClass {
             lookback: true,
             american: true,
             value_bytes: 8,
         };
-        let (shape, halo) = TileShape::long(f64_lookback);
-        assert_eq!((shape.extent(), halo), (1464, 360));
+        let shape = long_shape(f64_lookback);
+        // 4 warps of 12 nodes a lane hold 1,464 nodes.
+        assert_eq!((shape.nodes, shape.warps, shape.extent()), (12, 4, 1464));
+        let plan = long_launches(100_000, shape, 132);
+        assert!(plan.iter().all(|launch| launch.blocks <= 132));
+        // A halo of 348 at the widest layer: 130 blocks keep the 99,652 nodes it ends at; a
+        // halo one lane wider would need 133.
+        assert_eq!((plan[0].halo, plan[0].blocks), (348, 130));
+        for pair in plan.windows(2) {
+            assert!(pair[1].halo >= pair[0].halo, "{pair:?}");
+        }
+        assert_eq!(plan.len(), 195);
+        // On a device too small for one wave at the widest layers, a quarter halo.
+        let small = long_launches(100_000, shape, 60);
+        assert!(small[0].blocks > 60);
+        assert_eq!(small[0].halo, 1464 / 4 / 12 * 12);
     }
 }
