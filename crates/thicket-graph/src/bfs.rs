@@ -73,8 +73,60 @@ pub fn serial(graph: &Graph, source: u32) -> Search {
 
 /// A direction-optimizing BFS from `source` on the current rayon pool; `reverse` is the
 /// graph of in-neighbours (the graph itself where it is symmetric), `None`: top-down only.
+/// (A caller that searches one graph many times builds the [`InNeighbours`] once and calls
+/// [`tree`].)
 pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Search {
-    tree(graph, reverse, source).into_search()
+    let likeliest = reverse.map(likeliest_parents);
+    let in_neighbours = reverse
+        .zip(likeliest.as_deref())
+        .map(|(graph, likeliest)| InNeighbours::new(graph, likeliest));
+    tree(graph, in_neighbours.as_ref(), source).into_search()
+}
+
+/// Where a vertex has no in-neighbour, its [`likeliest_parents`] entry.
+pub const NO_PARENT: u32 = u32::MAX;
+
+/// Each vertex's in-neighbour of the highest in-degree in `reverse` (the graph of
+/// in-neighbours; the lowest id among equals), [`NO_PARENT`] where it has none: the one most
+/// likely to be on a bottom-up level's frontier (the hubs are found early and on the widest
+/// levels). Built once per graph, outside the searches, as the graph itself is.
+pub fn likeliest_parents(reverse: &Graph) -> Vec<u32> {
+    (0..reverse.vertices() as u32)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|v| {
+            reverse
+                .neighbours(v)
+                .iter()
+                .copied()
+                .max_by_key(|&u| (reverse.degree(u), std::cmp::Reverse(u)))
+                .unwrap_or(NO_PARENT)
+        })
+        .collect()
+}
+
+/// What a bottom-up level reads: each vertex's in-neighbours, and apart from them the
+/// likeliest parent of each ([`likeliest_parents`]), which it tries first.
+#[derive(Debug, Clone, Copy)]
+pub struct InNeighbours<'g> {
+    graph: &'g Graph,
+    likeliest: &'g [u32],
+}
+
+impl<'g> InNeighbours<'g> {
+    /// `graph`'s in-neighbours (`graph` itself where it is symmetric) with their
+    /// [`likeliest_parents`].
+    ///
+    /// # Panics
+    /// If `likeliest` does not hold one entry per vertex of `graph`.
+    pub fn new(graph: &'g Graph, likeliest: &'g [u32]) -> InNeighbours<'g> {
+        assert_eq!(
+            likeliest.len(),
+            graph.vertices(),
+            "one likeliest parent per vertex"
+        );
+        InNeighbours { graph, likeliest }
+    }
 }
 
 /// A search's answer as the search leaves it: the parents, and which vertices each level
@@ -147,7 +199,7 @@ impl Tree {
 /// in-neighbour tests stay in cache), each task owning whole words of the next bitmap. The
 /// switches are Beamer's: bottom-up once the edges out of the frontier pass the unexplored
 /// edges / [`ALPHA`], top-down again once the frontier shrinks below n / [`BETA`].
-pub fn tree(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Tree {
+pub fn tree(graph: &Graph, reverse: Option<&InNeighbours>, source: u32) -> Tree {
     let n = graph.vertices();
     let mut parents = steps::unvisited(graph, source);
     let slots = Slots::new(&mut parents);
@@ -241,6 +293,27 @@ mod tests {
                 assert_eq!(top_down_only.bottom_up_levels, 0);
             }
         }
+    }
+
+    #[test]
+    fn the_likeliest_parent_is_the_in_neighbour_of_the_highest_in_degree() {
+        // In-degrees 0, 2, 2, 3. Vertex 3's in-neighbours are 0, 1 and 2: 1, the lower of the
+        // two tied; 1's and 2's include 3, the highest; 0 has none.
+        let arcs = [
+            (0, 3, 1),
+            (1, 3, 1),
+            (2, 3, 1),
+            (3, 1, 1),
+            (3, 2, 1),
+            (2, 1, 1),
+            (1, 2, 1),
+        ];
+        let g = Graph::from_arcs(4, &arcs, false).unwrap();
+        let reverse = g.reversed();
+        assert_eq!(likeliest_parents(&reverse), [NO_PARENT, 3, 3, 1]);
+        let got = direction_optimizing(&g, Some(&reverse), 0);
+        assert_eq!(got.levels, serial(&g, 0).levels);
+        crate::verify::bfs(&g, 0, &got.levels, &got.parents).unwrap();
     }
 
     #[test]

