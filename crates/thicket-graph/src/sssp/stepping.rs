@@ -25,6 +25,8 @@ const CHUNK: usize = 64;
 const FUSE_BELOW: usize = 1000;
 /// Buckets from the current one that a thread keeps in its ring; farther ones wait in a map.
 const WINDOW: u64 = 1024;
+/// Arcs ahead of the one being relaxed whose head's distance is prefetched.
+const PREFETCH_AHEAD: usize = 16;
 
 /// A vertex's distance, lowered concurrently.
 pub(super) trait Slot: Send + Sync + Sized {
@@ -228,14 +230,25 @@ impl<S: Slot> Team<'_, S> {
         };
         let arcs = self.graph.arc_range(u);
         let heads = &self.graph.targets[arcs.clone()];
+        // A head's distance is a miss in a random place, and every lowering is a locked
+        // compare-and-swap, past which no later load starts: the distance PREFETCH_AHEAD arcs
+        // on is asked for early, as prefetches are not held back by locked instructions
+        // (scale 20, delta 2, 2 threads: 6% less time a search by the median of 25).
+        let prefetch_ahead = |i: usize| {
+            if let Some(&later) = heads.get(i + PREFETCH_AHEAD) {
+                prefetch(&distances[later as usize]);
+            }
+        };
         match &self.graph.weights {
             Some(weights) => {
-                for (&v, &w) in heads.iter().zip(&weights[arcs]) {
+                for (i, (&v, &w)) in heads.iter().zip(&weights[arcs]).enumerate() {
+                    prefetch_ahead(i);
                     improve(v, d + u64::from(w));
                 }
             }
             None => {
-                for &v in heads {
+                for (i, &v) in heads.iter().enumerate() {
+                    prefetch_ahead(i);
                     improve(v, d + 1);
                 }
             }
@@ -323,6 +336,19 @@ impl Bins {
         bin.clear();
         self.spare.push(bin);
     }
+}
+
+/// Asks for the cache line of `value` ahead of its use (a hint; nothing on targets other than
+/// x86-64).
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault; the address is a live reference's.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 /// A barrier that spins briefly, then yields (a round often takes microseconds, so sleeping
