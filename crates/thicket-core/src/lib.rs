@@ -8,6 +8,7 @@ pub mod cpu;
 pub mod error;
 pub mod files;
 pub mod kernel;
+pub mod named;
 pub mod pool;
 pub mod progress;
 pub mod report;
@@ -20,6 +21,7 @@ pub use files::{write_atomically, write_atomically_with};
 pub use kernel::{
     benchmark_kernel, object, with_fallback, Kernel, Measured, Placement, RunOptions,
 };
+pub use named::parse_named;
 pub use pool::{available_threads, pool};
 pub use progress::Progress;
 pub use report::RunInfo;

@@ -2,8 +2,6 @@
 //! of the backend) as a [`Kernel`], then checks the flow with [`crate::verify`] (always: the
 //! certificate gives the minimum cut that is reported) outside the timed run.
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -86,27 +84,7 @@ impl Strategy {
     }
 }
 
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Strategy {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Strategy> {
-        Strategy::ALL
-            .into_iter()
-            .find(|strategy| strategy.name() == s)
-            .ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "unknown max-flow strategy {s:?} (mpm-serial, push-relabel, mpm, mpm-active, \
-                     mpm-scan, push-relabel-gpu)"
-                ))
-            })
-    }
-}
+thicket_core::named_choice!(Strategy, "max-flow strategy");
 
 /// How [`maxflow`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,8 +3,6 @@
 //! [`crate::verify`] when asked, and summed up as GAPBS reports a search.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::str::FromStr;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -87,27 +85,7 @@ impl Strategy {
     }
 }
 
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Strategy {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Strategy> {
-        Strategy::ALL
-            .into_iter()
-            .find(|strategy| strategy.name() == s)
-            .ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "unknown graph strategy {s:?} (serial, multicore, thesis, thesis-active, \
-                     gpu, dijkstra, delta-stepping)"
-                ))
-            })
-    }
-}
+thicket_core::named_choice!(Strategy, "graph strategy");
 
 /// BFS (levels) or shortest paths (weights).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,9 +2,6 @@
 //! the fastest for the backend, as a [`Kernel`] checked against the float64 serial lattice
 //! (every path of the tree for N <= 14).
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use thicket_core::{
@@ -60,26 +57,7 @@ impl Strategy {
     }
 }
 
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Strategy {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Strategy> {
-        Strategy::ALL
-            .into_iter()
-            .find(|strategy| strategy.name() == s)
-            .ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "unknown lattice strategy {s:?} (serial, multicore, thesis, hybrid, tiles)"
-                ))
-            })
-    }
-}
+thicket_core::named_choice!(Strategy, "lattice strategy");
 
 /// The thesis's best hybrid threshold (Fig. 3.4): the last 256 layers on the CPU.
 pub const HYBRID_THRESHOLD: usize = 256;

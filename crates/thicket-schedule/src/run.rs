@@ -1,8 +1,6 @@
 //! The front door: [`schedule`] runs one method on one matrix as a [`Kernel`], checked by
 //! [`crate::verify`] when asked.
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -84,27 +82,7 @@ impl Method {
     }
 }
 
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Method {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Method> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "unknown method {s:?} (fcfs, olb, met, mct, min-min, max-min, sufferage, \
-                     pso, mspso, ils, lp-ils)"
-                ))
-            })
-    }
-}
+thicket_core::named_choice!(Method, "method");
 
 /// How [`schedule`] runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
