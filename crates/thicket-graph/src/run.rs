@@ -16,9 +16,8 @@ use crate::gpu::{BfsGpu, CsrArrays, GpuBfsStrategy, Reverse};
 use crate::gpu_sssp::SsspGpu;
 use crate::graph::Graph;
 use crate::io::Loaded;
-use crate::sssp::{self, INFINITE};
+use crate::sssp::{self, widen, INFINITE};
 use crate::verify;
-use crate::UNREACHED;
 
 /// How a search runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -275,20 +274,6 @@ struct SearchKernel<'a> {
     reverse: Option<Graph>,
     /// Each vertex's likeliest parent for bottom-up levels, built once for `multicore` BFS.
     likeliest: Option<Vec<u32>>,
-}
-
-/// Distances as u64 ([`INFINITE`] where unreached) from BFS levels.
-fn widen(levels: &[u32]) -> Vec<u64> {
-    levels
-        .iter()
-        .map(|&l| {
-            if l == UNREACHED {
-                INFINITE
-            } else {
-                u64::from(l)
-            }
-        })
-        .collect()
 }
 
 impl SearchKernel<'_> {

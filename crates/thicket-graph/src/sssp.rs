@@ -66,7 +66,7 @@ pub fn default_delta(graph: &Graph) -> u64 {
 /// Delta-stepping's distances as the search leaves them: in 32 bits where they fit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Distances {
-    /// Each vertex's distance, `u32::MAX` where unreached.
+    /// Each vertex's distance, [`UNREACHED`] where unreached.
     Narrow(Vec<u32>),
     /// Each vertex's distance, [`INFINITE`] where unreached.
     Wide(Vec<u64>),
@@ -76,16 +76,21 @@ impl Distances {
     /// The distances in 64 bits ([`INFINITE`] where unreached).
     pub fn widen(self) -> Vec<u64> {
         match self {
-            Distances::Narrow(d) => d
-                .into_par_iter()
-                .map(|d| match d {
-                    u32::MAX => INFINITE,
-                    d => u64::from(d),
-                })
-                .collect(),
+            Distances::Narrow(d) => widen(&d),
             Distances::Wide(d) => d,
         }
     }
+}
+
+/// 32-bit distances or BFS levels in 64 bits: [`UNREACHED`] (`u32::MAX`) becomes [`INFINITE`].
+pub(crate) fn widen(narrow: &[u32]) -> Vec<u64> {
+    narrow
+        .par_iter()
+        .map(|&d| match d {
+            UNREACHED => INFINITE,
+            d => u64::from(d),
+        })
+        .collect()
 }
 
 /// Delta-stepping from `source` with buckets of width `delta` (>= 1) on every thread of the

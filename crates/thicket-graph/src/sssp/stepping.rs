@@ -155,12 +155,7 @@ impl<S: Slot> Team<'_, S> {
         loop {
             self.relax_round(bucket, parity, &mut bins);
             while let Some(own) = bins.take_small() {
-                for (k, &u) in own.iter().enumerate() {
-                    if let Some(&later) = own.get(k + ENTRIES_AHEAD) {
-                        self.prefetch_vertex(later);
-                    }
-                    self.relax(u, bucket, &mut bins);
-                }
+                self.relax_entries(&own, bucket, &mut bins);
                 bins.recycle(own);
             }
             if let Some(lowest) = bins.lowest() {
@@ -209,13 +204,7 @@ impl<S: Slot> Team<'_, S> {
             for slot in &slots {
                 let (lo, hi) = (start.max(offset), end.min(offset + slot.len()));
                 if lo < hi {
-                    let entries = &slot[lo - offset..hi - offset];
-                    for (k, &u) in entries.iter().enumerate() {
-                        if let Some(&later) = entries.get(k + ENTRIES_AHEAD) {
-                            self.prefetch_vertex(later);
-                        }
-                        self.relax(u, bucket, bins);
-                    }
+                    self.relax_entries(&slot[lo - offset..hi - offset], bucket, bins);
                 }
                 offset += slot.len();
                 if offset >= end {
@@ -225,11 +214,17 @@ impl<S: Slot> Team<'_, S> {
         }
     }
 
-    /// Asks early for what relaxing `u` reads first: its distance and where its arcs start
-    /// (where the arcs themselves are depends on that).
-    fn prefetch_vertex(&self, u: u32) {
-        prefetch(&self.distances[u as usize]);
-        prefetch(&self.graph.offsets[u as usize]);
+    /// Relaxes `entries` of `bucket` in turn, asking early for what relaxing the entry
+    /// [`ENTRIES_AHEAD`] on reads first: its distance and where its arcs start (where the arcs
+    /// themselves are depends on that).
+    fn relax_entries(&self, entries: &[u32], bucket: u64, bins: &mut Bins) {
+        for (k, &u) in entries.iter().enumerate() {
+            if let Some(&later) = entries.get(k + ENTRIES_AHEAD) {
+                prefetch(&self.distances[later as usize]);
+                prefetch(&self.graph.offsets[later as usize]);
+            }
+            self.relax(u, bucket, bins);
+        }
     }
 
     /// Relaxes the arcs out of `u`, an entry of `bucket`.
