@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::graph::Graph;
+use crate::UNREACHED;
 use frontier::{Buffer, Queue};
 use steps::Slots;
 
@@ -28,7 +29,6 @@ fn atomic(words: &mut [u32]) -> &[AtomicU32] {
     // alignment; the exclusive borrow keeps every other access away while the view lives.
     unsafe { &*(words as *mut [u32] as *const [AtomicU32]) }
 }
-use crate::UNREACHED;
 
 /// Beamer's α: bottom-up once the frontier's edges pass the unexplored edges / α.
 pub const ALPHA: u64 = 15;
@@ -83,11 +83,8 @@ pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32)
     tree(graph, in_neighbours.as_ref(), source).into_search()
 }
 
-/// Where a vertex has no in-neighbour, its [`likeliest_parents`] entry.
-pub const NO_PARENT: u32 = u32::MAX;
-
 /// Each vertex's in-neighbour of the highest in-degree in `reverse` (the graph of
-/// in-neighbours; the lowest id among equals), [`NO_PARENT`] where it has none: the one most
+/// in-neighbours; the lowest id among equals), [`UNREACHED`] where it has none: the one most
 /// likely to be on a bottom-up level's frontier (the hubs are found early and on the widest
 /// levels). Built once per graph, outside the searches, as the graph itself is.
 pub fn likeliest_parents(reverse: &Graph) -> Vec<u32> {
@@ -100,7 +97,7 @@ pub fn likeliest_parents(reverse: &Graph) -> Vec<u32> {
                 .iter()
                 .copied()
                 .max_by_key(|&u| (reverse.degree(u), std::cmp::Reverse(u)))
-                .unwrap_or(NO_PARENT)
+                .unwrap_or(UNREACHED)
         })
         .collect()
 }
@@ -310,7 +307,7 @@ mod tests {
         ];
         let g = Graph::from_arcs(4, &arcs, false).unwrap();
         let reverse = g.reversed();
-        assert_eq!(likeliest_parents(&reverse), [NO_PARENT, 3, 3, 1]);
+        assert_eq!(likeliest_parents(&reverse), [UNREACHED, 3, 3, 1]);
         let got = direction_optimizing(&g, Some(&reverse), 0);
         assert_eq!(got.levels, serial(&g, 0).levels);
         crate::verify::bfs(&g, 0, &got.levels, &got.parents).unwrap();

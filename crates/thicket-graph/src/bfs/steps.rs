@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::atomic;
 use super::frontier::{is_set, Buffer, Queue};
-use super::{InNeighbours, NO_PARENT};
+use super::InNeighbours;
 use crate::graph::Graph;
 use crate::UNREACHED;
 
@@ -192,7 +192,7 @@ pub(super) fn bottom_up(
                         continue;
                     }
                     let first = likeliest[v];
-                    if first != NO_PARENT && is_set(front, first) {
+                    if first != UNREACHED && is_set(front, first) {
                         slots[v].store(first, Ordering::Relaxed);
                         bits |= 1 << (v % 64);
                         awake += 1;
