@@ -220,8 +220,8 @@ impl LatticeGpu {
         // for that launch before it reads the layer. Each block asks for over half of an SM's
         // shared memory, so that no SM holds two: an early block doubled up beside a block of
         // the last launch or of its own, two warps a scheduler, held its launch back (H100,
-        // one f64 lattice of 100,000 steps at 12 nodes a lane: 12.0 ms overlapping launches
-        // freely, 8.8 ms never, 8.5 ms one block an SM).
+        // one f64 lattice of 100,000 steps at 12 nodes a lane, in a build on the way to this
+        // one: 12.0 ms overlapping launches freely, 8.8 ms never, 8.5 ms one block an SM).
         let info = self.gpu.info();
         let dependent = info.compute_capability.0 >= 9;
         let sms = info.sm_count as usize;
