@@ -297,6 +297,7 @@ fn solve_batched(
         threads,
         devices,
         seconds: started.elapsed().as_secs_f64(),
+        notes: Vec::new(),
     };
     if batching.mpi {
         let mut open = |_: &str| -> Result<Box<dyn BatchWorker + '_>> {

@@ -2,14 +2,29 @@
 //! run (`--backend/--threads/--devices`), how to report (`--json/--quiet`), how often and how
 //! checked (`--trials/--verify`), and lists of sizes (`16,17` or `15..19`).
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use thicket_core::{Backend, RunOptions};
+
+/// A parser for a choice type (a backend, a strategy) whose help and errors list every name
+/// in `all`, read back by the type's `FromStr`: the lists come from the enums and cannot drift.
+pub fn choices<T>(all: &[T], name: fn(T) -> &'static str) -> impl TypedValueParser<Value = T>
+where
+    T: Copy + Send + Sync + 'static + std::str::FromStr,
+    T::Err: std::fmt::Debug,
+{
+    let names: Vec<&'static str> = all.iter().map(|&c| name(c)).collect();
+    PossibleValuesParser::new(names).map(|s| {
+        s.parse::<T>()
+            .expect("every possible value is a name the type reads back")
+    })
+}
 
 /// Where a command runs.
 #[derive(Debug, Clone, Args)]
 pub struct BackendArgs {
     /// Where to run: `auto` uses the GPUs when it can and falls back to the CPU.
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    #[arg(long, default_value_t = Backend::Auto, value_parser = choices(&Backend::ALL, Backend::name))]
     pub backend: Backend,
     /// CPU threads (default: all cores). Beside GPUs, the host threads that prepare their
     /// work (and, for N-Queens, count the rotation-symmetric solutions while the GPUs run).

@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod flags;
+mod progress_bar;
 
 use std::process::ExitCode;
 
@@ -14,6 +15,7 @@ fn main() -> ExitCode {
     end_quietly_on_a_closed_pipe();
     // Before any thread starts: the driver reads it when it starts.
     thicket_gpu::prefer_one_hardware_queue();
+    progress_bar::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return cli::report_parse_error(err),

@@ -124,6 +124,13 @@ fn auto_backend_falls_back_to_the_cpu_and_says_so() {
         (724.into(), 92.into())
     );
     assert_eq!(value["backend"], "cpu");
+    assert!(
+        value["notes"][0].as_str().unwrap().contains("CPU"),
+        "{value}"
+    );
+    // `--quiet` silences all but errors; without it the note is one line on stderr.
+    assert!(stderr(&output).is_empty(), "{}", stderr(&output));
+    let output = thicket(&["queens", "10", "--json"]);
     let note = stderr(&output);
     assert_eq!(note.trim().lines().count(), 1, "{note}");
     assert!(note.contains("CPU"), "{note}");

@@ -408,7 +408,7 @@ fn auto_backend_falls_back_to_the_cpu_and_says_so() {
     if gpu_present("auto_backend_falls_back_to_the_cpu_and_says_so") {
         return;
     }
-    let output = thicket(&[&["lookback", "--json", "--quiet"], HULL_TN13].concat());
+    let output = thicket(&[&["lookback", "--json"], HULL_TN13].concat());
     let value = json(&output);
     assert_eq!(value["backend"], "cpu");
     assert_eq!(value["strategy"], "multicore");

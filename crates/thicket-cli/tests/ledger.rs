@@ -192,7 +192,7 @@ fn gpu_ledgers_say_why_without_a_gpu_and_auto_falls_back() {
     let message = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(message.trim().lines().count(), 1, "{message}");
     assert!(message.contains("unavailable"), "{message}");
-    let fallback = thicket(&["queens", "10", "--ledger", ledger, "--quiet", "--json"]);
+    let fallback = thicket(&["queens", "10", "--ledger", ledger, "--json"]);
     let note = String::from_utf8_lossy(&fallback.stderr).into_owned();
     assert_eq!(note.trim().lines().count(), 1, "{note}");
     assert!(note.contains("on the CPU"), "{note}");

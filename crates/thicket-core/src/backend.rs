@@ -3,10 +3,11 @@
 use serde::Serialize;
 
 /// The compute backend a run asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
-    /// Use the GPUs when they can be used, else fall back to the CPU (and say so on stderr).
+    /// Use the GPUs when they can be used, else fall back to the CPU (and say so in the
+    /// run's notes).
     #[default]
     Auto,
     /// Multi-core CPU search (rayon work stealing).
@@ -16,6 +17,9 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// Every backend, in the order the command line lists them.
+    pub const ALL: [Backend; 3] = [Backend::Auto, Backend::Cpu, Backend::Cuda];
+
     /// The lowercase name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
@@ -26,8 +30,4 @@ impl Backend {
     }
 }
 
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::named_choice!(Backend, "backend");

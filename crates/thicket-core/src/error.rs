@@ -5,6 +5,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// Everything that can stop a thicket run, each with a one-line message.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The input is not acceptable (out of range, malformed); exit code 2.
     #[error("invalid input: {0}")]
@@ -15,6 +16,11 @@ pub enum Error {
     /// A GPU operation failed while running; exit code 1.
     #[error("GPU error: {0}")]
     Gpu(String),
+    /// The instance is valid but too large for the device or strategy asked for (a graph
+    /// beyond a GPU's memory, a lattice beyond a kernel's tile); exit code 1. Benchmarks skip
+    /// such a case instead of failing.
+    #[error("too large: {0}")]
+    TooLarge(String),
     /// A count or cost left the range of its integer type; exit code 1.
     #[error("arithmetic overflow: {0}")]
     Overflow(String),
@@ -38,7 +44,7 @@ impl Error {
         }
     }
 
-    /// The error's kind as a short name (`invalid`, `unavailable`, `gpu`, `overflow`,
+    /// The error's kind as a short name (`invalid`, `unavailable`, `gpu`, `too-large`, `overflow`,
     /// `verification`, `ledger`, `io`), so that errors can cross a process boundary (MPI)
     /// with [`Error::from_kind`].
     pub fn kind(&self) -> &'static str {
@@ -46,6 +52,7 @@ impl Error {
             Error::InvalidInput(_) => "invalid",
             Error::Unavailable(_) => "unavailable",
             Error::Gpu(_) => "gpu",
+            Error::TooLarge(_) => "too-large",
             Error::Overflow(_) => "overflow",
             Error::Verification(_) => "verification",
             Error::Ledger(_) => "ledger",
@@ -59,6 +66,7 @@ impl Error {
             Error::InvalidInput(m)
             | Error::Unavailable(m)
             | Error::Gpu(m)
+            | Error::TooLarge(m)
             | Error::Overflow(m)
             | Error::Verification(m)
             | Error::Ledger(m) => m.clone(),
@@ -73,6 +81,7 @@ impl Error {
             "invalid" => Error::InvalidInput(message),
             "unavailable" => Error::Unavailable(message),
             "gpu" => Error::Gpu(message),
+            "too-large" => Error::TooLarge(message),
             "overflow" => Error::Overflow(message),
             "ledger" => Error::Ledger(message),
             "io" => Error::Io(std::io::Error::other(message)),

@@ -82,8 +82,8 @@ pub struct Measured<O> {
 
 impl<O> Measured<O> {
     /// The JSON report: the output's statistics ([`Kernel::stats`]) with `seconds`,
-    /// `backend`, `threads` and `devices`, plus `trial_seconds` after several trials and
-    /// `verified` when checked.
+    /// `backend`, `threads` and `devices`, plus `trial_seconds` after several trials,
+    /// `verified` when checked and `notes` when the run left any.
     pub fn json(&self, stats: Map<String, Value>) -> Value {
         let mut value = stats;
         value.insert("seconds".into(), self.info.seconds.into());
@@ -95,6 +95,9 @@ impl<O> Measured<O> {
         }
         if let Some(verified) = self.verified {
             value.insert("verified".into(), verified.into());
+        }
+        if !self.info.notes.is_empty() {
+            value.insert("notes".into(), self.info.notes.clone().into());
         }
         Value::Object(value)
     }
@@ -110,8 +113,8 @@ pub fn object(value: Value) -> Map<String, Value> {
 }
 
 /// Runs `kernel` as `options` ask: `trials` times on the backend (with `Auto`, on the GPU,
-/// else on the CPU with a note on stderr naming why), with a progress bar unless `quiet`, and
-/// checks the last output when asked.
+/// else on the CPU with a note in [`RunInfo::notes`] naming why), with progress unless
+/// `quiet`, and checks the last output when asked.
 pub fn benchmark_kernel<K: Kernel>(
     kernel: &mut K,
     options: &RunOptions,
@@ -119,14 +122,16 @@ pub fn benchmark_kernel<K: Kernel>(
     let mut backend = options.backend;
     let mut trial_seconds = Vec::new();
     let mut last = None;
+    let mut notes = Vec::new();
     for _ in 0..options.trials.max(1) {
         let progress = Progress::new(0, &kernel.label(), options.quiet);
         let started = Instant::now();
-        let (output, placement, ran_on) = with_fallback(backend, "", K::DOING, |backend| {
-            kernel
-                .run(backend, &progress)
-                .map(|(output, placement)| (output, placement, backend))
-        })?;
+        let (output, placement, ran_on) =
+            with_fallback(backend, K::DOING, &mut notes, |backend| {
+                kernel
+                    .run(backend, &progress)
+                    .map(|(output, placement)| (output, placement, backend))
+            })?;
         progress.finish();
         trial_seconds.push(started.elapsed().as_secs_f64());
         // Later trials go straight to the backend the first one ran on.
@@ -161,6 +166,7 @@ pub fn benchmark_kernel<K: Kernel>(
             threads: placement.threads,
             devices: placement.devices,
             seconds,
+            notes,
         },
         trial_seconds,
         verified,
@@ -168,18 +174,21 @@ pub fn benchmark_kernel<K: Kernel>(
 }
 
 /// Runs `run` on `backend`; with `Auto`, on `Cuda` first and, where that is unavailable, on
-/// the `Cpu` after a note on stderr: `thicket: {who}no usable GPU (why); {doing} on the CPU`.
-/// `who` prefixes the note (e.g. an MPI rank), `doing` says what runs (`counting`).
+/// the `Cpu` after adding to `notes`: `no usable GPU (why); {doing} on the CPU`, where
+/// `doing` says what runs (`counting`).
 pub fn with_fallback<T>(
     backend: Backend,
-    who: &str,
     doing: &str,
+    notes: &mut Vec<String>,
     mut run: impl FnMut(Backend) -> Result<T>,
 ) -> Result<T> {
     match backend {
         Backend::Auto => match run(Backend::Cuda) {
             Err(Error::Unavailable(why)) => {
-                eprintln!("thicket: {who}no usable GPU ({why}); {doing} on the CPU");
+                let note = format!("no usable GPU ({why}); {doing} on the CPU");
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
                 run(Backend::Cpu)
             }
             other => other,
@@ -235,6 +244,10 @@ mod tests {
         let measured = benchmark_kernel(&mut kernel, &options).unwrap();
         assert_eq!(kernel.runs, 3);
         assert_eq!(measured.info.backend, "cpu");
+        assert_eq!(
+            measured.info.notes,
+            ["no usable GPU (no GPU in tests); running on the CPU"]
+        );
         let json = measured.json(kernel.stats(&measured.output));
         assert_eq!(json["value"], 42);
         assert_eq!(json["verified"], true);

@@ -1,5 +1,5 @@
 //! What every thicket solver shares: the backend choice, the error type with its exit codes,
-//! run reports, progress bars on the terminal, CPU thread pools, and the kernel contract
+//! run reports, progress reported to an observer, CPU thread pools, and the kernel contract
 //! ([`kernel::Kernel`]) with the one harness that runs any kernel as the command line asks
 //! ([`kernel::benchmark_kernel`]).
 
@@ -23,6 +23,6 @@ pub use kernel::{
 };
 pub use named::parse_named;
 pub use pool::{available_threads, pool};
-pub use progress::Progress;
+pub use progress::{observe_progress, Progress, ProgressObserver, ProgressView};
 pub use report::RunInfo;
 pub use splitmix::SplitMix;

@@ -1,92 +1,110 @@
-//! A progress bar with ETA on stderr that only appears once a run has lasted about a second,
-//! so quick runs print nothing extra. It stays hidden with `--quiet` or when stderr is not a
-//! terminal (pipes, CI logs).
+//! Progress of a run, reported to whoever watches it. Libraries never draw anything: a
+//! [`Progress`] only counts, and passes what it counts to the [`ProgressObserver`] the
+//! program installed ([`observe_progress`]); the `thicket` binary installs one that draws a
+//! bar with ETA on stderr, and a library caller may install its own or none.
 
-use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+/// One run's progress as an observer shows it (a terminal bar, a log line, a callback).
+pub trait ProgressView: Send + Sync {
+    /// The run will finish `total` units (0 while unknown).
+    fn set_total(&self, total: u64);
+    /// `units` units are finished.
+    fn set_position(&self, units: u64);
+    /// The run's label changed (e.g. to the best value found so far).
+    fn set_message(&self, message: &str);
+    /// The run has ended; the view should disappear.
+    fn finish(&self);
+}
 
-/// How long a run must last before its bar is drawn.
-const SHOW_AFTER: Duration = Duration::from_secs(1);
+/// What turns a run into a [`ProgressView`]: installed once per process by the program that
+/// wants to show progress.
+pub trait ProgressObserver: Send + Sync {
+    /// A view of a new run labelled `label` over `total` units (0 while unknown).
+    fn view(&self, label: &str, total: u64) -> Box<dyn ProgressView>;
+}
 
-/// Thread-safe progress over a known number of work units.
+/// The observer of this process, if one was installed.
+static OBSERVER: OnceLock<Arc<dyn ProgressObserver>> = OnceLock::new();
+
+/// Installs `observer` for every later run that is not quiet; the first call wins (a program
+/// installs one at start). Returns whether this call installed it.
+pub fn observe_progress(observer: Arc<dyn ProgressObserver>) -> bool {
+    OBSERVER.set(observer).is_ok()
+}
+
+/// Thread-safe progress over a number of work units.
 pub struct Progress {
-    bar: ProgressBar,
-    may_show: bool,
-    shown: AtomicBool,
-    started: Instant,
+    position: AtomicU64,
+    view: Option<Box<dyn ProgressView>>,
 }
 
 impl Progress {
-    /// A bar over `total` units labelled `label`; drawn only if `quiet` is false and stderr is a
-    /// terminal.
+    /// Progress over `total` units labelled `label`, shown by the installed observer unless
+    /// `quiet`.
     pub fn new(total: u64, label: &str, quiet: bool) -> Progress {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
-        let style = ProgressStyle::with_template(
-            "{msg} [{elapsed_precise}] {wide_bar} {percent:>3}% ETA {eta_precise}",
-        )
-        .expect("the progress template is a valid constant");
-        bar.set_style(style);
-        bar.set_message(label.to_string());
+        let view = match OBSERVER.get() {
+            Some(observer) if !quiet => Some(observer.view(label, total)),
+            _ => None,
+        };
         Progress {
-            bar,
-            may_show: !quiet && std::io::stderr().is_terminal(),
-            shown: AtomicBool::new(false),
-            started: Instant::now(),
+            position: AtomicU64::new(0),
+            view,
         }
     }
 
-    /// A progress that never draws anything (library callers, tests, benchmarks).
+    /// Progress that nobody watches (tests, benchmarks, library calls).
     pub fn hidden() -> Progress {
-        Progress::new(0, "", true)
-    }
-
-    /// Records `units` more finished work units; draws the bar once the run is old enough.
-    pub fn inc(&self, units: u64) {
-        self.bar.inc(units);
-        self.show_when_due();
-    }
-
-    /// Moves the bar forward to `units` finished work units (never back: reports that arrive
-    /// out of order leave the furthest one); draws the bar once the run is old enough.
-    pub fn advance_to(&self, units: u64) {
-        if units > self.bar.position() {
-            self.bar.set_position(units);
+        Progress {
+            position: AtomicU64::new(0),
+            view: None,
         }
-        self.show_when_due();
     }
 
-    /// Draws the bar from now on if it may be shown and the run has lasted long enough.
-    fn show_when_due(&self) {
-        if self.may_show
-            && self.started.elapsed() >= SHOW_AFTER
-            && !self.shown.swap(true, Ordering::Relaxed)
-        {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-            self.bar.enable_steady_tick(Duration::from_millis(200));
+    /// Records `units` more finished work units.
+    pub fn inc(&self, units: u64) {
+        let now = self.position.fetch_add(units, Ordering::Relaxed) + units;
+        if let Some(view) = &self.view {
+            view.set_position(now);
+        }
+    }
+
+    /// Moves forward to `units` finished work units (never back: reports that arrive out of
+    /// order leave the furthest one).
+    pub fn advance_to(&self, units: u64) {
+        let before = self.position.fetch_max(units, Ordering::Relaxed);
+        if units > before {
+            if let Some(view) = &self.view {
+                view.set_position(units);
+            }
         }
     }
 
     /// Sets the number of units the run will finish (known only after set-up).
     pub fn set_total(&self, total: u64) {
-        self.bar.set_length(total);
+        if let Some(view) = &self.view {
+            view.set_total(total);
+        }
     }
 
     /// Replaces the label (e.g. with the best value found so far).
     pub fn set_message(&self, message: String) {
-        self.bar.set_message(message);
+        if let Some(view) = &self.view {
+            view.set_message(&message);
+        }
     }
 
     /// Units finished so far.
     pub fn position(&self) -> u64 {
-        self.bar.position()
+        self.position.load(Ordering::Relaxed)
     }
 
-    /// Removes the bar from the terminal.
+    /// Ends the run's view.
     pub fn finish(&self) {
-        self.bar.finish_and_clear();
+        if let Some(view) = &self.view {
+            view.finish();
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use cudarc::nvrtc::sys::nvrtcResult;
 /// Messages are built when the error is created, so formatting an error never calls back into
 /// the CUDA libraries (which may be absent).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GpuError {
     /// The GPU backend cannot run on this machine; the message says what is missing, in one line.
     #[error("GPU unavailable: {0}")]

@@ -1,7 +1,8 @@
 //! An opened CUDA device: its context, its default stream, and kernel loading.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
@@ -26,7 +27,13 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     info: DeviceInfo,
     cache: KernelCache,
+    /// Modules loaded into the context, by cache key: a later load of the same source and
+    /// options takes the loaded module (no disk read, no driver load).
+    loaded: Mutex<HashMap<String, Arc<CudaModule>>>,
 }
+
+/// The devices this process has opened through [`Gpu::shared`], by ordinal.
+static SHARED: OnceLock<Mutex<HashMap<usize, Arc<Gpu>>>> = OnceLock::new();
 
 /// How a module was obtained, for benchmarks that report first-compile versus cached-load cost.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -76,7 +83,29 @@ impl Gpu {
             stream,
             info,
             cache: KernelCache::new(kernel_cache_dir()),
+            loaded: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Device `ordinal`, opened on the process's first call and shared by every later one:
+    /// its context, stream and loaded modules live until the process ends, so a solver
+    /// called many times pays the device's set-up (tens of milliseconds) once. Fails as
+    /// [`Gpu::open`] does; a failed open is not remembered.
+    pub fn shared(ordinal: usize) -> Result<Arc<Gpu>, GpuError> {
+        let devices = SHARED.get_or_init(|| Mutex::new(HashMap::new()));
+        // A panic elsewhere while the map was held leaves it intact: the map is only inserted into.
+        let mut devices = devices.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(gpu) = devices.get(&ordinal) {
+            return Ok(Arc::clone(gpu));
+        }
+        let gpu = Arc::new(Gpu::open(ordinal)?);
+        devices.insert(ordinal, Arc::clone(&gpu));
+        Ok(gpu)
+    }
+
+    /// Every device the driver reports, shared as by [`Gpu::shared`], in ordinal order.
+    pub fn shared_all() -> Result<Vec<Arc<Gpu>>, GpuError> {
+        (0..device_count()?).map(Gpu::shared).collect()
     }
 
     /// Opens every device the driver reports, in ordinal order.
@@ -109,9 +138,11 @@ impl Gpu {
         self.cache.dir()
     }
 
-    /// Caches compiled kernels in `dir` instead, or nowhere with `None` (every load compiles).
+    /// Caches compiled kernels in `dir` instead, or nowhere with `None` (every load compiles);
+    /// forgets the modules loaded so far, so the next load goes through the new cache.
     pub fn set_kernel_cache_dir(&mut self, dir: Option<PathBuf>) {
         self.cache = KernelCache::new(dir);
+        self.loaded = Mutex::new(HashMap::new());
     }
 
     /// Compiles `src` for this device (or takes it from the cache) and loads it.
@@ -131,6 +162,7 @@ impl Gpu {
     /// `options` follow [`crate::DEFAULT_OPTIONS`] and must not name an architecture. An older
     /// NVRTC that does not know the device gets PTX for its newest architecture instead, which
     /// the driver JIT-compiles. A cached image the driver rejects is dropped and recompiled once.
+    /// A module this device already loaded is returned at once (a cache hit with no load time).
     pub fn load_module_with_stats(
         &self,
         src: &KernelSource,
@@ -152,6 +184,21 @@ impl Gpu {
             driver_version: self.info.driver_version,
             nvrtc_version,
         });
+        if let Some(module) = self.loaded_module(&key) {
+            return Ok((
+                module,
+                ModuleStats {
+                    kernel: src.name.to_owned(),
+                    target: target.arch,
+                    image_kind: target.kind,
+                    cache_hit: true,
+                    compile_time: Duration::ZERO,
+                    load_time: Duration::ZERO,
+                    cache_file: None,
+                    cache_warning: None,
+                },
+            ));
+        }
         let compile_now = || compile(src, &target, options);
 
         let fetched = self.cache.fetch_or_compile(&key, compile_now)?;
@@ -165,6 +212,10 @@ impl Gpu {
             }
             Err(error) => return Err(error),
         };
+        self.loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::clone(&module));
         let Fetched {
             cache_hit,
             compile_time,
@@ -185,6 +236,15 @@ impl Gpu {
                 cache_warning,
             },
         ))
+    }
+
+    /// The module loaded under cache key `key`, if this device has loaded it.
+    fn loaded_module(&self, key: &str) -> Option<Arc<CudaModule>> {
+        self.loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
     }
 
     /// Loads an image into this device's context.

@@ -151,6 +151,7 @@ impl BatchPlan for Batches {
 pub struct BatchCounter<'a> {
     batches: &'a Batches,
     engine: Engine,
+    notes: Vec<String>,
 }
 
 /// The engine of a [`BatchCounter`].
@@ -166,7 +167,8 @@ enum Engine {
 
 impl<'a> BatchCounter<'a> {
     /// A counter of `batches` on `backend`: with `Auto` the GPUs of `gpu` if they can be used,
-    /// else `threads` CPU threads (said on stderr, `who` prefixing the note, e.g. an MPI rank).
+    /// else `threads` CPU threads (said in [`BatchCounter::notes`], `who` prefixing the note,
+    /// e.g. an MPI rank).
     pub fn open(
         batches: &'a Batches,
         backend: Backend,
@@ -174,14 +176,28 @@ impl<'a> BatchCounter<'a> {
         gpu: &GpuOptions,
         who: &str,
     ) -> Result<BatchCounter<'a>> {
-        let engine = with_fallback(backend, who, "counting", |backend| match backend {
+        let mut notes = Vec::new();
+        let engine = with_fallback(backend, "counting", &mut notes, |backend| match backend {
             Backend::Cuda => GpuCounter::open(batches.n, gpu).map(Engine::Gpu),
             _ => Ok(Engine::Cpu {
                 pool: thicket_core::pool(threads)?,
                 threads,
             }),
         })?;
-        Ok(BatchCounter { batches, engine })
+        let notes = notes
+            .into_iter()
+            .map(|note| format!("{who}{note}"))
+            .collect();
+        Ok(BatchCounter {
+            batches,
+            engine,
+            notes,
+        })
+    }
+
+    /// What the caller should hear about how the counter opened (why `auto` counts on the CPU).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// Names of the GPUs counting, empty on the CPU.

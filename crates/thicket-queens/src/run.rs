@@ -276,6 +276,7 @@ fn count_batched(n: usize, options: &CountOptions, batching: &Batching) -> Resul
                     threads,
                     devices,
                     seconds: started.elapsed().as_secs_f64(),
+                    notes: Vec::new(),
                 };
                 return outcome(n, finished, info, options.run.verify);
             }
@@ -298,6 +299,7 @@ fn count_batched(n: usize, options: &CountOptions, batching: &Batching) -> Resul
         threads,
         devices: counter.device_names(),
         seconds: started.elapsed().as_secs_f64(),
+        notes: counter.notes().to_vec(),
     };
     outcome(n, finished, info, options.run.verify)
 }

@@ -50,7 +50,10 @@ pub fn run(args: &AtspArgs) -> Result<()> {
         batched,
     };
     match thicket_atsp::solve(&instance, &options)? {
-        Solved::Whole(measured) => print_run(&measured, args.output.json),
+        Solved::Whole(measured) => {
+            super::say_notes(&measured.info, args.output.quiet);
+            print_run(&measured, args.output.json)
+        }
         Solved::Shard { shard, run } => {
             if args.output.json {
                 let mut value = serde_json::Value::Object(run.stats());

@@ -85,6 +85,7 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
         delta: args.delta,
     };
     let measured = search(&loaded, problem, &sources, &options)?;
+    super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(path) = &args.output_file {
         write_distances(path, run, loaded.first_id)?;

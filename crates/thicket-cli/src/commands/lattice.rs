@@ -61,6 +61,7 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
         steps: args.steps.ok_or_else(|| missing("steps"))?,
     };
     let measured = price(&contract, &options(args))?;
+    super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if args.output.json {
         println!("{}", measured.json(run.stats()));
@@ -105,6 +106,7 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
 fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
     let contracts = read_batch(path)?;
     let measured = price_book(&contracts, &options(args))?;
+    super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = &args.output_file {
         let text = match out.extension().is_some_and(|e| e == "json") {

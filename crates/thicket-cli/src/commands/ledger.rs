@@ -51,6 +51,7 @@ impl Plan {
                     threads: 0,
                     devices: Vec::new(),
                     seconds: 0.0,
+                    notes: Vec::new(),
                 };
                 let measured = thicket_queens::measured(count, info);
                 crate::commands::queens::print_run(&measured, &[], false, json);
@@ -62,6 +63,7 @@ impl Plan {
                     threads: 0,
                     devices: Vec::new(),
                     seconds: 0.0,
+                    notes: Vec::new(),
                 };
                 let measured = thicket_core::Measured {
                     output: run,

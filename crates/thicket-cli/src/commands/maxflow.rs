@@ -30,6 +30,7 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
         device: args.backend.first_device(),
     };
     let measured = maxflow(&network, &options)?;
+    super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(path) = &args.output_file {
         write_atomically(path, &solution(&network, run))?;

@@ -16,6 +16,7 @@ pub fn run(args: &PermQueensArgs) -> Result<()> {
         gpu: args.search.gpu_params(&args.backend)?,
     };
     let measured = count_queens(n, &options)?;
+    super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if args.output.json {
         println!("{}", measured.json(run.stats()));

@@ -31,6 +31,7 @@ pub fn run(args: &QueensArgs) -> Result<()> {
     };
     match thicket_queens::count(n, &options)? {
         Counted::Whole(measured) => {
+            super::say_notes(&measured.info, args.output.quiet);
             let solutions = args
                 .solutions
                 .map(|k| first_solutions(n, k))

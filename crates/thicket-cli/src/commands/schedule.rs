@@ -58,6 +58,7 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         profile: args.profile,
     };
     let measured = schedule(&etc, &options)?;
+    super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = &args.assignment {
         write_atomically(out, &assignment::to_text(&run.assignment))?;
