@@ -775,7 +775,7 @@ pub struct BenchMaxflowArgs {
     /// The networks: `random` (the thesis's graphs of mean degree --degree), `genrmf` (cubic:
     /// A frames of A × A, A the cube root of each count) or `rlg` (square, the square root).
     #[arg(long, default_value = "random")]
-    pub family: thicket_flow::bench::BenchFamily,
+    pub family: thicket_bench::flow::BenchFamily,
     /// Vertex counts, e.g. `10000,30000,100000`.
     #[arg(long, value_delimiter = ',', default_value = "1000,3000,10000,30000,100000", value_parser = clap::value_parser!(u32).range(16..))]
     pub vertices: Vec<u32>,

@@ -31,3 +31,59 @@ impl Backend {
 }
 
 crate::named_choice!(Backend, "backend");
+
+/// The backend a run of the strategy `asked` (`None`: the problem's default) gets on
+/// `backend`, where `on_gpu` says whether the strategy runs on a GPU: a CPU strategy under
+/// `auto` runs on the CPU, and a GPU strategy asked for by name has no CPU to fall back to.
+/// A strategy asked for on the other backend is invalid input naming it.
+pub fn backend_for<S: std::fmt::Display + Copy>(
+    asked: Option<S>,
+    on_gpu: impl Fn(S) -> bool,
+    backend: Backend,
+) -> crate::Result<Backend> {
+    let Some(strategy) = asked else {
+        return Ok(backend);
+    };
+    match (on_gpu(strategy), backend) {
+        (false, Backend::Cuda) => Err(crate::Error::InvalidInput(format!(
+            "strategy {strategy} runs on the CPU, not on a GPU"
+        ))),
+        (true, Backend::Cpu) => Err(crate::Error::InvalidInput(format!(
+            "strategy {strategy} runs on a GPU, not on the CPU"
+        ))),
+        (false, _) => Ok(Backend::Cpu),
+        (true, _) => Ok(Backend::Cuda),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_named_strategy_picks_its_backend_and_refuses_the_other() {
+        let gpu = |s: &'static str| s == "tiles";
+        assert_eq!(
+            backend_for(None, gpu, Backend::Auto).unwrap(),
+            Backend::Auto
+        );
+        assert_eq!(
+            backend_for(Some("tiles"), gpu, Backend::Auto).unwrap(),
+            Backend::Cuda
+        );
+        assert_eq!(
+            backend_for(Some("serial"), gpu, Backend::Auto).unwrap(),
+            Backend::Cpu
+        );
+        let refused = backend_for(Some("serial"), gpu, Backend::Cuda).unwrap_err();
+        assert_eq!(
+            refused.message(),
+            "strategy serial runs on the CPU, not on a GPU"
+        );
+        assert!(backend_for(Some("tiles"), gpu, Backend::Cpu).is_err());
+        assert_eq!(
+            Backend::ALL.map(|b| b.to_string().parse::<Backend>().unwrap()),
+            Backend::ALL
+        );
+    }
+}

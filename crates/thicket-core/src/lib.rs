@@ -14,7 +14,7 @@ pub mod progress;
 pub mod report;
 pub mod splitmix;
 
-pub use backend::Backend;
+pub use backend::{backend_for, Backend};
 pub use cpu::{cpu_path, CpuPath};
 pub use error::{Error, Result};
 pub use files::{write_atomically, write_atomically_with};

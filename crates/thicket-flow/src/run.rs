@@ -133,17 +133,7 @@ pub struct FlowRun {
 
 /// The backend [`benchmark_kernel`] gets for `asked` on `backend`.
 fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
-    match (asked, backend) {
-        (Some(s), Backend::Cuda) if !s.is_gpu() => Err(Error::InvalidInput(format!(
-            "strategy {s} runs on the CPU, not on a GPU"
-        ))),
-        (Some(s), Backend::Cpu) if s.is_gpu() => Err(Error::InvalidInput(format!(
-            "strategy {s} runs on a GPU, not on the CPU"
-        ))),
-        (Some(s), Backend::Auto) if !s.is_gpu() => Ok(Backend::Cpu),
-        (Some(_), Backend::Auto) => Ok(Backend::Cuda),
-        _ => Ok(backend),
-    }
+    thicket_core::backend_for(asked, Strategy::is_gpu, backend)
 }
 
 /// Finds a maximum flow of `network` as `options` ask, and checks it: a flow that fails the

@@ -195,17 +195,7 @@ fn resolve(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Resul
             )));
         }
     }
-    match (asked, backend) {
-        (Some(s), Backend::Cuda) if !s.is_gpu() => Err(Error::InvalidInput(format!(
-            "strategy {s} runs on the CPU, not on a GPU"
-        ))),
-        (Some(s), Backend::Cpu) if s.is_gpu() => Err(Error::InvalidInput(format!(
-            "strategy {s} runs on a GPU, not on the CPU"
-        ))),
-        (Some(s), Backend::Auto) if !s.is_gpu() => Ok(Backend::Cpu),
-        (Some(_), Backend::Auto) => Ok(Backend::Cuda),
-        _ => Ok(backend),
-    }
+    thicket_core::backend_for(asked, Strategy::is_gpu, backend)
 }
 
 /// Searches `loaded` from `sources` (0-based ids) as `options` ask.

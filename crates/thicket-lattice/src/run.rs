@@ -136,18 +136,7 @@ pub fn lattice_nodes(steps: usize) -> u64 {
 /// The strategy that runs on `backend` when `asked`, and the backend to hand
 /// [`benchmark_kernel`] (a CPU strategy under `auto` runs on the CPU).
 fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
-    match (asked, backend) {
-        (Some(s), Backend::Cuda) if !s.is_gpu() => Err(Error::InvalidInput(format!(
-            "strategy {s} runs on the CPU, not on a GPU"
-        ))),
-        (Some(s), Backend::Cpu) if s.is_gpu() => Err(Error::InvalidInput(format!(
-            "strategy {s} runs on a GPU, not on the CPU"
-        ))),
-        (Some(s), Backend::Auto) if !s.is_gpu() => Ok(Backend::Cpu),
-        // A GPU strategy asked for by name has no CPU to fall back to.
-        (Some(_), Backend::Auto) => Ok(Backend::Cuda),
-        _ => Ok(backend),
-    }
+    thicket_core::backend_for(asked, Strategy::is_gpu, backend)
 }
 
 /// The strategy a run on `backend` uses.

@@ -2,10 +2,10 @@
 //! case on stderr and the table (or JSON) at the end, and writes the files asked for after
 //! every case, so that an interrupted bench keeps what it measured.
 
+use thicket_bench::perm::BenchOptions;
+use thicket_bench::queens::strategies::StrategyBenchOptions;
+use thicket_bench::queens::CpuBenchOptions;
 use thicket_core::Result;
-use thicket_perm::bench::BenchOptions;
-use thicket_queens::bench::strategies::StrategyBenchOptions;
-use thicket_queens::bench::CpuBenchOptions;
 use thicket_run::bench::{pretty_json, AfterCase, Report};
 
 use crate::cli::{
@@ -26,7 +26,7 @@ pub fn queens(args: &BenchQueensArgs) -> Result<()> {
             device: args.device,
         };
         return report(&args.outputs, |after| {
-            thicket_queens::bench::strategies::bench(&options, after)
+            thicket_bench::queens::strategies::bench(&options, after)
         });
     }
     let options = CpuBenchOptions {
@@ -36,7 +36,7 @@ pub fn queens(args: &BenchQueensArgs) -> Result<()> {
         baseline: !args.no_baseline,
     };
     report(&args.outputs, |after| {
-        thicket_queens::bench::bench_cpu(&options, after)
+        thicket_bench::queens::bench_cpu(&options, after)
     })
 }
 
@@ -54,13 +54,13 @@ pub fn perm(args: &BenchPermArgs) -> Result<()> {
         d_cpu: args.d_cpu.as_ref().map(|d| d.0.clone()),
     };
     report(&args.outputs, |after| {
-        thicket_perm::bench::bench(&options, after)
+        thicket_bench::perm::bench(&options, after)
     })
 }
 
 /// `thicket bench lookback`.
 pub fn lookback(args: &BenchLookbackArgs) -> Result<()> {
-    let options = thicket_lattice::bench::LookbackBenchOptions {
+    let options = thicket_bench::lattice::LookbackBenchOptions {
         steps: args.steps.0.clone(),
         strategies: args.strategies.clone(),
         precisions: args.precisions.clone(),
@@ -75,13 +75,13 @@ pub fn lookback(args: &BenchLookbackArgs) -> Result<()> {
         device: args.device,
     };
     report(&args.outputs, |after| {
-        thicket_lattice::bench::bench(&options, after)
+        thicket_bench::lattice::bench(&options, after)
     })
 }
 
 /// `thicket bench maxflow`.
 pub fn maxflow(args: &BenchMaxflowArgs) -> Result<()> {
-    let options = thicket_flow::bench::MaxflowBenchOptions {
+    let options = thicket_bench::flow::MaxflowBenchOptions {
         family: args.family,
         vertices: args.vertices.iter().map(|&v| v as usize).collect(),
         degree: args.degree,
@@ -92,13 +92,13 @@ pub fn maxflow(args: &BenchMaxflowArgs) -> Result<()> {
         device: args.device,
     };
     report(&args.outputs, |after| {
-        thicket_flow::bench::bench(&options, after)
+        thicket_bench::flow::bench(&options, after)
     })
 }
 
 /// `thicket bench bfs`.
 pub fn bfs(args: &BenchBfsArgs) -> Result<()> {
-    use thicket_graph::bench::{BfsBenchOptions, Experiment};
+    use thicket_bench::graph::{BfsBenchOptions, Experiment};
     use thicket_graph::Strategy;
     let strategies = match (&args.strategies, args.thesis) {
         (Some(strategies), _) => strategies.clone(),
@@ -130,7 +130,7 @@ pub fn bfs(args: &BenchBfsArgs) -> Result<()> {
         seed: args.seed,
     };
     report(&args.outputs, |after| {
-        thicket_graph::bench::bench(&options, after)
+        thicket_bench::graph::bench(&options, after)
     })
 }
 
@@ -142,7 +142,7 @@ pub fn schedule(args: &BenchScheduleArgs) -> Result<()> {
             args.time_limit
         )));
     }
-    let options = thicket_schedule::bench::ScheduleBenchOptions {
+    let options = thicket_bench::schedule::ScheduleBenchOptions {
         swarms: args.swarms.clone(),
         machines: args.machines.clone(),
         tasks: args.tasks.clone(),
@@ -159,7 +159,7 @@ pub fn schedule(args: &BenchScheduleArgs) -> Result<()> {
         device: args.device,
     };
     report(&args.outputs, |after| {
-        thicket_schedule::bench::bench(&options, after)
+        thicket_bench::schedule::bench(&options, after)
     })
 }
 

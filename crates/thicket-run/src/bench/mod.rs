@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use thicket_core::Result;
+use thicket_core::{Error, Result};
 
 pub use output::{pretty_json, write_file, AfterCase, Outputs, Rendered, Report};
 pub use table::{cell, distinct, series_by, Align, Table};
@@ -28,6 +28,62 @@ pub fn growth(history: &[f64]) -> f64 {
 /// before the first).
 pub fn predict_next(history: &[f64]) -> Option<f64> {
     history.last().map(|last| last * growth(history))
+}
+
+/// How one case of a bench ended: typed, so that a bench branches on what happened and never
+/// on the words of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<T> {
+    /// The case ran and measured this.
+    Ran(T),
+    /// The case was not run on purpose: predicted past the time cap, or too large for the
+    /// device or strategy ([`Error::TooLarge`]); the note says why.
+    Skipped(String),
+    /// The backend cannot run here (no GPU, no driver: [`Error::Unavailable`]).
+    Unavailable(String),
+    /// The case failed: a bench that meets one reports it and fails as a whole.
+    Failed(String),
+}
+
+impl<T> Outcome<T> {
+    /// The outcome of a case that ran into `error`: too large is skipped, unavailable is
+    /// unavailable, anything else failed.
+    pub fn from_error(error: Error) -> Outcome<T> {
+        match error {
+            Error::TooLarge(why) => Outcome::Skipped(why),
+            Error::Unavailable(why) => Outcome::Unavailable(why),
+            other => Outcome::Failed(other.to_string()),
+        }
+    }
+
+    /// The outcome of `result`: what it measured, or [`Outcome::from_error`].
+    pub fn of(result: Result<T>) -> Outcome<T> {
+        result.map_or_else(Outcome::from_error, Outcome::Ran)
+    }
+
+    /// What a table cell or a row's note says of a case that did not run (`skipped: why`,
+    /// `unavailable: why`, `failed: why`); `None` for a case that ran.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Outcome::Ran(_) => None,
+            Outcome::Skipped(why) => Some(format!("skipped: {why}")),
+            Outcome::Unavailable(why) => Some(format!("unavailable: {why}")),
+            Outcome::Failed(why) => Some(format!("failed: {why}")),
+        }
+    }
+
+    /// Whether the case failed.
+    pub fn failed(&self) -> bool {
+        matches!(self, Outcome::Failed(_))
+    }
+
+    /// What the case measured, if it ran.
+    pub fn ran(&self) -> Option<&T> {
+        match self {
+            Outcome::Ran(value) => Some(value),
+            _ => None,
+        }
+    }
 }
 
 /// Whether a [`Sweep`] runs its next size.
@@ -276,6 +332,18 @@ pub fn measurement_csv(rows: &[Measurement]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outcomes_come_from_typed_errors_not_from_their_words() {
+        let too_large = Outcome::<f64>::from_error(Error::TooLarge("a graph of 9 GiB".into()));
+        assert_eq!(too_large.note().unwrap(), "skipped: a graph of 9 GiB");
+        // A GPU failure whose words say "does not fit" is still a failure.
+        let failed = Outcome::<f64>::of(Err(Error::Gpu("fast_bfs does not fit on an SM".into())));
+        assert!(failed.failed());
+        let none = Outcome::<f64>::of(Err(Error::Unavailable("no driver".into())));
+        assert_eq!(none, Outcome::Unavailable("no driver".into()));
+        assert_eq!(Outcome::of(Ok(1.5)).ran(), Some(&1.5));
+    }
 
     #[test]
     fn measure_keeps_best_and_median_and_verification() {

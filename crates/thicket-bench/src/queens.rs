@@ -1,0 +1,3 @@
+//! `thicket bench` for this problem (moving here from the solver crate).
+
+pub use thicket_queens::bench::*;
