@@ -71,7 +71,7 @@ pub enum Command {
     /// Show a ledger's progress, rate and ETA.
     Status(LedgerArgs),
     /// Recompute random finished batches of a ledger with an independent algorithm and
-    /// compare; a corrupt ledger fails with exit code 1.
+    /// compare; a corrupt ledger fails with exit code 3.
     Verify(VerifyArgs),
     /// Combine the shard ledgers of one run into its counts; refuses overlapping, foreign or
     /// missing shards.

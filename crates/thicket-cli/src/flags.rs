@@ -73,7 +73,7 @@ pub struct TrialArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub trials: u32,
     /// Check the answer against an independent reference (published counts, a proven
-    /// optimum); a wrong answer exits with code 1, an input without a reference with code 2.
+    /// optimum); a wrong answer exits with code 3, an input without a reference with code 2.
     #[arg(long)]
     pub verify: bool,
 }

@@ -140,7 +140,7 @@ fn verify_catches_a_corrupt_entry() {
     let caught = thicket(&["verify", ledger, "--sample", "1"]);
     assert_eq!(
         caught.status.code(),
-        Some(1),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&caught.stderr)
     );
@@ -157,7 +157,7 @@ fn verify_catches_a_corrupt_entry() {
     )
     .unwrap();
     let caught = thicket(&["verify", ledger, "--sample", "100"]);
-    assert_eq!(caught.status.code(), Some(1));
+    assert_eq!(caught.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&caught.stderr).contains("batch 5"));
 }
 

@@ -24,7 +24,8 @@ pub enum Error {
     /// A count or cost left the range of its integer type; exit code 1.
     #[error("arithmetic overflow: {0}")]
     Overflow(String),
-    /// A self-check found a wrong result; exit code 1.
+    /// A verification found a wrong answer (a result that differs from its independent
+    /// reference, a corrupt record); exit code 3.
     #[error("verification failed: {0}")]
     Verification(String),
     /// The run ledger could not be read or written; exit code 1.
@@ -36,10 +37,12 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code for this error: 2 for bad input, 1 for everything else.
+    /// The process exit code for this error: 2 for bad input, 3 for a verification that
+    /// found a wrong answer, 1 for a run that failed (everything else).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::InvalidInput(_) => 2,
+            Error::Verification(_) => 3,
             _ => 1,
         }
     }
@@ -108,5 +111,6 @@ mod tests {
         assert_eq!(Error::InvalidInput("n".into()).exit_code(), 2);
         assert_eq!(Error::Unavailable("no gpu".into()).exit_code(), 1);
         assert_eq!(Error::Overflow("sum".into()).exit_code(), 1);
+        assert_eq!(Error::Verification("wrong count".into()).exit_code(), 3);
     }
 }

@@ -69,9 +69,16 @@ pub fn verify(
     sample_size: usize,
     seed: u64,
 ) -> Result<Verification> {
+    if sample_size == 0 {
+        return Err(Error::InvalidInput(format!(
+            "{}: a sample of 0 batches checks nothing; ask for at least 1",
+            ledger.path().display()
+        )));
+    }
     if ledger.spec().problem != plan.spec() {
         return Err(Error::InvalidInput(format!(
-            "'{}' does not describe this version's batches ('{}')",
+            "{}: '{}' does not describe this version's batches ('{}')",
+            ledger.path().display(),
             ledger.spec().problem,
             plan.spec()
         )));
@@ -100,7 +107,8 @@ pub fn verify(
     report.recounted_by.sort_unstable();
     match mismatches.first() {
         Some((id, what)) => Err(Error::Verification(format!(
-            "batch {id}: {what} ({} of {} sampled batches differ)",
+            "{}: batch {id}: {what} ({} of {} sampled batches differ)",
+            ledger.path().display(),
             mismatches.len(),
             report.checked.len()
         ))),

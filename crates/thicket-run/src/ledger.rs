@@ -7,11 +7,18 @@
 //! that computed it, and a problem's own detail (e.g. the best tour an ATSP subtree held).
 //! Killing the process at any moment loses at most the batches in flight; running the same
 //! command again skips what is recorded. A ledger made for other parameters is refused.
+//!
+//! A ledger knows what it is: its SQLite header carries thicket's `application_id` and the
+//! schema version (`user_version`), so any other SQLite file is refused before a byte of it
+//! is written; a ledger whose batches lie outside its plan is refused as altered; one run
+//! holds a ledger at a time (an exclusive advisory lock on the file, the holder noted inside);
+//! `status`, `verify` and `merge` open it read-only. Every message names the file.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use thicket_core::{Error, Result};
 
@@ -98,14 +105,135 @@ impl BatchRecord {
     }
 }
 
+/// The SQLite `application_id` of a thicket ledger (`THKL`).
+pub const APPLICATION_ID: i32 = 0x5448_4B4C;
+/// The ledger schema this version writes and reads (SQLite `user_version`).
+pub const SCHEMA_VERSION: i32 = 1;
+/// The tables of a ledger; a file without an `application_id` is taken as a ledger made before
+/// ledgers carried one only if it holds these tables and no others.
+const TABLES: [&str; 3] = ["batches", "details", "meta"];
+
 /// An open ledger file.
 pub struct Ledger {
+    // Declared before `lock` so that it closes first: closing another descriptor of the file
+    // while SQLite holds its locks would drop them (POSIX advisory-lock semantics).
     conn: Connection,
     spec: LedgerSpec,
+    path: PathBuf,
+    /// The file held with an exclusive advisory lock while a run writes (`None` read-only).
+    _lock: Option<File>,
 }
 
 fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
     move |e| Error::Ledger(format!("{}: {e}", path.display()))
+}
+
+/// What a SQLite file is, read from its header and schema without writing.
+enum Identity {
+    /// No tables yet (a new or empty file): a run may make it a ledger.
+    Empty,
+    /// A thicket ledger.
+    Ledger,
+}
+
+/// What the file open as `conn` is; another program's SQLite file, or a ledger of a newer
+/// schema, is invalid input naming `path` and why.
+fn identify(conn: &Connection, path: &Path) -> Result<Identity> {
+    let err = not_a_ledger(path);
+    let application_id: i32 = conn
+        .pragma_query_value(None, "application_id", |row| row.get(0))
+        .map_err(&err)?;
+    let version: i32 = conn
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .map_err(&err)?;
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .map_err(&err)?;
+    let tables = stmt
+        .query_map([], |row| row.get::<_, String>(0))
+        .map_err(&err)?
+        .collect::<rusqlite::Result<Vec<String>>>()
+        .map_err(&err)?;
+    let refuse = |why: String| {
+        Err(Error::InvalidInput(format!(
+            "{} is not a thicket ledger ({why}); name a new file or a ledger of this run",
+            path.display()
+        )))
+    };
+    match application_id {
+        APPLICATION_ID if version > SCHEMA_VERSION => Err(Error::InvalidInput(format!(
+            "{} is a ledger of schema {version}, newer than this thicket's {SCHEMA_VERSION}",
+            path.display()
+        ))),
+        APPLICATION_ID => Ok(Identity::Ledger),
+        0 if tables.is_empty() => Ok(Identity::Empty),
+        0 if tables.iter().all(|t| TABLES.contains(&t.as_str())) => Ok(Identity::Ledger),
+        0 => refuse(format!(
+            "it holds the tables {}",
+            short_list(&tables, 5).join(", ")
+        )),
+        other => refuse(format!("its SQLite application_id is {other:#x}")),
+    }
+}
+
+/// The first `most` of `names`, each cut to 40 characters, and how many more there are.
+fn short_list(names: &[String], most: usize) -> Vec<String> {
+    let mut shown: Vec<String> = names
+        .iter()
+        .take(most)
+        .map(|n| n.chars().take(40).collect())
+        .collect();
+    if names.len() > most {
+        shown.push(format!("{} more", names.len() - most));
+    }
+    shown
+}
+
+/// The error of a file SQLite cannot read as a database: bad input naming the file.
+fn not_a_ledger(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
+    move |e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => Error::InvalidInput(format!(
+            "{} is not a thicket ledger (not a SQLite file)",
+            path.display()
+        )),
+        _ => Error::Ledger(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Opens `path` read-only, writing nothing (no journal switch, no lock file): for files that
+/// are only read (`status`, `verify`, `merge`) and for checking a file before a run writes it.
+fn connect_read_only(path: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(db_error(path))?;
+    conn.busy_timeout(LOCK_WAIT).map_err(db_error(path))?;
+    Ok(conn)
+}
+
+/// Takes the exclusive advisory lock of a run on `path` (created if missing), or says which
+/// run holds it.
+fn lock_for_a_run(path: &Path) -> Result<File> {
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| Error::file(path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = connect_read_only(path)
+                .ok()
+                .and_then(|conn| read_meta(&conn, "holder").ok().flatten())
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default();
+            Err(Error::Ledger(format!(
+                "{} is in use by another run{holder}; wait for it or name another ledger",
+                path.display()
+            )))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::file(path, e)),
+    }
 }
 
 /// How long a connection waits for another process's lock on the ledger (a `thicket status`
@@ -123,10 +251,22 @@ fn connect(path: &Path) -> Result<Connection> {
 }
 
 impl Ledger {
-    /// Opens the ledger at `path` for `spec`, creating it if it does not exist; refuses a
-    /// ledger made for anything else.
+    /// Opens the ledger at `path` for a run of `spec`, creating it if it does not exist, and
+    /// holds it until dropped; refuses, without writing to it, a file that is not a thicket
+    /// ledger, a ledger made for anything else or altered, and a ledger another run holds.
     pub fn open_or_create(path: &Path, spec: &LedgerSpec) -> Result<Ledger> {
         let err = db_error(path);
+        let existing = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
+        if existing {
+            let conn = connect_read_only(path)?;
+            if let Identity::Ledger = identify(&conn, path)? {
+                if let Some(stored) = read_spec(&conn).map_err(&err)? {
+                    check_same_run(path, &stored, spec)?;
+                    check_plan(&conn, path, &stored)?;
+                }
+            }
+        }
+        let lock = lock_for_a_run(path)?;
         let conn = connect(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(&err)?;
@@ -141,46 +281,64 @@ impl Ledger {
              CREATE TABLE IF NOT EXISTS details (id INTEGER PRIMARY KEY, detail TEXT NOT NULL);",
         )
         .map_err(&err)?;
+        // Checked again under the lock: another run may have made the file a ledger meanwhile.
+        identify(&conn, path)?;
         let stored = read_spec(&conn).map_err(&err)?;
         match stored {
-            Some(stored) if stored != *spec => {
-                return Err(Error::InvalidInput(format!(
-                    "{} was made for '{}' ({} batches, shard {}/{}), not for '{}' ({} batches, \
-                     shard {}/{}); use another ledger file",
-                    path.display(),
-                    stored.problem,
-                    stored.batches,
-                    stored.shard.0,
-                    stored.shard.1,
-                    spec.problem,
-                    spec.batches,
-                    spec.shard.0,
-                    spec.shard.1
-                )))
+            Some(stored) => {
+                check_same_run(path, &stored, spec)?;
+                check_plan(&conn, path, &stored)?;
             }
-            Some(_) => {}
             None => write_spec(&conn, spec).map_err(&err)?,
         }
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(&err)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(&err)?;
+        let holder = format!("process {}", std::process::id());
+        conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('holder', ?1)",
+            [holder],
+        )
+        .map_err(&err)?;
         Ok(Ledger {
             conn,
             spec: spec.clone(),
+            path: path.to_owned(),
+            _lock: Some(lock),
         })
     }
 
-    /// Opens an existing ledger, whatever it was made for.
+    /// Opens an existing ledger read-only, whatever run it was made for, writing nothing to it
+    /// (`status`, `verify`, `merge`); refuses a file that is not a thicket ledger and a ledger
+    /// whose batches lie outside its plan.
     pub fn open_existing(path: &Path) -> Result<Ledger> {
-        if !path.exists() {
-            return Err(Error::InvalidInput(format!(
-                "{}: no such ledger",
-                path.display()
-            )));
-        }
+        std::fs::metadata(path)
+            .map_err(|e| Error::InvalidInput(format!("{}: {}", path.display(), io_reason(&e))))?;
         let err = db_error(path);
-        let conn = connect(path)?;
+        let conn = connect_read_only(path)?;
+        identify(&conn, path)?;
         let spec = read_spec(&conn).map_err(&err)?.ok_or_else(|| {
             Error::InvalidInput(format!("{} is not a thicket ledger", path.display()))
         })?;
-        Ok(Ledger { conn, spec })
+        check_plan(&conn, path, &spec)?;
+        Ok(Ledger {
+            conn,
+            spec,
+            path: path.to_owned(),
+            _lock: None,
+        })
+    }
+
+    /// The ledger's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A ledger error naming the file.
+    fn error(&self, doing: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
+        let doing = doing.to_owned();
+        move |e| Error::Ledger(format!("{}: {doing}: {e}", self.path.display()))
     }
 
     /// What the ledger is for.
@@ -190,25 +348,22 @@ impl Ledger {
 
     /// The numbers of the batches already recorded.
     pub fn finished(&self) -> Result<BTreeSet<u64>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id FROM batches")
-            .map_err(|e| Error::Ledger(e.to_string()))?;
+        let err = self.error("reading the finished batches");
+        let mut stmt = self.conn.prepare("SELECT id FROM batches").map_err(&err)?;
         let ids = stmt
             .query_map([], |row| row.get::<_, i64>(0))
-            .map_err(|e| Error::Ledger(e.to_string()))?
+            .map_err(&err)?
             .map(|id| id.map(|id| id as u64))
             .collect::<rusqlite::Result<BTreeSet<u64>>>()
-            .map_err(|e| Error::Ledger(e.to_string()))?;
+            .map_err(&err)?;
         Ok(ids)
     }
 
     /// Commits one finished batch, with its detail if it has one, in one transaction, so that
     /// neither is ever recorded without the other.
     pub fn record(&self, batch: &BatchRecord) -> Result<()> {
-        let failed =
-            |e: rusqlite::Error| Error::Ledger(format!("recording batch {}: {e}", batch.id));
-        let transaction = self.conn.unchecked_transaction().map_err(failed)?;
+        let failed = self.error(&format!("recording batch {}", batch.id));
+        let transaction = self.conn.unchecked_transaction().map_err(&failed)?;
         transaction
             .execute(
                 "INSERT INTO batches (id, count, mod13, mod15, backend, device, seconds)
@@ -223,28 +378,29 @@ impl Ledger {
                     batch.seconds
                 ],
             )
-            .map_err(failed)?;
+            .map_err(&failed)?;
         if let Some(detail) = &batch.detail {
             transaction
                 .execute(
                     "INSERT INTO details (id, detail) VALUES (?1, ?2)",
                     params![batch.id as i64, detail],
                 )
-                .map_err(failed)?;
+                .map_err(&failed)?;
         }
-        transaction.commit().map_err(failed)
+        transaction.commit().map_err(&failed)
     }
 
     /// Every recorded batch, in order. A count that is not a number is an error; check values
     /// are returned as stored (see [`BatchRecord::is_consistent`]).
     pub fn batches(&self) -> Result<Vec<BatchRecord>> {
+        let err = self.error("reading the batches");
         let mut stmt = self
             .conn
             .prepare(
                 "SELECT b.id, b.count, b.mod13, b.mod15, b.backend, b.device, b.seconds, d.detail
                  FROM batches b LEFT JOIN details d ON d.id = b.id ORDER BY b.id",
             )
-            .map_err(|e| Error::Ledger(e.to_string()))?;
+            .map_err(&err)?;
         let rows = stmt
             .query_map([], |row| {
                 Ok((
@@ -258,14 +414,15 @@ impl Ledger {
                     row.get::<_, Option<String>>(7)?,
                 ))
             })
-            .map_err(|e| Error::Ledger(e.to_string()))?;
+            .map_err(&err)?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, count, mod13, mod15, backend, device, seconds, detail) =
-                row.map_err(|e| Error::Ledger(e.to_string()))?;
+            let (id, count, mod13, mod15, backend, device, seconds, detail) = row.map_err(&err)?;
             let count: u128 = count.parse().map_err(|_| {
+                let shown: String = count.chars().take(40).collect();
                 Error::Verification(format!(
-                    "batch {id}: stored count '{count}' is not a number"
+                    "{}: batch {id}: stored count '{shown}' is not a number",
+                    self.path.display()
                 ))
             })?;
             out.push(BatchRecord {
@@ -286,13 +443,19 @@ impl Ledger {
     /// every batch of the shard is there.
     pub fn checked_total(&self) -> Result<u128> {
         let batches = self.batches()?;
-        let missing = self.spec.owned().count() - batches.len();
+        let missing = self.spec.owned().count().saturating_sub(batches.len());
         if missing > 0 {
             return Err(Error::InvalidInput(format!(
-                "the ledger is incomplete: {missing} batches missing"
+                "{} is incomplete: {missing} batch{} of {} missing",
+                self.path.display(),
+                if missing == 1 { "" } else { "es" },
+                self.spec.owned().count()
             )));
         }
-        sum_checked(&batches)
+        sum_checked(&batches).map_err(|e| match e {
+            Error::Verification(m) => Error::Verification(format!("{}: {m}", self.path.display())),
+            other => other,
+        })
     }
 }
 
@@ -310,6 +473,67 @@ pub fn sum_checked(batches: &[BatchRecord]) -> Result<u128> {
     })
 }
 
+/// Refuses to run `spec` on a ledger made for `stored`.
+fn check_same_run(path: &Path, stored: &LedgerSpec, spec: &LedgerSpec) -> Result<()> {
+    if stored == spec {
+        return Ok(());
+    }
+    Err(Error::InvalidInput(format!(
+        "{} was made for '{}' ({} batches, shard {}/{}), not for '{}' ({} batches, \
+         shard {}/{}); use another ledger file",
+        path.display(),
+        stored.problem,
+        stored.batches,
+        stored.shard.0,
+        stored.shard.1,
+        spec.problem,
+        spec.batches,
+        spec.shard.0,
+        spec.shard.1
+    )))
+}
+
+/// Refuses a ledger holding a batch its plan does not have (a number past the plan's
+/// batches or of another shard): such a file was altered, and any total from it is wrong.
+fn check_plan(conn: &Connection, path: &Path, spec: &LedgerSpec) -> Result<()> {
+    let (index, count) = (spec.shard.0 as i64, spec.shard.1 as i64);
+    let stray: Option<i64> = conn
+        .query_row(
+            "SELECT id FROM batches WHERE id < 0 OR id >= ?1 OR id % ?2 != ?3 LIMIT 1",
+            params![spec.batches as i64, count.max(1), index],
+            |row| row.get(0),
+        )
+        .optional()
+        .map_err(db_error(path))?;
+    match stray {
+        None => Ok(()),
+        Some(id) => Err(Error::InvalidInput(format!(
+            "{} holds batch {id}, outside its plan of {} batches (shard {}/{}): the ledger was \
+             altered",
+            path.display(),
+            spec.batches,
+            spec.shard.0,
+            spec.shard.1
+        ))),
+    }
+}
+
+/// Why reading a file failed, in the words of the operating system (no error code).
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such ledger".into(),
+        _ => error.to_string(),
+    }
+}
+
+/// The `meta` value of `key`, if the file has one.
+fn read_meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+        row.get(0)
+    })
+    .optional()
+}
+
 fn read_spec(conn: &Connection) -> rusqlite::Result<Option<LedgerSpec>> {
     // A file whose creation was cut short (or any other SQLite file) has no meta table.
     let has_meta: bool = conn.query_row(
@@ -320,12 +544,7 @@ fn read_spec(conn: &Connection) -> rusqlite::Result<Option<LedgerSpec>> {
     if !has_meta {
         return Ok(None);
     }
-    let get = |key: &str| -> rusqlite::Result<Option<String>> {
-        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
-            row.get(0)
-        })
-        .optional()
-    };
+    let get = |key: &str| read_meta(conn, key);
     let (Some(problem), Some(batches), Some(shard), input) = (
         get("problem")?,
         get("batches")?,
@@ -337,7 +556,8 @@ fn read_spec(conn: &Connection) -> rusqlite::Result<Option<LedgerSpec>> {
     let parse = |text: &str| text.parse::<u64>().ok();
     let shard = shard
         .split_once('/')
-        .and_then(|(i, k)| Some((parse(i)?, parse(k)?)));
+        .and_then(|(i, k)| Some((parse(i)?, parse(k)?)))
+        .filter(|&(i, k)| k > 0 && i < k);
     Ok(match (parse(&batches), shard) {
         (Some(batches), Some(shard)) => Some(LedgerSpec {
             problem,
@@ -488,6 +708,105 @@ mod tests {
         assert!(refused.contains("is not a thicket ledger"), "{refused}");
         Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
         assert_eq!(Ledger::open_existing(&path).unwrap().spec(), &spec((0, 1)));
+    }
+
+    /// Another program's SQLite file is refused, and left byte for byte as it was.
+    #[test]
+    fn a_foreign_database_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("foreign.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');")
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        for refused in [
+            Ledger::open_or_create(&path, &spec((0, 1))).err().unwrap(),
+            Ledger::open_existing(&path).err().unwrap(),
+        ] {
+            assert_eq!(refused.exit_code(), 2, "{refused}");
+            assert!(refused
+                .to_string()
+                .contains("foreign.db is not a thicket ledger"));
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let text = dir.path().join("notes.txt");
+        std::fs::write(&text, "not a database at all, just some words in a file").unwrap();
+        let refused = Ledger::open_or_create(&text, &spec((0, 1))).err().unwrap();
+        assert!(
+            refused.to_string().contains("not a SQLite file"),
+            "{refused}"
+        );
+        assert_eq!(refused.exit_code(), 2);
+    }
+
+    /// One run holds a ledger at a time; the second is told at once, naming the file.
+    #[test]
+    fn a_second_run_on_a_held_ledger_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("held.db");
+        let first = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
+        let refused = Ledger::open_or_create(&path, &spec((0, 1))).err().unwrap();
+        let message = refused.to_string();
+        assert!(
+            message.contains("held.db is in use by another run"),
+            "{message}"
+        );
+        assert!(message.contains(&format!("process {}", std::process::id())));
+        assert_eq!(refused.exit_code(), 1);
+        // Reading it meanwhile is fine.
+        assert_eq!(Ledger::open_existing(&path).unwrap().spec(), first.spec());
+        drop(first);
+        Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
+    }
+
+    /// A batch numbered outside the plan means the file was altered: refused by every opener.
+    #[test]
+    fn a_batch_outside_the_plan_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("altered.db");
+        drop(Ledger::open_or_create(&path, &spec((0, 1))).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .execute(
+                "INSERT INTO batches (id, count, mod13, mod15, backend, device, seconds)
+                 VALUES (12, '1', 1, 1, 'cpu', 'x', 0)",
+                [],
+            )
+            .unwrap();
+        for refused in [
+            Ledger::open_existing(&path).err().unwrap(),
+            Ledger::open_or_create(&path, &spec((0, 1))).err().unwrap(),
+        ] {
+            let message = refused.to_string();
+            assert!(
+                message.contains("altered.db holds batch 12, outside its plan"),
+                "{message}"
+            );
+        }
+    }
+
+    /// Reading a ledger writes nothing to it.
+    #[test]
+    fn reading_a_ledger_leaves_it_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("read.db");
+        {
+            let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
+            ledger
+                .record(&BatchRecord::new(1, 5, "cpu", "test", 0.1))
+                .unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let ledger = Ledger::open_existing(&path).unwrap();
+        assert_eq!(ledger.batches().unwrap().len(), 1);
+        assert!(ledger
+            .checked_total()
+            .unwrap_err()
+            .to_string()
+            .contains("read.db is incomplete"));
+        drop(ledger);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
     }
 
     #[test]
