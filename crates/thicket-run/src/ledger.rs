@@ -272,35 +272,42 @@ impl Ledger {
             .map_err(&err)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(&err)?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-             CREATE TABLE IF NOT EXISTS batches (
-                 id INTEGER PRIMARY KEY, count TEXT NOT NULL, mod13 INTEGER NOT NULL,
-                 mod15 INTEGER NOT NULL, backend TEXT NOT NULL, device TEXT NOT NULL,
-                 seconds REAL NOT NULL, finished_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
-             CREATE TABLE IF NOT EXISTS details (id INTEGER PRIMARY KEY, detail TEXT NOT NULL);",
-        )
-        .map_err(&err)?;
-        // Checked again under the lock: another run may have made the file a ledger meanwhile.
+        // Checked again under the lock: another program may have written the file meanwhile.
         identify(&conn, path)?;
-        let stored = read_spec(&conn).map_err(&err)?;
-        match stored {
+        // The tables, the spec and the identity in one transaction: a run killed at any moment
+        // leaves a ledger whole or no ledger at all.
+        let transaction = conn.unchecked_transaction().map_err(&err)?;
+        transaction
+            .execute_batch(
+                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                 CREATE TABLE IF NOT EXISTS batches (
+                     id INTEGER PRIMARY KEY, count TEXT NOT NULL, mod13 INTEGER NOT NULL,
+                     mod15 INTEGER NOT NULL, backend TEXT NOT NULL, device TEXT NOT NULL,
+                     seconds REAL NOT NULL, finished_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+                 CREATE TABLE IF NOT EXISTS details (id INTEGER PRIMARY KEY, detail TEXT NOT NULL);",
+            )
+            .map_err(&err)?;
+        match read_spec(&transaction).map_err(&err)? {
             Some(stored) => {
                 check_same_run(path, &stored, spec)?;
-                check_plan(&conn, path, &stored)?;
+                check_plan(&transaction, path, &stored)?;
             }
-            None => write_spec(&conn, spec).map_err(&err)?,
+            None => write_spec(&transaction, spec).map_err(&err)?,
         }
-        conn.pragma_update(None, "application_id", APPLICATION_ID)
+        transaction
+            .pragma_update(None, "application_id", APPLICATION_ID)
             .map_err(&err)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+        transaction
+            .pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(&err)?;
         let holder = format!("process {}", std::process::id());
-        conn.execute(
-            "INSERT OR REPLACE INTO meta (key, value) VALUES ('holder', ?1)",
-            [holder],
-        )
-        .map_err(&err)?;
+        transaction
+            .execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('holder', ?1)",
+                [holder],
+            )
+            .map_err(&err)?;
+        transaction.commit().map_err(&err)?;
         Ok(Ledger {
             conn,
             spec: spec.clone(),
