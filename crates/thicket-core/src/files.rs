@@ -1,18 +1,22 @@
 //! Output files that appear whole or not at all.
 
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
 
 /// Writes `path` through a temporary file in the same directory, renamed over `path` only once
-/// `fill` has written everything, so a failure never leaves a partial file there (an existing
-/// file stays as it was). An existing file's permissions are kept. Errors name the path.
+/// `fill` has written everything and it is on disk (fsync), so a failure never leaves a
+/// partial file there (an existing file stays as it was) nor a temporary file beside it. A
+/// symbolic link is followed: its target is replaced and the link kept. An existing file's
+/// permissions are kept. Errors name the path.
 pub fn write_atomically_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
     let fail = |e: std::io::Error| Error::file(path, e);
+    let target = link_target(path).map_err(fail)?;
+    let path = target.as_path();
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -21,7 +25,11 @@ pub fn write_atomically_with(
     let file = tempfile::NamedTempFile::new_in(dir).map_err(|e| {
         fail(std::io::Error::new(
             e.kind(),
-            format!("cannot create a file in {}", dir.display()),
+            format!(
+                "cannot create a file in {}: {}",
+                dir.display(),
+                os_reason(&e)
+            ),
         ))
     })?;
     {
@@ -39,6 +47,35 @@ pub fn write_atomically_with(
     }
     file.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
+}
+
+/// The file a write to `path` replaces: `path` itself, or where the symbolic links it names
+/// lead (a dangling link's target too, so that the write creates it).
+fn link_target(path: &Path) -> std::io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    // A cycle of links ends here rather than looping; the OS reports it on the write.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let next = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if next.is_relative() => dir.join(next),
+                    _ => next,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Ok(current)
+}
+
+/// The operating system's words for `error`, without Rust's "(os error N)" suffix.
+fn os_reason(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    match text.find(" (os error") {
+        Some(end) => text[..end].to_string(),
+        None => text,
+    }
 }
 
 /// Writes `text` to `path` as [`write_atomically_with`] does.
@@ -93,5 +130,29 @@ mod tests {
         let err = write_atomically(&dir.path().join("no/such/out.csv"), "x").unwrap_err();
         assert!(err.to_string().contains("no/such/out.csv"), "{err}");
         assert!(!err.to_string().contains("at path"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_followed_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.txt");
+        std::fs::write(&target, "old\n").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        write_atomically(&link, "new\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
+        // A dangling link: the write creates its target.
+        let dangling = dir.path().join("dangling.txt");
+        std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+        write_atomically(&dangling, "made\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("made.txt")).unwrap(),
+            "made\n"
+        );
     }
 }
