@@ -7,7 +7,9 @@ pub mod backend;
 pub mod cpu;
 pub mod error;
 pub mod files;
+pub mod input;
 pub mod kernel;
+pub mod memory;
 pub mod named;
 pub mod pool;
 pub mod progress;
@@ -18,9 +20,11 @@ pub use backend::{backend_for, Backend};
 pub use cpu::{cpu_path, CpuPath};
 pub use error::{Error, Result};
 pub use files::{write_atomically, write_atomically_with};
+pub use input::{is_stdio, read_bytes, read_text};
 pub use kernel::{
     benchmark_kernel, object, with_fallback, Kernel, Measured, Placement, RunOptions,
 };
+pub use memory::{available_memory, check_fits};
 pub use named::parse_named;
 pub use pool::{available_threads, pool};
 pub use progress::{observe_progress, Progress, ProgressObserver, ProgressView};
