@@ -4,7 +4,15 @@ use serde_json::json;
 use thicket_core::Result;
 use thicket_gpu::{probe, DeviceInfo};
 
-use crate::cli::DevicesArgs;
+use clap::Args;
+
+/// Options of `thicket devices`.
+#[derive(Debug, Args)]
+pub struct DevicesArgs {
+    /// Print one JSON object instead of the list.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Prints the devices; no GPU is a normal answer (exit code 0), said plainly.
 pub fn run(args: &DevicesArgs) -> Result<()> {
