@@ -28,7 +28,6 @@ use crate::version::{LONG_VERSION, SHORT_VERSION};
     name = "thicket",
     version = SHORT_VERSION,
     long_version = LONG_VERSION,
-    about,
     long_about = None,
     after_help = ENVIRONMENT,
 )]
