@@ -153,6 +153,12 @@ impl GraphFormat {
     /// The name of a file in this format, read or written in place of stdin or stdout (the
     /// graph library tells formats by extension).
     fn file_name(format: Option<GraphFormat>, path: &Path) -> Result<&'static str> {
+        if format.is_some() && !is_stdio(path) {
+            return Err(Error::InvalidInput(format!(
+                "--format is for stdin and stdout (`-`); {} names its format by its extension",
+                path.display()
+            )));
+        }
         let name = match format {
             Some(GraphFormat::Gr) => "graph.gr",
             Some(GraphFormat::El) => "graph.el",
