@@ -1,10 +1,9 @@
 //! `thicket devices`: the GPUs thicket can use and the CPU cores, or why there is no GPU.
 
+use clap::Args;
 use serde_json::json;
 use thicket_core::Result;
 use thicket_gpu::{probe, DeviceInfo};
-
-use clap::Args;
 
 /// Options of `thicket devices`.
 #[derive(Debug, Args)]

@@ -4,13 +4,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use clap::{Args, Subcommand};
 use thicket_core::{Error, Result};
 use thicket_graph::generate::{random_sources, Generator};
 use thicket_graph::io::{self, Loaded};
 use thicket_graph::sssp::INFINITE;
 use thicket_graph::{search, Problem, SearchOptions, SearchRun, UNREACHED};
-
-use clap::{Args, Subcommand};
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};

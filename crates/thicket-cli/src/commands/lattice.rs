@@ -216,12 +216,9 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
 /// Prices every row of a CSV book; writes CSV (or JSON for a `.json` name) to `--output`, or
 /// CSV alone to stdout, the summary then going to stderr (nowhere with `--quiet`).
 fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
-    let csv_on_stdout = match &args.output_file {
+    let csv_on_stdout = match args.output_file.as_deref() {
         None => !args.output.json,
-        Some(_) => result_on_stdout(
-            args.output.json,
-            &[("--output", args.output_file.as_deref())],
-        )?,
+        out => result_on_stdout(args.output.json, &[("--output", out)])?,
     };
     let contracts = read_input(path, "book.csv", read_batch)?;
     let measured = price_book(&contracts, &options(args))?;

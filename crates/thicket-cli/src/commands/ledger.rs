@@ -1,12 +1,11 @@
 //! The ledger commands of every problem: `thicket status`, `verify` and `merge`. A ledger
 //! names its problem in its spec; the problem's plan is rebuilt from the ledger alone.
 
+use clap::Args;
 use serde_json::json;
 use thicket_atsp::Subtrees;
 use thicket_core::{Error, Result, RunInfo};
 use thicket_run::{inspect, runner, BatchPlan, Finished, Ledger};
-
-use clap::Args;
 
 /// A ledger to read.
 #[derive(Debug, Args)]

@@ -3,11 +3,10 @@
 
 use std::fmt::Write as _;
 
+use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_flow::network::Network;
 use thicket_flow::{dimacs, maxflow, FlowRun, MaxflowOptions};
-
-use clap::Args;
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};

@@ -1,9 +1,8 @@
 //! `thicket perm-queens N`: the thesis's permutation search on N-Queens.
 
+use clap::Args;
 use thicket_core::Result;
 use thicket_perm::{count_queens, PermOptions};
-
-use clap::Args;
 
 use crate::flags::{run_options, BackendArgs, OutputArgs, TrialArgs};
 

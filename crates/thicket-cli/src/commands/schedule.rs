@@ -2,13 +2,12 @@
 
 use std::time::Duration;
 
+use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_schedule::etc::Etc;
 use thicket_schedule::gpu::Scratch;
 use thicket_schedule::pso::SwarmParams;
 use thicket_schedule::{assignment, schedule, Method, ScheduleOptions};
-
-use clap::Args;
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
