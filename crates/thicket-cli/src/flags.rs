@@ -5,6 +5,7 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use thicket_core::{Backend, RunOptions};
+use thicket_run::Shard;
 
 /// A parser for a choice type (a backend, a strategy) whose help and errors list every name
 /// in `all`, read back by the type's `FromStr`: the lists come from the enums and cannot drift.
@@ -78,26 +79,28 @@ pub struct TrialArgs {
     pub verify: bool,
 }
 
-/// Where a bench writes its results: the same flags for every `thicket bench`.
+/// Where a bench writes its results: the same flags for every `thicket bench`. Every result
+/// file is an `--output*` flag; the files are rewritten after every case, so they are files,
+/// never stdout (the table or JSON goes there at the end).
 #[derive(Debug, Clone, Args)]
 pub struct BenchOutputArgs {
     /// Print the results as JSON on stdout instead of the Markdown table.
     #[arg(long)]
     pub json: bool,
     /// Also write the Markdown table to this file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "output", short = 'o', alias = "out", value_name = "FILE")]
     pub out: Option<std::path::PathBuf>,
     /// Also write the results as CSV to this file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "output-csv", alias = "csv", value_name = "FILE")]
     pub csv: Option<std::path::PathBuf>,
     /// Also write the results as JSON to this file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "output-json", alias = "json-out", value_name = "FILE")]
     pub json_out: Option<std::path::PathBuf>,
     /// Also draw time against N per strategy (log scale) as SVG into this file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = "output-chart", alias = "chart", value_name = "FILE")]
     pub chart: Option<std::path::PathBuf>,
     /// Write all four (`<bench>.md`, `.csv`, `.json`, `.svg`) into this folder.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long = "output-dir", alias = "out-dir", value_name = "DIR")]
     pub out_dir: Option<std::path::PathBuf>,
 }
 
@@ -122,6 +125,11 @@ pub fn run_options(backend: &BackendArgs, output: &OutputArgs, trials: &TrialArg
         verify: trials.verify,
         quiet: output.quiet,
     }
+}
+
+/// Parses a shard `i/K` (0 <= i < K).
+pub fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|e| e.message())
 }
 
 /// Sizes given on the command line.

@@ -4,21 +4,21 @@ mod cli;
 mod commands;
 mod flags;
 mod progress_bar;
+mod stdio;
+mod version;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use cli::{BenchProblem, Cli, Command};
+use cli::Command;
 
 fn main() -> ExitCode {
     end_quietly_on_a_closed_pipe();
     // Before any thread starts: the driver reads it when it starts.
     thicket_gpu::prefer_one_hardware_queue();
     progress_bar::install();
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(cli) => cli,
-        Err(err) => return cli::report_parse_error(err),
+        Err(code) => return code,
     };
     let outcome = match cli.command {
         Command::Queens(args) => commands::queens::run(&args),
@@ -35,24 +35,9 @@ fn main() -> ExitCode {
         Command::Status(args) => commands::ledger::status(&args),
         Command::Verify(args) => commands::ledger::verify(&args),
         Command::Merge(args) => commands::ledger::merge(&args),
-        Command::Bench {
-            problem: BenchProblem::Queens(args),
-        } => commands::bench::queens(&args),
-        Command::Bench {
-            problem: BenchProblem::Perm(args),
-        } => commands::bench::perm(&args),
-        Command::Bench {
-            problem: BenchProblem::Lookback(args),
-        } => commands::bench::lookback(&args),
-        Command::Bench {
-            problem: BenchProblem::Maxflow(args),
-        } => commands::bench::maxflow(&args),
-        Command::Bench {
-            problem: BenchProblem::Bfs(args),
-        } => commands::bench::bfs(&args),
-        Command::Bench {
-            problem: BenchProblem::Schedule(args),
-        } => commands::bench::schedule(&args),
+        Command::Bench { problem } => commands::bench::run(&problem),
+        Command::Completions(args) => commands::completions::run(&args),
+        Command::Man => commands::man::run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

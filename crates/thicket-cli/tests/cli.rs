@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{gpu_present, json, stderr, stdout, thicket};
+use common::{assert_usage_error, gpu_present, json, stderr, stdout, thicket};
 
 #[test]
 fn queens_8_json_has_every_key() {
@@ -58,43 +58,35 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
 }
 
+/// A command line clap cannot parse is rendered as clap renders it (the error, the usage line
+/// and, for a misspelt flag, its "did you mean" tip), with exit code 2. (Until the CLI's
+/// conventions were settled these were cut to one line.)
 #[test]
-fn bad_input_exits_with_two_and_one_line() {
-    for args in [
-        &["queens", "0"][..],
-        &["queens", "33"],
-        &["queens", "abc"],
-        &["queens", "8", "--no-such-flag"],
-        &["queens", "8", "--backend", "tpu"],
+fn a_bad_command_line_exits_with_two_and_clap_s_usage() {
+    for (args, word) in [
+        (&["queens", "0"][..], "'0'"),
+        (&["queens", "33"], "'33'"),
+        (&["queens", "abc"], "'abc'"),
+        (&["queens", "8", "--no-such-flag"], "--no-such-flag"),
+        (&["queens", "8", "--backend", "tpu"], "tpu"),
     ] {
-        let output = thicket(args);
-        assert_eq!(
-            output.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            stderr(&output)
-        );
-        assert_eq!(
-            stderr(&output).trim().lines().count(),
-            1,
-            "{args:?}: {}",
-            stderr(&output)
-        );
+        assert_usage_error(&thicket(args), &[word], &args.join(" "));
     }
+    let misspelt = thicket(&["queens", "8", "--trails", "2"]);
+    assert_usage_error(&misspelt, &["tip:", "'--trials'"], "--trails");
+    let output = thicket(&["queens", "8", "--backend", "tpu"]);
+    assert!(stderr(&output).contains("[possible values: auto, cpu, cuda]"));
 }
 
 #[test]
-fn a_missing_argument_is_named_on_one_line() {
+fn a_missing_argument_is_named_with_the_usage() {
     for (args, missing) in [
         (&["queens"][..], "<N>"),
         (&["merge"], "<LEDGERS>"),
         (&["queens", "8", "--shard", "1/2"], "--ledger"),
     ] {
         let output = thicket(args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let message = stderr(&output);
-        assert_eq!(message.trim().lines().count(), 1, "{message}");
-        assert!(message.contains(missing), "{args:?}: {message}");
+        assert_usage_error(&output, &[missing, "Usage: thicket"], &args.join(" "));
     }
 }
 
@@ -170,9 +162,11 @@ fn perm_queens_reports_the_thesis_node_count() {
         assert_eq!(value["solutions"], 724);
         assert_eq!(value["strategy"], strategy);
     }
-    let bad = thicket(&["perm-queens", "40"]);
-    assert_eq!(bad.status.code(), Some(2));
-    assert_eq!(stderr(&bad).lines().count(), 1);
+    assert_usage_error(
+        &thicket(&["perm-queens", "40"]),
+        &["'40'"],
+        "perm-queens 40",
+    );
 }
 
 #[test]

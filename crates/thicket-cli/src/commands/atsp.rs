@@ -1,5 +1,6 @@
 //! `thicket atsp FILE`: an asymmetric TSP instance solved to proven optimality.
 
+use clap::Args;
 use serde_json::json;
 use thicket_atsp::{
     generate, parse_generator_spec, read_tsplib, AtspRun, Batching, Bound, Instance, SolveOptions,
@@ -7,9 +8,79 @@ use thicket_atsp::{
 };
 use thicket_core::{Error, Measured, Result};
 use thicket_perm::strategy::Strategy;
+use thicket_run::Shard;
 
-use crate::cli::{AtspArgs, AtspBound};
-use crate::flags::run_options;
+use super::perm::PermSearchArgs;
+use crate::flags::{parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::stdio::read_input;
+
+/// The lower bound of `thicket atsp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AtspBound {
+    /// The thesis's bound: the cost of the partial path.
+    Partial,
+    /// The partial path plus the assignment-problem bound on its completion (Hungarian
+    /// method, updated incrementally along the search).
+    Assignment,
+    /// The partial path plus a Held–Karp Lagrangian bound on its completion: a minimum
+    /// 1-arborescence with out-degree multipliers tuned by deflected subgradient ascent,
+    /// which reaches the subtour-elimination LP bound; children are searched cheapest bound
+    /// first (the default: it proves p43 and ft70, where the assignment bound is weak).
+    HeldKarp,
+}
+
+/// Options of `thicket atsp`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("batched").args(["ledger", "mpi"]).multiple(true)))]
+pub struct AtspArgs {
+    /// A TSPLIB file (explicit edge weights, any format); `-` reads it from stdin.
+    #[arg(required_unless_present = "generate", conflicts_with = "generate")]
+    pub file: Option<std::path::PathBuf>,
+    /// A generated instance instead of a file: CLASS:N:SEED with CLASS coin, crane or tsmat
+    /// (after Cirasella et al. 2001), e.g. tsmat:15:1.
+    #[arg(long, value_name = "CLASS:N:SEED")]
+    pub generate: Option<String>,
+    /// The lower bound to prune with (default: held-karp for the CPU strategies; the GPU
+    /// strategies take only the thesis's partial bound).
+    #[arg(long, value_enum)]
+    pub bound: Option<AtspBound>,
+    /// Start from this tour length instead of the heuristic's: the search proves it optimal or
+    /// finds a shorter tour.
+    #[arg(long, conflicts_with = "optimal_ub")]
+    pub upper_bound: Option<i64>,
+    /// Start at the optimum, as the thesis's experiments do, so the node count is that of the
+    /// tree that proves optimality: the TSPLIB optimum when the instance is known, else a first
+    /// solve finds it.
+    #[arg(long)]
+    pub optimal_ub: bool,
+    /// Record every finished subtree (below each path 0 -> a -> b) with its best tour in this
+    /// SQLite ledger and skip those it holds: a killed run resumes with its incumbent.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["upper_bound", "optimal_ub"])]
+    pub ledger: Option<std::path::PathBuf>,
+    /// With --ledger: solve only shard i of K of the subtrees (subtree numbers i mod K); merge
+    /// the shard ledgers into the proven optimum with `thicket merge`.
+    #[arg(long, value_name = "i/K", requires = "ledger", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Run under MPI (`mpirun -n R thicket atsp FILE --mpi`): rank 0 hands subtrees out with
+    /// the current incumbent and owns the ledger, ranks 1.. solve them (needs a binary built
+    /// with the `mpi` feature).
+    #[arg(long, conflicts_with_all = ["upper_bound", "optimal_ub"])]
+    pub mpi: bool,
+    /// How to search.
+    #[command(flatten)]
+    pub search: PermSearchArgs,
+    /// Where to run: `auto` and `cpu` search on the CPU (multicore), `cuda` with the thesis's
+    /// best GPU strategy (bp-dfs-pool).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report. JSON keys: name, n, cost, tour, nodes, proven_optimal, known_optimum,
+    /// bound, strategy, threads, seconds, backend, devices, gpu.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How often, and checked against the TSPLIB optimum.
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
 
 /// Runs `thicket atsp` with its parsed arguments.
 pub fn run(args: &AtspArgs) -> Result<()> {
@@ -76,7 +147,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
 
 fn load(args: &AtspArgs) -> Result<Instance> {
     match (&args.file, &args.generate) {
-        (Some(path), _) => read_tsplib(path),
+        (Some(path), _) => read_input(path, "<stdin>", |path| read_tsplib(path)),
         (None, Some(spec)) => {
             let spec = parse_generator_spec(spec)?;
             generate(spec.class, spec.n, spec.seed)

@@ -1,10 +1,17 @@
 //! `thicket devices`: the GPUs thicket can use and the CPU cores, or why there is no GPU.
 
+use clap::Args;
 use serde_json::json;
 use thicket_core::Result;
 use thicket_gpu::{probe, DeviceInfo};
 
-use crate::cli::DevicesArgs;
+/// Options of `thicket devices`.
+#[derive(Debug, Args)]
+pub struct DevicesArgs {
+    /// Print one JSON object instead of the list.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Prints the devices; no GPU is a normal answer (exit code 0), said plainly.
 pub fn run(args: &DevicesArgs) -> Result<()> {

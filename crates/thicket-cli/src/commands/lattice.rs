@@ -1,14 +1,125 @@
 //! `thicket lookback` and `thicket binomial`: one option from the flags, or a book of options
 //! from a CSV file (`--batch`), priced on a binomial lattice.
 
+use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
-    price, price_book, read_batch, verify::EXHAUSTIVE_STEPS, write_atomically, write_batch_csv,
-    Contract, Market, Payoff, PriceOptions, Style,
+    price, price_book, read_batch, verify::EXHAUSTIVE_STEPS, write_batch_csv, Contract, Market,
+    Payoff, Precision, PriceOptions, Strategy, Style,
 };
 
-use crate::cli::{BinomialArgs, LatticeArgs, LookbackArgs};
-use crate::flags::run_options;
+use super::{result_on_stdout, say, Summary};
+use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::stdio::{is_stdio, read_input, write_output};
+
+/// The market, lattice and run of `thicket lookback` and `thicket binomial`.
+#[derive(Debug, Args)]
+pub struct LatticeArgs {
+    /// Spot price of the stock.
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub spot: Option<f64>,
+    /// Years to maturity.
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub maturity: Option<f64>,
+    /// Volatility (annual, e.g. 0.3).
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub volatility: Option<f64>,
+    /// Continuously compounded risk-free rate (e.g. 0.1).
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub rate: Option<f64>,
+    /// Time steps of the lattice.
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub steps: Option<usize>,
+    /// A call instead of a put.
+    #[arg(long, conflicts_with = "batch")]
+    pub call: bool,
+    /// European (no early exercise) instead of American.
+    #[arg(long, conflicts_with = "batch")]
+    pub european: bool,
+    /// Working precision of the lattice: f32 (as in the thesis) or f64.
+    #[arg(long, default_value = "f64", value_parser = choices(&PRECISIONS, Precision::name))]
+    pub precision: Precision,
+    /// serial (one thread), multicore, thesis (the thesis's GPU kernel, one launch per layer),
+    /// hybrid (the thesis's kernel with the last layers on the CPU) or tiles (thicket's GPU
+    /// kernel). Default: tiles on a GPU, multicore on the CPU.
+    #[arg(long, value_parser = choices(&Strategy::ALL, Strategy::name))]
+    pub strategy: Option<Strategy>,
+    /// Layers the hybrid strategy finishes on the CPU.
+    #[arg(long, default_value_t = thicket_lattice::HYBRID_THRESHOLD)]
+    pub hybrid_threshold: usize,
+    /// Price a book of options from a CSV file instead (columns payoff, style, spot, strike,
+    /// maturity, volatility, rate, steps; payoff lookback-put, lookback-call, call or put);
+    /// `-` reads it from stdin. Without --output the priced book goes to stdout as CSV alone
+    /// (the summary to stderr).
+    #[arg(long, value_name = "FILE.csv")]
+    pub batch: Option<std::path::PathBuf>,
+    /// With --batch: write the prices to this file (CSV, or JSON for a .json name) and the
+    /// summary to stdout; an existing file is replaced only once everything is priced. `-`:
+    /// CSV on stdout, as without --output.
+    #[arg(long = "output", short = 'o', value_name = "FILE", requires = "batch")]
+    pub output_file: Option<std::path::PathBuf>,
+    /// Where to run (--devices: the GPU's ordinal, default 0).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials and verification (against the f64 serial lattice; every path for N <= 14).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
+
+/// The precisions a lattice is computed in (the library's enum lists no `ALL`).
+pub const PRECISIONS: [Precision; 2] = [Precision::F32, Precision::F64];
+
+/// Options of `thicket lookback`.
+#[derive(Debug, Args)]
+pub struct LookbackArgs {
+    /// The option, the lattice and the run.
+    #[command(flatten)]
+    pub lattice: LatticeArgs,
+}
+
+/// Options of `thicket binomial`.
+#[derive(Debug, Args)]
+pub struct BinomialArgs {
+    /// Strike price.
+    #[arg(
+        long,
+        required_unless_present = "batch",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub strike: Option<f64>,
+    /// The option, the lattice and the run.
+    #[command(flatten)]
+    pub lattice: LatticeArgs,
+}
 
 /// `thicket lookback`.
 pub fn lookback(args: &LookbackArgs) -> Result<()> {
@@ -102,48 +213,62 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
     Ok(())
 }
 
-/// Prices every row of a CSV book; writes CSV (or JSON for a `.json` name) to `--output`.
+/// Prices every row of a CSV book; writes CSV (or JSON for a `.json` name) to `--output`, or
+/// CSV alone to stdout, the summary then going to stderr (nowhere with `--quiet`).
 fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
-    let contracts = read_batch(path)?;
+    let csv_on_stdout = match args.output_file.as_deref() {
+        None => !args.output.json,
+        out => result_on_stdout(args.output.json, &[("--output", out)])?,
+    };
+    let contracts = read_input(path, "book.csv", read_batch)?;
     let measured = price_book(&contracts, &options(args))?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
-    if let Some(out) = &args.output_file {
+    if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdio(out)) {
         let text = match out.extension().is_some_and(|e| e == "json") {
             true => measured.json(run.stats()).to_string(),
             false => write_batch_csv(&contracts, &run.priced),
         };
-        write_atomically(out, &text)?;
+        write_output(out, &text)?;
     }
     if args.output.json {
         println!("{}", measured.json(run.stats()));
         return Ok(());
     }
+    if csv_on_stdout {
+        print!("{}", write_batch_csv(&contracts, &run.priced));
+    }
+    let summary = Summary::beside(csv_on_stdout, args.output.quiet);
     let seconds = measured.info.seconds;
-    println!(
+    say!(
+        summary,
         "{} options, {} lattice nodes, {}",
         run.priced.len(),
         run.nodes,
         run.precision
     );
-    println!("  strategy   {}, {} s", run.strategy, seconds);
-    println!(
+    say!(summary, "  strategy   {}, {} s", run.strategy, seconds);
+    say!(
+        summary,
         "  options/s  {:.3e}",
         run.priced.len() as f64 / seconds.max(1e-9)
     );
-    println!("  nodes/s    {:.3e}", run.nodes as f64 / seconds.max(1e-9));
+    say!(
+        summary,
+        "  nodes/s    {:.3e}",
+        run.nodes as f64 / seconds.max(1e-9)
+    );
     if let Some(kernel) = run.kernel_seconds {
-        println!(
+        say!(
+            summary,
             "  kernels    {:.3} ms ({:.3e} nodes/s)",
             kernel * 1e3,
             run.nodes as f64 / kernel.max(1e-12)
         );
     }
-    if args.output_file.is_none() {
-        print!("{}", write_batch_csv(&contracts, &run.priced));
-    }
     if let Some(verified) = measured.verified {
-        println!(
+        say!(
+            summary,
             "  verified   {}",
             if verified { "every option" } else { "NO" }
         );

@@ -1,12 +1,45 @@
 //! The ledger commands of every problem: `thicket status`, `verify` and `merge`. A ledger
 //! names its problem in its spec; the problem's plan is rebuilt from the ledger alone.
 
+use clap::Args;
 use serde_json::json;
 use thicket_atsp::Subtrees;
 use thicket_core::{Error, Result, RunInfo};
 use thicket_run::{inspect, runner, BatchPlan, Finished, Ledger};
 
-use crate::cli::{LedgerArgs, MergeArgs, VerifyArgs};
+/// A ledger to read.
+#[derive(Debug, Args)]
+pub struct LedgerArgs {
+    /// The ledger file.
+    pub ledger: std::path::PathBuf,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `thicket verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The ledger file.
+    pub ledger: std::path::PathBuf,
+    /// How many random finished batches to recompute.
+    #[arg(long, default_value_t = 8)]
+    pub sample: usize,
+    /// Seed of the random sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Options of `thicket merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shard ledgers, one per shard.
+    #[arg(required = true)]
+    pub ledgers: Vec<std::path::PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// The plan of the problem a ledger was made for.
 enum Plan {

@@ -3,26 +3,76 @@
 
 use std::fmt::Write as _;
 
-use thicket_core::{write_atomically, Error, Result};
+use clap::Args;
+use thicket_core::{Error, Result};
 use thicket_flow::network::Network;
 use thicket_flow::{dimacs, maxflow, FlowRun, MaxflowOptions};
 
-use crate::cli::MaxflowArgs;
-use crate::flags::run_options;
+use super::{result_on_stdout, say, Summary};
+use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::stdio::{read_input, write_output};
+
+/// Options of `thicket maxflow`.
+#[derive(Debug, Args)]
+pub struct MaxflowArgs {
+    /// The network: a DIMACS max-flow file (`p max`, `n <id> s`, `n <id> t`, `a u v cap`);
+    /// `-` reads it from stdin.
+    #[arg(required_unless_present = "generate", conflicts_with = "generate")]
+    pub network: Option<std::path::PathBuf>,
+    /// Instead: generate the network, genrmf:A:B:C1:C2:SEED (Goldfarb-Grigoriadis),
+    /// rlg:ROWS:COLS:MAXCAP:SEED (Washington random level graph) or
+    /// random:VERTICES:DEGREE:MAXCAP:SEED (the thesis's random graphs).
+    #[arg(long, value_name = "SPEC")]
+    pub generate: Option<thicket_flow::generate::Spec>,
+    /// Write the network (read or generated) to this .max file (`-`: stdout).
+    #[arg(long, alias = "write", value_name = "FILE")]
+    pub write_network: Option<std::path::PathBuf>,
+    /// mpm-serial (the thesis's MPM, with residual arcs), push-relabel (highest label, global
+    /// and gap relabelling; the CPU default), mpm (the thesis's GPU MPM), mpm-active (its
+    /// active-vertices variant in one cooperative launch), mpm-scan (that variant as the
+    /// thesis wrote it: scans and host loops) or push-relabel-gpu (lock-free push-relabel with global relabelling; the
+    /// GPU default).
+    #[arg(long, value_parser = choices(&thicket_flow::Strategy::ALL, thicket_flow::Strategy::name))]
+    pub strategy: Option<thicket_flow::Strategy>,
+    /// Write the flow in DIMACS solution form (`s <value>`, `f <tail> <head> <flow>` per arc)
+    /// with the minimum cut's arcs as `c cut <tail> <head>` lines (`-`: stdout, the summary
+    /// then on stderr).
+    #[arg(long = "output", short = 'o', value_name = "FILE")]
+    pub output_file: Option<std::path::PathBuf>,
+    /// Where to run (--devices: the GPU's ordinal, default 0).
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials (every flow is checked by its certificate; --verify only makes that explicit).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
 
 /// `thicket maxflow`.
 pub fn run(args: &MaxflowArgs) -> Result<()> {
     let (network, name) = match (&args.network, &args.generate) {
         (_, Some(spec)) => (spec.generate()?, spec.to_string()),
-        (Some(path), None) => (dimacs::read(path)?, path.display().to_string()),
+        (Some(path), None) => (
+            read_input(path, "stdin.max", dimacs::read)?,
+            path.display().to_string(),
+        ),
         (None, None) => {
             return Err(Error::InvalidInput(
                 "a network file or --generate is needed".into(),
             ))
         }
     };
-    if let Some(path) = &args.write {
-        write_atomically(path, &dimacs::write(&network))?;
+    let result_on_stdout = result_on_stdout(
+        args.output.json,
+        &[
+            ("--write-network", args.write_network.as_deref()),
+            ("--output", args.output_file.as_deref()),
+        ],
+    )?;
+    if let Some(path) = &args.write_network {
+        write_output(path, &dimacs::write(&network))?;
     }
     let options = MaxflowOptions {
         run: run_options(&args.backend, &args.output, &args.trials),
@@ -33,21 +83,27 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(path) = &args.output_file {
-        write_atomically(path, &solution(&network, run))?;
+        write_output(path, &solution(&network, run))?;
     }
     if args.output.json {
         println!("{}", measured.json(run.stats()));
         return Ok(());
     }
+    let summary = Summary::beside(result_on_stdout, args.output.quiet);
     let stats = run.stats();
-    println!(
+    say!(
+        summary,
         "maximum flow of {name} ({} vertices, {} arcs), strategy {}",
-        run.vertices, run.arcs, run.strategy
+        run.vertices,
+        run.arcs,
+        run.strategy
     );
-    println!("  flow         {}", run.value);
-    println!(
+    say!(summary, "  flow         {}", run.value);
+    say!(
+        summary,
         "  minimum cut  {} arcs, {} vertices on the source side",
-        stats["cut_arcs"], stats["source_side"]
+        stats["cut_arcs"],
+        stats["source_side"]
     );
     if let Some(g) = &run.gpu {
         let phases: Vec<String> = g
@@ -55,9 +111,10 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
             .iter()
             .map(|(name, s)| format!("{name} {s:.6} s"))
             .collect();
-        println!("  phases       {}", phases.join(", "));
+        say!(summary, "  phases       {}", phases.join(", "));
     }
-    println!(
+    say!(
+        summary,
         "  verified     {}",
         if measured.verified == Some(true) {
             "yes (capacities, conservation, min-cut certificate)"
@@ -65,8 +122,8 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
             "NO"
         }
     );
-    println!("  seconds      {:.6}", measured.info.seconds);
-    println!("  backend      {}", measured.info.backend);
+    say!(summary, "  seconds      {:.6}", measured.info.seconds);
+    say!(summary, "  backend      {}", measured.info.backend);
     Ok(())
 }
 

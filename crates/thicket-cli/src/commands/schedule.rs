@@ -2,25 +2,110 @@
 
 use std::time::Duration;
 
-use thicket_core::{write_atomically, Error, Result};
+use clap::Args;
+use thicket_core::{Error, Result};
 use thicket_schedule::etc::Etc;
 use thicket_schedule::gpu::Scratch;
 use thicket_schedule::pso::SwarmParams;
 use thicket_schedule::{assignment, schedule, Method, ScheduleOptions};
 
-use crate::cli::{ScheduleArgs, ScratchArg};
-use crate::flags::run_options;
+use super::{result_on_stdout, say, Summary};
+use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::stdio::{read_input, write_output};
+
+/// Options of `thicket schedule`.
+#[derive(Debug, Args)]
+pub struct ScheduleArgs {
+    /// The ETC matrix in Braun et al.'s format: a header `TASKS MACHINES [x]` (or none for
+    /// Braun's 512 x 16), then the times task-major, one task's machines after another; `-`
+    /// reads it from stdin.
+    #[arg(required_unless_present = "generate")]
+    pub file: Option<std::path::PathBuf>,
+    /// Instead of FILE, a seeded matrix: `thesis:TxM` (task lengths / machine MIPS) or
+    /// Braun's `u_<c|s|i>_<hi|lo><hi|lo>:TxM` (consistency, task and machine heterogeneity),
+    /// e.g. `u_c_hihi:512x16`.
+    #[arg(long, value_name = "SPEC", conflicts_with = "file")]
+    pub generate: Option<thicket_schedule::generate::Generator>,
+    /// With --generate: write the matrix to this file (Braun's format; `-`: stdout) and stop.
+    #[arg(long, value_name = "FILE", requires = "generate")]
+    pub write_etc: Option<std::path::PathBuf>,
+    /// fcfs (the thesis's: each task to the machine that finishes it first; = mct), olb,
+    /// met, mct, min-min, max-min, sufferage, pso, mspso (the thesis's swarms), ils
+    /// (iterated local search from Min-Min) or lp-ils (the default: the LP relaxation's
+    /// bound and rounded start, then the local search, on the CPU or the GPU).
+    #[arg(long, default_value = "lp-ils", value_parser = choices(&Method::ALL, Method::name))]
+    pub method: Method,
+    /// ils, lp-ils: stop after this many seconds (or at the lower bound).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub time_limit: f64,
+    /// ils, lp-ils: stop after this many epochs (64 kicks per thread each); with a time limit that
+    /// does not bind, the run repeats exactly with its seed and thread count.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub epochs: Option<u32>,
+    /// Seed of the randomised methods and of --generate.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// pso/mspso: swarms (default: 1 for pso, 10 for mspso).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub swarms: Option<u32>,
+    /// pso/mspso: particles per swarm (default 128).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=1024))]
+    pub particles: Option<u32>,
+    /// pso/mspso: iterations (default 1,000).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub iterations: Option<u32>,
+    /// pso/mspso on the GPU: the fitness kernel's machine loads in shared or global memory
+    /// (default: shared while particles x machines floats fit in 48 KiB).
+    #[arg(long, value_enum)]
+    pub scratch: Option<ScratchArg>,
+    /// pso/mspso on the GPU: time every phase (init, random, fitness, bests, update,
+    /// exchange; the thesis's Table 6.1), JSON key phase_seconds.
+    #[arg(long)]
+    pub profile: bool,
+    /// Write the assignment to this file: one machine index (from 0) per task, one per line
+    /// (`-`: stdout, the summary then on stderr).
+    #[arg(
+        long = "output",
+        short = 'o',
+        alias = "assignment",
+        value_name = "FILE"
+    )]
+    pub output_file: Option<std::path::PathBuf>,
+    /// Where to run.
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trials and verification (the assignment complete and in range, its makespan
+    /// recomputed from the matrix equal to the reported one).
+    #[command(flatten)]
+    pub trials: TrialArgs,
+}
+
+/// Where the GPU swarms' fitness kernel keeps machine loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScratchArg {
+    /// Shared memory (the thesis's fast kernel).
+    Shared,
+    /// Global memory (the thesis's fallback).
+    Global,
+}
 
 /// `thicket schedule`.
 pub fn run(args: &ScheduleArgs) -> Result<()> {
     let etc = match (&args.file, args.generate) {
-        (Some(path), _) => Etc::read(path)?,
+        (Some(path), _) => read_input(path, "matrix.etc", Etc::read)?,
         (None, Some(generator)) => generator.generate(args.seed)?,
         (None, None) => return Err(Error::InvalidInput("no ETC file or --generate".into())),
     };
     if let Some(out) = &args.write_etc {
-        return write_atomically(out, &etc.to_text());
+        return write_output(out, &etc.to_text());
     }
+    let result_on_stdout = result_on_stdout(
+        args.output.json,
+        &[("--output", args.output_file.as_deref())],
+    )?;
     if !(args.time_limit.is_finite() && args.time_limit > 0.0 && args.time_limit <= 1e6) {
         return Err(Error::InvalidInput(format!(
             "time limit {} is not a number of seconds in (0, 1e6]",
@@ -60,39 +145,47 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
     let measured = schedule(&etc, &options)?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
-    if let Some(out) = &args.assignment {
-        write_atomically(out, &assignment::to_text(&run.assignment))?;
+    if let Some(out) = &args.output_file {
+        write_output(out, &assignment::to_text(&run.assignment))?;
     }
     if args.output.json {
         println!("{}", measured.json(run.stats(&etc)));
         return Ok(());
     }
-    println!(
+    let summary = Summary::beside(result_on_stdout, args.output.quiet);
+    say!(
+        summary,
         "{} tasks x {} machines, {}",
         etc.tasks(),
         etc.machines(),
         run.method
     );
-    println!("  makespan     {:.6}", run.makespan);
-    println!(
+    say!(summary, "  makespan     {:.6}", run.makespan);
+    say!(
+        summary,
         "  lower bound  {:.6} (makespan {:.2}% above)",
         run.lower_bound,
         100.0 * (run.makespan / run.lower_bound - 1.0)
     );
     let loads: Vec<String> = run.loads.iter().map(|l| format!("{l:.1}")).collect();
-    println!("  loads        {}", loads.join(" "));
+    say!(summary, "  loads        {}", loads.join(" "));
     match (run.kernel_seconds, measured.info.devices.first()) {
-        (Some(kernel), Some(device)) => println!(
+        (Some(kernel), Some(device)) => say!(
+            summary,
             "  wall time    {:.3} s on {device}, {:.3} s of kernels",
-            measured.info.seconds, kernel
+            measured.info.seconds,
+            kernel
         ),
-        _ => println!(
+        _ => say!(
+            summary,
             "  wall time    {:.3} s, {} thread(s)",
-            measured.info.seconds, measured.info.threads
+            measured.info.seconds,
+            measured.info.threads
         ),
     }
     if let Some(verified) = measured.verified {
-        println!(
+        say!(
+            summary,
             "  verified     {}",
             if verified {
                 "assignment and makespan"

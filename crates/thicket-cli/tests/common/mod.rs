@@ -43,3 +43,36 @@ pub fn gpu_present(test: &str) -> bool {
     }
     present
 }
+
+/// Asserts that `output` is clap's rendering of a command line it could not parse: exit code
+/// 2, nothing on stdout, and on stderr the error (with the usage line where clap gives one),
+/// the pointer to `--help` and each of `words`.
+pub fn assert_usage_error(output: &Output, words: &[&str], what: &str) {
+    let message = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{what}: {message}");
+    assert!(message.starts_with("error: "), "{what}: {message}");
+    assert!(message.contains("try '--help'"), "{what}: {message}");
+    for word in words {
+        assert!(
+            message.contains(word),
+            "{what}: {message:?} should name {word:?}"
+        );
+    }
+    assert!(stdout(output).is_empty(), "{what}: {}", stdout(output));
+}
+
+/// Runs the `thicket` binary with `args` and `input` on its stdin.
+pub fn thicket_with_stdin<S: AsRef<OsStr>>(args: &[S], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_thicket"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the thicket binary runs");
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    stdin.write_all(input).expect("thicket reads its stdin");
+    drop(stdin);
+    child.wait_with_output().expect("the thicket binary ends")
+}

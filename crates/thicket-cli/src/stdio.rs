@@ -1,0 +1,103 @@
+//! `-` for standard input and output wherever thicket reads or writes a file. Where a library
+//! reads only from a path, standard input is copied into a temporary file first (removed
+//! afterwards), and the error messages name it `<stdin>` instead of the temporary path.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use thicket_core::{write_atomically, Error, Result};
+
+/// How error messages name standard input.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Whether `path` is `-`, standard input or output.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads `path` with `read`, or for `-` a temporary copy of standard input named `name`
+/// (its extension tells the libraries that read formats from names which format it is in).
+pub fn read_input<T>(path: &Path, name: &str, read: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    if !is_stdio(path) {
+        return read(path);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::file(Path::new(STDIN_NAME), e))?;
+    let (dir, copy) = temporary(name)?;
+    std::fs::write(&copy, bytes).map_err(|e| Error::file(&copy, e))?;
+    let read = read(&copy).map_err(|e| name_stdin(e, &copy));
+    drop(dir);
+    read
+}
+
+/// Writes `text` to `path`, replacing a file only once it is complete, or to stdout for `-`.
+pub fn write_output(path: &Path, text: &str) -> Result<()> {
+    if !is_stdio(path) {
+        return write_atomically(path, text);
+    }
+    write_stdout(text.as_bytes())
+}
+
+/// Writes with `write`, which takes only a path, to `path`, or for `-` to a temporary file
+/// named `name` whose bytes then go to stdout.
+pub fn write_output_with(
+    path: &Path,
+    name: &str,
+    write: impl FnOnce(&Path) -> Result<()>,
+) -> Result<()> {
+    if !is_stdio(path) {
+        return write(path);
+    }
+    let (dir, copy) = temporary(name)?;
+    write(&copy).map_err(|e| name_stdin(e, &copy))?;
+    let bytes = std::fs::read(&copy).map_err(|e| Error::file(&copy, e))?;
+    drop(dir);
+    write_stdout(&bytes)
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::file(Path::new("<stdout>"), e))
+}
+
+/// A new temporary folder and the path of `name` inside it.
+fn temporary(name: &str) -> Result<(tempfile::TempDir, PathBuf)> {
+    let dir = tempfile::Builder::new()
+        .prefix("thicket-stdio-")
+        .tempdir()
+        .map_err(|e| Error::file(&std::env::temp_dir(), e))?;
+    let path = dir.path().join(name);
+    Ok((dir, path))
+}
+
+/// The error with the temporary copy's path replaced by [`STDIN_NAME`].
+fn name_stdin(error: Error, copy: &Path) -> Error {
+    let shown = copy.display().to_string();
+    match error {
+        Error::InvalidInput(message) => Error::InvalidInput(message.replace(&shown, STDIN_NAME)),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_lone_dash_is_stdio() {
+        assert!(is_stdio(Path::new("-")));
+        assert!(!is_stdio(Path::new("-.csv")));
+        assert!(!is_stdio(Path::new("./-")));
+    }
+
+    #[test]
+    fn a_copy_is_named_stdin_in_errors() {
+        let (_dir, copy) = temporary("book.csv").unwrap();
+        let error = Error::InvalidInput(format!("{} line 3: bad", copy.display()));
+        assert_eq!(name_stdin(error, &copy).message(), "<stdin> line 3: bad");
+    }
+}
