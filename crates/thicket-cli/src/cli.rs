@@ -51,8 +51,9 @@ Environment:
   THICKET_REQUIRE_NVRTC=1, THICKET_REQUIRE_GPU=1
                                Tests only: fail instead of skipping without NVRTC or a GPU
 
-Exit codes: 0 done, 1 the run failed (no GPU for --backend cuda, a file that cannot be read, a
-wrong answer), 2 bad input (the command line, a malformed file, an invalid value).";
+Exit codes: 0 done; 1 the run failed (no GPU for --backend cuda, a file that cannot be written,
+a ledger in use); 2 bad input (the command line, a missing or malformed input file, an invalid
+value); 3 a verification found a wrong answer.";
 
 /// thicket's subcommands.
 #[derive(Debug, Subcommand)]
