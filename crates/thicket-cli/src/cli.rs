@@ -3,11 +3,11 @@
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use thicket_queens::strategies::{Params, Strategy};
+use thicket_queens::{Params, Strategy};
 use thicket_run::Shard;
 
 use crate::flags::{
-    parse_book_size, parse_depths, parse_grid, parse_scales, parse_sizes, parse_steps,
+    choices, parse_book_size, parse_depths, parse_grid, parse_scales, parse_sizes, parse_steps,
     parse_vertex_counts, BackendArgs, BenchOutputArgs, OutputArgs, SizeList, TrialArgs,
 };
 
@@ -512,8 +512,8 @@ pub struct PermSearchArgs {
     /// the subtrees below on a pool of threads), or a GPU strategy of the thesis: `bp-dfs`,
     /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction.md). Default:
     /// `multicore`, or `bp-dfs-pool` with `--backend cuda`.
-    #[arg(long, value_enum)]
-    pub strategy: Option<thicket_perm::strategy::Strategy>,
+    #[arg(long, value_parser = choices(&thicket_perm::Strategy::ALL, thicket_perm::Strategy::name))]
+    pub strategy: Option<thicket_perm::Strategy>,
     /// Depth of the serial initial search (the thesis's d_cpu): perm-queens `multicore`
     /// (default 4) and the GPU strategies (default: bp-dfs and bp-dfs-pool the first depth
     /// with 2^20 nodes, rec-cdp and cdp-bp d_gpu - 2, rec-dp3 2).
@@ -532,7 +532,7 @@ impl PermSearchArgs {
     pub fn gpu_params(
         &self,
         backend: &BackendArgs,
-    ) -> thicket_core::Result<thicket_perm::gpu::GpuParams> {
+    ) -> thicket_core::Result<thicket_perm::GpuParams> {
         let device = match backend.devices.as_deref() {
             None => 0,
             Some([one]) => *one,
@@ -542,7 +542,7 @@ impl PermSearchArgs {
                 ))
             }
         };
-        Ok(thicket_perm::gpu::GpuParams {
+        Ok(thicket_perm::GpuParams {
             d_cpu: self.d_cpu.map(|d| d as usize),
             d_gpu: self.d_gpu.map(|d| d as usize),
             device,
@@ -624,7 +624,7 @@ pub struct QueensArgs {
     /// The GPU algorithm: thicket's `constellation` kernel, or one of the papers' kernels that
     /// docs/reproduction.md compares (Zhang 2011, Feinbube 2010, Plauth 2016); those run on the
     /// GPU only and read --depth as the rows the host places.
-    #[arg(long, value_enum, default_value_t = Strategy::Constellation)]
+    #[arg(long, default_value_t = Strategy::Constellation, value_parser = choices(&Strategy::ALL, Strategy::name))]
     pub strategy: Strategy,
     /// The papers' parameters.
     #[command(flatten)]
@@ -924,8 +924,8 @@ pub struct BenchPermArgs {
     #[arg(long, default_value = "13..18", value_parser = parse_sizes)]
     pub n: SizeList,
     /// Strategies to time, in table order.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = thicket_perm::strategy::Strategy::ALL)]
-    pub strategies: Vec<thicket_perm::strategy::Strategy>,
+    #[arg(long, value_delimiter = ',', default_values_t = thicket_perm::Strategy::ALL, value_parser = choices(&thicket_perm::Strategy::ALL, thicket_perm::Strategy::name))]
+    pub strategies: Vec<thicket_perm::Strategy>,
     /// A strategy is not run at an N where its time, predicted from the N before by the
     /// growth of the tree, would exceed this many seconds (the row says so).
     #[arg(long, default_value_t = 60.0)]
@@ -992,13 +992,12 @@ pub struct StrategyList(pub Vec<Strategy>);
 
 /// Parses `all` or a comma-separated list of strategy names.
 fn parse_strategies(text: &str) -> Result<StrategyList, String> {
-    use clap::ValueEnum;
     if text.trim() == "all" {
         return Ok(StrategyList(Strategy::ALL.to_vec()));
     }
     text.split(',')
         .map(|name| {
-            Strategy::from_str(name.trim(), true).map_err(|_| {
+            name.trim().parse::<Strategy>().map_err(|_| {
                 let known: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
                 format!(
                     "unknown strategy '{name}' (known: all, {})",

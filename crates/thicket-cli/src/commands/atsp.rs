@@ -6,7 +6,7 @@ use thicket_atsp::{
     Solved,
 };
 use thicket_core::{Error, Measured, Result};
-use thicket_perm::strategy::Strategy;
+use thicket_perm::Strategy;
 
 use crate::cli::{AtspArgs, AtspBound};
 use crate::flags::run_options;

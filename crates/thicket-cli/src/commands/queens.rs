@@ -2,10 +2,10 @@
 
 use serde_json::json;
 use thicket_core::{Backend, Error, Measured, Result, RunInfo};
-use thicket_queens::reference::known_counts;
-use thicket_queens::solutions::{draw_board, first_solutions, format_solution};
-use thicket_queens::strategies::Strategy;
-use thicket_queens::{Batching, CountOptions, Counted, QueensCount, QueensRun};
+use thicket_queens::{
+    draw_board, first_solutions, format_solution, known_counts, Batching, CountOptions, Counted,
+    QueensCount, QueensRun, Strategy,
+};
 
 use crate::cli::QueensArgs;
 use crate::flags::run_options;
@@ -54,7 +54,13 @@ pub fn run(args: &QueensArgs) -> Result<()> {
                 );
             }
         }
-        Counted::Worker => {}
+        Counted::Worker { notes } => {
+            if !args.output.quiet {
+                for note in notes {
+                    eprintln!("thicket: {note}");
+                }
+            }
+        }
     }
     Ok(())
 }

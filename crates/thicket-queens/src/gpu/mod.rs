@@ -145,7 +145,6 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             tasks_seconds,
             kernel_seconds,
         };
-        launch::close_devices(devices);
         Ok(count)
     })
 }

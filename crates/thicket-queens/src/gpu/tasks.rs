@@ -505,7 +505,7 @@ pub fn target_tasks(n: usize) -> usize {
 mod tests {
     use super::*;
     use crate::constellation::canonical_constellations;
-    use crate::reference::known_counts;
+    use crate::verify::known_counts;
 
     /// Every child of every task one row further down, tasks at their last row kept: the
     /// level-by-level expansion that the depth-first walk replaces, kept as its reference.
