@@ -130,9 +130,9 @@ thicket_core::named_choice!(Strategy, "queens strategy");
 pub struct Params {
     /// Threads per block: 64 for Zhang's kernels (unstated in the paper; its shared workspace
     /// and Fig. 6's pools of 64 jobs need at most 64), 128 for Feinbube's (unstated), 256 for
-    /// Plauth's (their Sec. 3.3) but 64 for `dp-swap` ([`plauth::SWAP_BLOCK_SIZE`]).
+    /// Plauth's (their Sec. 3.3) but 64 for `dp-swap`.
     pub block_size: Option<u32>,
-    /// Rows placed by the host: n - 11 for Zhang's and Feinbube's kernels ([`jobs::zhang_depth`]),
+    /// Rows placed by the host: n - 11 for Zhang's and Feinbube's kernels,
     /// 1 for Plauth's (their Table 3 starts at row 1; 2 for odd n, the mirror's middle column).
     pub depth: Option<usize>,
     /// Jobs per pool of `pool-block` and threads' share of `pool-global`: 256.
