@@ -17,7 +17,7 @@ use thicket_gpu::cudarc::driver::CudaSlice;
 use thicket_perm::gpu::device::{Arg, Device};
 use thicket_perm::gpu::engine::{self, CdpSlices, Depths, Expansion, GpuRun, Problem, Roots};
 use thicket_perm::gpu::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
-use thicket_perm::strategy::Strategy;
+use thicket_perm::Strategy;
 
 use crate::{heuristic_tour, tour_cost, AtspSolution, Instance};
 

@@ -13,7 +13,7 @@ use thicket_core::{
 };
 use thicket_perm::gpu::engine::GpuRun;
 use thicket_perm::gpu::GpuParams;
-use thicket_perm::strategy::Strategy;
+use thicket_perm::Strategy;
 use thicket_run::runner::run_ledgered;
 use thicket_run::{BatchWorker, Finished, Shard};
 

@@ -11,8 +11,8 @@ use crate::gpu::engine::GpuRun;
 use crate::gpu::queens::count_gpu;
 use crate::gpu::GpuParams;
 use crate::queens::{count, PermQueensCount};
-use crate::reference::perm_queens;
 use crate::strategy::Strategy;
+use crate::verify::perm_queens;
 
 /// The depth of the multi-core strategy's serial initial search when none is asked for (the
 /// thesis's d_cpu).
@@ -30,6 +30,18 @@ pub struct PermOptions {
     /// The GPU strategies' depths and device; `d_cpu` is also `multicore`'s initial depth
     /// (default [`MULTICORE_D_CPU`]).
     pub gpu: GpuParams,
+}
+
+impl Default for PermOptions {
+    /// `auto` (the `multicore` strategy) on every core, the GPU strategies' default depths.
+    fn default() -> PermOptions {
+        PermOptions {
+            run: RunOptions::default(),
+            strategy: None,
+            threads: thicket_core::available_threads(),
+            gpu: GpuParams::default(),
+        }
+    }
 }
 
 /// One count and how it was obtained.

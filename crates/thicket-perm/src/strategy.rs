@@ -4,7 +4,7 @@ use serde::Serialize;
 use thicket_core::{Backend, Error, Result};
 
 /// How a permutation search is run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// One thread, one non-recursive DFS from the root.
@@ -14,26 +14,21 @@ pub enum Strategy {
     Multicore,
     /// GPU: a serial DFS to `--d-cpu`, then chunks of its nodes copied to the GPU and searched
     /// to the leaves, one thread a root (the thesis's BP-DFS).
-    #[value(name = "bp-dfs")]
     #[serde(rename = "bp-dfs")]
     BpDfs,
     /// GPU: BP-DFS with persistent threads taking roots from a pool through an atomic counter.
-    #[value(name = "bp-dfs-pool")]
     #[serde(rename = "bp-dfs-pool")]
     BpDfsPool,
     /// GPU: a first kernel expands the roots from `--d-cpu` to `--d-gpu`, a second one, launched
     /// by the host, searches the survivors to the leaves (the thesis's REC-CDP).
-    #[value(name = "rec-cdp")]
     #[serde(rename = "rec-cdp")]
     RecCdp,
     /// GPU: host-launched expansions that double the depth from `--d-cpu` up to `--d-gpu`,
     /// swapping two buffers, then the search to the leaves (the thesis's REC-DP3).
-    #[value(name = "rec-dp3")]
     #[serde(rename = "rec-dp3")]
     RecDp3,
     /// GPU: CUDA dynamic parallelism; each block expands its roots to `--d-gpu` and launches
     /// the search of its survivors from the device (the thesis's CDP-BP).
-    #[value(name = "cdp-bp")]
     #[serde(rename = "cdp-bp")]
     CdpBp,
 }
@@ -92,18 +87,16 @@ impl Strategy {
     }
 }
 
+thicket_core::named_choice!(Strategy, "permutation strategy");
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::ValueEnum;
 
     #[test]
     fn command_line_names_match_the_json_names() {
         for strategy in Strategy::ALL {
-            let value = strategy
-                .to_possible_value()
-                .expect("every strategy is selectable");
-            assert_eq!(value.get_name(), strategy.name());
+            assert_eq!(strategy.name().parse::<Strategy>().unwrap(), strategy);
             let json = serde_json::to_string(&strategy).unwrap();
             assert_eq!(json, format!("\"{}\"", strategy.name()));
         }

@@ -23,13 +23,12 @@ thread_local! {
 
 /// The fewest members of a join group counted as one job against the group's bottom half. A
 /// larger group is split into several jobs, so that it does not keep one thread busy alone at
-/// the end: the largest group at n = 17 is 10-12% of the work (one of 77 members), which
-/// capped 16 threads near 8.5x (measured: docs/queens.md, "Measurements behind the code").
+/// the end: at n = 17 the largest group alone is a tenth of the work (docs/benchmarks.md).
 const MIN_MEMBERS_PER_JOB: usize = 16;
 
 /// Threads per job of one join group: each job reads the group's whole bottom half again, so
-/// a group is split only as far as the threads need it: one job a thread made 2 threads
-/// slower than no split at all (docs/queens.md, "Measurements behind the code").
+/// a group is split only as far as the threads need it (one job a thread was slower than no
+/// split at all: docs/benchmarks.md).
 const THREADS_PER_GROUP_JOB: usize = 2;
 
 /// One unit of CPU work: a constellation with possibly one more queen placed.

@@ -289,7 +289,7 @@ fn count_batch_rows(n: usize, batch: &[CanonicalConstellation]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::known_counts;
+    use crate::verify::known_counts;
     use thicket_run::runner::{ledger_spec, run_ledgered};
     use thicket_run::{inspect, Ledger, Shard};
 

@@ -1,14 +1,28 @@
-//! N-Queens counting. The CPU solver counts the inner boards of canonical border
-//! constellations under the full 8-fold board symmetry, by joining half-board placements
-//! (`join`) or by the most-constrained-line search (`lines`); the baseline and the
-//! brute-force verifier are independent references. [`strategies`] reproduces the GPU kernels of three
-//! papers for comparison. [`count`] is the front door: it picks the backend and the kernel,
-//! and runs long counts in batches through the run layer ([`Batches`]).
+//! N-Queens counting: all solutions of `n` queens (OEIS A000170) and the solutions distinct
+//! under rotations and reflections (A002562), on CPU threads or GPUs.
+//!
+//! The CPU counter counts the inner boards of canonical border constellations under the full
+//! 8-fold board symmetry, by joining half-board placements or by a most-constrained-line
+//! search; the GPU kernel searches the same constellations row by row, split into tasks over
+//! one or several GPUs. [`count`] is the front door: it picks the backend (`auto` falls back
+//! to the CPU, with a note in the run report), the kernel (thicket's constellation kernel or
+//! one of three papers' GPU kernels, [`Strategy`]), and runs long counts in resumable batches
+//! through the run layer ([`Batching`], [`Batches`]). [`verify`] checks a count against OEIS.
+//!
+//! ```
+//! use thicket_core::{Backend, RunOptions};
+//! use thicket_queens::{count, CountOptions, Counted};
+//!
+//! let options = CountOptions {
+//!     run: RunOptions { backend: Backend::Cpu, quiet: true, ..RunOptions::default() },
+//!     ..CountOptions::default()
+//! };
+//! let Counted::Whole(measured) = count(8, &options)? else { unreachable!("not batched") };
+//! assert_eq!((measured.output.count.total, measured.output.count.unique), (92, 12));
+//! assert!(thicket_queens::verify(&measured.output.count)?);
+//! # Ok::<(), thicket_core::Error>(())
+//! ```
 
-pub mod baseline;
-pub mod bench;
-#[cfg(test)]
-mod brute;
 mod constellation;
 mod count;
 mod cpu;
@@ -17,18 +31,22 @@ mod join;
 pub mod kernels;
 mod ledgered;
 mod lines;
-pub mod reference;
 mod rotations;
 mod run;
 mod search;
-pub mod solutions;
-pub mod strategies;
+mod solutions;
+mod strategies;
 mod symmetry;
+mod verify;
 
-pub use count::{validate_n, QueensCount};
+pub use count::QueensCount;
 pub use cpu::count_cpu;
+pub use gpu::{GpuCount, Queue};
 pub use ledgered::{counts_from_total, Batches};
 pub use run::{count, measured, Batching, CountOptions, Counted, QueensRun};
+pub use solutions::{draw_board, first_solutions, format_solution};
+pub use strategies::{Params, Strategy, StrategyRun};
+pub use verify::{count_mirror, known_counts, verify};
 
 #[cfg(test)]
 mod tests {
@@ -37,7 +55,7 @@ mod tests {
 
     fn check(n: usize, threads: usize) {
         let count = count_cpu(n, threads, &Progress::hidden()).unwrap();
-        let (total, unique) = reference::known_counts(n).unwrap();
+        let (total, unique) = known_counts(n).unwrap();
         assert_eq!((count.total, count.unique), (total, unique), "n={n}");
     }
 
@@ -54,7 +72,7 @@ mod tests {
             let count = count_cpu(n, 1, &Progress::hidden()).unwrap();
             assert_eq!(
                 (count.total, count.unique),
-                brute::brute_force_counts(n),
+                verify::brute_force_counts(n),
                 "n={n}"
             );
         }

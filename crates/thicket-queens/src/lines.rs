@@ -247,7 +247,7 @@ thicket_core::fast_path!(line_search!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::known_counts;
+    use crate::verify::known_counts;
 
     #[test]
     fn search_from_an_empty_board_counts_every_solution() {
@@ -301,6 +301,6 @@ mod tests {
         let mut found = Collect(Vec::new());
         search(&LineBoard::empty(6), &mut [0u8; 6], &mut found);
         found.0.sort();
-        assert_eq!(found.0, crate::brute::all_solutions(6));
+        assert_eq!(found.0, crate::verify::all_solutions(6));
     }
 }

@@ -109,9 +109,9 @@ pub fn unique_from_total(n: usize, total: u128, half: u64, quarter: u64) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::brute::all_solutions;
-    use crate::reference::known_counts;
     use crate::symmetry::Symmetry;
+    use crate::verify::all_solutions;
+    use crate::verify::known_counts;
 
     #[test]
     fn fixed_solutions_match_brute_force() {

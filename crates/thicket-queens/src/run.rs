@@ -4,6 +4,7 @@
 //! layer (a resumable ledger, shards, MPI).
 
 use std::path::PathBuf;
+use std::sync::PoisonError;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
@@ -18,8 +19,8 @@ use crate::count::QueensCount;
 use crate::cpu::count_cpu;
 use crate::gpu::{count_gpu, GpuCount, GpuOptions};
 use crate::ledgered::{counts_from_total, default_batch_size, BatchCounter, Batches};
-use crate::reference::known_counts;
 use crate::strategies::{with_unique, Params, Strategy, StrategyRun, StrategyRunner};
+use crate::verify::known_counts;
 
 /// How [`count`] runs.
 #[derive(Debug, Clone)]
@@ -40,6 +41,21 @@ pub struct CountOptions {
     pub paper: Params,
     /// Run in batches through the run layer (ledger, shards, MPI) instead of in one go.
     pub batched: Option<Batching>,
+}
+
+impl Default for CountOptions {
+    /// `auto` on every core and every visible GPU, thicket's constellation kernel, in one go.
+    fn default() -> CountOptions {
+        CountOptions {
+            run: RunOptions::default(),
+            threads: thicket_core::available_threads(),
+            devices: None,
+            depth: None,
+            strategy: Strategy::Constellation,
+            paper: Params::default(),
+            batched: None,
+        }
+    }
 }
 
 /// How a batched count runs.
@@ -118,13 +134,17 @@ pub enum Counted {
         /// The sum of the shard's batches.
         partial_total: u128,
     },
-    /// A worker rank of an MPI run: the master reports.
-    Worker,
+    /// A worker rank of an MPI run: the master reports the counts.
+    Worker {
+        /// What the rank's caller should hear, each prefixed with the rank (`rank 2: `): why
+        /// `auto` counts on its CPU.
+        notes: Vec<String>,
+    },
 }
 
 /// Counts all and fundamental solutions of `n` queens as `options` ask.
 pub fn count(n: usize, options: &CountOptions) -> Result<Counted> {
-    crate::validate_n(n)?;
+    crate::count::validate_n(n)?;
     if let Some(batching) = &options.batched {
         return count_batched(n, options, batching);
     }
@@ -163,8 +183,11 @@ impl QueensKernel<'_> {
         };
         let mut params = self.options.paper;
         params.depth = self.options.depth;
-        let mut runner = StrategyRunner::open(device)?;
-        let run = runner.count(strategy, self.n, &params)?;
+        let runner = StrategyRunner::shared(device)?;
+        let run = runner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .count(strategy, self.n, &params)?;
         let count = thicket_core::pool(self.options.threads)?.install(|| with_unique(&run))?;
         let placement = Placement {
             threads: self.options.threads,
@@ -260,14 +283,21 @@ fn count_batched(n: usize, options: &CountOptions, batching: &Batching) -> Resul
     let gpu = gpu_options(options);
     let (backend, threads) = (options.run.backend, options.threads);
     if batching.mpi {
+        // A worker rank's notes (why `auto` counts on its CPU) go back to its caller.
+        let mut worker_notes = Vec::new();
         let mut open = |who: &str| -> Result<Box<dyn BatchWorker + '_>> {
-            Ok(Box::new(BatchCounter::open(
-                &batches, backend, threads, &gpu, who,
-            )?))
+            let counter = BatchCounter::open(&batches, backend, threads, &gpu, who)?;
+            worker_notes.extend_from_slice(counter.notes());
+            Ok(Box::new(counter))
         };
         let ledger = batching.ledger.as_deref();
-        match thicket_run::mpi::run(&batches, ledger, batching.shard, &mut open, &progress)? {
-            thicket_run::mpi::Role::Worker => return Ok(Counted::Worker),
+        let role = thicket_run::mpi::run(&batches, ledger, batching.shard, &mut open, &progress)?;
+        match role {
+            thicket_run::mpi::Role::Worker => {
+                return Ok(Counted::Worker {
+                    notes: worker_notes,
+                })
+            }
             thicket_run::mpi::Role::Master(finished) => {
                 let mut devices = finished.devices.clone();
                 devices.sort();
@@ -317,25 +347,9 @@ fn outcome(n: usize, finished: Finished, info: RunInfo, verify: bool) -> Result<
     let count = counts_from_total(n, finished.total)?;
     let mut measured = measured(count, info);
     if verify {
-        measured.verified = Some(check_against_oeis(&count)?);
+        measured.verified = Some(crate::verify(&count)?);
     }
     Ok(Counted::Whole(Box::new(measured)))
-}
-
-/// `true` when `count` is OEIS's; a wrong count is an [`Error::Verification`], a board OEIS
-/// does not list an [`Error::InvalidInput`].
-fn check_against_oeis(count: &QueensCount) -> Result<bool> {
-    match known_counts(count.n) {
-        Some(known) if known == (count.total, count.unique) => Ok(true),
-        Some(_) => Err(Error::Verification(format!(
-            "queens {}: the counts differ from OEIS",
-            count.n
-        ))),
-        None => Err(Error::InvalidInput(format!(
-            "queens {}: OEIS lists no counts to verify against",
-            count.n
-        ))),
-    }
 }
 
 /// Counts obtained without a kernel run of their own (a ledger, merged shards), as a

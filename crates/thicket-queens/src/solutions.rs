@@ -68,7 +68,7 @@ pub fn draw_board(solution: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::brute::all_solutions;
+    use crate::verify::all_solutions;
 
     #[test]
     fn first_solutions_are_the_lexicographic_prefix() {

@@ -7,7 +7,7 @@ use thicket_atsp::{
     Solved,
 };
 use thicket_core::{Error, Measured, Result};
-use thicket_perm::strategy::Strategy;
+use thicket_perm::Strategy;
 use thicket_run::Shard;
 
 use super::perm::PermSearchArgs;

@@ -7,7 +7,7 @@ use thicket_bench::perm::BenchOptions;
 use thicket_bench::queens::strategies::StrategyBenchOptions;
 use thicket_bench::queens::CpuBenchOptions;
 use thicket_core::Result;
-use thicket_queens::strategies::Strategy;
+use thicket_queens::Strategy;
 use thicket_run::bench::{pretty_json, AfterCase, Report};
 
 use super::lattice::PRECISIONS;
@@ -291,8 +291,8 @@ pub struct BenchPermArgs {
     #[arg(long, default_value = "13..18", value_parser = parse_sizes)]
     pub n: SizeList,
     /// Strategies to time, in table order.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = thicket_perm::strategy::Strategy::ALL)]
-    pub strategies: Vec<thicket_perm::strategy::Strategy>,
+    #[arg(long, value_delimiter = ',', default_values_t = thicket_perm::Strategy::ALL, value_parser = choices(&thicket_perm::Strategy::ALL, thicket_perm::Strategy::name))]
+    pub strategies: Vec<thicket_perm::Strategy>,
     /// A strategy is not run at an N where its time, predicted from the N before by the
     /// growth of the tree, would exceed this many seconds (the row says so).
     #[arg(long, default_value_t = 60.0)]
@@ -365,13 +365,12 @@ pub struct StrategyList(pub Vec<Strategy>);
 
 /// Parses `all` or a comma-separated list of strategy names.
 fn parse_strategies(text: &str) -> std::result::Result<StrategyList, String> {
-    use clap::ValueEnum;
     if text.trim() == "all" {
         return Ok(StrategyList(Strategy::ALL.to_vec()));
     }
     text.split(',')
         .map(|name| {
-            Strategy::from_str(name.trim(), true).map_err(|_| {
+            name.trim().parse::<Strategy>().map_err(|_| {
                 let known: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
                 format!(
                     "unknown strategy '{name}' (known: all, {})",

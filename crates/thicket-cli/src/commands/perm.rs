@@ -4,7 +4,7 @@ use clap::Args;
 use thicket_core::Result;
 use thicket_perm::{count_queens, PermOptions};
 
-use crate::flags::{run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
 
 /// The strategy and depths of a permutation search (`perm-queens`, `atsp`).
 #[derive(Debug, Args)]
@@ -13,8 +13,8 @@ pub struct PermSearchArgs {
     /// the subtrees below on a pool of threads), or a GPU strategy of the thesis: `bp-dfs`,
     /// `bp-dfs-pool`, `rec-cdp`, `rec-dp3`, `cdp-bp` (see docs/reproduction.md). Default:
     /// `multicore`, or `bp-dfs-pool` with `--backend cuda`.
-    #[arg(long, value_enum)]
-    pub strategy: Option<thicket_perm::strategy::Strategy>,
+    #[arg(long, value_parser = choices(&thicket_perm::Strategy::ALL, thicket_perm::Strategy::name))]
+    pub strategy: Option<thicket_perm::Strategy>,
     /// Depth of the serial initial search (the thesis's d_cpu): perm-queens `multicore`
     /// (default 4) and the GPU strategies (default: bp-dfs and bp-dfs-pool the first depth
     /// with 2^20 nodes, rec-cdp and cdp-bp d_gpu - 2, rec-dp3 2).

@@ -3,13 +3,14 @@
 use clap::Args;
 use serde_json::json;
 use thicket_core::{Backend, Error, Measured, Result, RunInfo};
-use thicket_queens::reference::known_counts;
-use thicket_queens::solutions::{draw_board, first_solutions, format_solution};
-use thicket_queens::strategies::{Params, Strategy};
-use thicket_queens::{Batching, CountOptions, Counted, QueensCount, QueensRun};
+use thicket_queens::{
+    draw_board, first_solutions, format_solution, known_counts, Batching, CountOptions, Counted,
+    QueensCount, QueensRun, Strategy,
+};
+use thicket_queens::Params;
 use thicket_run::Shard;
 
-use crate::flags::{parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::flags::{choices, parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
 
 /// Options of `thicket queens`.
 #[derive(Debug, Args)]
@@ -62,7 +63,7 @@ pub struct QueensArgs {
     /// The GPU algorithm: thicket's `constellation` kernel, or one of the papers' kernels that
     /// docs/reproduction.md compares (Zhang 2011, Feinbube 2010, Plauth 2016); those run on the
     /// GPU only and read --depth as the rows the host places.
-    #[arg(long, value_enum, default_value_t = Strategy::Constellation)]
+    #[arg(long, default_value_t = Strategy::Constellation, value_parser = choices(&Strategy::ALL, Strategy::name))]
     pub strategy: Strategy,
     /// The papers' parameters.
     #[command(flatten)]
@@ -150,7 +151,13 @@ pub fn run(args: &QueensArgs) -> Result<()> {
                 );
             }
         }
-        Counted::Worker => {}
+        Counted::Worker { notes } => {
+            if !args.output.quiet {
+                for note in notes {
+                    eprintln!("thicket: {note}");
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! The GPU a permutation search runs on: opened, with the kernels loaded, and thin helpers to
 //! allocate, copy and launch with raw device addresses (the kernels take plain pointers).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use thicket_core::{Error, Result};
 use thicket_gpu::cudarc::driver::{
@@ -12,11 +13,23 @@ use thicket_gpu::{Gpu, GpuError, KernelModule};
 /// Threads per block of every kernel launched from the host.
 pub const BLOCK: u32 = 128;
 
-/// An opened GPU with a loaded kernel module.
+/// An opened GPU with a loaded kernel module: the process's shared context
+/// ([`Gpu::shared`]), so that cloning it or opening it again costs nothing.
+#[derive(Clone)]
 pub struct Device {
-    gpu: Gpu,
+    gpu: Arc<Gpu>,
     module: Arc<CudaModule>,
+    /// Whether the module is linked with the device runtime (dynamic parallelism).
+    linked: bool,
 }
+
+/// The devices this process opened, by CUDA ordinal and kernel module name.
+type Opened = HashMap<(usize, &'static str), Device>;
+
+/// Every device of the process with a module loaded: kept until the process ends, so a
+/// second search on the same GPU pays neither the context nor the module's load, and a
+/// context's device-runtime limit is raised once (before its first launch that needs it).
+static OPENED: OnceLock<Mutex<Opened>> = OnceLock::new();
 
 /// A kernel argument: a device address, a count or a small integer.
 #[derive(Debug, Clone, Copy)]
@@ -28,26 +41,37 @@ pub enum Arg {
 }
 
 impl Device {
-    /// Opens GPU `ordinal` and loads `kernels`; a linked module as relocatable code linked
-    /// with the device runtime, and with room for [`super::engine::CDP_PENDING_LAUNCHES`]
+    /// GPU `ordinal` with `kernels` loaded, opened and loaded on the process's first call
+    /// and shared by every later one; a linked module is relocatable code linked with the
+    /// device runtime, and its context gets room for [`super::engine::CDP_PENDING_LAUNCHES`]
     /// pending device-side launches.
     pub fn open(kernels: &KernelModule, ordinal: usize) -> Result<Device> {
+        let opened = OPENED.get_or_init(|| Mutex::new(HashMap::new()));
+        // The map is only inserted into, so one a panic left locked is still whole.
+        let mut opened = opened.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (ordinal, kernels.source.name);
+        if let Some(device) = opened.get(&key) {
+            return Ok(device.clone());
+        }
         thicket_gpu::probe()?;
-        let gpu = Gpu::open(ordinal)?;
+        let gpu = Gpu::shared(ordinal)?;
         let (source, options) = (&kernels.source, kernels.options());
         let module = if kernels.linked {
-            use thicket_gpu::cudarc::driver::sys::CUlimit;
-            gpu.context()
-                .set_limit(
-                    CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
-                    super::engine::CDP_PENDING_LAUNCHES as usize,
-                )
-                .map_err(|e| Error::from(GpuError::driver("cuCtxSetLimit")(e)))?;
+            let linked_before = opened.iter().any(|(&(o, _), d)| o == ordinal && d.linked);
+            if !linked_before {
+                raise_pending_launches(&gpu)?;
+            }
             gpu.load_linked_module(source, &options)?.0
         } else {
             gpu.load_module(source, &options)?
         };
-        Ok(Device { gpu, module })
+        let device = Device {
+            gpu,
+            module,
+            linked: kernels.linked,
+        };
+        opened.insert(key, device.clone());
+        Ok(device)
     }
 
     /// The device's name.
@@ -200,4 +224,16 @@ fn allow_shared(function: &CudaFunction, shared: u32) -> Result<()> {
             shared as i32,
         )
         .map_err(|e| Error::from(GpuError::driver("cuFuncSetAttribute")(e)))
+}
+
+/// Gives `gpu`'s context room for [`super::engine::CDP_PENDING_LAUNCHES`] pending device-side
+/// launches, once per context.
+fn raise_pending_launches(gpu: &Gpu) -> Result<()> {
+    use thicket_gpu::cudarc::driver::sys::CUlimit;
+    gpu.context()
+        .set_limit(
+            CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT,
+            super::engine::CDP_PENDING_LAUNCHES as usize,
+        )
+        .map_err(|e| Error::from(GpuError::driver("cuCtxSetLimit")(e)))
 }

@@ -1,13 +1,13 @@
 //! The thesis's GPU strategies (Carneiro 2017): BP-DFS, BP-DFS with a pool, REC-CDP, REC-DP3
-//! and CDP-BP, for N-Queens as a permutation ([`queens`]) and, in thicket-atsp, the ATSP with
+//! and CDP-BP, for N-Queens as a permutation and, in thicket-atsp, the ATSP with
 //! the partial-cost bound. The host builds the active set by a serial search to d_cpu; the kernels
 //! (`kernels/*.cu`, compiled at run time by NVRTC for the device) search below it. See
-//! [`engine`] for how each strategy launches them and [`memory`] for the memory analysis.
+//! [`engine`] for how each strategy launches them and `memory.rs` for the memory analysis.
 
 pub mod device;
 pub mod engine;
-pub mod memory;
-pub mod queens;
+mod memory;
+pub(crate) mod queens;
 
 use thicket_core::{Error, Result};
 use thicket_gpu::KernelModule;

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -25,9 +25,10 @@ use crate::kernels::{
 /// How often the host reads how far a launch has handed its tasks out.
 const PROGRESS_POLL: Duration = Duration::from_millis(100);
 
-/// One device ready to count.
+/// One device ready to count: the process's shared context ([`Gpu::shared`]) with the
+/// kernel loaded (from the device's memoized module after the first count).
 pub struct Device {
-    gpu: Gpu,
+    gpu: Arc<Gpu>,
     function: CudaFunction,
     /// The plan table, uploaded once per run.
     plans: Option<CudaSlice<u32>>,
@@ -45,10 +46,9 @@ impl Device {
 }
 
 /// Devices being opened one after the other on a thread of their own, handed over as each
-/// becomes ready. The driver creates contexts one at a time anyway: opened side by side, two
-/// GPUs were both ready only when the second was; in turn, the first one is ready after its
-/// own context and starts counting while the next one is created (docs/queens.md,
-/// "Measurements behind the code").
+/// becomes ready: the driver creates contexts one at a time anyway, so in turn the first one
+/// starts counting while the next one is created (measured: docs/benchmarks.md). After the
+/// process's first count every device is already open and ready at once.
 pub struct Opening {
     count: usize,
     peer: bool,
@@ -104,19 +104,9 @@ pub fn open_devices(ordinals: Option<&[usize]>) -> Result<Vec<Device>, GpuError>
     Opening::start(ordinals, Instant::now())?.all()
 }
 
-/// Closes the devices side by side: tearing down a context takes tens of milliseconds, and
-/// two-GPU runs ended a little sooner so (docs/queens.md, "Measurements behind the code").
-pub fn close_devices(devices: Vec<Device>) {
-    std::thread::scope(|scope| {
-        for device in devices {
-            scope.spawn(move || drop(device));
-        }
-    });
-}
-
-/// Opens device `ordinal` and loads the kernel on it.
+/// Device `ordinal`, opened once per process, with the kernel loaded on it.
 fn open_device(ordinal: usize, started: Instant) -> Result<Device, GpuError> {
-    let gpu = Gpu::open(ordinal)?;
+    let gpu = Gpu::shared(ordinal)?;
     let (module, stats) = gpu.load_module_with_stats(&QUEENS.source, &QUEENS.options())?;
     let function = gpu.load_function(&module, "queens_count")?;
     Ok(Device {

@@ -145,7 +145,6 @@ fn count_gpu_here(n: usize, options: &GpuOptions, progress: &Progress) -> Result
             tasks_seconds,
             kernel_seconds,
         };
-        launch::close_devices(devices);
         Ok(count)
     })
 }
@@ -307,7 +306,7 @@ impl GpuCounter {
 /// Tasks per queue chunk, for devices that cannot share one task counter (no peer atomics).
 /// Every launch ends with a tail about as long as its largest task, so there are few chunks:
 /// 2 a device from the dynamic queue, so that a faster device takes more (the alternatives
-/// measured: docs/queens.md, "Measurements behind the code").
+/// measured: docs/benchmarks.md).
 fn chunk_size(tasks: usize, devices: usize) -> usize {
     let chunks = if devices <= 1 { 1 } else { devices * 2 };
     tasks.div_ceil(chunks).max(1)
@@ -315,7 +314,7 @@ fn chunk_size(tasks: usize, devices: usize) -> usize {
 
 /// The constellations in the order their tasks are handed out: those with the most rows to
 /// fill first, so that the tasks left when the queue runs dry are small and the threads finish
-/// together (docs/queens.md, "Measurements behind the code"). Within the same
+/// together (docs/benchmarks.md). Within the same
 /// number of rows, a fixed pseudo-random order spreads the costs, so that the chunks of a
 /// host-side queue cost about the same. A plan's own tasks stay together, so the lanes of a
 /// warp mostly share a plan record.

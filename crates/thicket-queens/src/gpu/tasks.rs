@@ -171,7 +171,7 @@ impl Task {
             free ^= bit;
             let child = self.child(plan, bit);
             // The last row visits its children in place: a call per task made the whole walk
-            // 3.5 times slower (N = 20, measured).
+            // several times slower (docs/benchmarks.md).
             if rows == 1 {
                 visit(&child);
             } else {
@@ -299,9 +299,8 @@ pub fn split(n: usize, plans: &[GpuPlan], depth: usize) -> Vec<Task> {
         .collect()
 }
 
-/// The share of the tasks, counted at the chosen depth, whose plans are split a row deeper:
-/// 5% left more of the launch tail, 20% no less than 10% (docs/queens.md, "Measurements behind
-/// the code").
+/// The share of the tasks, counted at the chosen depth, whose plans are split a row deeper
+/// (the shares tried: docs/benchmarks.md).
 const TAIL_SHARE: f64 = 0.1;
 
 /// How many tasks each plan splits into, counted without storing a task, so that the packed
@@ -363,7 +362,7 @@ impl TaskCounts {
     /// A launch ends when its slowest thread finishes the task it holds when the tasks run
     /// out, so the tasks handed out last should all be small; splitting every plan a row deeper
     /// cuts the tail as well but makes seven times the tasks to write and upload
-    /// (docs/queens.md, "Measurements behind the code").
+    /// (docs/benchmarks.md).
     fn deepen_tail(&mut self, n: usize, plans: &[GpuPlan], share: f64) {
         let total = self.total() as f64;
         let mut tail = 0;
@@ -505,7 +504,7 @@ pub fn target_tasks(n: usize) -> usize {
 mod tests {
     use super::*;
     use crate::constellation::canonical_constellations;
-    use crate::reference::known_counts;
+    use crate::verify::known_counts;
 
     /// Every child of every task one row further down, tasks at their last row kept: the
     /// level-by-level expansion that the depth-first walk replaces, kept as its reference.

@@ -83,11 +83,6 @@ impl Subproblems {
         self.queens.len() / self.depth
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.queens.is_empty()
-    }
-
     /// The queens of subproblem `i`.
     pub fn placement(&self, i: usize) -> &[u32] {
         &self.queens[i * self.depth..(i + 1) * self.depth]
@@ -137,8 +132,9 @@ fn extend(rows: &mut Vec<u32>, masks: RowMasks, depth: usize, mask: u32, out: &m
     }
 }
 
-/// Solutions below the masks of row `row` (reference count for tests and the host's checks).
-pub fn count_below(n: usize, row: usize, masks: RowMasks) -> u64 {
+/// Solutions below the masks of row `row` (the tests' reference count).
+#[cfg(test)]
+fn count_below(n: usize, row: usize, masks: RowMasks) -> u64 {
     let mask = board_mask(n);
     if row == n {
         return 1;
@@ -158,7 +154,7 @@ pub fn zhang_depth(n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::known_counts;
+    use crate::verify::known_counts;
 
     /// Zhang et al. had 7,432 jobs at N = 15: they searched the middle column's second row in
     /// full, where Somers' scheme used here halves it (442 jobs instead of 884).

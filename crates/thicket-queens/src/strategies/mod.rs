@@ -17,7 +17,8 @@ pub mod jobs;
 pub mod plauth;
 pub mod zhang;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -32,7 +33,7 @@ use crate::count::QueensCount;
 use crate::rotations::{count_fixed, unique_from_total, Turn};
 
 /// How `thicket queens --backend cuda` counts: thicket's own kernel or one of the papers'.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// thicket's constellation kernel (the default; not a paper's).
@@ -122,14 +123,16 @@ impl Strategy {
     }
 }
 
+thicket_core::named_choice!(Strategy, "queens strategy");
+
 /// The papers' tuning parameters; `None` takes the strategy's default (see each field).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Params {
     /// Threads per block: 64 for Zhang's kernels (unstated in the paper; its shared workspace
     /// and Fig. 6's pools of 64 jobs need at most 64), 128 for Feinbube's (unstated), 256 for
-    /// Plauth's (their Sec. 3.3) but 64 for `dp-swap` ([`plauth::SWAP_BLOCK_SIZE`]).
+    /// Plauth's (their Sec. 3.3) but 64 for `dp-swap`.
     pub block_size: Option<u32>,
-    /// Rows placed by the host: n - 11 for Zhang's and Feinbube's kernels ([`jobs::zhang_depth`]),
+    /// Rows placed by the host: n - 11 for Zhang's and Feinbube's kernels,
     /// 1 for Plauth's (their Table 3 starts at row 1; 2 for odd n, the mirror's middle column).
     pub depth: Option<usize>,
     /// Jobs per pool of `pool-block` and threads' share of `pool-global`: 256.
@@ -166,30 +169,48 @@ pub struct StrategyRun {
     pub device: String,
 }
 
-/// A device with the papers' kernels loaded on first use.
-pub struct StrategyRunner {
-    gpu: Gpu,
+/// A device with the papers' kernels loaded on first use, one a device per process
+/// ([`StrategyRunner::shared`]).
+pub(crate) struct StrategyRunner {
+    gpu: Arc<Gpu>,
     modules: Vec<(&'static str, Arc<CudaModule>)>,
     dp_limits_set: bool,
     /// The last subproblems generated, which the next strategy on the same board reuses.
     last_jobs: Option<Arc<jobs::Subproblems>>,
 }
 
+/// The runners this process opened, by device ordinal.
+type Runners = HashMap<usize, Arc<Mutex<StrategyRunner>>>;
+
+/// Every runner of the process: opened on first use, kept until the process ends.
+static RUNNERS: OnceLock<Mutex<Runners>> = OnceLock::new();
+
 impl StrategyRunner {
-    /// Opens CUDA device `ordinal`; fails with [`Error::Unavailable`] when none can be used.
-    pub fn open(ordinal: usize) -> Result<StrategyRunner> {
+    /// The runner of CUDA device `ordinal`, opened on the process's first call and handed to
+    /// every later one: its loaded kernels, its raised device-runtime limits (which a context
+    /// takes only before its first launch that allocates on the device) and its last
+    /// subproblems outlive each count. Fails with [`Error::Unavailable`] when no GPU can be
+    /// used; a failed open is not remembered.
+    pub(crate) fn shared(ordinal: usize) -> Result<Arc<Mutex<StrategyRunner>>> {
+        let runners = RUNNERS.get_or_init(|| Mutex::new(HashMap::new()));
+        // The map is only inserted into, so one a panic left locked is still whole.
+        let mut runners = runners.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(runner) = runners.get(&ordinal) {
+            return Ok(Arc::clone(runner));
+        }
         thicket_gpu::probe().map_err(Error::from)?;
-        let gpu = Gpu::open(ordinal).map_err(Error::from)?;
-        Ok(StrategyRunner {
-            gpu,
+        let runner = Arc::new(Mutex::new(StrategyRunner {
+            gpu: Gpu::shared(ordinal).map_err(Error::from)?,
             modules: Vec::new(),
             dp_limits_set: false,
             last_jobs: None,
-        })
+        }));
+        runners.insert(ordinal, Arc::clone(&runner));
+        Ok(runner)
     }
 
     /// The device's name.
-    pub fn device_name(&self) -> &str {
+    pub(crate) fn device_name(&self) -> &str {
         &self.gpu.info().name
     }
 
@@ -257,7 +278,12 @@ impl StrategyRunner {
     ///
     /// [`Strategy::Constellation`] is not run here (it is `count_gpu`) and is
     /// refused as invalid input, as are parameters outside the kernels' ranges.
-    pub fn count(&mut self, strategy: Strategy, n: usize, params: &Params) -> Result<StrategyRun> {
+    pub(crate) fn count(
+        &mut self,
+        strategy: Strategy,
+        n: usize,
+        params: &Params,
+    ) -> Result<StrategyRun> {
         if !(MIN_N..=MAX_N).contains(&n) {
             return Err(Error::InvalidInput(format!(
                 "the {} kernel counts boards of {MIN_N} to {MAX_N} queens, not {n}",

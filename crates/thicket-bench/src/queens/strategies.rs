@@ -1,18 +1,16 @@
-//! The papers' GPU kernels ([`crate::strategies`]) beside thicket's own constellation
-//! counter, every total checked against OEIS A000170 (`thicket bench queens --strategies`).
+//! The papers' GPU kernels ([`Strategy`]) beside thicket's own constellation
+//! counter, each run through the front door ([`thicket_queens::count`]), every total checked against OEIS A000170 (`thicket bench queens --strategies`).
 //! A strategy's larger boards are skipped once its next run is predicted (from the growth of
 //! its last two) to pass the cap, and after a failure.
 
 use serde::Serialize;
 use serde_json::json;
-use thicket_core::{Error, Progress, Result};
+use thicket_core::{Backend, Error, Result, RunOptions};
+use thicket_gpu::Gpu;
+use thicket_queens::{known_counts, CountOptions, Counted, Params, Strategy};
 use thicket_run::bench::{
-    series_by, AfterCase, AfterFailure, Align, Plan, Rendered, Report, Sweep, Table,
+    series_by, AfterCase, AfterFailure, Align, Outcome, Plan, Rendered, Report, Sweep, Table,
 };
-
-use crate::gpu::{count_gpu, GpuOptions};
-use crate::reference::known_counts;
-use crate::strategies::{Params, Strategy, StrategyRun, StrategyRunner};
 
 /// What the strategies bench runs.
 #[derive(Debug, Clone)]
@@ -40,8 +38,8 @@ pub struct BenchRow {
     pub source: &'static str,
     /// Board size.
     pub n: usize,
-    /// `ok`, `capped` (not run: predicted too slow), or `failed`.
-    pub status: &'static str,
+    /// How the case ended.
+    pub status: Status,
     /// The total counted (by the last repeat).
     pub total: Option<u128>,
     /// Whether every repeat's total matched OEIS A000170.
@@ -60,8 +58,56 @@ pub struct BenchRow {
     pub refused_launches: u64,
     /// Best time of `naive` at this N over this one's.
     pub speedup_vs_naive: Option<f64>,
-    /// Why it was capped or failed.
+    /// Why it was capped, skipped, unavailable or failed.
     pub note: String,
+}
+
+/// How one strategy at one board size ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Every repeat ran.
+    Ok,
+    /// Not run: predicted to pass the time cap.
+    Capped,
+    /// Not run: the board is too large for the strategy.
+    Skipped,
+    /// The GPU or what the strategy needs of it is not there.
+    Unavailable,
+    /// A run failed, or a smaller board did.
+    Failed,
+}
+
+impl Status {
+    /// The status as the table, CSV and JSON write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Capped => "capped",
+            Status::Skipped => "skipped",
+            Status::Unavailable => "unavailable",
+            Status::Failed => "failed",
+        }
+    }
+
+    /// The status of a case that did not run to the end, and why.
+    fn of<T>(outcome: Outcome<T>) -> (Status, String) {
+        match outcome {
+            Outcome::Ran(_) => (Status::Ok, String::new()),
+            Outcome::Skipped(why) => (Status::Skipped, why),
+            Outcome::Unavailable(why) => (Status::Unavailable, why),
+            Outcome::Failed(why) => (Status::Failed, why),
+        }
+    }
+}
+
+/// What one run of a kernel measured.
+struct KernelRun {
+    total: u128,
+    jobs: usize,
+    depth: usize,
+    kernel_seconds: f64,
+    refused_launches: u64,
 }
 
 /// Runs every strategy over every size, calling `after_case` after each row.
@@ -69,19 +115,25 @@ pub fn bench(options: &StrategyBenchOptions, after_case: AfterCase) -> Result<Re
     let mut sizes = options.sizes.clone();
     sizes.sort_unstable();
     sizes.dedup();
-    let mut runner = StrategyRunner::open(options.device)?;
-    let device = runner.device_name().to_owned();
+    // No device is an error of the whole bench, not of every case.
+    let device = Gpu::shared(options.device)
+        .map_err(Error::from)?
+        .info()
+        .name
+        .clone();
     let mut rows: Vec<BenchRow> = Vec::new();
     for &strategy in &options.strategies {
         let mut series = Sweep::new(options.max_seconds, AfterFailure::Stop);
         for &n in &sizes {
             let row = match series.plan(n, |_| None) {
-                Plan::Run => measure(&mut runner, strategy, n, options, &device),
-                Plan::Skip(why) => skipped(strategy, n, "capped", why),
-                Plan::Stopped => skipped(strategy, n, "failed", "a smaller board failed".into()),
+                Plan::Run => measure(strategy, n, options),
+                Plan::Skip(why) => skipped(strategy, n, Status::Capped, why),
+                Plan::Stopped => {
+                    skipped(strategy, n, Status::Failed, "a smaller board failed".into())
+                }
             };
-            if row.status != "capped" {
-                series.record(n, row.best_seconds.filter(|_| row.status == "ok"));
+            if row.status != Status::Capped {
+                series.record(n, row.best_seconds.filter(|_| row.status == Status::Ok));
             }
             let line = format!("  {}", progress_line(&row));
             rows.push(row);
@@ -91,7 +143,7 @@ pub fn bench(options: &StrategyBenchOptions, after_case: AfterCase) -> Result<Re
     }
     let verdict = match rows
         .iter()
-        .any(|r| r.status == "failed" || (r.status == "ok" && !r.verified))
+        .any(|r| r.status == Status::Failed || (r.status == Status::Ok && !r.verified))
     {
         true => Err(Error::Verification(
             "a strategy failed or its count differs from OEIS".into(),
@@ -123,45 +175,25 @@ fn render(
         series: series_by(
             rows,
             |r| r.strategy.to_owned(),
-            |r| Some((r.n as f64, r.best_seconds.filter(|_| r.status == "ok")?)),
+            |r| {
+                Some((
+                    r.n as f64,
+                    r.best_seconds.filter(|_| r.status == Status::Ok)?,
+                ))
+            },
         ),
     }
 }
 
 /// Runs `strategy` at `n` `repeat` times.
-fn measure(
-    runner: &mut StrategyRunner,
-    strategy: Strategy,
-    n: usize,
-    options: &StrategyBenchOptions,
-    device: &str,
-) -> BenchRow {
+fn measure(strategy: Strategy, n: usize, options: &StrategyBenchOptions) -> BenchRow {
     let expected = known_counts(n).map(|(total, _)| total);
     let mut times = Vec::new();
-    let mut row = skipped(strategy, n, "ok", String::new());
+    let mut row = skipped(strategy, n, Status::Ok, String::new());
     row.verified = true;
     for _ in 0..options.repeat.max(1) {
-        let outcome = if strategy == Strategy::Constellation {
-            let gpu = GpuOptions {
-                devices: Some(vec![options.device]),
-                depth: None,
-                threads: None,
-            };
-            count_gpu(n, &gpu, &Progress::hidden()).map(|gpu| StrategyRun {
-                strategy,
-                n,
-                total: gpu.count.total,
-                jobs: gpu.tasks,
-                depth: gpu.depth,
-                kernel_seconds: gpu.kernel_seconds,
-                refused_launches: 0,
-                device: device.to_owned(),
-            })
-        } else {
-            runner.count(strategy, n, &options.params)
-        };
-        match outcome {
-            Ok(run) => {
+        match Outcome::of(run_once(strategy, n, options)) {
+            Outcome::Ran(run) => {
                 times.push(run.kernel_seconds);
                 row.verified &= expected.is_none_or(|t| t == run.total);
                 row.total = Some(run.total);
@@ -169,16 +201,15 @@ fn measure(
                 row.host_depth = run.depth;
                 row.refused_launches += run.refused_launches;
             }
-            Err(error) => {
-                row.status = "failed";
+            other => {
+                (row.status, row.note) = Status::of(other);
                 row.verified = false;
-                row.note = error.to_string();
                 break;
             }
         }
     }
     times.sort_by(f64::total_cmp);
-    if row.status == "ok" {
+    if row.status == Status::Ok {
         row.best_seconds = times.first().copied();
         row.median_seconds = times.get(times.len() / 2).copied();
         row.repeats = times.len();
@@ -189,7 +220,51 @@ fn measure(
     row
 }
 
-fn skipped(strategy: Strategy, n: usize, status: &'static str, note: String) -> BenchRow {
+/// One count of `strategy` at `n` on the bench's device, through the front door: thicket's
+/// kernel with its own depth, a paper's with the bench's parameters.
+fn run_once(strategy: Strategy, n: usize, options: &StrategyBenchOptions) -> Result<KernelRun> {
+    let count_options = CountOptions {
+        run: RunOptions {
+            backend: Backend::Cuda,
+            quiet: true,
+            ..RunOptions::default()
+        },
+        devices: Some(vec![options.device]),
+        depth: match strategy {
+            Strategy::Constellation => None,
+            _ => options.params.depth,
+        },
+        strategy,
+        paper: options.params,
+        ..CountOptions::default()
+    };
+    let Counted::Whole(measured) = thicket_queens::count(n, &count_options)? else {
+        unreachable!("a count without batching is whole");
+    };
+    let run = measured.output;
+    if let Some((_, paper)) = run.strategy {
+        return Ok(KernelRun {
+            total: paper.total,
+            jobs: paper.jobs,
+            depth: paper.depth,
+            kernel_seconds: paper.kernel_seconds,
+            refused_launches: paper.refused_launches,
+        });
+    }
+    let gpu = run
+        .gpu
+        .ok_or_else(|| Error::Gpu("the count ran on no GPU".into()))?;
+    Ok(KernelRun {
+        total: gpu.count.total,
+        jobs: gpu.tasks,
+        depth: gpu.depth,
+        kernel_seconds: gpu.kernel_seconds,
+        refused_launches: 0,
+    })
+}
+
+/// A row of `strategy` at `n` that has not run (yet).
+fn skipped(strategy: Strategy, n: usize, status: Status, note: String) -> BenchRow {
     BenchRow {
         strategy: strategy.name(),
         source: strategy.source(),
@@ -233,7 +308,13 @@ fn progress_line(row: &BenchRow) -> String {
             if row.verified { "ok" } else { "WRONG" },
             row.refused_launches
         ),
-        None => format!("{} n={} {}: {}", row.strategy, row.n, row.status, row.note),
+        None => format!(
+            "{} n={} {}: {}",
+            row.strategy,
+            row.n,
+            row.status.name(),
+            row.note
+        ),
     }
 }
 
@@ -261,7 +342,7 @@ pub fn markdown(rows: &[BenchRow], sizes: &[usize], device: &str, repeats: usize
         let mine: Vec<&BenchRow> = rows.iter().filter(|r| r.strategy == name).collect();
         for n in sizes {
             let cell = match mine.iter().find(|r| r.n == *n) {
-                Some(r) if r.status == "ok" => {
+                Some(r) if r.status == Status::Ok => {
                     let time = r.best_seconds.unwrap_or_default();
                     let speedup = r
                         .speedup_vs_naive
@@ -270,13 +351,12 @@ pub fn markdown(rows: &[BenchRow], sizes: &[usize], device: &str, repeats: usize
                     let wrong = if r.verified { "" } else { " WRONG" };
                     format!("{time:.3}{speedup}{wrong}")
                 }
-                Some(r) if r.status == "capped" => "capped".to_owned(),
-                Some(_) => "failed".to_owned(),
+                Some(r) => r.status.name().to_owned(),
                 None => "-".to_owned(),
             };
             out.push_str(&format!(" {cell} |"));
         }
-        let ran: Vec<&&BenchRow> = mine.iter().filter(|r| r.status == "ok").collect();
+        let ran: Vec<&&BenchRow> = mine.iter().filter(|r| r.status == Status::Ok).collect();
         let checked = if ran.is_empty() {
             "none".to_owned()
         } else if ran.iter().all(|r| r.verified) {
@@ -335,7 +415,7 @@ fn csv(rows: &[BenchRow]) -> String {
             r.strategy.to_owned(),
             r.source.to_owned(),
             r.n.to_string(),
-            r.status.to_owned(),
+            r.status.name().to_owned(),
             r.total.map(|t| t.to_string()).unwrap_or_default(),
             r.verified.to_string(),
             opt(r.best_seconds),
@@ -357,13 +437,13 @@ mod tests {
 
     #[test]
     fn table_marks_capped_and_failed_cells() {
-        let mut ok = skipped(Strategy::Naive, 15, "ok", String::new());
+        let mut ok = skipped(Strategy::Naive, 15, Status::Ok, String::new());
         ok.best_seconds = Some(2.0);
         ok.verified = true;
-        let mut fast = skipped(Strategy::PoolGlobal, 15, "ok", String::new());
+        let mut fast = skipped(Strategy::PoolGlobal, 15, Status::Ok, String::new());
         fast.best_seconds = Some(0.5);
         fast.verified = true;
-        let capped = skipped(Strategy::Dp1, 15, "capped", "predicted 99 s".into());
+        let capped = skipped(Strategy::Dp1, 15, Status::Capped, "predicted 99 s".into());
         let mut rows = vec![ok, fast, capped];
         fill_speedups(&mut rows);
         let table = markdown(&rows, &[15], "GPU", 1);

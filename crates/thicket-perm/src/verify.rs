@@ -1,10 +1,15 @@
-//! Reference counts of the permutation N-Queens search (the thesis's Table 1 and OEIS).
+//! The independent verifier: a count of the permutation N-Queens search checked against the
+//! thesis's Table 1 (nodes) and OEIS A000170 (solutions), [`perm_queens`].
+
+use thicket_core::{Error, Result};
+
+use crate::queens::PermQueensCount;
 
 /// Nodes (every feasible node at depths 1..=N, solutions included: the thesis's Table 1
 /// definition) and solutions (OEIS A000170) of the permutation N-Queens search, N = 1..=18.
 /// N <= 16 were counted by an independent recursive bitboard counter; N = 17 and 18 are the
 /// thesis's Table 1 values, which the GPU strategies reproduce.
-pub const PERM_QUEENS: [(usize, u64, u64); 18] = [
+pub(crate) const PERM_QUEENS: [(usize, u64, u64); 18] = [
     (1, 1, 1),
     (2, 2, 0),
     (3, 5, 0),
@@ -31,6 +36,31 @@ pub fn perm_queens(n: usize) -> Option<(u64, u64)> {
         .iter()
         .find(|&&(m, _, _)| m == n)
         .map(|&(_, nodes, solutions)| (nodes, solutions))
+}
+
+/// Checks `count` against Table 1 and OEIS: `Ok(true)` when its nodes and solutions are the
+/// tabulated ones; a wrong count is an [`Error::Verification`], a board the table does not
+/// list (N > 18) an [`Error::InvalidInput`].
+///
+/// ```
+/// use thicket_perm::{verify, PermQueensCount};
+///
+/// let eight = PermQueensCount { n: 8, nodes: 2056, solutions: 92 };
+/// assert!(verify(&eight).unwrap());
+/// assert!(verify(&PermQueensCount { nodes: 2057, ..eight }).is_err());
+/// ```
+pub fn verify(count: &PermQueensCount) -> Result<bool> {
+    match perm_queens(count.n) {
+        Some(known) if known == (count.nodes, count.solutions) => Ok(true),
+        Some(_) => Err(Error::Verification(format!(
+            "perm-queens {}: the counts differ from Table 1",
+            count.n
+        ))),
+        None => Err(Error::InvalidInput(format!(
+            "perm-queens {}: Table 1 lists no counts to verify against",
+            count.n
+        ))),
+    }
 }
 
 #[cfg(test)]

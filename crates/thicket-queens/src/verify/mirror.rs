@@ -1,4 +1,4 @@
-//! The reference the benchmarks measure against: a plain Richards/Somers bitboard backtracker
+//! The mirror baseline, the reference the benchmarks measure against: a plain Richards/Somers bitboard backtracker
 //! that uses only the left/right mirror symmetry (first queen in the left half, count x2; for
 //! odd n the middle column with the second queen in the left half). It shares no code with the
 //! constellation solver, so it doubles as an independent check of the totals.
@@ -90,7 +90,7 @@ fn count_below(board: u32, row: usize, n: usize, cols: u32, left: u32, right: u3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::known_counts;
+    use crate::verify::known_counts;
 
     #[test]
     fn mirror_baseline_matches_oeis() {

@@ -1,7 +1,7 @@
 //! Published counts (OEIS A000170 and A002562) used to check every result thicket computes.
 
 /// `(n, total, unique)` for every board size whose counts are known, n = 1..=27.
-pub const OEIS: [(usize, u128, u128); 27] = [
+pub(crate) const OEIS: [(usize, u128, u128); 27] = [
     (1, 1, 1),
     (2, 0, 0),
     (3, 0, 0),

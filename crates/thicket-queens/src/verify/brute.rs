@@ -52,7 +52,7 @@ pub fn brute_force_counts(n: usize) -> (u128, u128) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::known_counts;
+    use crate::verify::known_counts;
 
     #[test]
     fn brute_force_matches_oeis_on_small_boards() {
