@@ -201,33 +201,27 @@ mod tests {
     fn networks_from_arrays_are_checked_like_any_other() {
         let built = Network::from_arrays(3, &[0, 1], &[1, 2], &[5, 7], 0, 2).unwrap();
         assert_eq!(built.arcs, vec![arc(0, 1, 5), arc(1, 2, 7)]);
-        let cases: [(u32, &[u32], &[u32], &[i64], u32, u32, &str); 5] = [
-            (
-                3,
-                &[0, 1],
-                &[1],
-                &[5, 7],
-                0,
-                2,
-                "2 tails, 1 heads and 2 capacities",
-            ),
-            (
-                3,
-                &[0, 1],
-                &[1, 2],
-                &[5, -7],
-                0,
-                2,
-                "arc 1 (1 -> 2) has a negative capacity",
-            ),
-            (3, &[0, 1], &[1, 3], &[5, 7], 0, 2, "outside 0..3"),
-            (3, &[0], &[1], &[5], 2, 2, "same vertex (2)"),
-            (3, &[0], &[1], &[5], 0, 7, "sink 7 is not a vertex"),
-        ];
-        for (n, tails, heads, capacities, s, t, message) in cases {
-            let err = Network::from_arrays(n, tails, heads, capacities, s, t).unwrap_err();
+        // Three vertices, source 0, sink 2 unless a case says otherwise.
+        let refused = |tails: &[u32], heads: &[u32], capacities: &[i64], s: u32, t: u32| {
+            let err = Network::from_arrays(3, tails, heads, capacities, s, t).unwrap_err();
             assert!(matches!(err, Error::InvalidInput(_)), "{err}");
-            assert!(err.to_string().contains(message), "{err}");
-        }
+            err.to_string()
+        };
+        let message = refused(&[0, 1], &[1], &[5, 7], 0, 2);
+        assert!(
+            message.contains("2 tails, 1 heads and 2 capacities"),
+            "{message}"
+        );
+        let message = refused(&[0, 1], &[1, 2], &[5, -7], 0, 2);
+        assert!(
+            message.contains("arc 1 (1 -> 2) has a negative capacity"),
+            "{message}"
+        );
+        let message = refused(&[0, 1], &[1, 3], &[5, 7], 0, 2);
+        assert!(message.contains("outside 0..3"), "{message}");
+        let message = refused(&[0], &[1], &[5], 2, 2);
+        assert!(message.contains("same vertex (2)"), "{message}");
+        let message = refused(&[0], &[1], &[5], 0, 7);
+        assert!(message.contains("sink 7 is not a vertex"), "{message}");
     }
 }
