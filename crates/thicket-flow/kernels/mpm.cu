@@ -42,10 +42,18 @@ __device__ __forceinline__ void atomic_add_i64(i64* at, i64 value) {
     atomicAdd((u64*)at, (u64)value);
 }
 
+#include "mpm.cuh"
+
+// Marks a neighbour for the next scan's list, where the launch keeps one.
+struct FlagMark {
+    u32* flags;
+    __device__ __forceinline__ void operator()(u32 v) const {
+        if (flags) flags[v] = 1;
+    }
+};
+
 __device__ __forceinline__ i64 potential_of(u32 v, u32 s, u32 t, const i64* in, const i64* out) {
-    if (v == s) return out[v];
-    if (v == t) return in[v];
-    return in[v] < out[v] ? in[v] : out[v];
+    return mpm_potential<PlainLoad>(v, s, t, in, out);
 }
 
 extern "C" __global__ void fill_levels(u32* level, u32 n, u32 s) {
@@ -92,38 +100,14 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     out[v] = from;
 }
 
-// Removes v if its potential is 0 (and sets *left); flags (when `touched` is not null) the
-// neighbours whose potential falls.
-__device__ __forceinline__ void prune_vertex(u32 v, const u32* start, const u32* head,
-                                             const u32* pair, const i64* cap, const u32* level,
-                                             u32* alive, i64* in, i64* out, u32 s, u32 t,
-                                             u32* left, u32* touched) {
-    if (!alive[v] || potential_of(v, s, t, in, out) != 0) return;
-    alive[v] = 0;
-    *left = 1;
-    const u32 lv = level[v];
-    for (u32 e = start[v]; e < start[v + 1]; ++e) {
-        const u32 h = head[e];
-        if (!alive[h]) continue;
-        if (level[h] == lv + 1 && cap[e] > 0) {
-            atomic_add_i64(in + h, -cap[e]);
-        } else if (level[h] + 1 == lv && cap[pair[e]] > 0) {
-            atomic_add_i64(out + h, -cap[pair[e]]);
-        } else {
-            continue;
-        }
-        if (touched) touched[h] = 1;
-    }
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS)
     prune(const u32* start, const u32* head, const u32* pair, const i64* cap, const u32* level,
           u32* alive, i64* in, i64* out, u32 n, u32 s, u32 t, u32* left, u32* touched,
           u32 flag_touched) {
     const u32 v = blockIdx.x * blockDim.x + threadIdx.x;
-    if (v < n) {
-        prune_vertex(v, start, head, pair, cap, level, alive, in, out, s, t, left,
-                     flag_touched ? touched : 0);
+    if (v < n && mpm_prune_vertex<PlainLoad>(v, start, head, pair, cap, level, alive, in, out, s,
+                                             t, FlagMark{flag_touched ? touched : 0})) {
+        *left = 1;
     }
 }
 
@@ -132,7 +116,10 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                const u32* level, u32* alive, i64* in, i64* out, const u32* list,
                const u32* count, u32 s, u32 t, u32* left, u32* touched) {
     for (u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < *count; i += gridDim.x * blockDim.x) {
-        prune_vertex(list[i], start, head, pair, cap, level, alive, in, out, s, t, left, touched);
+        if (mpm_prune_vertex<PlainLoad>(list[i], start, head, pair, cap, level, alive, in, out, s,
+                                        t, FlagMark{touched})) {
+            *left = 1;
+        }
     }
 }
 
@@ -171,54 +158,14 @@ extern "C" __global__ void argmin_finish(const u32* level, const u32* alive, u32
     held[t] = 0;
 }
 
-// v's share of step k: push what it holds forward (level l(v_m) + k) or pull what it owes
-// backward (level l(v_m) - k); v_m does both with the least potential p in step 0.
+// v's share of step k, from the argmin's words (v_m, its level and potential).
 __device__ __forceinline__ void push_pull_vertex(u32 v, u32 k, const u32* start, const u32* head,
                                                  const u32* pair, i64* cap, const u32* level,
                                                  const u32* alive, i64* in, i64* out, i64* held,
                                                  u32 s, u32 t, const u64* ctl, u32* flags) {
-    const u32 vm = (u32)ctl[BEST_VERTEX];
-    const u32 lm = (u32)ctl[BEST_LEVEL];
-    const u32 lv = level[v];
-    if (!alive[v]) return;
-    const bool is_vm = v == vm;
-    if (k == 0 && !is_vm) return;
-    i64 amount = is_vm ? (i64)ctl[BEST_POTENTIAL] : held[v];
-    if (amount <= 0) return;
-    if (!is_vm) held[v] = 0;
-    const bool pushes = (is_vm || lv == lm + k) && v != t;
-    const bool pulls = (is_vm || lv + k == lm) && v != s;
-    if (pushes) {
-        i64 left = amount;
-        for (u32 e = start[v]; e < start[v + 1] && left > 0; ++e) {
-            const u32 h = head[e];
-            if (cap[e] <= 0 || !alive[h] || level[h] != lv + 1) continue;
-            const i64 x = left < cap[e] ? left : cap[e];
-            cap[e] -= x;
-            cap[pair[e]] += x;
-            out[v] -= x;
-            left -= x;
-            atomic_add_i64(in + h, -x);
-            atomic_add_i64(held + h, x);
-            if (flags && h != t) flags[h] = 1;
-        }
-    }
-    if (pulls) {
-        i64 left = amount;
-        for (u32 e = start[v]; e < start[v + 1] && left > 0; ++e) {
-            const u32 u = head[e];
-            const u32 a = pair[e];
-            if (cap[a] <= 0 || !alive[u] || level[u] + 1 != lv) continue;
-            const i64 x = left < cap[a] ? left : cap[a];
-            cap[a] -= x;
-            cap[e] += x;
-            in[v] -= x;
-            left -= x;
-            atomic_add_i64(out + u, -x);
-            atomic_add_i64(held + u, x);
-            if (flags && u != s) flags[u] = 1;
-        }
-    }
+    mpm_push_pull_vertex<PlainLoad>(v, k, (u32)ctl[BEST_VERTEX], (u32)ctl[BEST_LEVEL],
+                                    (i64)ctl[BEST_POTENTIAL], start, head, pair, cap, level,
+                                    alive, in, out, held, s, t, FlagMark{flags});
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)

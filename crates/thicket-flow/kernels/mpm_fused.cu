@@ -52,6 +52,8 @@ __device__ __forceinline__ void atomic_add_i64(i64* at, i64 value) {
     atomicAdd((u64*)at, (u64)value);
 }
 
+#include "mpm.cuh"
+
 __device__ __forceinline__ bool is_lead() { return blockIdx.x == 0 && threadIdx.x == 0; }
 
 __device__ __forceinline__ u64* slot_of(u64* ctl, u32 round) {
@@ -85,10 +87,7 @@ __device__ __forceinline__ void charge(u64* ctl, u64& mark, u32 at) {
 }
 
 __device__ __forceinline__ i64 potential(u32 v, u32 s, u32 t, const i64* in, const i64* out) {
-    const i64 a = __ldcg(in + v), b = __ldcg(out + v);
-    if (v == s) return b;
-    if (v == t) return a;
-    return a < b ? a : b;
+    return mpm_potential<L2Load>(v, s, t, in, out);
 }
 
 // Appends v to a list (once: its flag is set by the first appender).
@@ -98,80 +97,31 @@ __device__ __forceinline__ void append(u32 v, u32* flags, u32* list, u64* count)
     }
 }
 
-// Removes v if its potential is 0 (true then) and takes its layered arcs' capacities off its
-// live neighbours' potentials, appending them to `list` where there is one.
+// Appends each vertex it marks to a list (once: the vertex's flag).
+struct AppendMark {
+    u32* flags;
+    u32* list;
+    u64* count;
+    __device__ __forceinline__ void operator()(u32 v) const { append(v, flags, list, count); }
+};
+
 __device__ __forceinline__ bool prune_vertex(u32 v, const u32* start, const u32* head,
                                              const u32* pair, const i64* cap, const u32* level,
                                              u32* alive, i64* in, i64* out, u32 s, u32 t,
                                              u32* flags, u32* list, u64* count) {
-    if (!__ldcg(alive + v) || potential(v, s, t, in, out) != 0) return false;
-    alive[v] = 0;
-    const u32 lv = __ldcg(level + v);
-    for (u32 e = start[v]; e < start[v + 1]; ++e) {
-        const u32 h = head[e];
-        if (!__ldcg(alive + h)) continue;
-        const i64 forward = __ldcg(cap + e), backward = __ldcg(cap + pair[e]);
-        if (__ldcg(level + h) == lv + 1 && forward > 0) {
-            atomic_add_i64(in + h, -forward);
-        } else if (__ldcg(level + h) + 1 == lv && backward > 0) {
-            atomic_add_i64(out + h, -backward);
-        } else {
-            continue;
-        }
-        append(h, flags, list, count);
-    }
-    return true;
+    return mpm_prune_vertex<L2Load>(v, start, head, pair, cap, level, alive, in, out, s, t,
+                                    AppendMark{flags, list, count});
 }
 
-// v's share of push/pull step k (kernels/mpm.cu's push_pull_vertex, reading through L2 and
-// appending the receivers to the next step's list).
+// v's share of push/pull step k, appending the receivers to the next step's list.
 __device__ __forceinline__ void push_pull_vertex(u32 v, u32 k, u32 vm, u32 lm, i64 least,
                                                  const u32* start, const u32* head,
                                                  const u32* pair, i64* cap, const u32* level,
                                                  const u32* alive, i64* in, i64* out, i64* held,
                                                  u32 s, u32 t, u32* flags, u32* list,
                                                  u64* count) {
-    if (!__ldcg(alive + v)) return;
-    const u32 lv = __ldcg(level + v);
-    const bool is_vm = v == vm;
-    const i64 amount = is_vm ? least : __ldcg(held + v);
-    if (amount <= 0) return;
-    if (!is_vm) held[v] = 0;
-    const bool pushes = (is_vm || lv == lm + k) && v != t;
-    const bool pulls = (is_vm || lv + k == lm) && v != s;
-    if (pushes) {
-        i64 left = amount;
-        for (u32 e = start[v]; e < start[v + 1] && left > 0; ++e) {
-            const u32 h = head[e];
-            const i64 room = __ldcg(cap + e);
-            if (room <= 0 || !__ldcg(alive + h) || __ldcg(level + h) != lv + 1) continue;
-            const i64 x = left < room ? left : room;
-            cap[e] = room - x;
-            cap[pair[e]] = __ldcg(cap + pair[e]) + x;
-            out[v] = __ldcg(out + v) - x;
-            left -= x;
-            atomic_add_i64(in + h, -x);
-            atomic_add_i64(held + h, x);
-            if (h != t) append(h, flags, list, count);
-        }
-    }
-    if (pulls) {
-        i64 left = amount;
-        for (u32 e = start[v]; e < start[v + 1] && left > 0; ++e) {
-            const u32 u = head[e];
-            const u32 a = pair[e];
-            const i64 room = __ldcg(cap + a);
-            if (room <= 0 || !__ldcg(alive + u) || __ldcg(level + u) + 1 != lv) continue;
-            const i64 x = left < room ? left : room;
-            cap[a] = room - x;
-            cap[e] = __ldcg(cap + e) + x;
-            in[v] = __ldcg(in + v) - x;
-            left -= x;
-            atomic_add_i64(out + u, -x);
-            atomic_add_i64(held + u, x);
-            if (u != s) append(u, flags, list, count);
-        }
-    }
+    mpm_push_pull_vertex<L2Load>(v, k, vm, lm, least, start, head, pair, cap, level, alive, in,
+                                 out, held, s, t, AppendMark{flags, list, count});
 }
 
 // Pruning until no vertex leaves: a sweep over every vertex, then rounds over the vertices

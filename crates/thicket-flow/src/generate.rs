@@ -17,11 +17,11 @@
 //!   hops (the smallest id among the farthest), so that the layered networks are as deep as
 //!   the graph allows.
 //!
-//! genrmf and rlg draw their numbers exactly as the project's shared data generator specifies
-//! (`../shared/data/dimacs-maxflow/README.md`): SplitMix64, `uniform(lo, hi)` by rejection,
+//! genrmf and rlg draw their numbers exactly as the project's reference data generator does
+//! (its instances are listed in data/SOURCE.md): SplitMix64, `uniform(lo, hi)` by rejection,
 //! Fisher–Yates permutations, the same order of draws and arcs. Their `.max` files therefore
-//! equal those of the shared data from the `p` line on (the two comment lines name thicket);
-//! the tests check this by hash.
+//! equal the reference files from the `p` line on (the two comment lines name thicket); the
+//! tests check this by hash.
 
 use std::fmt;
 use std::str::FromStr;
@@ -387,7 +387,7 @@ mod tests {
             .collect()
     }
 
-    /// The shared data's generated files (`../shared/data/dimacs-maxflow/`, made by its own
+    /// The reference data's generated files (data/SOURCE.md, made by its own
     /// Python script), hashed from the `p` line on outside thicket: thicket's generators
     /// make them byte for byte.
     #[test]

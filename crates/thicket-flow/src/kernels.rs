@@ -1,7 +1,7 @@
 //! The CUDA kernel modules of max flow (`kernels/mpm.cu`, `kernels/push_relabel.cu`), with
 //! the host's block sizes as defines.
 
-use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, Header, KernelModule, KernelSource, THICKET_HEADER};
 
 /// Threads per block of the per-vertex kernels (the thesis does not say).
 pub(crate) const THREADS: usize = 256;
@@ -19,6 +19,12 @@ pub(crate) const ROUND_LAUNCHES: usize = 64;
 /// BFS levels of a global relabelling launched per read of their flags.
 pub(crate) const LEVELS_PER_READ: u32 = 32;
 
+/// The MPM device functions `mpm.cu` and `mpm_fused.cu` share (`kernels/mpm.cuh`).
+const MPM_HEADER: Header = Header {
+    name: "mpm.cuh",
+    source: include_str!("../kernels/mpm.cuh"),
+};
+
 fn defines() -> Vec<String> {
     vec![
         define("THREADS", THREADS),
@@ -32,7 +38,7 @@ pub(crate) const MPM: KernelModule = KernelModule {
     source: KernelSource {
         name: "mpm.cu",
         source: include_str!("../kernels/mpm.cu"),
-        headers: &[THICKET_HEADER],
+        headers: &[THICKET_HEADER, MPM_HEADER],
     },
     linked: false,
     defines,
@@ -94,7 +100,7 @@ pub(crate) const MPM_FUSED: KernelModule = KernelModule {
     source: KernelSource {
         name: "mpm_fused.cu",
         source: include_str!("../kernels/mpm_fused.cu"),
-        headers: &[THICKET_HEADER],
+        headers: &[THICKET_HEADER, MPM_HEADER],
     },
     linked: false,
     defines: fused_defines,

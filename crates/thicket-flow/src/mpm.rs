@@ -210,12 +210,7 @@ pub(crate) fn levels(r: &Residual, source: u32, sink: u32) -> Option<Vec<u32>> {
     (level[sink as usize] != UNSET).then_some(level)
 }
 
-/// Runs MPM on `r` from `source` to `sink` until the flow is maximum.
-pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
-    solve_timed(r, source, sink).0
-}
-
-/// [`solve`], with the seconds spent in the thesis's three GPU phases as the serial code
+/// Runs MPM on `r` from `source` to `sink` until the flow is maximum, with the seconds spent in the thesis's three GPU phases as the serial code
 /// splits them (for Table 5.3's per-phase speed-ups): `layered` (the BFS, the live vertices
 /// and the potentials), `prune` (every cascade) and `push_pull` (the heap's vertex of least
 /// potential and its push and pull, the argmin as the GPU's phase has it).

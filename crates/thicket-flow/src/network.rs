@@ -89,6 +89,59 @@ impl Network {
         })
     }
 
+    /// Builds a network from parallel arrays, as a caller holding its graph in memory has it:
+    /// arc `i` goes from `tails[i]` to `heads[i]` with capacity `capacities[i]`. Everything
+    /// [`Network::new`] checks is checked, and also that the arrays have one length and that
+    /// no capacity is negative: a bad input is an [`Error::InvalidInput`] that says what is
+    /// wrong where, never a panic.
+    ///
+    /// ```
+    /// use thicket_flow::Network;
+    ///
+    /// let network = Network::from_arrays(4, &[0, 0, 1, 2], &[1, 2, 3, 3], &[3, 2, 2, 3], 0, 3)?;
+    /// assert_eq!(network.arc_count(), 4);
+    /// assert!(Network::from_arrays(4, &[0], &[9], &[1], 0, 3).is_err());
+    /// assert!(Network::from_arrays(4, &[0], &[1], &[-1], 0, 3).is_err());
+    /// assert!(Network::from_arrays(4, &[0], &[1], &[1], 2, 2).is_err());
+    /// # Ok::<(), thicket_flow::Error>(())
+    /// ```
+    pub fn from_arrays(
+        vertices: u32,
+        tails: &[u32],
+        heads: &[u32],
+        capacities: &[i64],
+        source: u32,
+        sink: u32,
+    ) -> Result<Network> {
+        if tails.len() != heads.len() || tails.len() != capacities.len() {
+            return Err(Error::InvalidInput(format!(
+                "{} tails, {} heads and {} capacities: one of each per arc",
+                tails.len(),
+                heads.len(),
+                capacities.len()
+            )));
+        }
+        let arcs = tails
+            .iter()
+            .zip(heads)
+            .zip(capacities)
+            .enumerate()
+            .map(|(i, ((&tail, &head), &capacity))| {
+                let capacity = u64::try_from(capacity).map_err(|_| {
+                    Error::InvalidInput(format!(
+                        "arc {i} ({tail} -> {head}) has a negative capacity ({capacity})"
+                    ))
+                })?;
+                Ok(FlowArc {
+                    tail,
+                    head,
+                    capacity,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Network::new(vertices, source, sink, arcs)
+    }
+
     /// The number of arcs.
     pub fn arc_count(&self) -> usize {
         self.arcs.len()
@@ -142,5 +195,33 @@ mod tests {
         }
         let ok = Network::new(3, 0, 2, vec![arc(0, 1, 5), arc(1, 2, 7)]).unwrap();
         assert_eq!(ok.total_capacity(), 12);
+    }
+
+    #[test]
+    fn networks_from_arrays_are_checked_like_any_other() {
+        let built = Network::from_arrays(3, &[0, 1], &[1, 2], &[5, 7], 0, 2).unwrap();
+        assert_eq!(built.arcs, vec![arc(0, 1, 5), arc(1, 2, 7)]);
+        // Three vertices, source 0, sink 2 unless a case says otherwise.
+        let refused = |tails: &[u32], heads: &[u32], capacities: &[i64], s: u32, t: u32| {
+            let err = Network::from_arrays(3, tails, heads, capacities, s, t).unwrap_err();
+            assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+            err.to_string()
+        };
+        let message = refused(&[0, 1], &[1], &[5, 7], 0, 2);
+        assert!(
+            message.contains("2 tails, 1 heads and 2 capacities"),
+            "{message}"
+        );
+        let message = refused(&[0, 1], &[1, 2], &[5, -7], 0, 2);
+        assert!(
+            message.contains("arc 1 (1 -> 2) has a negative capacity"),
+            "{message}"
+        );
+        let message = refused(&[0, 1], &[1, 3], &[5, 7], 0, 2);
+        assert!(message.contains("outside 0..3"), "{message}");
+        let message = refused(&[0], &[1], &[5], 2, 2);
+        assert!(message.contains("same vertex (2)"), "{message}");
+        let message = refused(&[0], &[1], &[5], 0, 7);
+        assert!(message.contains("sink 7 is not a vertex"), "{message}");
     }
 }

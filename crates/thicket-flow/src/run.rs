@@ -1,21 +1,24 @@
 //! The front door: [`maxflow`] solves a network with the strategy asked for (or the default
 //! of the backend) as a [`Kernel`], then checks the flow with [`crate::verify`] (always: the
-//! certificate gives the minimum cut that is reported) outside the timed run.
+//! certificate gives the minimum cut that is reported) outside the timed run. The GPU
+//! strategies run on the process's shared device: the first solve opens it and loads the
+//! kernels, every later one reuses them.
 
 use std::time::Instant;
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use thicket_core::{
     benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
 };
 
 use crate::gpu::{FlowDevice, FlowGpu, GpuPhases, GpuStrategy};
-use crate::mpm::{self, SolveStats};
+use crate::mpm;
 use crate::network::Network;
 use crate::push_relabel;
+use crate::report::{FlowAnswer, FlowRun, FlowStats};
 use crate::residual::Residual;
-use crate::verify::{self, Certificate};
+use crate::verify::verify;
 
 /// How a maximum flow is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -97,96 +100,67 @@ pub struct MaxflowOptions {
     pub device: usize,
 }
 
-/// A maximum flow and how it was found.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FlowRun {
-    /// The strategy that ran.
-    pub strategy: Strategy,
-    /// The flow's value.
-    pub value: u64,
-    /// The flow on every input arc.
-    pub flows: Vec<u64>,
-    /// Vertices and arcs of the network.
-    pub vertices: u32,
-    /// Arcs of the network.
-    pub arcs: usize,
-    /// The solver's counts.
-    pub stats: SolveStats,
-    /// Time per phase: device time for the GPU strategies, wall time for `mpm-serial` (the
-    /// CPU side of the thesis's Table 5.3).
-    pub gpu: Option<GpuPhases>,
-    /// The certificate (filled by [`maxflow`] after the timed run).
-    pub certificate: Option<Certificate>,
-    /// Seconds from the residual graph in host memory to the flows in host memory, the same
-    /// span for every strategy (the thesis's timing of the algorithm on a graph already in
-    /// memory): on the GPU the copies up and down included, the device's one-time setup
-    /// (context, kernels) not; the wall time adds the residual graph's construction and
-    /// any setup (docs/maxflow.md).
-    pub solve_seconds: f64,
-    /// Host seconds around the solve, by name: `residual` (building the residual graph),
-    /// `device_setup` (opening the GPU and loading the kernels, where this run did),
-    /// `upload` (the residual graph's structure to the GPU; part of the solve) and
-    /// `download` (the residual capacities back and the flows read from them; part of the
-    /// solve).
-    pub host: Vec<(&'static str, f64)>,
-}
-
-/// The backend [`benchmark_kernel`] gets for `asked` on `backend`.
-fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
-    thicket_core::backend_for(asked, Strategy::is_gpu, backend)
-}
-
 /// Finds a maximum flow of `network` as `options` ask, and checks it: a flow that fails the
-/// certificate is an [`Error::Verification`].
+/// certificate is an [`Error::Verification`]; a network too large for the GPU's free memory
+/// is [`Error::TooLarge`]. The GPU is opened, and each strategy's kernels loaded, by the
+/// process's first solve that needs them; later solves reuse them.
 pub fn maxflow(network: &Network, options: &MaxflowOptions) -> Result<Measured<FlowRun>> {
-    maxflow_on(network, options, None)
-}
-
-/// [`maxflow`] on a GPU already opened (`options.device` is then ignored), so that a series
-/// of solves pays the context and the kernels once; `None` opens one for this run as
-/// [`maxflow`] does.
-pub fn maxflow_on(
-    network: &Network,
-    options: &MaxflowOptions,
-    device: Option<&FlowDevice>,
-) -> Result<Measured<FlowRun>> {
     let run = RunOptions {
-        backend: resolve(options.strategy, options.run.backend)?,
+        backend: thicket_core::backend_for(
+            options.strategy,
+            Strategy::is_gpu,
+            options.run.backend,
+        )?,
         verify: false,
         ..options.run
     };
-    let mut kernel = FlowKernel {
-        network,
-        options,
-        device,
-    };
-    let mut measured = benchmark_kernel(&mut kernel, &run)?;
-    let certificate = verify::check(network, &measured.output.flows).map_err(|e| {
-        Error::Verification(format!(
-            "strategy {}: {}",
-            measured.output.strategy,
-            e.message()
-        ))
+    let mut kernel = FlowKernel { network, options };
+    let measured = benchmark_kernel(&mut kernel, &run)?;
+    let Solved {
+        value,
+        flows,
+        stats,
+    } = measured.output;
+    let certificate = verify(network, &flows).map_err(|e| {
+        Error::Verification(format!("strategy {}: {}", stats.strategy, e.message()))
     })?;
-    if certificate.value != measured.output.value {
+    if certificate.value != value {
         return Err(Error::Verification(format!(
-            "strategy {} reports {} for a flow of value {}",
-            measured.output.strategy, measured.output.value, certificate.value
+            "strategy {} reports {value} for a flow of value {}",
+            stats.strategy, certificate.value
         )));
     }
-    measured.output.certificate = Some(certificate);
-    measured.verified = Some(true);
-    Ok(measured)
+    Ok(Measured {
+        output: FlowRun {
+            answer: FlowAnswer {
+                value,
+                flows,
+                source_side: certificate.source_side,
+                cut_arcs: certificate.cut_arcs,
+                verified: true,
+            },
+            stats,
+        },
+        info: measured.info,
+        trial_seconds: measured.trial_seconds,
+        verified: Some(true),
+    })
+}
+
+/// What one run of the kernel yields, before the certificate.
+struct Solved {
+    value: u64,
+    flows: Vec<u64>,
+    stats: FlowStats,
 }
 
 struct FlowKernel<'a> {
     network: &'a Network,
     options: &'a MaxflowOptions,
-    device: Option<&'a FlowDevice>,
 }
 
 impl Kernel for FlowKernel<'_> {
-    type Output = FlowRun;
+    type Output = Solved;
     const DOING: &'static str = "solving";
 
     fn label(&self) -> String {
@@ -197,7 +171,7 @@ impl Kernel for FlowKernel<'_> {
         )
     }
 
-    fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(FlowRun, Placement)> {
+    fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(Solved, Placement)> {
         let strategy = self.options.strategy.unwrap_or(match backend {
             Backend::Cpu => Strategy::PushRelabel,
             _ => Strategy::PushRelabelGpu,
@@ -207,84 +181,80 @@ impl Kernel for FlowKernel<'_> {
         let built = Instant::now();
         let mut r = Residual::new(self.network);
         host.push(("residual", built.elapsed().as_secs_f64()));
-        let (flows, stats, gpu, placement, solve_seconds) = if let Some(kind) = strategy.gpu_kind()
-        {
-            let opened;
-            let device = match self.device {
-                Some(device) => device,
-                None => {
-                    let setup = Instant::now();
-                    opened = FlowDevice::open(self.options.device)?;
-                    opened.prepare(kind)?;
+        let (flows, counts, phases, placement, solve_seconds) =
+            if let Some(kind) = strategy.gpu_kind() {
+                // The device and the kernels, outside the solve; timed where this run was the
+                // process's first to need them.
+                let setup = Instant::now();
+                let device = FlowDevice::shared(self.options.device)?;
+                if device.prepare(kind)? {
                     host.push(("device_setup", setup.elapsed().as_secs_f64()));
-                    &opened
                 }
-            };
-            // Loads the kernels where a shared device has not yet (outside the solve).
-            device.prepare(kind)?;
-            let solving = Instant::now();
-            let uploaded = FlowGpu::upload(device, r, s, t)?;
-            host.push(("upload", solving.elapsed().as_secs_f64()));
-            let solved = uploaded.solve(kind)?;
-            let solve_seconds = solving.elapsed().as_secs_f64();
-            host.push(("download", solved.download_seconds));
-            let placement = Placement {
-                threads: 1,
-                devices: vec![device.name()],
-            };
-            (
-                solved.flows,
-                solved.stats,
-                Some(solved.phases),
-                placement,
-                solve_seconds,
-            )
-        } else {
-            let solving = Instant::now();
-            // mpm-serial's time per phase, the CPU side of the thesis's Table 5.3.
-            let (stats, phases) = match strategy {
-                Strategy::MpmSerial => {
-                    let (stats, times) = mpm::solve_timed(&mut r, s, t);
-                    let mut phases = GpuPhases::default();
-                    for (name, seconds) in times {
-                        phases.add(name, seconds);
+                let solving = Instant::now();
+                let uploaded = FlowGpu::upload(&device, r, s, t)?;
+                host.push(("upload", solving.elapsed().as_secs_f64()));
+                let solved = uploaded.solve(kind)?;
+                let solve_seconds = solving.elapsed().as_secs_f64();
+                host.push(("download", solved.download_seconds));
+                let placement = Placement {
+                    threads: 1,
+                    devices: vec![device.name()],
+                };
+                (
+                    solved.flows,
+                    solved.stats,
+                    Some(solved.phases),
+                    placement,
+                    solve_seconds,
+                )
+            } else {
+                let solving = Instant::now();
+                // mpm-serial's time per phase, the CPU side of the thesis's Table 5.3.
+                let (counts, phases) = match strategy {
+                    Strategy::MpmSerial => {
+                        let (counts, times) = mpm::solve_timed(&mut r, s, t);
+                        let mut phases = GpuPhases::default();
+                        for (name, seconds) in times {
+                            phases.add(name, seconds);
+                        }
+                        (counts, Some(phases))
                     }
-                    (stats, Some(phases))
-                }
-                _ => (push_relabel::solve(&mut r, s, t), None),
+                    _ => (push_relabel::solve(&mut r, s, t), None),
+                };
+                let flows = r.flows();
+                let placement = Placement {
+                    threads: 1,
+                    devices: vec![],
+                };
+                let solve_seconds = solving.elapsed().as_secs_f64();
+                (flows, counts, phases, placement, solve_seconds)
             };
-            let flows = r.flows();
-            let placement = Placement {
-                threads: 1,
-                devices: vec![],
-            };
-            let solve_seconds = solving.elapsed().as_secs_f64();
-            (flows, stats, phases, placement, solve_seconds)
-        };
         let value = net_into(self.network, &flows)?;
+        let stats = FlowStats {
+            strategy,
+            vertices: self.network.vertices,
+            arcs: self.network.arcs.len(),
+            counts,
+            phases,
+            solve_seconds,
+            host,
+        };
         Ok((
-            FlowRun {
-                strategy,
+            Solved {
                 value,
                 flows,
-                vertices: self.network.vertices,
-                arcs: self.network.arcs.len(),
                 stats,
-                gpu,
-                certificate: None,
-                solve_seconds,
-                host,
             },
             placement,
         ))
     }
 
-    fn verify(&self, output: &FlowRun) -> Result<Option<bool>> {
-        Ok(Some(verify::check(self.network, &output.flows).is_ok()))
+    fn verify(&self, output: &Solved) -> Result<Option<bool>> {
+        Ok(Some(verify(self.network, &output.flows).is_ok()))
     }
 
-    fn stats(&self, output: &FlowRun) -> Map<String, Value> {
-        output.stats()
+    fn stats(&self, output: &Solved) -> Map<String, Value> {
+        output.stats.json(output.value)
     }
 }
 
@@ -301,54 +271,6 @@ fn net_into(network: &Network, flows: &[u64]) -> Result<u64> {
     }
     u64::try_from(net)
         .map_err(|_| Error::Verification(format!("the sink receives a negative net flow ({net})")))
-}
-
-impl FlowRun {
-    /// The JSON keys scripts read: `flow`, `vertices`, `arcs`, `cut_arcs` (how many),
-    /// `source_side` (how many vertices), `strategy`, the solver's counts and, on the GPU,
-    /// the device time per phase.
-    pub fn stats(&self) -> Map<String, Value> {
-        let mut map = thicket_core::object(json!({
-            "flow": self.value,
-            "vertices": self.vertices,
-            "arcs": self.arcs,
-            "strategy": self.strategy,
-        }));
-        if let Some(c) = &self.certificate {
-            map.insert("cut_arcs".into(), json!(c.cut_arcs.len()));
-            map.insert(
-                "source_side".into(),
-                json!(c.source_side.iter().filter(|&&x| x).count()),
-            );
-        }
-        let (phases, steps) = match self.strategy {
-            Strategy::PushRelabel => ("global_relabels", "pushes"),
-            Strategy::PushRelabelGpu => ("global_relabels", "rounds"),
-            _ => ("phases", "saturated_vertices"),
-        };
-        map.insert(phases.into(), json!(self.stats.phases));
-        map.insert(steps.into(), json!(self.stats.steps));
-        if self.strategy == Strategy::PushRelabel {
-            map.insert("relabels".into(), json!(self.stats.relabels));
-            map.insert("gaps".into(), json!(self.stats.gaps));
-        }
-        map.insert("solve_seconds".into(), json!(self.solve_seconds));
-        for (name, seconds) in &self.host {
-            map.insert(format!("{name}_seconds"), json!(seconds));
-        }
-        if let Some(g) = &self.gpu {
-            for (name, seconds) in &g.seconds {
-                map.insert(format!("{name}_seconds"), json!(seconds));
-            }
-            if g.launches > 0 {
-                map.insert("launches".into(), json!(g.launches));
-            }
-            if g.barriers > 0 {
-                map.insert("grid_barriers".into(), json!(g.barriers));
-            }
-        }
-        map
-    }
 }
 
 #[cfg(test)]
@@ -382,9 +304,17 @@ mod tests {
                 let run =
                     maxflow(network, &options(s)).unwrap_or_else(|e| panic!("{name} {s}: {e}"));
                 assert_eq!(run.verified, Some(true));
-                let c = run.output.certificate.as_ref().unwrap();
-                assert_eq!(c.value, run.output.value);
-                run.output.value
+                let answer = &run.output.answer;
+                assert!(answer.verified);
+                assert!(answer.source_side[network.source as usize]);
+                assert!(!answer.source_side[network.sink as usize]);
+                let cut: u64 = answer
+                    .cut_arcs
+                    .iter()
+                    .map(|&i| network.arcs[i].capacity)
+                    .sum();
+                assert_eq!(cut, answer.value);
+                answer.value
             })
             .collect();
         assert!(
@@ -513,7 +443,8 @@ mod tests {
     }
 
     /// Every GPU strategy against the CPU on small networks, where a GPU is present (on the
-    /// device: `scripts/gpu-check.sh --maxflow` covers the shared instances).
+    /// device: `scripts/gpu-check.sh --maxflow` covers the shared instances), the device
+    /// opened once for them all.
     #[test]
     fn gpu_strategies_agree_with_the_cpu_where_a_gpu_is_present() {
         for spec in ["genrmf:4:3:10:20:1", "rlg:6:8:50:3", "random:300:12:1000:5"] {
@@ -531,8 +462,17 @@ mod tests {
                     Err(Error::Unavailable(_)) => return,
                     Err(e) => panic!("{spec} {strategy}: {e}"),
                     Ok(run) => {
-                        assert_eq!(run.output.value, cpu.output.value, "{spec} {strategy}");
+                        assert_eq!(
+                            run.output.answer.value, cpu.output.answer.value,
+                            "{spec} {strategy}"
+                        );
                         assert_eq!(run.verified, Some(true));
+                        // The first network loaded the kernels; every later solve in the
+                        // process finds the device and its kernels ready.
+                        if spec != "genrmf:4:3:10:20:1" {
+                            let host = &run.output.stats.host;
+                            assert!(host.iter().all(|(n, _)| *n != "device_setup"), "{host:?}");
+                        }
                     }
                 }
             }
@@ -550,14 +490,14 @@ mod tests {
             .unwrap();
         for strategy in CPU {
             let run = maxflow(&network, &options(strategy)).unwrap();
-            let out = &run.output;
+            let out = &run.output.stats;
             let names: Vec<&str> = out.host.iter().map(|(n, _)| *n).collect();
             assert_eq!(names, ["residual"], "{strategy}");
             assert!(
                 out.solve_seconds + out.host[0].1 <= run.info.seconds,
                 "{strategy}"
             );
-            let stats = out.stats();
+            let stats = run.output.json();
             assert!(stats["solve_seconds"].is_number() && stats["residual_seconds"].is_number());
         }
     }

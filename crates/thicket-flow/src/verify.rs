@@ -22,7 +22,7 @@ pub struct Certificate {
 
 /// Checks that `flows` (one per input arc) is a maximum flow of `network`; the error says
 /// which constraint fails where.
-pub fn check(network: &Network, flows: &[u64]) -> Result<Certificate> {
+pub fn verify(network: &Network, flows: &[u64]) -> Result<Certificate> {
     let wrong = |what: String| Err(Error::Verification(what));
     if flows.len() != network.arcs.len() {
         return wrong(format!(
@@ -128,7 +128,7 @@ mod tests {
 
     #[test]
     fn a_maximum_flow_passes_with_its_min_cut() {
-        let c = check(&diamond(), &[3, 2, 2, 3, 1]).unwrap();
+        let c = verify(&diamond(), &[3, 2, 2, 3, 1]).unwrap();
         assert_eq!(c.value, 5);
         assert_eq!(c.source_side, vec![true, false, false, false]);
         assert_eq!(c.cut_arcs, vec![0, 1]);
@@ -143,7 +143,7 @@ mod tests {
             (vec![2, 2, 2, 2, 0], "not maximum"),
             (vec![3, 2], "2 flows for 5 arcs"),
         ] {
-            let err = check(&d, &flows).unwrap_err();
+            let err = verify(&d, &flows).unwrap_err();
             assert!(err.to_string().contains(message), "{err}");
         }
     }

@@ -5,8 +5,7 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use thicket_core::{Error, Result};
-use thicket_flow::network::Network;
-use thicket_flow::{dimacs, maxflow, FlowRun, MaxflowOptions};
+use thicket_flow::{dimacs, maxflow, FlowAnswer, MaxflowOptions, Network};
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
@@ -81,31 +80,30 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
     };
     let measured = maxflow(&network, &options)?;
     super::say_notes(&measured.info, args.output.quiet);
-    let run = &measured.output;
+    let (answer, stats) = (&measured.output.answer, &measured.output.stats);
     if let Some(path) = &args.output_file {
-        write_output(path, &solution(&network, run))?;
+        write_output(path, &solution(&network, answer))?;
     }
     if args.output.json {
-        println!("{}", measured.json(run.stats()));
+        println!("{}", measured.json(measured.output.json()));
         return Ok(());
     }
     let summary = Summary::beside(result_on_stdout, args.output.quiet);
-    let stats = run.stats();
     say!(
         summary,
         "maximum flow of {name} ({} vertices, {} arcs), strategy {}",
-        run.vertices,
-        run.arcs,
-        run.strategy
+        stats.vertices,
+        stats.arcs,
+        stats.strategy
     );
-    say!(summary, "  flow         {}", run.value);
+    say!(summary, "  flow         {}", answer.value);
     say!(
         summary,
         "  minimum cut  {} arcs, {} vertices on the source side",
-        stats["cut_arcs"],
-        stats["source_side"]
+        answer.cut_arcs.len(),
+        answer.source_side.iter().filter(|&&x| x).count()
     );
-    if let Some(g) = &run.gpu {
+    if let Some(g) = &stats.phases {
         let phases: Vec<String> = g
             .seconds
             .iter()
@@ -128,14 +126,12 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
 }
 
 /// The DIMACS solution with the cut's arcs as comments.
-fn solution(network: &Network, run: &FlowRun) -> String {
-    let mut text = dimacs::write_solution(network, run.value, &run.flows);
-    if let Some(c) = &run.certificate {
-        for &i in &c.cut_arcs {
-            let a = network.arcs[i];
-            // Infallible: writing to a String.
-            let _ = writeln!(text, "c cut {} {}", a.tail + 1, a.head + 1);
-        }
+fn solution(network: &Network, answer: &FlowAnswer) -> String {
+    let mut text = dimacs::write_solution(network, answer.value, &answer.flows);
+    for &i in &answer.cut_arcs {
+        let a = network.arcs[i];
+        // Infallible: writing to a String.
+        let _ = writeln!(text, "c cut {} {}", a.tail + 1, a.head + 1);
     }
     text
 }
