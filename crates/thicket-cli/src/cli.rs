@@ -173,7 +173,7 @@ pub struct ScheduleArgs {
     /// Braun's `u_<c|s|i>_<hi|lo><hi|lo>:TxM` (consistency, task and machine heterogeneity),
     /// e.g. `u_c_hihi:512x16`.
     #[arg(long, value_name = "SPEC", conflicts_with = "file")]
-    pub generate: Option<thicket_schedule::generate::Generator>,
+    pub generate: Option<thicket_schedule::Generator>,
     /// With --generate: write the matrix to this file (Braun's format) and stop.
     #[arg(long, value_name = "OUT", requires = "generate")]
     pub write_etc: Option<std::path::PathBuf>,

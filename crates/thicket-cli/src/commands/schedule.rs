@@ -3,10 +3,7 @@
 use std::time::Duration;
 
 use thicket_core::{write_atomically, Error, Result};
-use thicket_schedule::etc::Etc;
-use thicket_schedule::gpu::Scratch;
-use thicket_schedule::pso::SwarmParams;
-use thicket_schedule::{assignment, schedule, Method, ScheduleOptions};
+use thicket_schedule::{assignment, schedule, Etc, Method, ScheduleOptions, Scratch, SwarmParams};
 
 use crate::cli::{ScheduleArgs, ScratchArg};
 use crate::flags::run_options;
