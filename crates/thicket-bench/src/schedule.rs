@@ -500,7 +500,11 @@ impl Bench<'_> {
         }
         // The default on the CPU: its best makespan over time (the run's trace) is the chart.
         let run = self.run(&etc, Method::LpIls, Backend::Cpu, None, None, false)?;
-        let first = run.output.trace.first().map_or(run.output.makespan, |&(_, m)| m);
+        let first = run
+            .output
+            .trace
+            .first()
+            .map_or(run.output.makespan, |&(_, m)| m);
         self.traces.push(Trace {
             matrix: name,
             points: run
@@ -526,9 +530,9 @@ impl Bench<'_> {
             backend: "cuda",
             ..base
         };
-        let row = match self.on_gpu(|bench| {
-            bench.run(&etc, Method::LpIls, Backend::Cuda, None, None, false)
-        }) {
+        let row = match self
+            .on_gpu(|bench| bench.run(&etc, Method::LpIls, Backend::Cuda, None, None, false))
+        {
             Outcome::Ran(run) => Row {
                 makespan: Some(run.output.makespan),
                 gap_percent: gap(run.output.makespan),

@@ -361,7 +361,10 @@ impl ScheduleKernel<'_> {
             }
         }
         run.run.kicks += cpu_kicks;
-        if trace.last().is_some_and(|&(_, best)| best > run.run.makespan) {
+        if trace
+            .last()
+            .is_some_and(|&(_, best)| best > run.run.makespan)
+        {
             trace.push((started.elapsed().as_secs_f64(), run.run.makespan));
         }
         let releasing = Instant::now();

@@ -192,4 +192,3 @@ pub(super) fn render(rows: &[Row], traces: &[Trace]) -> Rendered {
             .collect(),
     }
 }
-

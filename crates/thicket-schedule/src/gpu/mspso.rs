@@ -50,7 +50,9 @@ impl Scratch {
     /// where it does not (a bench skips that case).
     pub fn check(self, particles: usize, machines: usize) -> Result<()> {
         match self {
-            Scratch::Shared if particles.saturating_mul(machines).saturating_mul(4) > SHARED_SCRATCH_BYTES => {
+            Scratch::Shared
+                if particles.saturating_mul(machines).saturating_mul(4) > SHARED_SCRATCH_BYTES =>
+            {
                 Err(Error::TooLarge(format!(
                     "shared scratch does not fit ({particles} particles x {machines} machines x \
                      4 bytes > {SHARED_SCRATCH_BYTES} bytes): global only"
