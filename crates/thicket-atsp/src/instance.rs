@@ -50,10 +50,59 @@ impl Instance {
         Ok(Instance { name, n, cost })
     }
 
+    /// Builds an instance from one row of arc costs per city (row i: the arcs from city i);
+    /// the matrix must be square, with 2..=[`MAX_N`] cities and off-diagonal costs in
+    /// `0..=MAX_COST` ([`Error::InvalidInput`] otherwise); the diagonal is ignored.
+    pub fn from_rows<R: AsRef<[i64]>>(name: impl Into<String>, rows: &[R]) -> Result<Instance> {
+        let name = name.into();
+        let n = square(&name, rows)?;
+        let cost = rows.iter().flat_map(|row| row.as_ref()).copied().collect();
+        Instance::new(name, n, cost)
+    }
+
+    /// Builds an instance from a matrix of real distances (row i: the arcs from city i), as
+    /// [`Instance::from_rows`] does; every off-diagonal distance must be a whole number
+    /// (scale and round real distances first): NaN, infinities, negative and fractional
+    /// distances are [`Error::InvalidInput`]. The diagonal is ignored.
+    pub fn from_distances<R: AsRef<[f64]>>(
+        name: impl Into<String>,
+        rows: &[R],
+    ) -> Result<Instance> {
+        let name = name.into();
+        let n = square(&name, rows)?;
+        let mut cost = Vec::with_capacity(n * n);
+        for (i, row) in rows.iter().enumerate() {
+            for (j, &d) in row.as_ref().iter().enumerate() {
+                let whole = d.is_finite() && d >= 0.0 && d <= MAX_COST as f64 && d.fract() == 0.0;
+                if i != j && !whole {
+                    return Err(Error::InvalidInput(format!(
+                        "{name}: distance from {i} to {j} is {d}, not a whole number in \
+                         0..={MAX_COST}"
+                    )));
+                }
+                cost.push(if i == j { 0 } else { d as i64 });
+            }
+        }
+        Instance::new(name, n, cost)
+    }
+
     /// The cost of the arc from `i` to `j`.
     #[inline(always)]
     pub fn cost(&self, i: usize, j: usize) -> i64 {
         self.cost[i * self.n + j]
+    }
+}
+
+/// The city count of a square matrix of `rows`, within `2..=MAX_N`.
+fn square<T, R: AsRef<[T]>>(name: &str, rows: &[R]) -> Result<usize> {
+    let n = rows.len();
+    check_size(n)?;
+    match rows.iter().position(|row| row.as_ref().len() != n) {
+        Some(i) => Err(Error::InvalidInput(format!(
+            "{name}: row {i} has {} costs where {n} cities need {n}",
+            rows[i].as_ref().len()
+        ))),
+        None => Ok(n),
     }
 }
 
@@ -82,5 +131,31 @@ mod tests {
         assert!(Instance::new("t", 2, vec![0, -1, 2, 0]).is_err());
         assert!(Instance::new("t", 1, vec![0]).is_err());
         assert!(Instance::new("t", 2, vec![0, 1, 2]).is_err());
+    }
+
+    #[test]
+    fn matrices_from_rows_are_validated() {
+        let from_rows = Instance::from_rows("r", &[[0, 3], [4, 0]]).unwrap();
+        assert_eq!(
+            (from_rows.n, from_rows.cost(0, 1), from_rows.cost(1, 0)),
+            (2, 3, 4)
+        );
+        let nan_diagonal = [[f64::NAN, 3.0], [4.0, f64::INFINITY]];
+        let from_distances = Instance::from_distances("r", &nan_diagonal).unwrap();
+        assert_eq!(from_distances.cost, from_rows.cost);
+        let invalid = |result: Result<Instance>| match result {
+            Err(Error::InvalidInput(message)) => message,
+            other => panic!("{other:?}"),
+        };
+        assert!(invalid(Instance::from_rows("r", &[vec![0, 1], vec![1]])).contains("row 1"));
+        assert!(
+            invalid(Instance::from_rows("r", &[vec![0, 1, 2], vec![1, 0, 2]])).contains("row 0")
+        );
+        assert!(invalid(Instance::from_rows("r", &[[0]])).contains("1 cities"));
+        assert!(invalid(Instance::from_rows("r", &[[0, -1], [1, 0]])).contains("-1"));
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 0.5, 1e10] {
+            let message = invalid(Instance::from_distances("r", &[[0.0, bad], [1.0, 0.0]]));
+            assert!(message.contains("from 0 to 1"), "{message}");
+        }
     }
 }

@@ -19,8 +19,8 @@ use thicket_run::{BatchWorker, Finished, Shard};
 
 use crate::gpu::solve_gpu;
 use crate::ledgered::{solution, SubtreeSolver, Subtrees};
-use crate::reference::known_optimum;
 use crate::search::{branch_and_bound, AtspOptions, AtspSolution, Bound};
+use crate::verify::{known_optimum, verify};
 use crate::Instance;
 
 /// How [`solve`] runs.
@@ -45,6 +45,23 @@ pub struct SolveOptions {
     pub gpu: GpuParams,
     /// Solve subtree by subtree through the run layer (ledger, shards, MPI).
     pub batched: Option<Batching>,
+}
+
+impl Default for SolveOptions {
+    /// The CPU's default search (multicore, Held–Karp bound) on every core, from the
+    /// heuristic's tour, in one piece.
+    fn default() -> SolveOptions {
+        SolveOptions {
+            run: RunOptions::default(),
+            strategy: None,
+            bound: None,
+            upper_bound: None,
+            optimal_upper_bound: false,
+            threads: thicket_core::available_threads(),
+            gpu: GpuParams::default(),
+            batched: None,
+        }
+    }
 }
 
 /// How a batched solve runs.
@@ -246,8 +263,14 @@ impl Kernel for AtspKernel<'_> {
         Ok((run, placement))
     }
 
+    /// A tour that does not verify fails; one that does is checked against the TSPLIB
+    /// optimum where the instance has one (no verdict otherwise).
     fn verify(&self, output: &AtspRun) -> Result<Option<bool>> {
-        Ok(known_optimum(&output.name).map(|optimum| optimum == output.solution.cost))
+        let solution = &output.solution;
+        if verify(self.instance, &solution.tour, solution.cost).is_err() {
+            return Ok(Some(false));
+        }
+        Ok(known_optimum(&output.name).map(|optimum| optimum == solution.cost))
     }
 
     fn stats(&self, output: &AtspRun) -> Map<String, Value> {

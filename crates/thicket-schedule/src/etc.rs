@@ -57,6 +57,20 @@ impl Etc {
         })
     }
 
+    /// A matrix from one row per task (row t: task t's time on every machine); every row as
+    /// long as the first, every time finite and >= 0 ([`Error::InvalidInput`] otherwise).
+    pub fn from_rows<R: AsRef<[f64]>>(rows: &[R]) -> Result<Etc> {
+        let machines = rows.first().map_or(0, |row| row.as_ref().len());
+        if let Some(t) = rows.iter().position(|row| row.as_ref().len() != machines) {
+            return Err(Error::InvalidInput(format!(
+                "task {t} has {} times where task 0 has {machines}",
+                rows[t].as_ref().len()
+            )));
+        }
+        let times = rows.iter().flat_map(|row| row.as_ref()).copied().collect();
+        Etc::new(rows.len(), machines, times)
+    }
+
     /// Tasks.
     pub fn tasks(&self) -> usize {
         self.tasks
@@ -235,6 +249,25 @@ mod tests {
         for text in ["2 2 0\n1\n2\n3\n", "1 2 0\n1\nabc\n"] {
             assert_eq!(Etc::parse(text).unwrap_err().exit_code(), 2);
         }
+    }
+
+    #[test]
+    fn a_matrix_from_rows_is_validated() {
+        let etc = Etc::from_rows(&[vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0, 6.0]]).unwrap();
+        assert_eq!((etc.tasks(), etc.machines()), (3, 2));
+        assert_eq!(etc.time(2, 1), 6.0);
+        let refused = |rows: &[Vec<f64>]| Etc::from_rows(rows).unwrap_err().to_string();
+        assert!(refused(&[vec![1.0, 2.0], vec![3.0]]).contains("task 1 has 1 times"));
+        assert!(refused(&[]).contains("at least one task"));
+        assert!(refused(&[vec![]]).contains("at least one task"));
+        for bad in [f64::NAN, f64::INFINITY, -1.0] {
+            let message = refused(&[vec![1.0, 2.0], vec![bad, 4.0]]);
+            assert!(message.contains("task 1 on machine 0"), "{message}");
+        }
+        assert!(matches!(
+            Etc::from_rows(&[[f64::NAN]]),
+            Err(Error::InvalidInput(_))
+        ));
     }
 
     #[test]

@@ -9,10 +9,11 @@ use thicket_core::{
 };
 
 use crate::etc::Etc;
-use crate::gpu::{self, Scratch};
+use crate::gpu::ils as gpu_search;
+use crate::gpu::mspso::{self as gpu, Scratch, SWARM_PHASES};
 use crate::pso::SwarmParams;
 use crate::verify::{self, F32_TOLERANCE, F64_TOLERANCE};
-use crate::{gpu_search, heuristics, lp, pso, search};
+use crate::{heuristics, lp, pso, search};
 
 /// A matching method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,7 +140,7 @@ pub struct ScheduleRun {
     pub makespan: f64,
     /// Every machine's load (f64, task order).
     pub loads: Vec<f64>,
-    /// A lower bound on every makespan: the LP relaxation's dual bound ([`lp`]), at least
+    /// A lower bound on every makespan: the LP relaxation's dual bound, at least
     /// [`Etc::lower_bound`].
     pub lower_bound: f64,
     /// Seconds to the answer (the run's own clock).
@@ -154,16 +155,20 @@ pub struct ScheduleRun {
     pub scratch: Option<Scratch>,
     /// GPU swarms: device seconds from the first launch to the last.
     pub kernel_seconds: Option<f64>,
-    /// Profiled GPU swarms: device seconds per phase of [`gpu::PHASES`].
+    /// Profiled GPU swarms: device seconds per phase of [`SWARM_PHASES`].
     pub phase_seconds: Option<Vec<f64>>,
     /// The default on the GPU: wall seconds of each of [`STAGES`] (the device's opening runs
     /// beside the relaxation).
     pub stage_seconds: Option<[f64; 4]>,
+    /// The searches (`ils`, `lp-ils`): the best makespan after every epoch, as (seconds from
+    /// the run's start, makespan); empty for the other methods.
+    pub trace: Vec<(f64, f64)>,
 }
 
 /// The stages of the default's GPU run, as [`ScheduleRun::stage_seconds`] times them: the
-/// relaxation, the device's opening (beside it: context, kernels, matrix), the search, and
-/// what follows it (the best schedule's loads, the device released).
+/// relaxation, the device's readying (beside it: on the process's first run the context and
+/// kernels, then the matrix), the search, and what follows it (the best schedule's loads,
+/// the matrix's device memory freed).
 pub const STAGES: [&str; 4] = ["relaxation", "device", "search", "release"];
 
 impl ScheduleRun {
@@ -191,7 +196,7 @@ impl ScheduleRun {
             map.insert("kernel_seconds".into(), seconds.into());
         }
         if let Some(phases) = &self.phase_seconds {
-            let by_phase: Map<String, Value> = gpu::PHASES
+            let by_phase: Map<String, Value> = SWARM_PHASES
                 .iter()
                 .zip(phases)
                 .map(|(name, &seconds)| (name.to_string(), seconds.into()))
@@ -260,6 +265,7 @@ impl ScheduleKernel<'_> {
                 kernel_seconds: Some(run.kernel_seconds),
                 phase_seconds: run.phase_seconds,
                 stage_seconds: None,
+                trace: Vec::new(),
             },
             Placement {
                 threads: 1,
@@ -307,6 +313,7 @@ impl ScheduleKernel<'_> {
         // The host's other cores search beside the GPU (one is left to drive it): an
         // independent search from the same start, the better of the two kept.
         let beside = o.threads.saturating_sub(1);
+        let mut trace = Vec::new();
         let (run, cpu_run) = std::thread::scope(|scope| {
             let cpu = (beside > 0).then(|| {
                 scope.spawn(|| {
@@ -335,6 +342,7 @@ impl ScheduleKernel<'_> {
                 search_end,
                 relaxation.bound,
                 |best| {
+                    trace.push((started.elapsed().as_secs_f64(), best));
                     progress.set_message(format!("{label}: best makespan {best:.3}"));
                     progress.advance_to(started.elapsed().as_millis() as u64);
                 },
@@ -353,6 +361,12 @@ impl ScheduleKernel<'_> {
             }
         }
         run.run.kicks += cpu_kicks;
+        if trace
+            .last()
+            .is_some_and(|&(_, best)| best > run.run.makespan)
+        {
+            trace.push((started.elapsed().as_secs_f64(), run.run.makespan));
+        }
         let releasing = Instant::now();
         let name = device.name().to_owned();
         let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
@@ -381,6 +395,7 @@ impl ScheduleKernel<'_> {
                     (releasing - searching).as_secs_f64(),
                     released,
                 ]),
+                trace,
             },
             Placement {
                 threads: o.threads,
@@ -403,12 +418,12 @@ const BESIDE_SEED: u64 = 0x5bd1_e995_9e37_79b9;
 /// The CPU chains beside the GPU's keep a kick's result up to 0.05% worse than their record
 /// (record-to-record travel), so that they explore where the GPU's chains, which keep only
 /// results no worse, intensify: with the same acceptance both searches often ended in the same
-/// schedule. H100, 1 s, the 8 Braun files x 2 seeds: the worst gap 0.439% (0.509% with none,
-/// 0.470% at 0.2%), the mean 0.252% (0.259%); generated matrices unchanged.
+/// schedule. The slacks tried are in docs/schedule.md ("The CPU chains' slack").
 const BESIDE_SLACK: f64 = 0.0005;
 
 /// Of a GPU run, the time kept after its search for the best schedule's copy and loads and
-/// the device's release (its context destroyed).
+/// the matrix's device memory freed (set when a run also destroyed its context; the shared
+/// device now stays open, so this margin is generous).
 const GPU_RELEASE: Duration = Duration::from_millis(45);
 
 /// When a run that started at `started` under `limit` should end.
@@ -450,6 +465,7 @@ impl Kernel for ScheduleKernel<'_> {
         let (etc, o) = (self.etc, &self.options);
         let mut threads = 1;
         let mut bound = None;
+        let mut trace = Vec::new();
         let (assignment, reported, epochs, kicks, swarm) = match o.method {
             Method::Fcfs | Method::Mct => plain(etc, heuristics::mct(etc)),
             Method::Olb => plain(etc, heuristics::olb(etc)),
@@ -498,6 +514,7 @@ impl Kernel for ScheduleKernel<'_> {
                             slack: 0.0,
                         },
                         |best| {
+                            trace.push((started.elapsed().as_secs_f64(), best));
                             progress.set_message(format!("{label}: best makespan {best:.3}"));
                             progress.advance_to(started.elapsed().as_millis() as u64);
                         },
@@ -531,6 +548,7 @@ impl Kernel for ScheduleKernel<'_> {
                 kernel_seconds: None,
                 phase_seconds: None,
                 stage_seconds: None,
+                trace,
             },
             Placement {
                 threads,

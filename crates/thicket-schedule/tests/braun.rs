@@ -4,9 +4,8 @@
 
 use std::path::PathBuf;
 
-use thicket_schedule::etc::Etc;
-use thicket_schedule::verify::{verify, F64_TOLERANCE};
-use thicket_schedule::{assignment, heuristics};
+use thicket_core::{Backend, RunOptions};
+use thicket_schedule::{assignment, schedule, verify, Etc, Method, ScheduleOptions, F64_TOLERANCE};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -91,12 +90,22 @@ fn heuristics_give_the_published_makespans() {
     for (name, _, min_min, mct, max_min, met) in TABLE {
         let etc = Etc::read(&data(name)).unwrap();
         assert_eq!((etc.tasks(), etc.machines()), (512, 16));
-        for (method, assignment, wanted) in [
-            ("min-min", heuristics::min_min(&etc), min_min),
-            ("mct", heuristics::mct(&etc), mct),
-            ("max-min", heuristics::max_min(&etc), max_min),
-            ("met", heuristics::met(&etc), met),
+        for (method, wanted) in [
+            (Method::MinMin, min_min),
+            (Method::Mct, mct),
+            (Method::MaxMin, max_min),
+            (Method::Met, met),
         ] {
+            let options = ScheduleOptions {
+                run: RunOptions {
+                    backend: Backend::Cpu,
+                    quiet: true,
+                    ..RunOptions::default()
+                },
+                method,
+                ..ScheduleOptions::default()
+            };
+            let assignment = schedule(&etc, &options).unwrap().output.assignment;
             let (_, makespan) = assignment::loads(&etc, &assignment);
             assert!(
                 close(makespan, wanted),

@@ -4,11 +4,9 @@
 use std::time::Duration;
 
 use thicket_core::{Backend, RunOptions};
-use thicket_schedule::etc::Etc;
-use thicket_schedule::generate::Generator;
-use thicket_schedule::pso::SwarmParams;
-use thicket_schedule::search::{search, Limits};
-use thicket_schedule::{assignment, heuristics, schedule, Method, ScheduleOptions};
+use thicket_schedule::{
+    assignment, schedule, Etc, Generator, Method, ScheduleOptions, ScheduleRun, SwarmParams,
+};
 
 fn options(method: Method) -> ScheduleOptions {
     ScheduleOptions {
@@ -31,6 +29,27 @@ fn options(method: Method) -> ScheduleOptions {
     }
 }
 
+/// Min-Min's makespan.
+fn min_min(etc: &Etc) -> f64 {
+    schedule(etc, &options(Method::MinMin))
+        .unwrap()
+        .output
+        .makespan
+}
+
+/// The iterated local search from Min-Min, `epochs` epochs of `chains` chains, unlimited in
+/// time.
+fn ils(etc: &Etc, chains: usize, seed: u64, epochs: usize) -> ScheduleRun {
+    let o = ScheduleOptions {
+        epochs: Some(epochs),
+        seed,
+        threads: chains,
+        time_limit: Duration::from_secs(3600),
+        ..options(Method::Ils)
+    };
+    schedule(etc, &o).unwrap().output
+}
+
 #[test]
 fn every_method_passes_the_verifier() {
     for spec in [
@@ -40,7 +59,7 @@ fn every_method_passes_the_verifier() {
         "thesis:25x3",
     ] {
         let etc = spec.parse::<Generator>().unwrap().generate(7).unwrap();
-        let min_min = assignment::loads(&etc, &heuristics::min_min(&etc)).1;
+        let min_min = min_min(&etc);
         for method in Method::ALL {
             let measured = schedule(&etc, &options(method)).unwrap();
             assert_eq!(measured.verified, Some(true), "{spec} {method}");
@@ -101,20 +120,7 @@ fn the_default_finds_the_optimum_of_tiny_instances() {
         for seed in 1..4 {
             let etc = spec.parse::<Generator>().unwrap().generate(seed).unwrap();
             let optimum = brute_force(&etc);
-            let limits = Limits {
-                time: Duration::from_secs(3600),
-                epochs: Some(30),
-                bound: 0.0,
-                slack: 0.0,
-            };
-            let run = search(
-                &etc,
-                heuristics::min_min(&etc),
-                2,
-                seed + k as u64,
-                limits,
-                |_| {},
-            );
+            let run = ils(&etc, 2, seed + k as u64, 30);
             assert!(
                 (run.makespan - optimum).abs() <= 1e-9 * optimum,
                 "{spec} seed {seed}: {} vs optimum {optimum}",
@@ -134,7 +140,7 @@ fn the_default_finds_the_optimum_of_tiny_instances() {
                 run.lower_bound <= optimum * (1.0 + 1e-12),
                 "{spec} seed {seed}"
             );
-            let min_min = assignment::loads(&etc, &heuristics::min_min(&etc)).1;
+            let min_min = min_min(&etc);
             assert!(run.makespan >= optimum * (1.0 - 1e-12) && run.makespan <= min_min);
             if (run.makespan - optimum).abs() > 1e-9 * optimum {
                 missed.push(format!("{spec} seed {seed}"));
@@ -151,13 +157,9 @@ fn the_default_repeats_with_its_seed_and_epochs() {
         .unwrap()
         .generate(2)
         .unwrap();
-    let limits = Limits {
-        time: Duration::from_secs(3600),
-        epochs: Some(4),
-        bound: 0.0,
-        slack: 0.0,
-    };
-    let a = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});
-    let b = search(&etc, heuristics::min_min(&etc), 3, 5, limits, |_| {});
-    assert_eq!(a, b);
+    let (a, b) = (ils(&etc, 3, 5, 4), ils(&etc, 3, 5, 4));
+    assert_eq!(
+        (&a.assignment, a.makespan, a.epochs, a.kicks),
+        (&b.assignment, b.makespan, b.epochs, b.kicks)
+    );
 }

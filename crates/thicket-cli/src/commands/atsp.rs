@@ -166,7 +166,7 @@ pub fn print_run(measured: &Measured<AtspRun>, json: bool) {
         return;
     }
     let solution = &run.solution;
-    let known = thicket_atsp::reference::known_optimum(&run.name);
+    let known = thicket_atsp::known_optimum(&run.name);
     let tour: Vec<String> = solution.tour.iter().map(usize::to_string).collect();
     println!("ATSP {} ({} cities)", run.name, run.n);
     println!(

@@ -4,10 +4,7 @@ use std::time::Duration;
 
 use clap::Args;
 use thicket_core::{Error, Result};
-use thicket_schedule::etc::Etc;
-use thicket_schedule::gpu::Scratch;
-use thicket_schedule::pso::SwarmParams;
-use thicket_schedule::{assignment, schedule, Method, ScheduleOptions};
+use thicket_schedule::{assignment, schedule, Etc, Method, ScheduleOptions, Scratch, SwarmParams};
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
@@ -25,7 +22,7 @@ pub struct ScheduleArgs {
     /// Braun's `u_<c|s|i>_<hi|lo><hi|lo>:TxM` (consistency, task and machine heterogeneity),
     /// e.g. `u_c_hihi:512x16`.
     #[arg(long, value_name = "SPEC", conflicts_with = "file")]
-    pub generate: Option<thicket_schedule::generate::Generator>,
+    pub generate: Option<thicket_schedule::Generator>,
     /// With --generate: write the matrix to this file (Braun's format; `-`: stdout) and stop.
     #[arg(long, value_name = "FILE", requires = "generate")]
     pub write_etc: Option<std::path::PathBuf>,

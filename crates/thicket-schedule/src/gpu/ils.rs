@@ -8,12 +8,14 @@
 //! before its deadline or at the lower bound. The chains' random numbers differ from the
 //! CPU's, so the GPU's schedule is not the CPU's; both go through the verifier.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
+use super::functions;
 use crate::etc::Etc;
 use crate::kernels::{ILS, ILS_THREADS};
 use crate::search::{SearchRun, RESTART_GAP};
@@ -37,10 +39,11 @@ pub fn shared_bytes(tasks: usize, machines: usize) -> usize {
     16 * machines + 12 * warps + 2 * machines + 6 * tasks + 8
 }
 
-/// A GPU readied for the search of one matrix: its context, the search's kernels and the
-/// matrix in device memory. Dropping it releases them.
+/// A GPU readied for the search of one matrix: the process's shared device, the search's
+/// kernels and the matrix in device memory. Dropping it frees the matrix; the device and
+/// its kernels stay for the next run.
 pub struct Device {
-    gpu: Gpu,
+    gpu: Arc<Gpu>,
     chains_kernel: CudaFunction,
     restart: CudaFunction,
     etc: CudaSlice<f64>,
@@ -48,27 +51,26 @@ pub struct Device {
 }
 
 impl Device {
-    /// Opens GPU `ordinal` for `etc`: refuses a matrix the kernel cannot hold, loads the
-    /// kernels (compiled by NVRTC, or from the kernel cache) and copies the matrix.
+    /// Readies GPU `ordinal` for `etc`: refuses a matrix the kernel cannot hold
+    /// ([`Error::TooLarge`]), opens the device and loads the kernels on the process's first
+    /// call (compiled by NVRTC, or from the kernel cache) and copies the matrix.
     pub fn open(etc: &Etc, ordinal: usize) -> Result<Device> {
         let (t_n, m_n) = (etc.tasks(), etc.machines());
         let keys = (t_n as u64) * (t_n as u64 + m_n as u64);
         let shared = shared_bytes(t_n, m_n);
         if t_n > u16::MAX as usize || m_n > u16::MAX as usize || keys >= u32::MAX as u64 {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::TooLarge(format!(
                 "the GPU search takes at most 65,535 tasks and machines, not {t_n} x {m_n}"
             )));
         }
         if shared > SHARED_BYTES {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::TooLarge(format!(
                 "{t_n} tasks x {m_n} machines need {shared} bytes of shared memory per chain, \
                  more than the GPU search's {SHARED_BYTES} (use --backend cpu)"
             )));
         }
-        let gpu = Gpu::open(ordinal)?;
-        let module = gpu.load_module(&ILS.source, &ILS.options())?;
-        let chains_kernel = gpu.load_function(&module, "ils_chains")?;
-        let restart = gpu.load_function(&module, "ils_restart")?;
+        let gpu = Gpu::shared(ordinal)?;
+        let [chains_kernel, restart] = functions(&gpu, &ILS, ["ils_chains", "ils_restart"])?;
         let chains = (gpu.info().sm_count as usize * BLOCKS_PER_SM).max(1);
         let etc = gpu
             .stream()

@@ -10,13 +10,14 @@ use serde::Serialize;
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
+use super::functions;
 use crate::etc::Etc;
 use crate::kernels::{MAX_PARTICLES, MSPSO, SHARED_SCRATCH_BYTES, THREADS};
 use crate::pso::{first_min, round, SwarmParams, SwarmRun};
 
-/// The phases a profiled run splits its device time into (the thesis's Table 6.1 rows, and
-/// the initialisation).
-pub const PHASES: [&str; 6] = ["init", "random", "fitness", "bests", "update", "exchange"];
+/// The phases a profiled GPU swarm run splits its device time into (the thesis's Table 6.1
+/// rows, and the initialisation).
+pub const SWARM_PHASES: [&str; 6] = ["init", "random", "fitness", "bests", "update", "exchange"];
 
 /// Records an event after phase `phase` when profiling.
 fn mark(
@@ -43,6 +44,25 @@ pub enum Scratch {
     Global,
 }
 
+impl Scratch {
+    /// Whether this scratch holds the loads of `particles` × `machines`: the global one
+    /// always, the shared one within [`SHARED_SCRATCH_BYTES`] a block; [`Error::TooLarge`]
+    /// where it does not (a bench skips that case).
+    pub fn check(self, particles: usize, machines: usize) -> Result<()> {
+        match self {
+            Scratch::Shared
+                if particles.saturating_mul(machines).saturating_mul(4) > SHARED_SCRATCH_BYTES =>
+            {
+                Err(Error::TooLarge(format!(
+                    "shared scratch does not fit ({particles} particles x {machines} machines x \
+                     4 bytes > {SHARED_SCRATCH_BYTES} bytes): global only"
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// A GPU swarm run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuSwarmRun {
@@ -54,7 +74,7 @@ pub struct GpuSwarmRun {
     pub device: String,
     /// Seconds of device time from the first launch to the last (CUDA events).
     pub kernel_seconds: f64,
-    /// Profiled runs: device seconds per phase of [`PHASES`] (an event after every launch,
+    /// Profiled runs: device seconds per phase of [`SWARM_PHASES`] (an event after every launch,
     /// which slows the run a little).
     pub phase_seconds: Option<Vec<f64>>,
 }
@@ -76,11 +96,10 @@ fn per_swarm(swarms: usize, particles: usize, shared: usize) -> LaunchConfig {
 }
 
 /// The scratch the fitness kernel uses for `particles` × `machines`, or the one forced.
-pub fn scratch_for(particles: usize, machines: usize, forced: Option<Scratch>) -> Scratch {
-    forced.unwrap_or(if particles * machines * 4 <= SHARED_SCRATCH_BYTES {
-        Scratch::Shared
-    } else {
-        Scratch::Global
+fn scratch_for(particles: usize, machines: usize, forced: Option<Scratch>) -> Scratch {
+    forced.unwrap_or(match Scratch::Shared.check(particles, machines) {
+        Ok(()) => Scratch::Shared,
+        Err(_) => Scratch::Global,
     })
 }
 
@@ -102,29 +121,27 @@ pub fn run(
         )));
     }
     let scratch = scratch_for(p_n, m_n, forced);
-    if scratch == Scratch::Shared && p_n * m_n * 4 > SHARED_SCRATCH_BYTES {
-        return Err(Error::InvalidInput(format!(
-            "{p_n} particles x {m_n} machines do not fit a shared scratch of {SHARED_SCRATCH_BYTES} bytes"
-        )));
-    }
+    scratch.check(p_n, m_n)?;
     let n = s_n
         .checked_mul(p_n)
         .and_then(|sp| sp.checked_mul(t_n))
         .ok_or_else(|| Error::InvalidInput("too many swarm elements".into()))?;
-    let gpu = Gpu::open(device)?;
-    let module = gpu.load_module(&MSPSO.source, &MSPSO.options())?;
-    let f = |name: &str| gpu.load_function(&module, name);
-    let (init, fill, fit_shared, fit_global, bests, update, rank, gather, scatter) = (
-        f("pso_init")?,
-        f("pso_fill_random")?,
-        f("pso_fitness_shared")?,
-        f("pso_fitness_global")?,
-        f("pso_bests")?,
-        f("pso_update")?,
-        f("pso_rank")?,
-        f("pso_gather")?,
-        f("pso_scatter")?,
-    );
+    let gpu = Gpu::shared(device)?;
+    let [init, fill, fit_shared, fit_global, bests, update, rank, gather, scatter] = functions(
+        &gpu,
+        &MSPSO,
+        [
+            "pso_init",
+            "pso_fill_random",
+            "pso_fitness_shared",
+            "pso_fitness_global",
+            "pso_bests",
+            "pso_update",
+            "pso_rank",
+            "pso_gather",
+            "pso_scatter",
+        ],
+    )?;
     let stream = gpu.stream().clone();
     let alloc = |count: usize| -> Result<CudaSlice<f32>> {
         Ok(stream
@@ -299,7 +316,7 @@ pub fn run(
     let kernel_seconds = seconds_between(&start, &end)?;
     let phase_seconds = match marks {
         Some(marks) => {
-            let mut seconds = vec![0.0; PHASES.len()];
+            let mut seconds = vec![0.0; SWARM_PHASES.len()];
             let mut previous = &start;
             for (phase, event) in &marks {
                 seconds[*phase] += seconds_between(previous, event)?;
