@@ -1,10 +1,10 @@
 //! `thicket lookback` and `thicket binomial`: one option from the flags, or a book of options
 //! from a CSV file (`--batch`), priced on a binomial lattice.
 
-use thicket_core::{Error, Result};
+use thicket_core::{write_atomically, Error, Result};
 use thicket_lattice::{
-    price, price_book, read_batch, verify::EXHAUSTIVE_STEPS, write_atomically, write_batch_csv,
-    Contract, Market, Payoff, PriceOptions, Style,
+    price, price_book, read_book, write_book_csv, Contract, Market, Payoff, PriceOptions, Style,
+    EXHAUSTIVE_STEPS,
 };
 
 use crate::cli::{BinomialArgs, LatticeArgs, LookbackArgs};
@@ -34,7 +34,6 @@ fn options(args: &LatticeArgs) -> PriceOptions {
         run: run_options(&args.backend, &args.output, &args.trials),
         strategy: args.strategy,
         precision: args.precision,
-        threads: args.backend.thread_count(),
         device: args.backend.first_device(),
         hybrid_threshold: args.hybrid_threshold,
     }
@@ -60,7 +59,10 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
         },
         steps: args.steps.ok_or_else(|| missing("steps"))?,
     };
-    let measured = price(&contract, &options(args))?;
+    // `multicore` runs on the pool it is called in: one of --threads threads.
+    let options = options(args);
+    let pool = thicket_core::pool(args.backend.thread_count())?;
+    let measured = pool.install(|| price(&contract, &options))?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if args.output.json {
@@ -104,14 +106,16 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
 
 /// Prices every row of a CSV book; writes CSV (or JSON for a `.json` name) to `--output`.
 fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
-    let contracts = read_batch(path)?;
-    let measured = price_book(&contracts, &options(args))?;
+    let contracts = read_book(path)?;
+    let options = options(args);
+    let pool = thicket_core::pool(args.backend.thread_count())?;
+    let measured = pool.install(|| price_book(&contracts, &options))?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = &args.output_file {
         let text = match out.extension().is_some_and(|e| e == "json") {
             true => measured.json(run.stats()).to_string(),
-            false => write_batch_csv(&contracts, &run.priced),
+            false => write_book_csv(&contracts, &run.priced),
         };
         write_atomically(out, &text)?;
     }
@@ -140,7 +144,7 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         );
     }
     if args.output_file.is_none() {
-        print!("{}", write_batch_csv(&contracts, &run.priced));
+        print!("{}", write_book_csv(&contracts, &run.priced));
     }
     if let Some(verified) = measured.verified {
         println!(
