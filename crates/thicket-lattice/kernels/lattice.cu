@@ -371,9 +371,8 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     };
 
     // A lookback's whole round (R layers) unrolled: no loop control, and the compiler
-    // schedules each layer's shuffles among the previous layer's nodes (f32 American
-    // lookback: 3.3 instructions a node instead of 3.56; a book of 1,024 x 2,048 on an H100
-    // in 0.544-0.551 ms instead of 0.588-0.590).
+    // schedules each layer's shuffles among the previous layer's nodes (fewer instructions a
+    // node and a faster book: docs/benchmarks.md).
     auto whole_round = [&](int s) {
         if constexpr (LOOKBACK) {
 #pragma unroll
@@ -538,11 +537,9 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
 // The kernels: lattice_tile_<real>_<kind>_<style>_r<R>, at most TILE_BLOCK_NODES / R
 // threads a block (R = 16: 256 threads). `BOUNDS` is the launch bounds or, for the American
 // lookbacks, a register cap, so that a book's block of 5 warps (N = 2,048) runs 4 to an SM:
-// each of an SM's 4 schedulers holds 16,384 registers, and 96 a thread let 5 warps on each.
-// Measured on an H100, a book of 1,024 x 2,048: f64 1.07 ms capped at 96, 1.27 ms uncapped
-// (122 registers: 3 blocks an SM, 2.6 waves of them); f32 0.61 ms at 80, 0.63 ms uncapped
-// (94), 0.65 ms at 72 (5 blocks an SM, but in 1.6 waves). The host's tile_shape.rs says which
-// R each kind and style takes.
+// each of an SM's 4 schedulers holds 16,384 registers, and 96 a thread let 5 warps on each;
+// uncapped, a block takes more registers and fewer blocks fit an SM (the caps' times:
+// docs/benchmarks.md). The host's tile_shape.rs says which R each kind and style takes.
 #define BOUNDS_OF(R) __launch_bounds__(TILE_BLOCK_NODES / R)
 #define CAPPED(REGISTERS) __maxnreg__(REGISTERS)
 #define TILE_KERNEL(real, suffix, KIND, kind, AMERICAN, style, R, BOUNDS)                         \

@@ -1,34 +1,60 @@
-//! Binomial-lattice option pricing, the CPU half: Solomon (2012), *Parallel Algorithm Design
-//! and Implementation of Regular/Irregular Problems*, ch. 3 (digest:
-//! `shared/docs/seed-004-digest.md`, section 1), which prices Hull's (Technical Note 13)
-//! American floating-strike lookback put on a Cox–Ross–Rubinstein lattice; here also the
-//! floating-strike lookback call and vanilla calls and puts, American and European.
+//! Binomial-lattice option pricing: Solomon (2012), *Parallel Algorithm Design and
+//! Implementation of Regular/Irregular Problems*, ch. 3, which prices Hull's (Technical Note
+//! 13) American floating-strike lookback put on a Cox–Ross–Rubinstein lattice; here also the
+//! floating-strike lookback call and vanilla calls and puts, American and European, with
+//! delta and gamma, in `f32` or `f64`.
 //!
-//! - [`contract`]: what is priced ([`Contract`]) and its CRR parameters ([`Lattice`]).
-//! - [`cpu`]: the lattices in `f32` or `f64` on one thread ([`price_serial`]), on many
-//!   ([`price_multicore`], time-tiled, bit-identical to serial), and many options at once
-//!   ([`price_batch`]), with delta and gamma.
-//! - [`verify`]: independent references: every path of the tree for small N
-//!   ([`verify::exhaustive`]), the Goldman–Sosin–Gatto and Black–Scholes closed forms, and
-//!   Hull's example.
-//! - [`batch`]: books of options as CSV.
-//! - [`bench`](mod@bench): `thicket bench lookback` (the steps sweep, the books, the convergence table).
+//! [`price`] prices one [`Contract`] and [`price_book`] many, on a [`Strategy`]: one CPU
+//! thread, the caller's rayon pool (time-tiled, bit-identical to one thread), the thesis's GPU
+//! kernel and its hybrid, or thicket's tile kernel (many layers per launch, a block per option
+//! of a book). A process opens each GPU once, on its first GPU call, and keeps its kernels and
+//! buffers for every later call. Every answer can be checked ([`verify`]) against brute force
+//! over every path of the tree, and the lattices approach the closed forms
+//! ([`goldman_sosin_gatto`], [`black_scholes`]) as N grows. Books read from and write to CSV
+//! ([`read_book`], [`write_book_csv`]). The reference prices in `data/` (see
+//! `data/SOURCE.md`) were computed outside thicket.
 //!
-//! The reference prices in `data/` (see `data/SOURCE.md`) were computed outside thicket.
+//! ```
+//! use thicket_lattice::{price, Backend, Contract, Market, Payoff, PriceOptions, RunOptions, Style};
+//!
+//! // Hull's example: an American floating-strike lookback put on 3 steps.
+//! let put = Contract {
+//!     payoff: Payoff::LookbackPut,
+//!     style: Style::American,
+//!     market: Market { spot: 50.0, maturity: 0.25, volatility: 0.4, rate: 0.1 },
+//!     steps: 3,
+//! };
+//! let options = PriceOptions {
+//!     run: RunOptions { backend: Backend::Cpu, verify: true, ..RunOptions::default() },
+//!     ..PriceOptions::default()
+//! };
+//! let run = price(&put, &options)?;
+//! assert!((run.output.priced.price - 5.4702).abs() < 1e-4);
+//! assert_eq!(run.verified, Some(true));
+//! # Ok::<(), thicket_lattice::Error>(())
+//! ```
 
-pub mod batch;
-pub mod bench;
-pub mod contract;
-pub mod cpu;
+mod book_csv;
+mod books;
+mod contract;
 mod gpu;
 pub mod kernels;
+mod multicore;
 mod run;
+mod scheme;
+mod serial;
+#[cfg(test)]
+mod test_support;
 mod tile_shape;
-pub mod verify;
+mod verify;
 
-pub use batch::{read_batch, write_atomically, write_batch_csv};
+pub use book_csv::{parse_book, read_book, write_book_csv};
 pub use contract::{Contract, Lattice, Market, Payoff, Style};
-pub use cpu::{price_batch, price_multicore, price_serial, Precision, Priced};
 pub use run::{
     lattice_nodes, price, price_book, BookRun, LatticeRun, PriceOptions, Strategy, HYBRID_THRESHOLD,
+};
+pub use scheme::{Precision, Priced};
+pub use thicket_core::{Backend, Error, Measured, Result, RunOptions};
+pub use verify::{
+    black_scholes, exhaustive, goldman_sosin_gatto, hull_tn13, verify, EXHAUSTIVE_STEPS,
 };

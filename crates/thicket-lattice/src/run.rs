@@ -8,10 +8,13 @@ use thicket_core::{
     benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
 };
 
+use crate::books::{multicore_book, serial_book};
 use crate::contract::Contract;
-use crate::cpu::{price_batch, price_multicore, price_serial, Precision, Priced};
 use crate::gpu::LatticeGpu;
-use crate::verify::{exhaustive, EXHAUSTIVE_STEPS};
+use crate::multicore::price_multicore;
+use crate::scheme::{Precision, Priced};
+use crate::serial::price_serial;
+use crate::verify::verify;
 
 /// How a lattice is priced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -19,7 +22,7 @@ use crate::verify::{exhaustive, EXHAUSTIVE_STEPS};
 pub enum Strategy {
     /// One CPU thread: the thesis's baseline and the speed-up reference.
     Serial,
-    /// All CPU threads, time-tiled (one option), or one option per thread (a book).
+    /// The caller's rayon pool, time-tiled (one option), or one option per task (a book).
     Multicore,
     /// The thesis's GPU kernel: one launch per layer, one thread per node (lookback put).
     Thesis,
@@ -62,7 +65,8 @@ thicket_core::named_choice!(Strategy, "lattice strategy");
 /// The thesis's best hybrid threshold (Fig. 3.4): the last 256 layers on the CPU.
 pub const HYBRID_THRESHOLD: usize = 256;
 
-/// How [`price`] and [`price_book`] run.
+/// How [`price`] and [`price_book`] run. `multicore` runs on the caller's rayon pool: the
+/// global one, or the one the caller runs the call in (`pool.install(|| price(..))`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PriceOptions {
     /// Backend, trials, verification, progress bar.
@@ -71,8 +75,6 @@ pub struct PriceOptions {
     pub strategy: Option<Strategy>,
     /// Working precision.
     pub precision: Precision,
-    /// CPU threads of `multicore`.
-    pub threads: usize,
     /// The GPU to use.
     pub device: usize,
     /// Layers the hybrid finishes on the CPU.
@@ -85,7 +87,6 @@ impl Default for PriceOptions {
             run: RunOptions::default(),
             strategy: None,
             precision: Precision::F64,
-            threads: thicket_core::available_threads(),
             device: 0,
             hybrid_threshold: HYBRID_THRESHOLD,
         }
@@ -182,26 +183,6 @@ pub fn price_book(contracts: &[Contract], options: &PriceOptions) -> Result<Meas
     benchmark_kernel(&mut BookKernel { contracts, options }, &run)
 }
 
-/// Whether `got` is within the tolerance of `reference`: 1e-9 relative in f64, 1e-3 (the
-/// thesis's tolerance) in f32, both relative to max(1, |reference|).
-fn close(got: f64, reference: f64, precision: Precision) -> bool {
-    let tolerance = match precision {
-        Precision::F64 => 1e-9,
-        Precision::F32 => 1e-3,
-    };
-    (got - reference).abs() <= tolerance * reference.abs().max(1.0)
-}
-
-/// The independent reference price: every path of the tree for N <= 14, else the float64
-/// serial lattice.
-fn reference_price(contract: &Contract) -> Result<f64> {
-    if contract.steps <= EXHAUSTIVE_STEPS {
-        exhaustive(contract)
-    } else {
-        Ok(price_serial(contract, Precision::F64)?.price)
-    }
-}
-
 struct OptionKernel<'a> {
     contract: &'a Contract,
     options: &'a PriceOptions,
@@ -224,17 +205,14 @@ impl Kernel for OptionKernel<'_> {
         let precision = self.options.precision;
         let (priced, gpu, threads, devices) = match strategy {
             Strategy::Serial => (price_serial(self.contract, precision)?, None, 1, vec![]),
-            Strategy::Multicore => {
-                let threads = self.options.threads;
-                (
-                    price_multicore(self.contract, precision, threads)?,
-                    None,
-                    threads,
-                    vec![],
-                )
-            }
+            Strategy::Multicore => (
+                price_multicore(self.contract, precision)?,
+                None,
+                rayon::current_num_threads(),
+                vec![],
+            ),
             Strategy::Thesis | Strategy::Hybrid | Strategy::Tiles => {
-                let gpu = LatticeGpu::open(self.options.device)?;
+                let gpu = LatticeGpu::shared(self.options.device)?;
                 let run = match strategy {
                     Strategy::Thesis => gpu.thesis(self.contract, precision, None)?,
                     Strategy::Hybrid => gpu.thesis(
@@ -259,12 +237,7 @@ impl Kernel for OptionKernel<'_> {
     }
 
     fn verify(&self, output: &LatticeRun) -> Result<Option<bool>> {
-        let reference = reference_price(self.contract)?;
-        Ok(Some(close(
-            output.priced.price,
-            reference,
-            output.precision,
-        )))
+        verify(self.contract, &output.priced, output.precision).map(Some)
     }
 
     fn stats(&self, output: &LatticeRun) -> Map<String, Value> {
@@ -299,18 +272,18 @@ impl Kernel for BookKernel<'_> {
         };
         let (run, threads, devices) = match strategy {
             Strategy::Serial => (
-                book(price_batch(self.contracts, precision, 1)?, None, None),
+                book(serial_book(self.contracts, precision)?, None, None),
                 1,
                 vec![],
             ),
-            Strategy::Multicore => {
-                let threads = self.options.threads;
-                let priced = price_batch(self.contracts, precision, threads)?;
-                (book(priced, None, None), threads, vec![])
-            }
+            Strategy::Multicore => (
+                book(multicore_book(self.contracts, precision)?, None, None),
+                rayon::current_num_threads(),
+                vec![],
+            ),
             _ => {
-                let gpu = LatticeGpu::open(self.options.device)?;
-                let run = gpu.batch(self.contracts, precision)?;
+                let gpu = LatticeGpu::shared(self.options.device)?;
+                let run = gpu.book(self.contracts, precision)?;
                 let timed = book(run.priced, Some(run.kernel_seconds), Some(run.span_seconds));
                 (timed, 1, vec![gpu.name()])
             }
@@ -320,7 +293,7 @@ impl Kernel for BookKernel<'_> {
 
     fn verify(&self, output: &BookRun) -> Result<Option<bool>> {
         for (contract, got) in self.contracts.iter().zip(&output.priced) {
-            if !close(got.price, reference_price(contract)?, output.precision) {
+            if !verify(contract, got, output.precision)? {
                 return Ok(Some(false));
             }
         }
@@ -389,7 +362,6 @@ mod tests {
                 ..RunOptions::default()
             },
             strategy: Some(strategy),
-            threads: 2,
             ..PriceOptions::default()
         }
     }
@@ -443,7 +415,6 @@ mod tests {
                 verify: true,
                 ..RunOptions::default()
             },
-            threads: 2,
             ..PriceOptions::default()
         };
         let run = price(&hull_tn13(), &options).unwrap();
@@ -451,6 +422,63 @@ mod tests {
         let book = price_book(&[hull_tn13(), hull_tn13()], &options).unwrap();
         assert_eq!(book.verified, Some(true));
         assert_eq!(book.output.nodes, 20);
+    }
+
+    #[test]
+    fn two_prices_in_one_process_agree_and_open_the_gpu_once() {
+        let options = PriceOptions {
+            run: RunOptions {
+                quiet: true,
+                ..RunOptions::default()
+            },
+            ..PriceOptions::default()
+        };
+        let contract = Contract {
+            steps: 3_000,
+            ..hull_tn13()
+        };
+        let first = price(&contract, &options).unwrap();
+        let second = price(&contract, &options).unwrap();
+        assert_eq!(first.output.priced, second.output.priced);
+        let book = [hull_tn13(), contract];
+        let books = [
+            price_book(&book, &options).unwrap(),
+            price_book(&book, &options).unwrap(),
+        ];
+        assert_eq!(books[0].output.priced, books[1].output.priced);
+        if first.info.backend == Backend::Cuda.name() {
+            assert_eq!(
+                crate::gpu::OPENS.load(std::sync::atomic::Ordering::SeqCst),
+                1
+            );
+        }
+    }
+
+    #[test]
+    fn multicore_runs_on_the_callers_pool() {
+        let pool = thicket_core::pool(3).unwrap();
+        let run = pool
+            .install(|| price(&hull_tn13(), &cpu(Strategy::Multicore)))
+            .unwrap();
+        assert_eq!(run.info.threads, 3);
+        let book = pool
+            .install(|| price_book(&[hull_tn13()], &cpu(Strategy::Multicore)))
+            .unwrap();
+        assert_eq!(book.info.threads, 3);
+    }
+
+    #[test]
+    fn a_bad_option_of_a_book_is_named_by_its_place() {
+        let mut book = vec![hull_tn13(); 8];
+        book[5].market.volatility = -1.0;
+        book[7].steps = 0;
+        let error = price_book(&book, &cpu(Strategy::Serial)).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("option 6 of 8: volatility is -1"),
+            "{error}"
+        );
     }
 
     #[test]

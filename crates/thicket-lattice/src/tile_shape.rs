@@ -38,7 +38,7 @@ impl TileClass {
     }
 
     /// Whether a book of this class runs in stages: the f32 European vanilla (32 nodes a lane,
-    /// 3 warps at N = 2,048) ran 11% slower in stages on an H100 and stays in one launch.
+    /// 3 warps at N = 2,048) ran slower in stages and stays in one launch (docs/benchmarks.md).
     pub(crate) fn staged(&self) -> bool {
         self.book_nodes() == NODES
     }
@@ -50,16 +50,14 @@ pub(crate) const NODES: usize = 16;
 pub(crate) const WIDE_NODES: usize = 32;
 /// Warps per block of one long lattice: one warp on each of an SM's four schedulers. A long
 /// lattice has too few nodes a layer to give a scheduler two warps, so each warp's own issue
-/// rate decides; a fifth warp shares a scheduler and held its whole block back (H100, N =
-/// 100,000, f64: 13.8 ms at 5 warps against 8.9 ms at 4; 2 and 3 warps left SMs idle).
+/// rate decides; a fifth warp shares a scheduler and held its whole block back, and 2 or 3
+/// warps left SMs idle (docs/benchmarks.md).
 const LONG_WARPS: usize = 4;
 /// Nodes per lane of one long lattice in f64. A long lattice runs one warp a scheduler, so
 /// what counts is how fast one warp issues: 16 nodes a lane unroll a round of 16 layers into
 /// some 25 KB of code and waited on the instruction cache and on fixed-latency dependencies
-/// (ncu: one instruction per 2.2 cycles), 8 nodes paid the shuffles and the ghost exchange
-/// over too few nodes. Measured on an H100, N = 100,000 (American lookback put): 16 nodes
-/// 11.6 ms, 14: 10.4, 12: 8.9, 10: 9.5, 8: 9.9. In f32, 16 stays the fastest (12: 6.2 ms
-/// against 5.9).
+/// (ncu), 8 nodes paid the shuffles and the ghost exchange over too few nodes; 12 was the
+/// fastest in f64, while in f32 16 stays the fastest (docs/benchmarks.md).
 const LONG_F64_NODES: usize = 12;
 /// The fewest layers a book's stage advances: a shorter one would cost its launch (a few
 /// microseconds and the tail of its blocks) for less than it saves, and runs on with the next.
@@ -256,11 +254,11 @@ pub(crate) fn long_shape(class: TileClass) -> TileShape {
 /// `sms` SMs, in blocks of `shape`. A launch's time is that of its layers on one block (every
 /// block is alone on its SM) plus a few microseconds, so each advances as many layers as one
 /// wave of blocks allows: as the triangle narrows, fewer nodes a block are kept and more
-/// layers advanced (one f64 lookback of 100,000 steps, H100: 195 launches, 7.9 ms, against
-/// 278 at a fixed quarter halo, 8.8 ms). Blocks of 8 or 10 nodes a lane at the narrower
-/// layers, chosen by a fitted cost per layer and launch, were no faster (7.99 ms): a layer
-/// costs far more than its nodes' instructions (a chain of dependent shuffles and FP64
-/// operations, and the ghost exchange every R layers).
+/// layers advanced (fewer launches and less time than a fixed quarter halo). Blocks of 8 or
+/// 10 nodes a lane at the narrower layers, chosen by a fitted cost per layer and launch, were
+/// no faster: a layer costs far more than its nodes' instructions (a chain of dependent
+/// shuffles and FP64 operations, and the ghost exchange every R layers). Measurements:
+/// docs/benchmarks.md.
 pub(crate) fn long_launches(steps: usize, shape: TileShape, sms: usize) -> Vec<LongLaunch> {
     let sms = sms.max(1);
     let mut launches = Vec::new();

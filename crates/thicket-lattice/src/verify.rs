@@ -1,12 +1,32 @@
-//! Independent references for the lattices, sharing no code with [`crate::cpu`]: brute force
-//! over every path of the tree, the closed forms of Goldman–Sosin–Gatto and Black–Scholes,
-//! and Hull's worked example.
+//! Independent references for the lattices: [`verify`] checks a price against brute force
+//! over every path of the tree (which shares no code with the lattices) for N <= 14 and
+//! against the f64 serial lattice above; the closed forms of Goldman–Sosin–Gatto and
+//! Black–Scholes, which the lattices approach as N grows; and Hull's worked example.
 
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 use thicket_core::{Error, Result};
 
 use crate::contract::{Contract, Market, Payoff, Style};
+use crate::scheme::{Precision, Priced};
+use crate::serial::price_serial;
+
+/// Whether `priced` is `contract`'s price computed in `precision`: within 1e-9 (f64) or the
+/// thesis's 1e-3 (f32), relative to max(1, |reference|), of the independent reference: every
+/// path of the tree ([`exhaustive`]) for N <= [`EXHAUSTIVE_STEPS`], else the f64 serial
+/// lattice (exact to the reference tables in `data/`). Errors on an invalid contract.
+pub fn verify(contract: &Contract, priced: &Priced, precision: Precision) -> Result<bool> {
+    let reference = if contract.steps <= EXHAUSTIVE_STEPS {
+        exhaustive(contract)?
+    } else {
+        price_serial(contract, Precision::F64)?.price
+    };
+    let tolerance = match precision {
+        Precision::F64 => 1e-9,
+        Precision::F32 => 1e-3,
+    };
+    Ok((priced.price - reference).abs() <= tolerance * reference.abs().max(1.0))
+}
 
 /// The most steps [`exhaustive`] walks: 2^14 paths.
 pub const EXHAUSTIVE_STEPS: usize = 14;

@@ -4,8 +4,8 @@
 use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
-    price, price_book, read_batch, verify::EXHAUSTIVE_STEPS, write_batch_csv, Contract, Market,
-    Payoff, Precision, PriceOptions, Strategy, Style,
+    price, price_book, read_book, write_book_csv, Contract, Market, Payoff, Precision,
+    PriceOptions, Strategy, Style, EXHAUSTIVE_STEPS,
 };
 
 use super::{result_on_stdout, say, Summary};
@@ -145,7 +145,6 @@ fn options(args: &LatticeArgs) -> PriceOptions {
         run: run_options(&args.backend, &args.output, &args.trials),
         strategy: args.strategy,
         precision: args.precision,
-        threads: args.backend.thread_count(),
         device: args.backend.first_device(),
         hybrid_threshold: args.hybrid_threshold,
     }
@@ -171,7 +170,10 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
         },
         steps: args.steps.ok_or_else(|| missing("steps"))?,
     };
-    let measured = price(&contract, &options(args))?;
+    // `multicore` runs on the pool it is called in: one of --threads threads.
+    let options = options(args);
+    let pool = thicket_core::pool(args.backend.thread_count())?;
+    let measured = pool.install(|| price(&contract, &options))?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if args.output.json {
@@ -220,14 +222,16 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         None => !args.output.json,
         out => result_on_stdout(args.output.json, &[("--output", out)])?,
     };
-    let contracts = read_input(path, "book.csv", read_batch)?;
-    let measured = price_book(&contracts, &options(args))?;
+    let contracts = read_input(path, "book.csv", read_book)?;
+    let options = options(args);
+    let pool = thicket_core::pool(args.backend.thread_count())?;
+    let measured = pool.install(|| price_book(&contracts, &options))?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdio(out)) {
         let text = match out.extension().is_some_and(|e| e == "json") {
             true => measured.json(run.stats()).to_string(),
-            false => write_batch_csv(&contracts, &run.priced),
+            false => write_book_csv(&contracts, &run.priced),
         };
         write_output(out, &text)?;
     }
@@ -236,7 +240,7 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         return Ok(());
     }
     if csv_on_stdout {
-        print!("{}", write_batch_csv(&contracts, &run.priced));
+        print!("{}", write_book_csv(&contracts, &run.priced));
     }
     let summary = Summary::beside(csv_on_stdout, args.output.quiet);
     let seconds = measured.info.seconds;

@@ -1,5 +1,5 @@
-//! Books of options as CSV: reading them (every bad value named by file, line and column),
-//! writing them back with their prices, and replacing a file atomically.
+//! Books of options as CSV: reading them (every bad value named by file, line and column) and
+//! writing them back with their prices.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -7,9 +7,9 @@ use std::path::Path;
 use thicket_core::{Error, Result};
 
 use crate::contract::{Contract, Market, Payoff, Style};
-use crate::cpu::Priced;
+use crate::scheme::Priced;
 
-/// The input columns, in the order [`write_batch_csv`] writes them.
+/// The input columns, in the order [`write_book_csv`] writes them.
 const COLUMNS: [&str; 8] = [
     "payoff",
     "style",
@@ -21,20 +21,21 @@ const COLUMNS: [&str; 8] = [
     "steps",
 ];
 
-/// Reads a book of options: a header line naming the columns `payoff`, `style`, `spot`,
+/// Reads a book of options from the file `path` (as [`parse_book`] reads text); a file that
+/// cannot be read is [`Error::file`].
+pub fn read_book(path: &Path) -> Result<Vec<Contract>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
+    parse_book(&path.display().to_string(), &text)
+}
+
+/// Reads a book of options from `text`, named `file` in errors: a header line naming the columns `payoff`, `style`, `spot`,
 /// `strike`, `maturity`, `volatility`, `rate` and `steps` (in any order, each once), then one
 /// option per line; blank lines are skipped. `payoff` is `lookback-put`, `lookback-call`,
 /// `call` or `put`, `style` is `american` or `european`, and `strike` is empty for the
 /// lookbacks. A bad value is [`Error::InvalidInput`] naming the file, line and column
 /// (`book.csv line 4, column volatility: "abc" is not a number`), an invalid contract names
-/// the file and line, a book of no options is an error too, and a file that cannot be read
-/// is [`Error::file`].
-pub fn read_batch(path: &Path) -> Result<Vec<Contract>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    parse_batch(&path.display().to_string(), &text)
-}
-
-fn parse_batch(file: &str, text: &str) -> Result<Vec<Contract>> {
+/// the file and line, and a book of no options is an error too.
+pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
     let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
     let Some((_, header)) = lines.next() else {
         return Err(Error::InvalidInput(format!(
@@ -168,11 +169,11 @@ impl Row<'_> {
     }
 }
 
-/// The book with its prices as CSV: the input columns of [`read_batch`] (so the output reads
+/// The book with its prices as CSV: the input columns of [`read_book`] (so the output reads
 /// back as a book) followed by `price`, `delta` and `gamma`, one line per pair of `contracts`
 /// and `priced` (which the caller passes in the same order and of the same length). Numbers
 /// are written in the shortest form that reads back to the same `f64`.
-pub fn write_batch_csv(contracts: &[Contract], priced: &[Priced]) -> String {
+pub fn write_book_csv(contracts: &[Contract], priced: &[Priced]) -> String {
     let mut out = format!("{},price,delta,gamma\n", COLUMNS.join(","));
     for (c, p) in contracts.iter().zip(priced) {
         let strike = c.payoff.strike().map(|k| k.to_string()).unwrap_or_default();
@@ -196,12 +197,11 @@ pub fn write_batch_csv(contracts: &[Contract], priced: &[Priced]) -> String {
     out
 }
 
-pub use thicket_core::write_atomically;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::{price_batch, Precision};
+    use crate::books::serial_book;
+    use crate::scheme::Precision;
 
     const BOOK: &str = "\
 payoff,style,spot,strike,maturity,volatility,rate,steps
@@ -220,7 +220,7 @@ put,european,42,45,0.5,0.2,-0.01,201
 
     fn error(text: &str) -> String {
         let dir = tempfile::tempdir().unwrap();
-        match read_batch(&write(&dir, "book.csv", text)) {
+        match read_book(&write(&dir, "book.csv", text)) {
             Err(Error::InvalidInput(m)) => m,
             other => panic!("expected invalid input, got {other:?}"),
         }
@@ -229,14 +229,14 @@ put,european,42,45,0.5,0.2,-0.01,201
     #[test]
     fn a_book_reads_prices_and_reads_back() {
         let dir = tempfile::tempdir().unwrap();
-        let contracts = read_batch(&write(&dir, "book.csv", BOOK)).unwrap();
+        let contracts = read_book(&write(&dir, "book.csv", BOOK)).unwrap();
         assert_eq!(contracts.len(), 4);
         assert_eq!(contracts[0], crate::verify::hull_tn13());
         assert_eq!(contracts[1].style, Style::European);
         assert_eq!(contracts[2].payoff, Payoff::Call { strike: 40.0 });
         assert_eq!(contracts[3].market.rate, -0.01);
-        let priced = price_batch(&contracts, Precision::F64, 2).unwrap();
-        let out = write_batch_csv(&contracts, &priced);
+        let priced = serial_book(&contracts, Precision::F64).unwrap();
+        let out = write_book_csv(&contracts, &priced);
         assert!(out.starts_with(
             "payoff,style,spot,strike,maturity,volatility,rate,steps,price,delta,gamma\n\
              lookback-put,american,50,,0.25,0.4,0.1,3,5.47018137613"
@@ -248,7 +248,7 @@ put,european,42,45,0.5,0.2,-0.01,201
             .map(|line| line.rsplitn(4, ',').last().unwrap().to_string() + "\n")
             .collect();
         assert_eq!(
-            read_batch(&write(&dir, "back.csv", &back)).unwrap(),
+            read_book(&write(&dir, "back.csv", &back)).unwrap(),
             contracts
         );
     }
@@ -257,7 +257,7 @@ put,european,42,45,0.5,0.2,-0.01,201
     fn columns_may_come_in_any_order() {
         let text = "steps,rate,volatility,maturity,strike,spot,style,payoff\n3,0.1,0.4,0.25,,50,american,lookback-put\n";
         let dir = tempfile::tempdir().unwrap();
-        let contracts = read_batch(&write(&dir, "b.csv", text)).unwrap();
+        let contracts = read_book(&write(&dir, "b.csv", text)).unwrap();
         assert_eq!(contracts, vec![crate::verify::hull_tn13()]);
     }
 
@@ -345,7 +345,7 @@ put,european,42,45,0.5,0.2,-0.01,201
     #[test]
     fn a_missing_file_is_an_io_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        let err = read_batch(&dir.path().join("nowhere.csv")).unwrap_err();
+        let err = read_book(&dir.path().join("nowhere.csv")).unwrap_err();
         assert!(matches!(err, Error::Io(_)));
         assert!(err.to_string().contains("nowhere.csv"), "{err}");
     }

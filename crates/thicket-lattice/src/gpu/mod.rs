@@ -1,0 +1,202 @@
+//! The GPU lattices (kernels in `kernels/lattice.cu`): the thesis's kernel, one launch per
+//! layer and one thread per node in Hull's C form, with the CPU tail of its hybrid
+//! ([`thesis`]); and thicket's tile kernel, many layers per launch with the nodes in
+//! registers, for one long lattice in overlapping tiles or a book with one block per option
+//! ([`tiles`]).
+//!
+//! A process opens each device once ([`LatticeGpu::shared`]): the context, the loaded module,
+//! the kernels looked up so far and the buffers live until the process ends, so that a call
+//! after the first pays for its copies and launches only.
+
+mod buffers;
+mod thesis;
+mod tiles;
+
+use std::collections::HashMap;
+use std::ops::{Add, Mul, Sub};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits,
+};
+use thicket_core::Result;
+use thicket_gpu::{Gpu, GpuError};
+
+use crate::kernels::LATTICE;
+use crate::scheme::Top;
+use buffers::{Layers, Records, Workspace};
+
+/// One GPU with the lattice kernels loaded, shared by every call of the process.
+pub(crate) struct LatticeGpu {
+    gpu: Arc<Gpu>,
+    module: Arc<CudaModule>,
+    /// The kernels looked up so far, by name: a lookup loads a kernel onto the device, once.
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    /// The buffers kept between calls. A call holds them from its first copy to its last, so
+    /// that concurrent callers take turns on the device's one stream.
+    workspace: Mutex<Workspace>,
+}
+
+/// The devices this process has opened for the lattices, by ordinal.
+static OPENED: OnceLock<Mutex<HashMap<usize, Arc<LatticeGpu>>>> = OnceLock::new();
+
+/// How many times this process has opened a device for the lattices (the tests check that a
+/// second price does not).
+#[cfg(test)]
+pub(crate) static OPENS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A GPU answer and how long the device worked on it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GpuPriced<T> {
+    /// The answer.
+    pub(crate) priced: T,
+    /// Seconds from the first launch to the end of the last (CUDA events), plus the CPU tail
+    /// of the hybrid.
+    pub(crate) kernel_seconds: f64,
+    /// Seconds from the upload of the options to the download of the values (CUDA events):
+    /// the span NVIDIA's binomialOptions sample times; the hybrid's CPU tail included.
+    pub(crate) span_seconds: f64,
+    /// Kernel launches.
+    pub(crate) launches: usize,
+}
+
+/// The element types the kernels are compiled for.
+trait DeviceReal:
+    DeviceRepr
+    + ValidAsZeroBits
+    + Copy
+    + Into<f64>
+    + Unpin
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+{
+    const SUFFIX: &'static str;
+    fn of(x: f64) -> Self;
+    /// The workspace's records and its layers in this type.
+    fn split(workspace: &mut Workspace) -> (&mut Records, &mut Layers<Self>);
+}
+
+impl DeviceReal for f32 {
+    const SUFFIX: &'static str = "f32";
+    fn of(x: f64) -> f32 {
+        x as f32
+    }
+    fn split(workspace: &mut Workspace) -> (&mut Records, &mut Layers<f32>) {
+        (&mut workspace.records, &mut workspace.f32)
+    }
+}
+
+impl DeviceReal for f64 {
+    const SUFFIX: &'static str = "f64";
+    fn of(x: f64) -> f64 {
+        x
+    }
+    fn split(workspace: &mut Workspace) -> (&mut Records, &mut Layers<f64>) {
+        (&mut workspace.records, &mut workspace.f64)
+    }
+}
+
+impl LatticeGpu {
+    /// GPU `ordinal` with the kernels loaded: opened on the process's first call, the same
+    /// one on every later call. A failed open is not remembered.
+    pub(crate) fn shared(ordinal: usize) -> Result<Arc<LatticeGpu>> {
+        let opened = OPENED.get_or_init(|| Mutex::new(HashMap::new()));
+        // The map is only inserted into: a panic elsewhere while it was held leaves it whole.
+        let mut opened = opened.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(gpu) = opened.get(&ordinal) {
+            return Ok(Arc::clone(gpu));
+        }
+        let gpu = Arc::new(LatticeGpu::open(ordinal)?);
+        opened.insert(ordinal, Arc::clone(&gpu));
+        Ok(gpu)
+    }
+
+    fn open(ordinal: usize) -> Result<LatticeGpu> {
+        let gpu = Gpu::shared(ordinal)?;
+        let module = gpu.load_module(&LATTICE.source, &LATTICE.options())?;
+        #[cfg(test)]
+        OPENS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(LatticeGpu {
+            gpu,
+            module,
+            functions: Mutex::new(HashMap::new()),
+            workspace: Mutex::new(Workspace::default()),
+        })
+    }
+
+    /// The GPU's name.
+    pub(crate) fn name(&self) -> String {
+        self.gpu.info().name.clone()
+    }
+
+    fn stream(&self) -> &Arc<CudaStream> {
+        self.gpu.stream()
+    }
+
+    /// The kernel `name`, looked up and loaded on its first use; `prepare` runs on it then.
+    fn function(
+        &self,
+        name: &str,
+        prepare: impl FnOnce(&CudaFunction) -> Result<()>,
+    ) -> Result<CudaFunction> {
+        let mut functions = self
+            .functions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(function) = functions.get(name) {
+            return Ok(function.clone());
+        }
+        let function = self.gpu.load_function(&self.module, name)?;
+        prepare(&function)?;
+        functions.insert(name.to_owned(), function.clone());
+        Ok(function)
+    }
+
+    /// The buffers, for one call. A call that panicked while it held them left nothing that a
+    /// later call relies on (each writes what it reads), so a poisoned lock is taken as is.
+    fn workspace(&self) -> MutexGuard<'_, Workspace> {
+        self.workspace
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Downloads device values as `f64`.
+fn download<T: DeviceReal>(
+    stream: &Arc<CudaStream>,
+    values: &impl DevicePtr<T>,
+) -> Result<Vec<f64>> {
+    Ok(stream
+        .clone_dtoh(values)
+        .map_err(GpuError::driver("cuMemcpyDtoH"))?
+        .into_iter()
+        .map(Into::into)
+        .collect())
+}
+
+/// Layers 2, 1 and 0 as the tile kernel writes them (six values) in the CPU's order.
+fn first_layers(values: &[f64]) -> Top {
+    Top {
+        layers: [
+            [values[5], 0.0, 0.0],
+            [values[3], values[4], 0.0],
+            [values[0], values[1], values[2]],
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_is_opened_once_however_often_it_is_asked_for() {
+        let Ok(first) = LatticeGpu::shared(0) else {
+            return;
+        };
+        let second = LatticeGpu::shared(0).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+    }
+}

@@ -1,0 +1,362 @@
+//! thicket's tile kernel on the host side: many layers per launch with the nodes in
+//! registers, for one long lattice in overlapping tiles ([`LatticeGpu::tiles`]) or a book with
+//! one block per option, in stages as the triangles shrink ([`LatticeGpu::book`]).
+
+use std::ffi::c_void;
+use std::ops::Range;
+
+use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use thicket_core::{Error, Result};
+use thicket_gpu::{launch_after, record_event, seconds_between, GpuError};
+
+use super::buffers::Workspace;
+use super::{download, first_layers, DeviceReal, GpuPriced, LatticeGpu};
+use crate::contract::{Contract, Payoff, Style};
+use crate::kernels::PARAM_DOUBLES;
+use crate::scheme::{gpu_record, read_out_layers, Precision, Priced};
+use crate::tile_shape::{long_launches, long_shape, BookStage, TileClass, TileShape};
+
+/// Grids are at most 65,535 blocks high: one launch per this many options of a book.
+const OPTIONS_PER_LAUNCH: usize = 65_535;
+
+/// The kind and style that pick `contract`'s tile kernel (one kernel each).
+fn tile_class(contract: &Contract) -> (&'static str, &'static str) {
+    let kind = match contract.payoff {
+        Payoff::LookbackPut | Payoff::LookbackCall => "lookback",
+        Payoff::Call { .. } | Payoff::Put { .. } => "vanilla",
+    };
+    (kind, contract.style.name())
+}
+
+/// What `contract`'s tile kernel in `T` holds per node.
+fn shape_class<T: DeviceReal>(contract: &Contract) -> TileClass {
+    TileClass {
+        lookback: tile_class(contract).0 == "lookback",
+        american: contract.style == Style::American,
+        value_bytes: std::mem::size_of::<T>(),
+    }
+}
+
+/// The tile kernel compiled for `contract`'s kind and style, in `T`, with `nodes` per lane.
+fn tile_kernel_name<T: DeviceReal>(contract: &Contract, nodes: usize) -> String {
+    let (kind, style) = tile_class(contract);
+    format!("lattice_tile_{}_{kind}_{style}_r{nodes}", T::SUFFIX)
+}
+
+/// One run of a book's options on one kernel: the kernel, its stages, and the options' places
+/// in the launch.
+struct KernelRun {
+    function: CudaFunction,
+    stages: Vec<BookStage>,
+    options: Range<usize>,
+}
+
+impl LatticeGpu {
+    /// One option on the tile kernel: one block where the lattice fits in one, overlapping
+    /// blocks of [`TileShape::long`] otherwise.
+    pub(crate) fn tiles(
+        &self,
+        contract: &Contract,
+        precision: Precision,
+    ) -> Result<GpuPriced<Priced>> {
+        let mut workspace = self.workspace();
+        match precision {
+            Precision::F32 => self.tiles_in::<f32>(&mut workspace, contract, precision),
+            Precision::F64 => self.tiles_in::<f64>(&mut workspace, contract, precision),
+        }
+    }
+
+    /// Many options at once, one block each; an option whose lattice does not fit in a block
+    /// goes through [`LatticeGpu::tiles`] on its own.
+    pub(crate) fn book(
+        &self,
+        contracts: &[Contract],
+        precision: Precision,
+    ) -> Result<GpuPriced<Vec<Priced>>> {
+        let mut workspace = self.workspace();
+        match precision {
+            Precision::F32 => self.book_in::<f32>(&mut workspace, contracts, precision),
+            Precision::F64 => self.book_in::<f64>(&mut workspace, contracts, precision),
+        }
+    }
+
+    fn tiles_in<T: DeviceReal>(
+        &self,
+        workspace: &mut Workspace,
+        contract: &Contract,
+        precision: Precision,
+    ) -> Result<GpuPriced<Priced>> {
+        let steps = contract.validate()?.steps;
+        let class = shape_class::<T>(contract);
+        if steps <= TileShape::widest_book(class) {
+            let book = self.book_in::<T>(workspace, std::slice::from_ref(contract), precision)?;
+            return Ok(GpuPriced {
+                priced: book.priced[0],
+                kernel_seconds: book.kernel_seconds,
+                span_seconds: book.span_seconds,
+                launches: book.launches,
+            });
+        }
+        let mut record = [0.0; PARAM_DOUBLES];
+        gpu_record(contract, precision, &mut record)?;
+        // Each launch may start its blocks while the last one finishes (compute capability 9.0
+        // and up; hundreds of launches, each a few tens of microseconds): a block runs its
+        // prologue (constants, exercise values) on an SM the last launch has left, and waits
+        // for that launch before it reads the layer. Each block asks for over half of an SM's
+        // shared memory, so that no SM holds two: an early block doubled up beside a block of
+        // the last launch or of its own held its launch back (measurements in
+        // docs/benchmarks.md).
+        let info = self.gpu.info();
+        let dependent = info.compute_capability.0 >= 9;
+        let sms = info.sm_count as usize;
+        let solo_bytes = info.shared_memory_per_sm / 2 + 1;
+        let shape = long_shape(class);
+        let function = self.function(&tile_kernel_name::<T>(contract, shape.nodes), |f| {
+            if dependent {
+                f.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    solo_bytes as i32,
+                )
+                .map_err(GpuError::driver("cuFuncSetAttribute"))?;
+            }
+            Ok(())
+        })?;
+        let shared = shape.shared_bytes(std::mem::size_of::<T>());
+        let stream = self.stream();
+        let (records, layers) = T::split(workspace);
+        let params = records.device.at_least(stream, PARAM_DOUBLES)?;
+        let even = layers.even.at_least(stream, steps + 1)?;
+        let odd = layers.odd.at_least(stream, steps + 1)?;
+        let first = layers.first.at_least(stream, 6)?;
+        let span_start = record_event(stream)?;
+        stream
+            .memcpy_htod(&record, params)
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        let start = record_event(stream)?;
+        let mut launches = 0;
+        for launch in long_launches(steps, shape, sms) {
+            let config = LaunchConfig {
+                grid_dim: (launch.blocks as u32, 1, 1),
+                block_dim: (shape.threads(), 1, 1),
+                shared_mem_bytes: if dependent {
+                    shared.max(solo_bytes)
+                } else {
+                    shared
+                },
+            };
+            let (input, output) = match launches % 2 {
+                0 => (&*even, &mut *odd),
+                _ => (&*odd, &mut *even),
+            };
+            let (mut params_at, _params) = params.device_ptr(stream);
+            let (input_at, _input) = input.device_ptr(stream);
+            // The first launch starts from the leaves: a null input.
+            let mut input_at = if launches == 0 { 0 } else { input_at };
+            let (mut output_at, _output) = output.device_ptr_mut(stream);
+            let (mut first_at, _first) = first.device_ptr_mut(stream);
+            let (mut top_arg, mut run_arg, mut stride_arg, mut halo_arg) = (
+                launch.top as i32,
+                launch.run as i32,
+                launch.stride as i32,
+                launch.halo as i32,
+            );
+            let mut args = [
+                (&mut params_at as *mut u64).cast::<c_void>(),
+                (&mut input_at as *mut u64).cast(),
+                (&mut output_at as *mut u64).cast(),
+                (&mut first_at as *mut u64).cast(),
+                (&mut top_arg as *mut i32).cast(),
+                (&mut run_arg as *mut i32).cast(),
+                (&mut stride_arg as *mut i32).cast(),
+                (&mut halo_arg as *mut i32).cast(),
+            ];
+            // SAFETY: the arguments match lattice_tile_*: one parameter record, layer `top`
+            // (at least steps + 1 values; null on the first launch, which starts from the
+            // leaves), the output layer (at least steps + 1 values), six first-layer values,
+            // then top, the layers to advance (<= halo), the stride and the halo (>= the nodes
+            // per lane); blocks touch nodes 0 ..= top only, with the shared memory their shape
+            // asks for. The kernel waits for the previous launch before it touches either
+            // layer.
+            unsafe { launch_after(stream, &function, config, &mut args, dependent) }?;
+            launches += 1;
+        }
+        let kernels_end = record_event(stream)?;
+        let values = download(stream, &first.slice(..6))?;
+        let span_end = record_event(stream)?;
+        Ok(GpuPriced {
+            priced: read_out_layers(contract, &first_layers(&values))?,
+            kernel_seconds: seconds_between(&start, &kernels_end)?,
+            span_seconds: seconds_between(&span_start, &span_end)?,
+            launches,
+        })
+    }
+
+    fn book_in<T: DeviceReal>(
+        &self,
+        workspace: &mut Workspace,
+        contracts: &[Contract],
+        precision: Precision,
+    ) -> Result<GpuPriced<Vec<Priced>>> {
+        let mut priced: Vec<Option<Priced>> = vec![None; contracts.len()];
+        let mut kernel_seconds = 0.0;
+        let mut span_seconds = 0.0;
+        let mut launches = 0;
+        let mut in_blocks = Vec::with_capacity(contracts.len());
+        for (index, contract) in contracts.iter().enumerate() {
+            if contract.validate()?.steps <= TileShape::widest_book(shape_class::<T>(contract)) {
+                in_blocks.push(index);
+            } else {
+                let one = self.tiles_in::<T>(workspace, contract, precision)?;
+                kernel_seconds += one.kernel_seconds;
+                span_seconds += one.span_seconds;
+                launches += one.launches;
+                priced[index] = Some(one.priced);
+            }
+        }
+        // One kernel per kind and style: the options sorted into runs of one kernel each.
+        in_blocks.sort_by_key(|&i| tile_class(&contracts[i]));
+        for chunk in in_blocks.chunks(OPTIONS_PER_LAUNCH) {
+            let one = self.book_chunk::<T>(workspace, contracts, chunk, precision)?;
+            kernel_seconds += one.kernel_seconds;
+            span_seconds += one.span_seconds;
+            launches += one.launches;
+            for (&i, answer) in chunk.iter().zip(one.priced) {
+                priced[i] = Some(answer);
+            }
+        }
+        Ok(GpuPriced {
+            priced: priced.into_iter().flatten().collect(),
+            kernel_seconds,
+            span_seconds,
+            launches,
+        })
+    }
+
+    /// The options `chunk` (indices into `contracts`, sorted by kernel) in one launch per
+    /// kernel and stage.
+    fn book_chunk<T: DeviceReal>(
+        &self,
+        workspace: &mut Workspace,
+        contracts: &[Contract],
+        chunk: &[usize],
+        precision: Precision,
+    ) -> Result<GpuPriced<Vec<Priced>>> {
+        // The kernels are looked up (and loaded) before the clock starts.
+        let mut runs = Vec::new();
+        let mut first_option = 0;
+        for run in chunk.chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b])) {
+            let steps = run.iter().map(|&i| contracts[i].steps).max().unwrap_or(0);
+            let class = shape_class::<T>(&contracts[run[0]]);
+            let stages = TileShape::book_stages(steps, class).ok_or_else(|| {
+                Error::TooLarge(format!("no tile kernel holds a lattice of {steps} steps"))
+            })?;
+            let name = tile_kernel_name::<T>(&contracts[run[0]], class.book_nodes());
+            runs.push(KernelRun {
+                function: self.function(&name, |_| Ok(()))?,
+                stages,
+                options: first_option..first_option + run.len(),
+            });
+            first_option += run.len();
+        }
+        // Values per option of the layers between stages.
+        let width = runs
+            .iter()
+            .flat_map(|run| run.stages.iter().map(|stage| stage.end + 1))
+            .max()
+            .unwrap_or(1);
+        let options = chunk.len();
+        // The buffers are sized and the records staged before the clock starts: the span is
+        // the copies and the kernels, as NVIDIA's sample times its own.
+        let stream = self.stream();
+        let context = self.gpu.context();
+        let (records, layers) = T::split(workspace);
+        let staged = records.host.at_least(context, options * PARAM_DOUBLES)?;
+        let staged = &mut staged
+            .as_mut_slice()
+            .map_err(GpuError::driver("cuEventSynchronize"))?[..options * PARAM_DOUBLES];
+        for (record, &i) in staged.chunks_exact_mut(PARAM_DOUBLES).zip(chunk) {
+            gpu_record(&contracts[i], precision, record)?;
+        }
+        let params = records.device.at_least(stream, options * PARAM_DOUBLES)?;
+        let first = layers.first.at_least(stream, 6 * options)?;
+        let prices = layers.prices.at_least(stream, options)?;
+        let even = layers.even.at_least(stream, width * options)?;
+        let odd = layers.odd.at_least(stream, width * options)?;
+        let first_host = layers.first_host.at_least(context, 6 * options)?;
+        let span_start = record_event(stream)?;
+        stream
+            .memcpy_htod(&*staged, params)
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        let start = record_event(stream)?;
+        let mut launches = 0;
+        for run in &runs {
+            let range = run.options.clone();
+            let run_params = params.slice(range.start * PARAM_DOUBLES..range.end * PARAM_DOUBLES);
+            let values = range.start * width..range.end * width;
+            for (k, stage) in run.stages.iter().enumerate() {
+                let shape = stage.shape;
+                let config = LaunchConfig {
+                    grid_dim: (1, range.len() as u32, 1),
+                    block_dim: (shape.threads(), 1, 1),
+                    shared_mem_bytes: shape.shared_bytes(std::mem::size_of::<T>()),
+                };
+                let book = -1i32;
+                let (top, end, width_arg) = (stage.top as i32, stage.end as i32, width as i32);
+                let (input, output) = if k % 2 == 0 {
+                    (&*odd, &mut *even)
+                } else {
+                    (&*even, &mut *odd)
+                };
+                let input = input.slice(values.clone());
+                let mut output = output.slice_mut(values.clone());
+                let mut run_prices = prices.slice_mut(range.clone());
+                let mut run_first = first.slice_mut(6 * range.start..6 * range.end);
+                let mut launch = stream.launch_builder(&run.function);
+                launch.arg(&run_params).arg(&input);
+                if stage.end == 0 {
+                    launch.arg(&mut run_prices);
+                } else {
+                    launch.arg(&mut output);
+                }
+                launch
+                    .arg(&mut run_first)
+                    .arg(&book)
+                    .arg(&top)
+                    .arg(&end)
+                    .arg(&width_arg);
+                // SAFETY: the arguments match lattice_tile_*: one parameter record per option
+                // of the run, all of the kernel's kind and style; the layer the last stage
+                // ended at (`width` values per option, read only by options that stage
+                // advanced); this stage's end layer (`width` values per option, `end` + 1 <=
+                // width written) or, for the last stage, one price per option; six first-layer
+                // values per option; then top = -1 (a book), the stage's start and end layers
+                // and the width. Each block holds its option's layer `top` whole (the shape's
+                // reach), with the shared memory the shape asks for.
+                unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
+                launches += 1;
+            }
+        }
+        let kernels_end = record_event(stream)?;
+        stream
+            .memcpy_dtoh(&first.slice(..6 * options), first_host)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        let span_end = record_event(stream)?;
+        let kernel_seconds = seconds_between(&start, &kernels_end)?;
+        let span_seconds = seconds_between(&span_start, &span_end)?;
+        let values = first_host
+            .as_slice()
+            .map_err(GpuError::driver("cuEventSynchronize"))?;
+        let mut priced = Vec::with_capacity(options);
+        for (k, &i) in chunk.iter().enumerate() {
+            let six: [f64; 6] = std::array::from_fn(|r| values[6 * k + r].into());
+            priced.push(read_out_layers(&contracts[i], &first_layers(&six))?);
+        }
+        Ok(GpuPriced {
+            priced,
+            kernel_seconds,
+            span_seconds,
+            launches,
+        })
+    }
+}

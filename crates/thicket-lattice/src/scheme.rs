@@ -1,0 +1,509 @@
+//! What every lattice shares, CPU and GPU: the working precision, the answer ([`Priced`]),
+//! each option's weights and exercise values in units that stay near [0, 1] ([`Scheme`]), one
+//! layer's update, and the price and greeks read off the first layers. The algorithms that
+//! walk the layers are [`crate::serial`], [`crate::multicore`] and [`crate::books`]; the GPU's
+//! kernels take the same weights ([`gpu_record`]).
+//!
+//! # The four lattices and their units
+//!
+//! Every lattice is a backward induction over layers i = N … 0 of nodes j = 0 … i, and every
+//! node value is kept in units that stay near [0, 1], so that nothing like u^j (which
+//! overflows `f32` past about 30,000 steps for the thesis's parameters) is ever formed. The
+//! units are chosen so that the two weights of a node sum to exactly 1 in exact arithmetic:
+//! in `f32` the larger weight is rounded and the smaller one is 1 minus it, so the sum stays
+//! exactly 1 and rounding cannot scale the price by (1 + ε)^N (the main `f32` error the
+//! reference data's README measures).
+//!
+//! **Lookback put** (Hull, Technical Note 13): j counts the steps between the stock and its
+//! running maximum G = S·u^j. With V = C/u^j (the value in units of G rather than S, which
+//! needs d·u = 1), the README's recursion becomes
+//!
+//! ```text
+//! V[N][j] = 1 − d^j
+//! V[i][j] = max(1 − d^j, disc·((1−p)·V[i+1][j+1] + p·V[i+1][j−1]))   for j ≥ 1
+//! V[i][0] = max(0,       disc·((1−p)·V[i+1][1]   + p·u·V[i+1][0]))
+//! ```
+//!
+//! The weights disc·(1−p) and disc·p sum to disc, so the lattice carries
+//! `W[i][j] = V[i][j]·exp(r·dt·(N−i))` (units of G·exp(−r·(T−t)), a bond): weights 1−p and p,
+//! exercise value (1 − d^j)·exp(r·dt·(N−i)), price `S·W[0][0]·exp(−r·T)`.
+//!
+//! **Lookback call** (floating strike): j counts the steps between the stock and its running
+//! minimum m = S·d^j; an up move raises j, a down move lowers it, floored at 0 (a new
+//! minimum). In units of S the exercise value is 1 − d^j and
+//!
+//! ```text
+//! C[i][j] = max(1 − d^j, disc·p·u·C[i+1][j+1] + disc·(1−p)·d·C[i+1][max(j−1, 0)])
+//! ```
+//!
+//! (without the max if European); the weights sum to 1.
+//!
+//! **Vanilla call**: node j of layer i has the stock at S·u^(2j−i); in units of that price
+//! the exercise value is max(0, 1 − K/(S·u^(2j−i))) and the weights are disc·p·u and
+//! disc·(1−p)·d.
+//!
+//! **Vanilla put**: in units of K·exp(−r·(T−t)) the exercise value is
+//! max(0, 1 − S·u^(2j−i)/K)·exp(r·dt·(N−i)) and the weights are p and 1−p.
+//!
+//! Exercise values are computed once in `f64` per j (lookbacks) or per stock level
+//! (vanilla), with exp of j·ln u, then rounded to the working precision.
+//!
+//! # Greeks
+//!
+//! Delta and gamma are Hull's finite differences on the first two layers:
+//! delta = (f_u − f_d)/(S_u − S_d) and gamma = ((f_uu − f_ud)/(S_uu − S) −
+//! (f_ud − f_dd)/(S − S_dd)) / (0.5·(S_uu − S_dd)). For a lookback, the middle node of layer 2
+//! (stock back at S) is reached by up-down and down-up, which set different running extremes
+//! and so have different values; both paths have probability p(1−p), so f_ud is their mean.
+//! With one step there is no layer 2 and gamma is 0.
+
+use std::fmt;
+use std::ops::{Add, Mul, Sub};
+use std::str::FromStr;
+
+use serde::Serialize;
+use thicket_core::{Error, Result};
+
+use crate::contract::{Contract, Lattice, Payoff, Style};
+
+/// The floating-point type the lattice is computed in (the parameters and exercise values are
+/// always computed in `f64` first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// Single precision, as in the thesis.
+    F32,
+    /// Double precision.
+    F64,
+}
+
+impl Precision {
+    /// The precision's name: `f32` or `f64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Precision {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Precision> {
+        match s {
+            "f32" => Ok(Precision::F32),
+            "f64" => Ok(Precision::F64),
+            _ => Err(Error::InvalidInput(format!(
+                "precision {s:?} is not f32 or f64"
+            ))),
+        }
+    }
+}
+
+/// The price of one option and its sensitivities to the spot, all in `f64`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Priced {
+    /// The option's value today.
+    pub price: f64,
+    /// d price / d spot, from the first layer (see the module documentation).
+    pub delta: f64,
+    /// d² price / d spot², from the second layer; 0 with one step.
+    pub gamma: f64,
+}
+
+/// The arithmetic the lattices need, for `f32` and `f64`.
+pub(crate) trait Real:
+    Copy + Send + Sync + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    fn of(x: f64) -> Self;
+    fn get(self) -> f64;
+}
+
+impl Real for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    fn of(x: f64) -> f32 {
+        x as f32
+    }
+    fn get(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Real for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    fn of(x: f64) -> f64 {
+        x
+    }
+    fn get(self) -> f64 {
+        self
+    }
+}
+
+/// The two weights x and 1 − x in `T`, summing to exactly 1: the larger is rounded and the
+/// smaller is 1 minus it, which is exact (Sterbenz) because the larger lies in [0.5, 1].
+fn complementary<T: Real>(x: f64) -> (T, T) {
+    if x >= 0.5 {
+        let a = T::of(x);
+        (a, T::ONE - a)
+    } else {
+        let b = T::of(1.0 - x);
+        (T::ONE - b, b)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    LookbackPut,
+    LookbackCall,
+    Call,
+    Put,
+}
+
+/// One option's lattice in `T`: node (i, j) is `up`·old[j+1] + `down`·old[j−1] for the
+/// lookbacks (old[max(j−1, 0)] for the call; `edge` replaces `down` at j = 0 for the put),
+/// `up`·old[j+1] + `down`·old[j] for vanilla options, then maximised with its exercise value
+/// if American.
+pub(crate) struct Scheme<T> {
+    kind: Kind,
+    american: bool,
+    pub(crate) steps: usize,
+    up: T,
+    down: T,
+    edge: T,
+    /// r·dt where the values are in bond units (exercise values grow by exp(r·dt) per layer
+    /// back from maturity), 0 where they are in stock units.
+    growth: f64,
+    /// Exercise values: per j (lookbacks, `exercise[0]` only), or per stock level S·u^k for
+    /// vanilla options, even k − N in `exercise[0]` (k = 2m − N) and odd in `exercise[1]`
+    /// (k = 2m − N + 1), so that each layer's values are one contiguous run.
+    exercise: [Vec<T>; 2],
+    /// The option's market and lattice, for reading prices off the first layers.
+    spot: f64,
+    strike: f64,
+    u: f64,
+    d: f64,
+}
+
+impl<T: Real> Scheme<T> {
+    /// The whole lattice: weights and exercise values.
+    pub(crate) fn new(contract: &Contract, lattice: &Lattice) -> Scheme<T> {
+        Scheme::build(contract, lattice, true)
+    }
+
+    /// The weights and units without the exercise values (N + 1 exponentials): all that
+    /// reading a price off the first layers or filling a GPU parameter record needs, cheap
+    /// enough to do per option of every GPU call.
+    fn weights(contract: &Contract, lattice: &Lattice) -> Scheme<T> {
+        Scheme::build(contract, lattice, false)
+    }
+
+    fn build(contract: &Contract, lattice: &Lattice, with_exercise: bool) -> Scheme<T> {
+        // Without exercise values every layer is empty (n + 1 = 0 values of each).
+        let n = lattice.steps;
+        let values = if with_exercise { n + 1 } else { 0 };
+        let log_u = contract.market.volatility * lattice.dt.sqrt();
+        let spot = contract.market.spot;
+        let rate_dt = contract.market.rate * lattice.dt;
+        // Units of S: the weights disc·p·u and disc·(1−p)·d sum to 1.
+        let stock_weights = complementary::<T>(lattice.disc * lattice.p * lattice.u);
+        // Units of a bond: the weights p and 1 − p.
+        let (p, q) = complementary::<T>(lattice.p);
+        let below_extreme = |j: usize| T::of(-(-(j as f64) * log_u).exp_m1());
+        let by_j = |f: &dyn Fn(usize) -> T| (0..values).map(f).collect::<Vec<T>>();
+        let levels = |f: &dyn Fn(f64) -> f64| {
+            [
+                (0..values)
+                    .map(|m| T::of(f((2 * m) as f64 - n as f64)))
+                    .collect(),
+                (0..values.saturating_sub(1))
+                    .map(|m| T::of(f((2 * m + 1) as f64 - n as f64)))
+                    .collect(),
+            ]
+        };
+        let (kind, up, down, edge, growth, exercise, strike) = match contract.payoff {
+            Payoff::LookbackPut => (
+                Kind::LookbackPut,
+                q,
+                p,
+                T::of(lattice.p * lattice.u),
+                rate_dt,
+                [by_j(&below_extreme), Vec::new()],
+                f64::NAN,
+            ),
+            Payoff::LookbackCall => (
+                Kind::LookbackCall,
+                stock_weights.0,
+                stock_weights.1,
+                stock_weights.1,
+                0.0,
+                [by_j(&below_extreme), Vec::new()],
+                f64::NAN,
+            ),
+            Payoff::Call { strike } => {
+                let log_ks = (strike / spot).ln();
+                (
+                    Kind::Call,
+                    stock_weights.0,
+                    stock_weights.1,
+                    stock_weights.1,
+                    0.0,
+                    levels(&|k| (1.0 - (log_ks - k * log_u).exp()).max(0.0)),
+                    strike,
+                )
+            }
+            Payoff::Put { strike } => {
+                let log_sk = (spot / strike).ln();
+                (
+                    Kind::Put,
+                    p,
+                    q,
+                    q,
+                    rate_dt,
+                    levels(&|k| (1.0 - (log_sk + k * log_u).exp()).max(0.0)),
+                    strike,
+                )
+            }
+        };
+        Scheme {
+            kind,
+            american: contract.style == Style::American,
+            steps: n,
+            up,
+            down,
+            edge,
+            growth,
+            exercise,
+            spot,
+            strike,
+            u: lattice.u,
+            d: lattice.d,
+        }
+    }
+
+    /// The exercise values of layer `i`, node j at index j.
+    pub(crate) fn exercise_row(&self, i: usize) -> &[T] {
+        match self.kind {
+            Kind::LookbackPut | Kind::LookbackCall => &self.exercise[0],
+            Kind::Call | Kind::Put => {
+                let back = self.steps - i;
+                &self.exercise[back % 2][back / 2..]
+            }
+        }
+    }
+
+    /// The factor exercise values of layer `i` are scaled by: exp(r·dt·(N−i)) in bond units.
+    pub(crate) fn growth_at(&self, i: usize) -> T {
+        T::of((self.growth * (self.steps - i) as f64).exp())
+    }
+
+    /// The leaves (layer N): the payoff.
+    pub(crate) fn leaves(&self) -> Vec<T> {
+        self.exercise_row(self.steps)[..=self.steps].to_vec()
+    }
+
+    /// Layer `i` at nodes `lo .. lo + new.len()` into `new`, from layer i + 1 in `old`, whose
+    /// first value is node `base` of that layer.
+    #[inline]
+    pub(crate) fn step(&self, i: usize, lo: usize, new: &mut [T], old: &[T], base: usize) {
+        let hi = lo + new.len();
+        let g = self.growth_at(i);
+        let exercise = &self.exercise_row(i)[lo..hi];
+        match self.kind {
+            Kind::LookbackPut | Kind::LookbackCall => {
+                let start = usize::from(lo == 0);
+                if lo == 0 {
+                    // The boundary: a move that would set j to −1 sets a new extreme, j = 0.
+                    let continuation = self.up * old[1] + self.edge * old[0];
+                    new[0] = self.exercised(continuation, exercise[0], g);
+                }
+                let lo = lo + start;
+                self.combine(
+                    &mut new[start..],
+                    &old[lo + 1 - base..hi + 1 - base],
+                    &old[lo - 1 - base..hi - 1 - base],
+                    &exercise[start..],
+                    g,
+                );
+            }
+            Kind::Call | Kind::Put => self.combine(
+                new,
+                &old[lo + 1 - base..hi + 1 - base],
+                &old[lo - base..hi - base],
+                exercise,
+                g,
+            ),
+        }
+    }
+
+    /// The interior nodes: `up`·a + `down`·b, maximised with exercise·g if American.
+    #[inline]
+    fn combine(&self, new: &mut [T], above: &[T], below: &[T], exercise: &[T], g: T) {
+        let (up, down) = (self.up, self.down);
+        if self.american {
+            for (((out, &a), &b), &e) in new.iter_mut().zip(above).zip(below).zip(exercise) {
+                let continuation = up * a + down * b;
+                let now = e * g;
+                *out = if now > continuation {
+                    now
+                } else {
+                    continuation
+                };
+            }
+        } else {
+            for ((out, &a), &b) in new.iter_mut().zip(above).zip(below) {
+                *out = up * a + down * b;
+            }
+        }
+    }
+
+    #[inline]
+    fn exercised(&self, continuation: T, exercise: T, g: T) -> T {
+        let now = exercise * g;
+        if self.american && now > continuation {
+            now
+        } else {
+            continuation
+        }
+    }
+
+    /// The price and greeks from layers 0, 1 and 2 (in `f64`; no layer 2 with one step).
+    fn read_out(&self, top: &Top) -> Priced {
+        let (s, u, d, k) = (self.spot, self.u, self.d, self.strike);
+        // The factor from the lattice's bond units back to today's money at layer i.
+        let bond = |i: f64| (-self.growth * (self.steps as f64 - i)).exp();
+        let [l0, l1, l2] = &top.layers;
+        let (d0, d1, d2) = (bond(0.0), bond(1.0), bond(2.0));
+        // Values at layer 0, 1 (down, up) and 2 (down-down, middle, up-up).
+        let (f, fd, fu) = match self.kind {
+            Kind::LookbackPut => (s * l0[0] * d0, s * l1[1] * d1, s * u * l1[0] * d1),
+            Kind::LookbackCall | Kind::Call => (s * l0[0], s * d * l1[0], s * u * l1[1]),
+            Kind::Put => (k * l0[0] * d0, k * l1[0] * d1, k * l1[1] * d1),
+        };
+        let delta = (fu - fd) / (s * u - s * d);
+        let gamma = if self.steps < 2 {
+            0.0
+        } else {
+            let (fdd, fud, fuu) = match self.kind {
+                Kind::LookbackPut => (
+                    s * l2[2] * d2,
+                    0.5 * (s * u * l2[1] + s * l2[0]) * d2,
+                    s * u * u * l2[0] * d2,
+                ),
+                Kind::LookbackCall => (
+                    s * d * d * l2[0],
+                    0.5 * s * (l2[0] + l2[1]),
+                    s * u * u * l2[2],
+                ),
+                Kind::Call => (s * d * d * l2[0], s * l2[1], s * u * u * l2[2]),
+                Kind::Put => (k * l2[0] * d2, k * l2[1] * d2, k * l2[2] * d2),
+            };
+            let (suu, sdd) = (s * u * u, s * d * d);
+            ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd))
+        };
+        Priced {
+            price: f,
+            delta,
+            gamma,
+        }
+    }
+}
+
+/// Layers 0, 1 and 2 of a finished induction, in `f64`: node j of layer i at `layers[i][j]`
+/// (j <= i; no allocation, so that reading out a book of prices costs no more than its
+/// arithmetic).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct Top {
+    pub(crate) layers: [[f64; 3]; 3],
+}
+
+impl Top {
+    /// Keeps layer `i`'s values if it is one of the first three.
+    pub(crate) fn capture<T: Real>(&mut self, i: usize, layer: &[T]) {
+        if i <= 2 {
+            for (kept, value) in self.layers[i].iter_mut().zip(&layer[..=i]) {
+                *kept = value.get();
+            }
+        }
+    }
+}
+
+/// Writes the parameter record of the GPU tile kernel for `contract` in `precision` into
+/// `record` ([`crate::kernels::PARAM_DOUBLES`] values at the offsets `P_*` of [`crate::kernels`]): the same
+/// weights and units as the CPU lattice.
+pub(crate) fn gpu_record(
+    contract: &Contract,
+    precision: Precision,
+    record: &mut [f64],
+) -> Result<()> {
+    let lattice = contract.validate()?;
+    match precision {
+        Precision::F32 => {
+            Scheme::<f32>::weights(contract, &lattice).fill_record(contract, &lattice, record)
+        }
+        Precision::F64 => {
+            Scheme::<f64>::weights(contract, &lattice).fill_record(contract, &lattice, record)
+        }
+    }
+    Ok(())
+}
+
+/// The price and greeks of `contract` from its layers 0, 1 and 2 (node values in the CPU
+/// lattice's units, as the GPU kernels report them).
+pub(crate) fn read_out_layers(contract: &Contract, top: &Top) -> Result<Priced> {
+    let lattice = contract.validate()?;
+    Ok(Scheme::<f64>::weights(contract, &lattice).read_out(top))
+}
+
+impl<T: Real> Scheme<T> {
+    fn fill_record(&self, contract: &Contract, lattice: &Lattice, record: &mut [f64]) {
+        use crate::kernels::*;
+        let log_u = contract.market.volatility * lattice.dt.sqrt();
+        let spot = contract.market.spot;
+        let (kind, x_log, x_sign) = match contract.payoff {
+            Payoff::LookbackPut | Payoff::LookbackCall => (KIND_LOOKBACK, 0.0, 0.0),
+            Payoff::Call { strike } => (KIND_VANILLA, (strike / spot).ln(), -1.0),
+            Payoff::Put { strike } => (KIND_VANILLA, (spot / strike).ln(), 1.0),
+        };
+        record[P_UP] = self.up.get();
+        record[P_DOWN] = self.down.get();
+        record[P_EDGE] = self.edge.get();
+        record[P_GROWTH] = self.growth;
+        record[P_LOG_U] = log_u;
+        record[P_X_LOG] = x_log;
+        record[P_X_SIGN] = x_sign;
+        record[P_STEPS] = self.steps as f64;
+        record[P_KIND] = kind as f64;
+        record[P_AMERICAN] = f64::from(u8::from(self.american));
+    }
+}
+
+/// The price and greeks of the induction `run` makes on `scheme`.
+pub(crate) fn priced<T: Real>(scheme: &Scheme<T>, run: impl FnOnce(&Scheme<T>) -> Top) -> Priced {
+    scheme.read_out(&run(scheme))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precisions_read_and_print_as_f32_and_f64() {
+        for p in [Precision::F32, Precision::F64] {
+            assert_eq!(p.to_string().parse::<Precision>().unwrap(), p);
+        }
+        assert_eq!(Precision::F32.to_string(), "f32");
+        let err = "f16".parse::<Precision>().unwrap_err();
+        assert!(err.to_string().contains("\"f16\""), "{err}");
+    }
+}
