@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::Path;
 
 use thicket_core::{Error, Result};
-use thicket_graph::generate::{random_sources, Generator};
 use thicket_graph::io::{self, Loaded};
-use thicket_graph::sssp::INFINITE;
-use thicket_graph::{search, Problem, SearchOptions, SearchRun, UNREACHED};
+use thicket_graph::{
+    random_sources, search, Generator, Problem, SearchOptions, SearchRun, INFINITE, UNREACHED,
+};
 
 use crate::cli::{GraphCommand, GraphGenArgs, GraphInfoArgs, GraphKind, SearchArgs};
 use crate::flags::run_options;
@@ -125,7 +125,9 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
 }
 
 fn write_distances(path: &Path, run: &SearchRun, first_id: u32) -> Result<()> {
-    let (distances, parents) = &run.first;
+    // `search` keeps the first source's answer, the one written.
+    let first = &run.paths[0];
+    let (distances, parents) = (&first.distances, &first.parents);
     let mut text = Vec::with_capacity(distances.len() * 16);
     for (v, (&d, &p)) in distances.iter().zip(parents).enumerate() {
         let id = v as u64 + u64::from(first_id);
