@@ -667,6 +667,32 @@ mod tests {
     }
 
     #[test]
+    fn only_a_graph_too_large_for_the_gpu_is_a_skip_and_other_gpu_errors_fail() {
+        let spec = GraphSpec {
+            generator: Generator::Grid { rows: 2, cols: 2 },
+            size: 2,
+            seed: 1,
+        };
+        let row = |error: Error| {
+            BenchRow::new(&spec, Strategy::Gpu).not_run(Outcome::<()>::from_error(error))
+        };
+        let too_large = row(Error::TooLarge("the graph does not fit on GPU 0".into()));
+        assert!(!too_large.failed);
+        assert!(too_large.note.unwrap().starts_with("skipped"));
+        let broken = row(Error::Gpu(
+            "fast_bfs does not fit on an SM with its block size".into(),
+        ));
+        assert!(broken.failed);
+        assert!(verdict(&[BenchRow {
+            failed: true,
+            ..BenchRow::new(&spec, Strategy::Gpu)
+        }])
+        .is_err());
+        let missing = row(Error::Unavailable("no GPU".into()));
+        assert!(!missing.failed && missing.note.unwrap().starts_with("unavailable"));
+    }
+
+    #[test]
     fn a_case_over_the_cap_runs_fewer_roots_and_a_larger_one_is_skipped() {
         let options = BfsBenchOptions {
             scales: vec![10, 14, 18],

@@ -757,6 +757,7 @@ impl SearchRun {
 mod tests {
     use super::*;
     use crate::io;
+    use crate::verify::verify;
     use std::path::Path;
 
     fn data(name: &str) -> Loaded {
@@ -866,6 +867,54 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_in_memory_front_doors_answer_every_source_and_refuse_a_vertex_outside() {
+        let rome = data("rome99.gr").graph;
+        let sources = [0, 1675, 3352];
+        for strategy in [Strategy::Serial, Strategy::Multicore] {
+            let run = bfs(&rome, &sources, &options(strategy)).unwrap();
+            assert_eq!(run.verified, Some(true));
+            assert_eq!(run.output.paths.len(), 3);
+            for (paths, (summary, source)) in run
+                .output
+                .paths
+                .iter()
+                .zip(run.output.searches.iter().zip(sources))
+            {
+                assert_eq!(paths.source, source);
+                assert_eq!(summary.source, u64::from(source));
+                assert_eq!(paths.distances.iter().sum::<u64>(), summary.sum_distances);
+                verify(&rome, Problem::Bfs, paths).unwrap();
+            }
+            // DIMACS source 3353 (0-based 3352): 88,088 hops in all.
+            assert_eq!(run.output.searches[2].sum_distances, 88_088);
+        }
+        for strategy in [Strategy::Dijkstra, Strategy::DeltaStepping] {
+            let run = sssp(&rome, &sources, &options(strategy)).unwrap();
+            assert_eq!(run.verified, Some(true));
+            let sums: Vec<u64> = run
+                .output
+                .searches
+                .iter()
+                .map(|s| s.sum_distances)
+                .collect();
+            assert_eq!(sums, [116_006_476, 31_147_171, 33_624_198]);
+            for paths in &run.output.paths {
+                verify(&rome, Problem::ShortestPaths, paths).unwrap();
+            }
+        }
+        for bad in [&[3353][..], &[]] {
+            let err = bfs(&rome, bad, &options(Strategy::Serial)).unwrap_err();
+            assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+        }
+        let err = sssp(&rome, &[3353], &options(Strategy::Dijkstra)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("source 3353 is not a vertex (0..=3352)"),
+            "{err}"
+        );
     }
 
     #[test]
