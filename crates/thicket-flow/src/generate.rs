@@ -26,8 +26,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use thicket_core::{Error, Result, SplitMix};
+use thicket_core::{Backend, Error, Result, RunOptions, SplitMix};
 use thicket_graph::generate::Generator;
+use thicket_graph::{SearchOptions, Strategy};
 
 use crate::network::{FlowArc, Network};
 
@@ -364,10 +365,23 @@ fn random(vertices: u32, degree: u32, max_capacity: u64, seed: u64) -> Result<Ne
             capacity: draws.uniform(1, max_capacity),
         })
         .collect();
-    let levels = thicket_graph::bfs::serial(&graph, 0).levels;
+    let serial = SearchOptions {
+        run: RunOptions {
+            backend: Backend::Cpu,
+            quiet: true,
+            ..RunOptions::default()
+        },
+        strategy: Some(Strategy::Serial),
+        ..SearchOptions::default()
+    };
+    let hops = thicket_graph::bfs(&graph, &[0], &serial)?
+        .output
+        .paths
+        .remove(0)
+        .distances;
     let sink = (0..vertices)
-        .filter(|&v| levels[v as usize] != thicket_graph::UNREACHED)
-        .max_by_key(|&v| (levels[v as usize], std::cmp::Reverse(v)))
+        .filter(|&v| hops[v as usize] != thicket_graph::INFINITE)
+        .max_by_key(|&v| (hops[v as usize], std::cmp::Reverse(v)))
         .unwrap_or(0);
     Network::new(vertices, 0, sink, arcs)
 }

@@ -328,60 +328,12 @@ __device__ __forceinline__ void visit(const u64* offsets, const u32* targets, u3
 __device__ void top_down(const u64* offsets, const u32* targets, u32* levels, u32* parents,
                          const u32* from, u32 count, const u32* giants, u32 giant_count,
                          Found& found, u32* to, u32* giants_to, u64* counters, u32 level) {
-    const int lane = threadIdx.x & 31;
-    const u32 warps = gridDim.x * (blockDim.x >> 5);
-    const u32 warp = spread_warp();
-    // The giants: every warp of the grid over each one's edges.
-    for (u32 g = 0; g < giant_count; ++g) {
-        const u32 u = __ldcg(giants + g);
-        const u64 first = __ldg(offsets + u);
-        const u64 last = __ldg(offsets + u + 1);
-        for (u64 e = first + (u64)warp * 32; e < last; e += (u64)warps * 32) {
-            visit(offsets, targets, levels, parents, u, e + lane, last, found, to, giants_to,
-                  counters, level);
-        }
-    }
-    // Each vertex by a group of lanes (`sub` this lane's place in it).
-    const u32 group = group_for(count, MAX_GROUP);
-    const u32 per_warp = 32 / group;
-    const u32 sub = lane & (group - 1);
-    for (u32 chunk = warp * per_warp; chunk < count; chunk += warps * per_warp) {
-        const u32 i = chunk + lane / group;
-        u32 u = 0;
-        u64 begin = 0;
-        u64 end = 0;
-        if (i < count) {
-            u = __ldcg(from + i);
-            begin = __ldg(offsets + u);
-            end = __ldg(offsets + u + 1);
-            if (end - begin >= GIANT) {
-                begin = end;
-            }
-        }
-        // Vertices of 32 or more edges: the whole warp over each one's edges in turn.
-        while (true) {
-            const u32 big = __ballot_sync(FULL_MASK, sub == 0 && end - begin >= 32);
-            if (big == 0) {
-                break;
-            }
-            const int leader = __ffs(big) - 1;
-            const u32 owner = __shfl_sync(FULL_MASK, u, leader);
-            const u64 first = __shfl_sync(FULL_MASK, begin, leader);
-            const u64 last = __shfl_sync(FULL_MASK, end, leader);
-            if (lane / group == leader / group) {
-                begin = end;
-            }
-            for (u64 e = first; e < last; e += 32) {
-                visit(offsets, targets, levels, parents, owner, e + lane, last, found, to,
-                      giants_to, counters, level);
-            }
-        }
-        // The rest: each group its own vertex, the warp in step over the longest of them.
-        for (u64 k = sub; __any_sync(FULL_MASK, begin + k < end); k += group) {
-            visit(offsets, targets, levels, parents, u, begin + k, end, found, to, giants_to,
-                  counters, level);
-        }
-    }
+    expand_frontier(
+        offsets, from, count, giants, giant_count, [](u32 u) { return u; },
+        [&](u32 u, u64 e, u64 last) {
+            visit(offsets, targets, levels, parents, u, e, last, found, to, giants_to, counters,
+                  level);
+        });
 }
 
 // One bottom-up level: every unvisited vertex looks among its in-neighbours for one of the

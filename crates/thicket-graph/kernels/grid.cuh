@@ -1,6 +1,8 @@
 // What the graph crate's one-launch searches share (NVRTC receives it as the named header
-// "grid.cuh"): how a level's vertices are spread over the grid. The grid-wide barrier between
-// levels or rounds is thicket.cuh's `grid_barrier`.
+// "grid.cuh"): how a level's vertices and their arcs are spread over the grid
+// (`expand_frontier`, the warp-cooperative expansion of BFS's top-down levels and of shortest
+// paths' rounds). The grid-wide barrier between levels or rounds is thicket.cuh's
+// `grid_barrier`.
 #pragma once
 
 // Lanes per vertex of a level of `count` vertices: the most, a power of two up to `most`, for
@@ -20,4 +22,74 @@ __device__ __forceinline__ unsigned int group_for(unsigned int count, unsigned i
 // level's few busy warps are spread over the chip).
 __device__ __forceinline__ unsigned int spread_warp() {
     return (threadIdx.x >> 5) * gridDim.x + blockIdx.x;
+}
+
+// One frontier's arcs spread over the grid, as both one-launch searches expand theirs (BFS's
+// top-down levels, shortest paths' rounds): a vertex of GIANT or more arcs by every warp of
+// the grid, one of 32 or more by its warp, the others by groups of 1 to MAX_GROUP lanes
+// (group_for). `from` holds the frontier's `count` vertices; `giants` lists the `giant_count`
+// of them with GIANT or more arcs, which the groups skip. `load(u)` reads what u's arcs need
+// of u (its id, its distance) once per vertex; `expand(value, e, last)` takes the lanes' arcs
+// e (those below `last`) of the vertex `value` came from. Every lane of the grid calls it,
+// and every lane of a warp calls `expand` together (it may vote and shuffle). Inlined with
+// its two lambdas, it generates the code the searches had when each wrote these loops out.
+template <typename Load, typename Expand>
+__device__ __forceinline__ void expand_frontier(const u64* offsets, const unsigned int* from,
+                                                unsigned int count, const unsigned int* giants,
+                                                unsigned int giant_count, Load load,
+                                                Expand expand) {
+    const unsigned int full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const unsigned int warps = gridDim.x * (blockDim.x >> 5);
+    const unsigned int warp = spread_warp();
+    // The giants: every warp of the grid over each one's arcs.
+    for (unsigned int g = 0; g < giant_count; ++g) {
+        const unsigned int u = __ldcg(giants + g);
+        const auto value = load(u);
+        const u64 first = __ldg(offsets + u);
+        const u64 last = __ldg(offsets + u + 1);
+        for (u64 e = first + (u64)warp * 32; e < last; e += (u64)warps * 32) {
+            expand(value, e + lane, last);
+        }
+    }
+    // Each vertex by a group of lanes (`sub` this lane's place in it).
+    const unsigned int group = group_for(count, MAX_GROUP);
+    const unsigned int per_warp = 32 / group;
+    const unsigned int sub = lane & (group - 1);
+    for (unsigned int chunk = warp * per_warp; chunk < count; chunk += warps * per_warp) {
+        const unsigned int i = chunk + lane / group;
+        decltype(load(0u)) value = 0;
+        u64 begin = 0;
+        u64 end = 0;
+        if (i < count) {
+            const unsigned int u = __ldcg(from + i);
+            value = load(u);
+            begin = __ldg(offsets + u);
+            end = __ldg(offsets + u + 1);
+            if (end - begin >= GIANT) {
+                begin = end;
+            }
+        }
+        // Vertices of 32 or more arcs: the whole warp over each one's arcs in turn.
+        while (true) {
+            const unsigned int big = __ballot_sync(full, sub == 0 && end - begin >= 32);
+            if (big == 0) {
+                break;
+            }
+            const int leader = __ffs(big) - 1;
+            const auto owner = __shfl_sync(full, value, leader);
+            const u64 first = __shfl_sync(full, begin, leader);
+            const u64 last = __shfl_sync(full, end, leader);
+            if (lane / group == leader / group) {
+                begin = end;
+            }
+            for (u64 e = first; e < last; e += 32) {
+                expand(owner, e + lane, last);
+            }
+        }
+        // The rest: each group its own vertex, the warp in step over the longest of them.
+        for (u64 k = sub; __any_sync(full, begin + k < end); k += group) {
+            expand(value, begin + k, end);
+        }
+    }
 }

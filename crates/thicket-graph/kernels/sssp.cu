@@ -149,58 +149,10 @@ __device__ __forceinline__ void relax(const u32* targets, const u32* weights, u6
 __device__ void relax_round(const u64* offsets, const u32* targets, const u32* weights,
                             u64* distances, const u32* from, u32 count, const u32* giants,
                             u32 giant_count, const Piles& p) {
-    const int lane = threadIdx.x & 31;
-    const u32 warps = gridDim.x * (blockDim.x >> 5);
-    const u32 warp = spread_warp();
-    // The giants: every warp of the grid over each one's arcs.
-    for (u32 g = 0; g < giant_count; ++g) {
-        const u32 u = __ldcg(giants + g);
-        const u64 du = __ldcg(distances + u);
-        const u64 last = __ldg(offsets + u + 1);
-        for (u64 e = __ldg(offsets + u) + (u64)warp * 32; e < last; e += (u64)warps * 32) {
-            relax(targets, weights, distances, du, e + lane, last, p);
-        }
-    }
-    // Each vertex by a group of lanes (`sub` this lane's place in it).
-    const u32 group = group_for(count, MAX_GROUP);
-    const u32 per_warp = 32 / group;
-    const u32 sub = lane & (group - 1);
-    for (u32 chunk = warp * per_warp; chunk < count; chunk += warps * per_warp) {
-        const u32 i = chunk + lane / group;
-        u64 du = 0;
-        u64 begin = 0;
-        u64 end = 0;
-        if (i < count) {
-            const u32 u = __ldcg(from + i);
-            du = __ldcg(distances + u);
-            begin = __ldg(offsets + u);
-            end = __ldg(offsets + u + 1);
-            if (end - begin >= GIANT) {
-                begin = end;
-            }
-        }
-        // Vertices of 32 or more arcs: the whole warp over each one's arcs in turn.
-        while (true) {
-            const u32 big = __ballot_sync(FULL_MASK, sub == 0 && end - begin >= 32);
-            if (big == 0) {
-                break;
-            }
-            const int leader = __ffs(big) - 1;
-            const u64 d = __shfl_sync(FULL_MASK, du, leader);
-            const u64 first = __shfl_sync(FULL_MASK, begin, leader);
-            const u64 last = __shfl_sync(FULL_MASK, end, leader);
-            if (lane / group == leader / group) {
-                begin = end;
-            }
-            for (u64 e = first; e < last; e += 32) {
-                relax(targets, weights, distances, d, e + lane, last, p);
-            }
-        }
-        // The rest: each group its own vertex, the warp in step over the longest of them.
-        for (u64 k = sub; __any_sync(FULL_MASK, begin + k < end); k += group) {
-            relax(targets, weights, distances, du, begin + k, end, p);
-        }
-    }
+    expand_frontier(
+        offsets, from, count, giants, giant_count,
+        [&](u32 u) { return __ldcg(distances + u); },
+        [&](u64 du, u64 e, u64 last) { relax(targets, weights, distances, du, e, last, p); });
 }
 
 // The far pile `from` (`count` entries) split at the new threshold p.threshold: below it and

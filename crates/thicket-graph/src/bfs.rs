@@ -74,7 +74,8 @@ pub fn serial(graph: &Graph, source: u32) -> Search {
 /// A direction-optimizing BFS from `source` on the current rayon pool; `reverse` is the
 /// graph of in-neighbours (the graph itself where it is symmetric), `None`: top-down only.
 /// (A caller that searches one graph many times builds the [`InNeighbours`] once and calls
-/// [`tree`].)
+/// [`tree`], as the front door does; this is the tests' shorthand.)
+#[cfg(test)]
 pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Search {
     let likeliest = reverse.map(likeliest_parents);
     let in_neighbours = reverse
@@ -188,7 +189,7 @@ impl Tree {
 }
 
 /// A direction-optimizing BFS from `source` on the current rayon pool, up to its tree (what
-/// GAPBS's BFS returns and times); `reverse` as for [`direction_optimizing`].
+/// GAPBS's BFS returns and times); `reverse` as for `direction_optimizing`.
 ///
 /// Top-down levels take the frontier from a queue (each thread appending what it finds in
 /// batches) and claim each vertex in its one slot of the parent array, which held its degree

@@ -1,6 +1,7 @@
 //! A directed graph in compressed sparse rows: 64-bit arc offsets, 32-bit vertex ids and
-//! optional 32-bit weights, built from a list of arcs (parallel arcs and self-loops kept, and
-//! counted), with its reverse for the searches that look at in-neighbours.
+//! optional 32-bit weights, built from CSR arrays or a list of edges (parallel arcs and
+//! self-loops kept, and counted) and checked as it is built, so that every search can index
+//! it without a bounds panic; with its reverse for the searches that look at in-neighbours.
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
@@ -11,14 +12,19 @@ pub type Arc = (u32, u32, u32);
 
 /// A graph in CSR form: the arcs out of vertex `v` are `targets[offsets\[v\]..offsets[v + 1]]`
 /// (and their weights at the same positions).
+///
+/// Built by [`Graph::from_csr`], [`Graph::from_edges`], [`Graph::from_weighted_edges`], a
+/// file reader or a generator, each of which checks what it is given: a `Graph` always has
+/// offsets from 0 that never decrease and end at the arc count, heads that are vertices, and
+/// one weight per arc if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Graph {
     /// One entry per vertex and one more: where each vertex's arcs start.
-    pub offsets: Vec<u64>,
+    pub(crate) offsets: Vec<u64>,
     /// The arcs' heads.
-    pub targets: Vec<u32>,
+    pub(crate) targets: Vec<u32>,
     /// The arcs' weights, if the graph has them.
-    pub weights: Option<Vec<u32>>,
+    pub(crate) weights: Option<Vec<u32>>,
 }
 
 /// What `thicket graph info` reports.
@@ -44,16 +50,125 @@ pub struct GraphStats {
     pub weight_range: Option<(u32, u32)>,
 }
 
+/// The most vertices a graph has: ids are 32-bit and `u32::MAX` means "no vertex".
+fn check_vertices(vertices: usize) -> Result<()> {
+    if vertices >= u32::MAX as usize {
+        return Err(Error::InvalidInput(format!(
+            "{vertices} vertices: at most {} fit 32-bit ids",
+            u32::MAX - 1
+        )));
+    }
+    Ok(())
+}
+
+/// Weight `at` as the searches take it: a whole number in `0..=u32::MAX` (distances are exact
+/// integers); a negative, NaN, fractional or larger weight is refused.
+fn checked_weight(value: f64, at: usize) -> Result<u32> {
+    if value.is_nan() || value < 0.0 {
+        return Err(Error::InvalidInput(format!(
+            "weight {at} is {value}: shortest paths need weights >= 0"
+        )));
+    }
+    if value.fract() != 0.0 || value > f64::from(u32::MAX) {
+        return Err(Error::InvalidInput(format!(
+            "weight {at} is {value}: weights are whole numbers up to {}",
+            u32::MAX
+        )));
+    }
+    Ok(value as u32)
+}
+
 impl Graph {
-    /// Builds the graph of `vertices` vertices from `arcs` (ids below `vertices`); `weighted`
-    /// keeps the weights.
-    pub fn from_arcs(vertices: usize, arcs: &[Arc], weighted: bool) -> Result<Graph> {
-        if vertices >= u32::MAX as usize {
+    /// The graph of the CSR arrays `offsets` (one per vertex and one more, from 0, never
+    /// decreasing, ending at the arc count) and `targets` (each arc's head), with `weights`
+    /// (one per arc, whole numbers `0..=u32::MAX`) if given. Anything else is an
+    /// [`Error::InvalidInput`] naming the first fault.
+    pub fn from_csr(
+        offsets: Vec<u64>,
+        targets: Vec<u32>,
+        weights: Option<&[f64]>,
+    ) -> Result<Graph> {
+        let Some(vertices) = offsets.len().checked_sub(1) else {
+            return Err(Error::InvalidInput(
+                "the offsets need one entry per vertex and one more".into(),
+            ));
+        };
+        check_vertices(vertices)?;
+        if offsets[0] != 0 {
             return Err(Error::InvalidInput(format!(
-                "{vertices} vertices: at most {} fit 32-bit ids",
-                u32::MAX - 1
+                "the offsets start at {}, not 0",
+                offsets[0]
             )));
         }
+        if let Some(v) = (0..vertices).find(|&v| offsets[v + 1] < offsets[v]) {
+            return Err(Error::InvalidInput(format!(
+                "the offsets decrease after vertex {v} ({} then {})",
+                offsets[v],
+                offsets[v + 1]
+            )));
+        }
+        if offsets[vertices] != targets.len() as u64 {
+            return Err(Error::InvalidInput(format!(
+                "the offsets end at {}, not at the {} arcs",
+                offsets[vertices],
+                targets.len()
+            )));
+        }
+        if let Some((at, v)) = targets
+            .iter()
+            .enumerate()
+            .find(|&(_, &v)| v as usize >= vertices)
+        {
+            return Err(Error::InvalidInput(format!(
+                "arc {at} ends at {v}, outside 0..{vertices}"
+            )));
+        }
+        let weights = match weights {
+            None => None,
+            Some(w) if w.len() != targets.len() => {
+                return Err(Error::InvalidInput(format!(
+                    "{} weights for {} arcs",
+                    w.len(),
+                    targets.len()
+                )))
+            }
+            Some(w) => Some(
+                w.iter()
+                    .enumerate()
+                    .map(|(at, &x)| checked_weight(x, at))
+                    .collect::<Result<Vec<u32>>>()?,
+            ),
+        };
+        Ok(Graph {
+            offsets,
+            targets,
+            weights,
+        })
+    }
+
+    /// The unweighted graph of `vertices` vertices with the arcs `edges` (tail, head), in
+    /// their order per tail; an id outside `0..vertices` is an [`Error::InvalidInput`].
+    pub fn from_edges(vertices: usize, edges: &[(u32, u32)]) -> Result<Graph> {
+        let arcs: Vec<Arc> = edges.iter().map(|&(u, v)| (u, v, 1)).collect();
+        Graph::from_arcs(vertices, &arcs, false)
+    }
+
+    /// The weighted graph of `vertices` vertices with the arcs `edges` (tail, head, weight);
+    /// an id outside `0..vertices` or a weight that is not a whole number in `0..=u32::MAX`
+    /// (negative, NaN) is an [`Error::InvalidInput`].
+    pub fn from_weighted_edges(vertices: usize, edges: &[(u32, u32, f64)]) -> Result<Graph> {
+        let arcs = edges
+            .iter()
+            .enumerate()
+            .map(|(at, &(u, v, w))| Ok((u, v, checked_weight(w, at)?)))
+            .collect::<Result<Vec<Arc>>>()?;
+        Graph::from_arcs(vertices, &arcs, true)
+    }
+
+    /// Builds the graph of `vertices` vertices from `arcs` (ids below `vertices`); `weighted`
+    /// keeps the weights.
+    pub(crate) fn from_arcs(vertices: usize, arcs: &[Arc], weighted: bool) -> Result<Graph> {
+        check_vertices(vertices)?;
         let mut offsets = vec![0u64; vertices + 1];
         for &(u, v, _) in arcs {
             if u as usize >= vertices || v as usize >= vertices {
@@ -82,6 +197,21 @@ impl Graph {
             targets,
             weights,
         })
+    }
+
+    /// Where each vertex's arcs start in [`Graph::targets`], and the arc count last.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// The arcs' heads, in CSR order.
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// The arcs' weights in CSR order, if the graph has them.
+    pub fn weights(&self) -> Option<&[u32]> {
+        self.weights.as_deref()
     }
 
     /// Vertices.
@@ -275,5 +405,40 @@ mod tests {
     fn a_vertex_outside_the_graph_is_refused() {
         let err = Graph::from_arcs(2, &[(0, 2, 1)], false).unwrap_err();
         assert!(err.to_string().contains("0..2"), "{err}");
+        let err = Graph::from_edges(2, &[(2, 0)]).unwrap_err();
+        assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+    }
+
+    #[test]
+    fn csr_arrays_are_checked_before_they_become_a_graph() {
+        let g = Graph::from_csr(vec![0, 2, 3, 3], vec![1, 2, 0], Some(&[1.0, 4.0, 2.0])).unwrap();
+        assert_eq!(g.neighbours(0), [1, 2]);
+        assert_eq!(g.weights(), Some(&[1, 4, 2][..]));
+        let refused =
+            |offsets: Vec<u64>, targets: Vec<u32>, weights: Option<&[f64]>| match Graph::from_csr(
+                offsets, targets, weights,
+            ) {
+                Err(Error::InvalidInput(why)) => why,
+                other => panic!("accepted: {other:?}"),
+            };
+        assert!(refused(vec![], vec![], None).contains("one more"));
+        assert!(refused(vec![1, 1], vec![0], None).contains("start at 1"));
+        assert!(refused(vec![0, 2, 1], vec![0, 0], None).contains("decrease"));
+        assert!(refused(vec![0, 1, 1], vec![0, 0], None).contains("end at 1"));
+        assert!(refused(vec![0, 1], vec![1], None).contains("outside 0..1"));
+        assert!(refused(vec![0, 1], vec![0], Some(&[])).contains("0 weights"));
+        assert!(refused(vec![0, 1], vec![0], Some(&[-1.0])).contains("weights >= 0"));
+        assert!(refused(vec![0, 1], vec![0], Some(&[f64::NAN])).contains("NaN"));
+        assert!(refused(vec![0, 1], vec![0], Some(&[0.5])).contains("whole numbers"));
+    }
+
+    #[test]
+    fn weighted_edges_are_checked() {
+        let g = Graph::from_weighted_edges(3, &[(0, 1, 2.0), (1, 2, 0.0)]).unwrap();
+        assert_eq!(g.weights(), Some(&[2, 0][..]));
+        for bad in [-3.0, f64::NAN, f64::INFINITY, 1.5] {
+            let err = Graph::from_weighted_edges(2, &[(0, 1, bad)]).unwrap_err();
+            assert!(matches!(err, Error::InvalidInput(_)), "{bad}: {err}");
+        }
     }
 }

@@ -1,33 +1,65 @@
 //! Graphs: breadth-first search and shortest paths on the CPU and GPU.
 //!
-//! Solomon 2012, ch. 4 (digest: `../shared/docs/seed-004-digest.md`, section 2): unweighted
-//! shortest paths by a level-synchronous BFS on a CSR graph, one GPU thread per vertex every
-//! level, and its "active vertices" variant that compacts the frontier with a scan. Beside
-//! them, the searches a graph tool is measured by: Beamer et al.'s direction-optimizing BFS
-//! (SC 2012) on the CPU and, in one cooperative launch, on the GPU; Dijkstra and
-//! delta-stepping (Meyer and Sanders 2003) for weighted shortest paths, and on the GPU
-//! near-far delta-stepping (Davidson et al. 2014) in one cooperative launch.
+//! Solomon 2012, *Parallel programming on GPUs* (ch. 4): unweighted shortest paths by a
+//! level-synchronous BFS on a CSR graph, one GPU thread per vertex every level, and its
+//! "active vertices" variant that compacts the frontier with a scan. Beside them, the
+//! searches a graph tool is measured by: Beamer et al.'s direction-optimizing BFS (SC 2012)
+//! on the CPU and, in one cooperative launch, on the GPU; Dijkstra and delta-stepping (Meyer
+//! and Sanders 2003) for weighted shortest paths, and on the GPU near-far delta-stepping
+//! (Davidson et al. 2014) in one cooperative launch.
 //!
-//! - [`graph`]: the CSR graph (64-bit offsets, 32-bit ids, optional weights) and its stats.
+//! - [`Graph`]: the CSR graph (64-bit offsets, 32-bit ids, optional weights), built from
+//!   arrays ([`Graph::from_csr`]) or edges ([`Graph::from_edges`],
+//!   [`Graph::from_weighted_edges`]) and checked as it is built.
+//! - [`bfs`] and [`sssp`]: the front doors, every source's answer ([`SourcePaths`]) and
+//!   summary ([`SourceSearch`]) in a [`SearchRun`]; [`search`] runs either on a graph read
+//!   from a file ([`Loaded`]), as `thicket bfs` and `thicket sssp` do.
 //! - [`io`]: DIMACS `.gr`, `.el`/`.wel`, Matrix Market `.mtx` and the binary `.tgr`.
 //! - [`generate`]: Kronecker, uniform, grid and Viger–Latapy-style graphs from a seed.
-//! - [`bfs`], [`sssp`]: the CPU searches; [`gpu`], [`gpu_sssp`]: the GPU ones.
 //! - [`verify`]: GAPBS-style checks of any answer, independent of every strategy.
-//! - [`search`]: the front door (strategy, backend, sources, verification, JSON).
+//!
+//! A GPU search takes the process's device ([`thicket_gpu::Gpu::shared`]), opened by the
+//! first search, and uploads the graph once for all its sources and trials.
+//!
+//! ```
+//! use thicket_core::{Backend, RunOptions};
+//! use thicket_graph::{bfs, Graph, SearchOptions, Strategy, INFINITE};
+//!
+//! // A path 0 -> 1 -> 2 -> 3 and a shortcut 0 -> 2.
+//! let graph = Graph::from_csr(vec![0, 2, 3, 4, 4], vec![1, 2, 2, 3], None)?;
+//! let options = SearchOptions {
+//!     run: RunOptions { backend: Backend::Cpu, verify: true, ..RunOptions::default() },
+//!     strategy: Some(Strategy::Serial),
+//!     ..SearchOptions::default()
+//! };
+//! let run = bfs(&graph, &[0, 3], &options)?;
+//! assert_eq!(run.verified, Some(true));
+//! let [from_0, from_3] = &run.output.paths[..] else { unreachable!() };
+//! assert_eq!(from_0.distances, [0, 1, 1, 2]);
+//! assert_eq!(from_0.parents[3], 2);
+//! assert_eq!(from_3.distances, [INFINITE, INFINITE, INFINITE, 0]);
+//! assert_eq!(run.output.searches[0].reached, 4);
+//! # Ok::<(), thicket_core::Error>(())
+//! ```
 
-pub mod bench;
-pub mod bfs;
+mod bfs;
 pub mod generate;
-pub mod gpu;
-pub mod gpu_sssp;
-pub mod graph;
+mod gpu;
+mod graph;
 pub mod io;
 pub mod kernels;
 mod run;
-pub mod sssp;
-pub mod verify;
+mod sssp;
+mod verify;
 
 /// A level, parent or vertex that no search reached.
 pub const UNREACHED: u32 = u32::MAX;
 
-pub use run::{search, Problem, SearchOptions, SearchRun, SourceSearch, Strategy};
+pub use generate::{random_sources, Generator};
+pub use graph::{Graph, GraphStats};
+pub use io::{Format, Loaded};
+pub use run::{
+    bfs, search, sssp, Problem, SearchOptions, SearchRun, SourcePaths, SourceSearch, Strategy,
+};
+pub use sssp::INFINITE;
+pub use verify::verify;

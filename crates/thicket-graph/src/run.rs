@@ -1,6 +1,9 @@
-//! The front doors: [`search`] runs BFS or shortest paths from one or more sources on the
-//! strategy asked for (or the fastest for the backend) as a [`Kernel`], each answer checked by
-//! [`crate::verify`] when asked, and summed up as GAPBS reports a search.
+//! The front doors: [`bfs`] and [`sssp`] search an in-memory [`Graph`] from one or more
+//! sources and return every source's answer; [`search`] does the same for a graph read from a
+//! file (its vertex numbering kept in the summaries) and keeps the first source's answer only,
+//! as `thicket bfs` and `thicket sssp` show it. Each runs the strategy asked for (or the
+//! fastest for the backend) as a [`Kernel`], each answer checked by [`crate::verify`] when
+//! asked, and sums it up as GAPBS reports a search.
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -11,9 +14,9 @@ use thicket_core::{
     benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
 };
 
-use crate::bfs;
-use crate::gpu::{BfsGpu, CsrArrays, GpuBfsStrategy, Reverse};
-use crate::gpu_sssp::SsspGpu;
+use crate::bfs as cpu_bfs;
+use crate::gpu::bfs::{BfsGpu, GpuBfsStrategy};
+use crate::gpu::sssp::{default_delta as gpu_default_delta, SsspGpu};
 use crate::graph::Graph;
 use crate::io::Loaded;
 use crate::sssp::{self, widen, INFINITE};
@@ -149,6 +152,19 @@ pub struct SourceSearch {
     pub scan_seconds: Option<f64>,
 }
 
+/// One source's answer: every vertex's distance and its parent on a shortest path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcePaths {
+    /// The source (0-based).
+    pub source: u32,
+    /// Each vertex's hop count (BFS) or distance by weight (shortest paths); [`INFINITE`]
+    /// where unreached.
+    pub distances: Vec<u64>,
+    /// Each vertex's parent on a shortest path from the source; [`crate::UNREACHED`] for
+    /// the source and the vertices it does not reach.
+    pub parents: Vec<u32>,
+}
+
 /// The searches from every source.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRun {
@@ -156,14 +172,14 @@ pub struct SearchRun {
     pub strategy: Strategy,
     /// One summary per source, in order.
     pub searches: Vec<SourceSearch>,
-    /// The first source's distances ([`INFINITE`] where unreached) and parents, numbered
-    /// from 0 (for `--output`).
-    pub first: (Vec<u64>, Vec<u32>),
+    /// The answers, in the sources' order: every source's from [`bfs`] and [`sssp`], the
+    /// first source's only from [`search`] (what `--output` writes).
+    pub paths: Vec<SourcePaths>,
     /// Searches whose answer failed the verifier (with `verify`), with why.
     pub failures: Vec<String>,
     /// Vertices of the graph.
     pub vertices: usize,
-    /// Arcs of the graph as read (the searches skip self-loops and merge parallel arcs).
+    /// Arcs of the graph as given (the searches skip self-loops and merge parallel arcs).
     pub arcs: u64,
     /// The delta of delta-stepping.
     pub delta: Option<u64>,
@@ -182,7 +198,7 @@ fn strategy_on(problem: Problem, asked: Option<Strategy>, backend: Backend) -> S
 }
 
 /// The backend [`benchmark_kernel`] gets for `asked` on `backend`.
-fn resolve(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
+fn backend_for(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
     if let Some(s) = asked {
         if !s.serves(problem) {
             return Err(Error::InvalidInput(format!(
@@ -198,14 +214,116 @@ fn resolve(problem: Problem, asked: Option<Strategy>, backend: Backend) -> Resul
     thicket_core::backend_for(asked, Strategy::is_gpu, backend)
 }
 
-/// Searches `loaded` from `sources` (0-based ids) as `options` ask.
+/// BFS on `graph` from each of `sources` (0-based ids) as `options` ask: every source's hop
+/// counts and parents in [`SearchRun::paths`], its summary in [`SearchRun::searches`]. A
+/// source that is not a vertex, or an empty list, is an [`Error::InvalidInput`].
+///
+/// ```
+/// use thicket_graph::{bfs, Graph, SearchOptions, INFINITE};
+///
+/// // 0 -> 1 -> 2, and 3 on its own.
+/// let graph = Graph::from_edges(4, &[(0, 1), (1, 2)])?;
+/// let run = bfs(&graph, &[0, 1], &SearchOptions::default())?;
+/// assert_eq!(run.output.paths[0].distances, [0, 1, 2, INFINITE]);
+/// assert_eq!(run.output.paths[1].distances, [INFINITE, 0, 1, INFINITE]);
+/// assert_eq!(run.output.paths[0].parents[2], 1);
+/// assert!(bfs(&graph, &[4], &SearchOptions::default()).is_err());
+/// # Ok::<(), thicket_core::Error>(())
+/// ```
+pub fn bfs(graph: &Graph, sources: &[u32], options: &SearchOptions) -> Result<Measured<SearchRun>> {
+    run(
+        Input::of(graph),
+        Problem::Bfs,
+        sources,
+        options,
+        Keep::Every,
+    )
+}
+
+/// Shortest paths by weight on `graph` (every arc weighs 1 where it has no weights) from each
+/// of `sources` (0-based ids) as `options` ask: every source's distances and parents in
+/// [`SearchRun::paths`], its summary in [`SearchRun::searches`]. A source that is not a
+/// vertex, or an empty list, is an [`Error::InvalidInput`].
+///
+/// ```
+/// use thicket_graph::{sssp, Graph, SearchOptions};
+///
+/// let graph = Graph::from_weighted_edges(3, &[(0, 1, 5.0), (1, 2, 1.0), (0, 2, 9.0)])?;
+/// let run = sssp(&graph, &[0], &SearchOptions::default())?;
+/// assert_eq!(run.output.paths[0].distances, [0, 5, 6]);
+/// # Ok::<(), thicket_core::Error>(())
+/// ```
+pub fn sssp(
+    graph: &Graph,
+    sources: &[u32],
+    options: &SearchOptions,
+) -> Result<Measured<SearchRun>> {
+    run(
+        Input::of(graph),
+        Problem::ShortestPaths,
+        sources,
+        options,
+        Keep::Every,
+    )
+}
+
+/// Searches `loaded` from `sources` (0-based ids) as `options` ask, keeping the first
+/// source's answer only (summaries and errors number vertices as the file does).
 pub fn search(
     loaded: &Loaded,
     problem: Problem,
     sources: &[u32],
     options: &SearchOptions,
 ) -> Result<Measured<SearchRun>> {
-    let n = loaded.graph.vertices();
+    let input = Input {
+        graph: &loaded.graph,
+        first_id: loaded.first_id,
+        symmetric: loaded.symmetric,
+        negative_weight: loaded.negative_weight.as_deref(),
+    };
+    run(input, problem, sources, options, Keep::First)
+}
+
+/// A graph to search and what is known of it.
+#[derive(Clone, Copy)]
+struct Input<'a> {
+    graph: &'a Graph,
+    /// The id vertex 0 has in summaries and errors.
+    first_id: u32,
+    /// Whether the graph is its own reverse.
+    symmetric: bool,
+    /// Where the file had a negative weight (read as 0), which shortest paths refuse.
+    negative_weight: Option<&'a str>,
+}
+
+impl Input<'_> {
+    fn of(graph: &Graph) -> Input<'_> {
+        Input {
+            graph,
+            first_id: 0,
+            symmetric: false,
+            negative_weight: None,
+        }
+    }
+}
+
+/// Which answers a run keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// The first source's (what the CLI writes; a bench of many roots keeps one graph's worth).
+    First,
+    /// Every source's.
+    Every,
+}
+
+fn run(
+    input: Input<'_>,
+    problem: Problem,
+    sources: &[u32],
+    options: &SearchOptions,
+    keep: Keep,
+) -> Result<Measured<SearchRun>> {
+    let n = input.graph.vertices();
     if n == 0 {
         return Err(Error::InvalidInput("the graph has no vertices".into()));
     }
@@ -213,57 +331,63 @@ pub fn search(
         return Err(Error::InvalidInput("no source to search from".into()));
     }
     if let Some(&bad) = sources.iter().find(|&&s| s as usize >= n) {
+        let first = u64::from(input.first_id);
         return Err(Error::InvalidInput(format!(
-            "source {} is not a vertex ({}..={})",
-            u64::from(bad) + u64::from(loaded.first_id),
-            loaded.first_id,
-            n as u64 - 1 + u64::from(loaded.first_id)
+            "source {} is not a vertex ({first}..={})",
+            u64::from(bad) + first,
+            n as u64 - 1 + first
         )));
     }
-    if problem == Problem::ShortestPaths {
-        if let Some(at) = &loaded.negative_weight {
-            return Err(Error::InvalidInput(format!(
-                "a negative weight at {at}: shortest paths need weights >= 0"
-            )));
-        }
+    if let (Problem::ShortestPaths, Some(at)) = (problem, input.negative_weight) {
+        return Err(Error::InvalidInput(format!(
+            "a negative weight at {at}: shortest paths need weights >= 0"
+        )));
     }
     let run = RunOptions {
-        backend: resolve(problem, options.strategy, options.run.backend)?,
+        backend: backend_for(problem, options.strategy, options.run.backend)?,
         ..options.run
     };
     // Built once, outside the timed searches (GAPBS's build time), where the graph is not
     // simple already (a bench's graphs are).
-    let simple = if loaded.graph.is_simple() {
-        Cow::Borrowed(&loaded.graph)
+    let simple = if input.graph.is_simple() {
+        Cow::Borrowed(input.graph)
     } else {
-        Cow::Owned(loaded.graph.simplified())
+        Cow::Owned(input.graph.simplified())
     };
     benchmark_kernel(
         &mut SearchKernel {
-            loaded,
+            input,
             graph: simple,
             problem,
             sources,
             options,
+            keep,
             reverse: None,
             likeliest: None,
+            bfs_gpu: None,
+            sssp_gpu: None,
         },
         &run,
     )
 }
 
 struct SearchKernel<'a> {
-    loaded: &'a Loaded,
-    /// The graph searched: `loaded`'s with its arcs sorted, self-loops and parallel arcs
+    input: Input<'a>,
+    /// The graph searched: the input's with its arcs sorted, self-loops and parallel arcs
     /// merged.
     graph: Cow<'a, Graph>,
     problem: Problem,
     sources: &'a [u32],
     options: &'a SearchOptions,
+    keep: Keep,
     /// The reverse graph, built once where a strategy needs in-neighbours.
     reverse: Option<Graph>,
     /// Each vertex's likeliest parent for bottom-up levels, built once for `multicore` BFS.
     likeliest: Option<Vec<u32>>,
+    /// The graph on the GPU for BFS, uploaded by the first trial and searched by every one.
+    bfs_gpu: Option<BfsGpu>,
+    /// The graph on the GPU for shortest paths, likewise.
+    sssp_gpu: Option<SsspGpu>,
 }
 
 impl SearchKernel<'_> {
@@ -273,10 +397,15 @@ impl SearchKernel<'_> {
 
     /// The in-neighbours' graph: the graph itself where it is symmetric.
     fn reverse(&mut self) -> &Graph {
-        if self.loaded.symmetric {
+        if self.input.symmetric {
             return &self.graph;
         }
         self.reverse.get_or_insert_with(|| self.graph.reversed())
+    }
+
+    /// Whether the answer of the `index`th source is kept (and so needs a parent tree).
+    fn keeps(&self, index: usize) -> bool {
+        index == 0 || self.keep == Keep::Every
     }
 
     /// Sums up one answer (and checks it, with `verify`).
@@ -331,8 +460,211 @@ impl SearchKernel<'_> {
     }
 
     fn id(&self, v: u32) -> u64 {
-        u64::from(v) + u64::from(self.loaded.first_id)
+        u64::from(v) + u64::from(self.input.first_id)
     }
+
+    /// Keeps the `index`th source's answer where [`Keep`] says so.
+    fn kept(
+        &self,
+        index: usize,
+        source: u32,
+        distances: Vec<u64>,
+        parents: Vec<u32>,
+    ) -> Option<SourcePaths> {
+        self.keeps(index).then_some(SourcePaths {
+            source,
+            distances,
+            parents,
+        })
+    }
+
+    /// Shortest paths on the GPU from every source.
+    fn gpu_sssp(&mut self, progress: &Progress, out: &mut Answers) -> Result<Placement> {
+        if self.sssp_gpu.is_none() {
+            self.sssp_gpu = Some(SsspGpu::open(self.options.device, self.graph())?);
+        }
+        let gpu = self.sssp_gpu.as_ref().expect("opened above");
+        let d = self
+            .options
+            .delta
+            .unwrap_or_else(|| gpu_default_delta(self.graph()));
+        out.delta = Some(d);
+        for (index, &source) in self.sources.iter().enumerate() {
+            let run = gpu.run(source, d)?;
+            // A tree for the distances only where one is kept (as for delta-stepping).
+            let parents = if self.keeps(index) {
+                sssp::tight_parents(self.graph(), source, &run.distances)
+            } else {
+                Vec::new()
+            };
+            let mut summary = self.summarise(
+                source,
+                &run.distances,
+                &parents,
+                None,
+                run.kernel_seconds,
+                &mut out.failures,
+            )?;
+            summary.rounds = Some(run.rounds);
+            summary.relaxed = Some(run.relaxed);
+            out.paths
+                .extend(self.kept(index, source, run.distances, parents));
+            out.searches.push(summary);
+            progress.inc(1);
+        }
+        out.gpu_bytes = Some(gpu.device_bytes());
+        Ok(Placement {
+            threads: 1,
+            devices: vec![gpu.name()],
+        })
+    }
+
+    /// BFS on the GPU from every source.
+    fn gpu_bfs(
+        &mut self,
+        strategy: Strategy,
+        progress: &Progress,
+        out: &mut Answers,
+    ) -> Result<Placement> {
+        if self.bfs_gpu.is_none() {
+            if !self.input.symmetric {
+                self.reverse();
+            }
+            let reverse = self.reverse.as_ref().filter(|_| !self.input.symmetric);
+            self.bfs_gpu = Some(BfsGpu::open(self.options.device, self.graph(), reverse)?);
+        }
+        let gpu = self.bfs_gpu.as_ref().expect("opened above");
+        let kind = match strategy {
+            Strategy::Thesis => GpuBfsStrategy::Thesis,
+            Strategy::ThesisActive => GpuBfsStrategy::ThesisActive,
+            _ => GpuBfsStrategy::Fast,
+        };
+        for (index, &source) in self.sources.iter().enumerate() {
+            let run = gpu.run(source, kind)?;
+            let distances = widen(&run.levels);
+            let mut summary = self.summarise(
+                source,
+                &distances,
+                &run.parents,
+                Some(&run.levels),
+                run.kernel_seconds,
+                &mut out.failures,
+            )?;
+            summary.bottom_up_levels =
+                (kind == GpuBfsStrategy::Fast).then_some(run.bottom_up_levels);
+            summary.scan_seconds =
+                (kind == GpuBfsStrategy::ThesisActive).then_some(run.scan_seconds);
+            out.paths
+                .extend(self.kept(index, source, distances, run.parents));
+            out.searches.push(summary);
+            progress.inc(1);
+        }
+        out.gpu_bytes = Some(gpu.device_bytes());
+        Ok(Placement {
+            threads: 1,
+            devices: vec![gpu.name()],
+        })
+    }
+
+    /// A CPU strategy from every source.
+    fn cpu(
+        &mut self,
+        strategy: Strategy,
+        progress: &Progress,
+        out: &mut Answers,
+    ) -> Result<Placement> {
+        let threads = if strategy == Strategy::Serial || strategy == Strategy::Dijkstra {
+            1
+        } else {
+            self.options.threads
+        };
+        let pool = thicket_core::pool(threads)?;
+        if strategy == Strategy::Multicore && self.likeliest.is_none() {
+            // Once per graph, untimed like the graph's own build.
+            let likeliest = pool.install(|| cpu_bfs::likeliest_parents(self.reverse()));
+            self.likeliest = Some(likeliest);
+        }
+        if strategy == Strategy::DeltaStepping {
+            out.delta = Some(
+                self.options
+                    .delta
+                    .unwrap_or_else(|| sssp::default_delta(self.graph())),
+            );
+        }
+        for (index, &source) in self.sources.iter().enumerate() {
+            let started = Instant::now();
+            // The search's time, without the conversions after it.
+            let elapsed = || started.elapsed().as_secs_f64();
+            let (distances, parents, levels, seconds) = match strategy {
+                Strategy::Serial => {
+                    let s = cpu_bfs::serial(self.graph(), source);
+                    let t = elapsed();
+                    (widen(&s.levels), s.parents, Some(s.levels), t)
+                }
+                Strategy::Multicore => {
+                    let reverse = if self.input.symmetric {
+                        self.graph()
+                    } else {
+                        self.reverse.as_ref().expect("built above")
+                    };
+                    let likeliest = self.likeliest.as_deref().expect("built above");
+                    let in_neighbours = cpu_bfs::InNeighbours::new(reverse, likeliest);
+                    // Timed up to the tree, as GAPBS times its BFS; the levels, which
+                    // GAPBS does not compute, follow from the tree after the timer.
+                    let tree =
+                        pool.install(|| cpu_bfs::tree(self.graph(), Some(&in_neighbours), source));
+                    let t = elapsed();
+                    let s = pool.install(|| tree.into_search());
+                    (widen(&s.levels), s.parents, Some(s.levels), t)
+                }
+                Strategy::Dijkstra => {
+                    let p = sssp::dijkstra(self.graph(), source);
+                    (p.distances, p.parents, None, elapsed())
+                }
+                _ => {
+                    let d = out.delta.expect("set above");
+                    // Timed up to the distances as the search leaves them, as GAPBS
+                    // times its delta-stepping.
+                    let distances =
+                        pool.install(|| sssp::delta_stepping_distances(self.graph(), source, d));
+                    let t = elapsed();
+                    (pool.install(|| distances.widen()), Vec::new(), None, t)
+                }
+            };
+            // Delta-stepping finds distances; a tree for them only where one is kept.
+            let parents = if parents.is_empty() && self.keeps(index) {
+                pool.install(|| sssp::tight_parents(self.graph(), source, &distances))
+            } else {
+                parents
+            };
+            let summary = self.summarise(
+                source,
+                &distances,
+                &parents,
+                levels.as_deref(),
+                seconds,
+                &mut out.failures,
+            )?;
+            out.paths
+                .extend(self.kept(index, source, distances, parents));
+            out.searches.push(summary);
+            progress.inc(1);
+        }
+        Ok(Placement {
+            threads,
+            devices: vec![],
+        })
+    }
+}
+
+/// What the searches of one trial gather.
+#[derive(Default)]
+struct Answers {
+    searches: Vec<SourceSearch>,
+    paths: Vec<SourcePaths>,
+    failures: Vec<String>,
+    delta: Option<u64>,
+    gpu_bytes: Option<u64>,
 }
 
 impl Kernel for SearchKernel<'_> {
@@ -346,200 +678,24 @@ impl Kernel for SearchKernel<'_> {
     fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(SearchRun, Placement)> {
         let strategy = strategy_on(self.problem, self.options.strategy, backend);
         progress.set_total(self.sources.len() as u64);
-        let mut searches = Vec::with_capacity(self.sources.len());
-        let mut failures = Vec::new();
-        let mut first = (Vec::new(), Vec::new());
-        let mut delta = None;
-        let mut gpu_bytes = None;
-        let placement;
-        if strategy.is_gpu() && self.problem == Problem::ShortestPaths {
-            let g = self.graph();
-            let gpu = SsspGpu::open(
-                self.options.device,
-                CsrArrays {
-                    offsets: &g.offsets,
-                    targets: &g.targets,
-                },
-                g.weights.as_deref(),
-            )?;
-            let d = self
-                .options
-                .delta
-                .unwrap_or_else(|| crate::gpu_sssp::default_delta(g));
-            delta = Some(d);
-            for &source in self.sources {
-                let run = gpu.run(source, d)?;
-                // A tree for the distances only where one is shown (as for delta-stepping).
-                let parents = if first.0.is_empty() {
-                    sssp::tight_parents(self.graph(), source, &run.distances)
-                } else {
-                    Vec::new()
-                };
-                let mut summary = self.summarise(
-                    source,
-                    &run.distances,
-                    &parents,
-                    None,
-                    run.kernel_seconds,
-                    &mut failures,
-                )?;
-                summary.rounds = Some(run.rounds);
-                summary.relaxed = Some(run.relaxed);
-                if first.0.is_empty() {
-                    first = (run.distances, parents);
-                }
-                searches.push(summary);
-                progress.inc(1);
-            }
-            gpu_bytes = Some(gpu.device_bytes());
-            placement = Placement {
-                threads: 1,
-                devices: vec![gpu.name()],
-            };
-        } else if strategy.is_gpu() {
-            if !self.loaded.symmetric {
-                self.reverse();
-            }
-            let g = self.graph();
-            let reverse = match &self.reverse {
-                Some(r) if !self.loaded.symmetric => Reverse::Graph(CsrArrays {
-                    offsets: &r.offsets,
-                    targets: &r.targets,
-                }),
-                _ => Reverse::Itself,
-            };
-            let gpu = BfsGpu::open(
-                self.options.device,
-                CsrArrays {
-                    offsets: &g.offsets,
-                    targets: &g.targets,
-                },
-                reverse,
-            )?;
-            let kind = match strategy {
-                Strategy::Thesis => GpuBfsStrategy::Thesis,
-                Strategy::ThesisActive => GpuBfsStrategy::ThesisActive,
-                _ => GpuBfsStrategy::Fast,
-            };
-            for &source in self.sources {
-                let run = gpu.run(source, kind)?;
-                let distances = widen(&run.levels);
-                let mut summary = self.summarise(
-                    source,
-                    &distances,
-                    &run.parents,
-                    Some(&run.levels),
-                    run.kernel_seconds,
-                    &mut failures,
-                )?;
-                summary.bottom_up_levels =
-                    (kind == GpuBfsStrategy::Fast).then_some(run.bottom_up_levels);
-                summary.scan_seconds =
-                    (kind == GpuBfsStrategy::ThesisActive).then_some(run.scan_seconds);
-                if first.0.is_empty() {
-                    first = (distances, run.parents);
-                }
-                searches.push(summary);
-                progress.inc(1);
-            }
-            gpu_bytes = Some(gpu.device_bytes());
-            placement = Placement {
-                threads: 1,
-                devices: vec![gpu.name()],
-            };
-        } else {
-            let threads = if strategy == Strategy::Serial || strategy == Strategy::Dijkstra {
-                1
-            } else {
-                self.options.threads
-            };
-            let pool = thicket_core::pool(threads)?;
-            if strategy == Strategy::Multicore && self.likeliest.is_none() {
-                // Once per graph, untimed like the graph's own build.
-                let likeliest = pool.install(|| bfs::likeliest_parents(self.reverse()));
-                self.likeliest = Some(likeliest);
-            }
-            if strategy == Strategy::DeltaStepping {
-                delta = Some(
-                    self.options
-                        .delta
-                        .unwrap_or_else(|| sssp::default_delta(self.graph())),
-                );
-            }
-            for &source in self.sources {
-                let started = Instant::now();
-                // The search's time, without the conversions after it.
-                let elapsed = || started.elapsed().as_secs_f64();
-                let (distances, parents, levels, seconds) = match strategy {
-                    Strategy::Serial => {
-                        let s = bfs::serial(self.graph(), source);
-                        let t = elapsed();
-                        (widen(&s.levels), s.parents, Some(s.levels), t)
-                    }
-                    Strategy::Multicore => {
-                        let reverse = if self.loaded.symmetric {
-                            self.graph()
-                        } else {
-                            self.reverse.as_ref().expect("built above")
-                        };
-                        let likeliest = self.likeliest.as_deref().expect("built above");
-                        let in_neighbours = bfs::InNeighbours::new(reverse, likeliest);
-                        // Timed up to the tree, as GAPBS times its BFS; the levels, which
-                        // GAPBS does not compute, follow from the tree after the timer.
-                        let tree =
-                            pool.install(|| bfs::tree(self.graph(), Some(&in_neighbours), source));
-                        let t = elapsed();
-                        let s = pool.install(|| tree.into_search());
-                        (widen(&s.levels), s.parents, Some(s.levels), t)
-                    }
-                    Strategy::Dijkstra => {
-                        let p = sssp::dijkstra(self.graph(), source);
-                        (p.distances, p.parents, None, elapsed())
-                    }
-                    _ => {
-                        let d = delta.expect("set above");
-                        // Timed up to the distances as the search leaves them, as GAPBS
-                        // times its delta-stepping.
-                        let distances = pool
-                            .install(|| sssp::delta_stepping_distances(self.graph(), source, d));
-                        let t = elapsed();
-                        (pool.install(|| distances.widen()), Vec::new(), None, t)
-                    }
-                };
-                // Delta-stepping finds distances; a tree for them only where one is shown.
-                let parents = if parents.is_empty() && first.0.is_empty() {
-                    pool.install(|| sssp::tight_parents(self.graph(), source, &distances))
-                } else {
-                    parents
-                };
-                let summary = self.summarise(
-                    source,
-                    &distances,
-                    &parents,
-                    levels.as_deref(),
-                    seconds,
-                    &mut failures,
-                )?;
-                if first.0.is_empty() {
-                    first = (distances, parents);
-                }
-                searches.push(summary);
-                progress.inc(1);
-            }
-            placement = Placement {
-                threads,
-                devices: vec![],
-            };
-        }
+        let mut out = Answers {
+            searches: Vec::with_capacity(self.sources.len()),
+            ..Answers::default()
+        };
+        let placement = match (strategy.is_gpu(), self.problem) {
+            (true, Problem::ShortestPaths) => self.gpu_sssp(progress, &mut out)?,
+            (true, Problem::Bfs) => self.gpu_bfs(strategy, progress, &mut out)?,
+            (false, _) => self.cpu(strategy, progress, &mut out)?,
+        };
         let run = SearchRun {
             strategy,
-            searches,
-            first,
-            failures,
+            searches: out.searches,
+            paths: out.paths,
+            failures: out.failures,
             vertices: self.graph().vertices(),
-            arcs: self.loaded.graph.arcs(),
-            delta,
-            gpu_bytes,
+            arcs: self.input.graph.arcs(),
+            delta: out.delta,
+            gpu_bytes: out.gpu_bytes,
         };
         Ok((run, placement))
     }
@@ -601,6 +757,7 @@ impl SearchRun {
 mod tests {
     use super::*;
     use crate::io;
+    use crate::verify::verify;
     use std::path::Path;
 
     fn data(name: &str) -> Loaded {
@@ -700,7 +857,7 @@ mod tests {
                 },
             )
             .unwrap();
-            let distances = &run.output.first.0;
+            let distances = &run.output.paths[0].distances;
             for row in &rows {
                 assert_eq!(
                     distances[row[0] as usize - 1],
@@ -710,6 +867,54 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_in_memory_front_doors_answer_every_source_and_refuse_a_vertex_outside() {
+        let rome = data("rome99.gr").graph;
+        let sources = [0, 1675, 3352];
+        for strategy in [Strategy::Serial, Strategy::Multicore] {
+            let run = bfs(&rome, &sources, &options(strategy)).unwrap();
+            assert_eq!(run.verified, Some(true));
+            assert_eq!(run.output.paths.len(), 3);
+            for (paths, (summary, source)) in run
+                .output
+                .paths
+                .iter()
+                .zip(run.output.searches.iter().zip(sources))
+            {
+                assert_eq!(paths.source, source);
+                assert_eq!(summary.source, u64::from(source));
+                assert_eq!(paths.distances.iter().sum::<u64>(), summary.sum_distances);
+                verify(&rome, Problem::Bfs, paths).unwrap();
+            }
+            // DIMACS source 3353 (0-based 3352): 88,088 hops in all.
+            assert_eq!(run.output.searches[2].sum_distances, 88_088);
+        }
+        for strategy in [Strategy::Dijkstra, Strategy::DeltaStepping] {
+            let run = sssp(&rome, &sources, &options(strategy)).unwrap();
+            assert_eq!(run.verified, Some(true));
+            let sums: Vec<u64> = run
+                .output
+                .searches
+                .iter()
+                .map(|s| s.sum_distances)
+                .collect();
+            assert_eq!(sums, [116_006_476, 31_147_171, 33_624_198]);
+            for paths in &run.output.paths {
+                verify(&rome, Problem::ShortestPaths, paths).unwrap();
+            }
+        }
+        for bad in [&[3353][..], &[]] {
+            let err = bfs(&rome, bad, &options(Strategy::Serial)).unwrap_err();
+            assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+        }
+        let err = sssp(&rome, &[3353], &options(Strategy::Dijkstra)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("source 3353 is not a vertex (0..=3352)"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //!   d\[v\] <= d\[u\] + w; every other reached vertex has a tight incoming arc (d\[u\] + w = d\[v\]),
 //!   its parent's where a parent is given.
 //!
-//! Both run on the current rayon pool, vertex by vertex (a graph of half a billion arcs is
+//! [`verify`] checks one source's answer of either; both checks run on the current rayon pool, vertex by vertex (a graph of half a billion arcs is
 //! checked in seconds, not a minute per source); which of several faults is named may vary.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use thicket_core::{Error, Result};
 
 use crate::graph::Graph;
+use crate::run::{Problem, SourcePaths};
 use crate::sssp::INFINITE;
 use crate::UNREACHED;
 
@@ -26,8 +27,52 @@ fn wrong(what: String) -> Error {
     Error::Verification(what)
 }
 
-/// Checks BFS levels and parents from `source`.
-pub fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -> Result<()> {
+/// Checks `answer`, one source's BFS hop counts or shortest-path distances with their parents,
+/// on `graph`: `Ok(())` when it is right, else an [`Error::Verification`] naming a fault (an
+/// answer of the wrong size or from a source outside the graph is one).
+///
+/// ```
+/// use thicket_graph::{bfs, verify, Graph, Problem, SearchOptions};
+///
+/// let graph = Graph::from_edges(3, &[(0, 1), (1, 2)])?;
+/// let mut answer = bfs(&graph, &[0], &SearchOptions::default())?.output.paths.remove(0);
+/// verify(&graph, Problem::Bfs, &answer)?;
+/// answer.distances[2] = 1;
+/// assert!(verify(&graph, Problem::Bfs, &answer).is_err());
+/// # Ok::<(), thicket_core::Error>(())
+/// ```
+pub fn verify(graph: &Graph, problem: Problem, answer: &SourcePaths) -> Result<()> {
+    let (n, source) = (graph.vertices(), answer.source);
+    if source as usize >= n {
+        return Err(wrong(format!(
+            "the source {source} is not a vertex (0..{n})"
+        )));
+    }
+    if answer.parents.len() != n {
+        return Err(wrong(format!(
+            "{} parents for {n} vertices",
+            answer.parents.len()
+        )));
+    }
+    match problem {
+        Problem::Bfs => {
+            let levels = answer
+                .distances
+                .iter()
+                .map(|&d| match d {
+                    INFINITE => Ok(UNREACHED),
+                    d if d < u64::from(UNREACHED) => Ok(d as u32),
+                    d => Err(wrong(format!("hop count {d} passes any BFS's"))),
+                })
+                .collect::<Result<Vec<u32>>>()?;
+            bfs(graph, source, &levels, &answer.parents)
+        }
+        Problem::ShortestPaths => sssp(graph, source, &answer.distances, Some(&answer.parents)),
+    }
+}
+
+/// Checks BFS levels and parents from `source` (< the vertex count).
+pub(crate) fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -> Result<()> {
     let n = graph.vertices();
     if levels.len() != n || parents.len() != n {
         return Err(wrong(format!("{} levels for {n} vertices", levels.len())));
@@ -77,8 +122,13 @@ pub fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -> Resul
     )
 }
 
-/// Checks shortest-path distances (and parents, if given) from `source`.
-pub fn sssp(graph: &Graph, source: u32, distances: &[u64], parents: Option<&[u32]>) -> Result<()> {
+/// Checks shortest-path distances (and parents, if given) from `source` (< the vertex count).
+pub(crate) fn sssp(
+    graph: &Graph,
+    source: u32,
+    distances: &[u64],
+    parents: Option<&[u32]>,
+) -> Result<()> {
     let n = graph.vertices();
     if distances.len() != n {
         return Err(wrong(format!(

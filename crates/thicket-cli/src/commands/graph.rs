@@ -6,10 +6,10 @@ use std::path::Path;
 
 use clap::{Args, Subcommand};
 use thicket_core::{Error, Result};
-use thicket_graph::generate::{random_sources, Generator};
 use thicket_graph::io::{self, Loaded};
-use thicket_graph::sssp::INFINITE;
-use thicket_graph::{search, Problem, SearchOptions, SearchRun, UNREACHED};
+use thicket_graph::{
+    random_sources, search, Generator, Problem, SearchOptions, SearchRun, INFINITE, UNREACHED,
+};
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
@@ -300,7 +300,9 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
 }
 
 fn write_distances(path: &Path, run: &SearchRun, first_id: u32) -> Result<()> {
-    let (distances, parents) = &run.first;
+    // `search` keeps the first source's answer, the one written.
+    let first = &run.paths[0];
+    let (distances, parents) = (&first.distances, &first.parents);
     let mut text = String::with_capacity(distances.len() * 16);
     for (v, (&d, &p)) in distances.iter().zip(parents).enumerate() {
         let id = v as u64 + u64::from(first_id);

@@ -81,7 +81,7 @@ pub(super) fn into_parents(parents: &mut [u32], source: u32) {
 /// A small frontier's arcs are cut into tasks of [`ARCS_PER_TASK`] arcs, not its vertices
 /// into tasks of so many vertices: a Kronecker graph's second level is a hundred hubs
 /// holding most of the graph's arcs, which a split by vertices leaves to one thread
-/// (measured at scale 20 on 2 threads: that level 8.7-9.5 ms by vertices, 6.7 ms by arcs).
+/// (measured in docs/benchmarks.md, "Graphs").
 /// A frontier of [`SPLIT_BY_VERTICES`] vertices or more is split by vertices: no vertex
 /// holds much of its arcs, and its vertices' degrees are read once, not twice.
 pub(super) fn top_down(graph: &Graph, queue: &Queue, slots: &Slots) -> u64 {
@@ -163,8 +163,7 @@ fn visit(slots: &Slots, u: u32, heads: &[u32], found: &mut Buffer) -> u64 {
 ///
 /// A vertex tries its likeliest parent first, from the compact array beside the lists: most
 /// vertices a level finds find it there and never read their list, which is what a level
-/// spends its time on (scale 20, 2 threads: the first bottom-up level 7-8 ms without it,
-/// 5.7-6.6 ms with).
+/// spends its time on (measured in docs/benchmarks.md, "Graphs").
 pub(super) fn bottom_up(
     reverse: &InNeighbours,
     slots: &Slots,

@@ -29,8 +29,7 @@ const WINDOW: u64 = 1024;
 const PREFETCH_AHEAD: usize = 16;
 /// Entries of a round ahead of the one being relaxed whose vertex's distance and arcs' start
 /// are prefetched: each entry's first reads are misses in random places, which the arcs of
-/// the entries before it hide (scale 20, delta 2, 2 threads, medians of 15 searches: 160 ms
-/// a search at 4 entries ahead, 179 at 2, 166 at 8, 188 without).
+/// the entries before it hide (4 ahead measured best: docs/benchmarks.md, "Graphs").
 const ENTRIES_AHEAD: usize = 4;
 
 /// A vertex's distance, lowered concurrently.
@@ -247,7 +246,7 @@ impl<S: Slot> Team<'_, S> {
         // A head's distance is a miss in a random place, and every lowering is a locked
         // compare-and-swap, past which no later load starts: the distance PREFETCH_AHEAD arcs
         // on is asked for early, as prefetches are not held back by locked instructions
-        // (scale 20, delta 2, 2 threads: 6% less time a search by the median of 25).
+        // (measured in docs/benchmarks.md, "Graphs").
         let prefetch_ahead = |i: usize| {
             if let Some(&later) = heads.get(i + PREFETCH_AHEAD) {
                 prefetch(&distances[later as usize]);

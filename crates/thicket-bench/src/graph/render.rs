@@ -2,8 +2,9 @@
 
 use thicket_run::bench::{cell, distinct, series_by, Align, Rendered, Table};
 
+use thicket_graph::Strategy;
+
 use super::{BenchRow, BfsBenchOptions, Experiment};
-use crate::run::Strategy;
 
 /// The progress line of one row.
 pub(super) fn case_line(row: &BenchRow) -> String {

@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaModule, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
-use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
+use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use crate::gpu::{check, CsrArrays};
+use super::{upload, DeviceGraph};
 use crate::graph::Graph;
 use crate::kernels::{
     FAR_MIN_BASE, GIANT, NEAR_BASE, NEAR_GIANTS_BASE, SSSP, SSSP_COUNTER_WORDS, SSSP_THREADS,
@@ -23,10 +23,9 @@ use crate::sssp::INFINITE;
 
 /// The bucket width the GPU search takes by default: the mean weight times 64 over the mean
 /// out-degree (at least 1), so that a round has some 64 arcs' worth of distance to settle per
-/// vertex: 2,048 on a grid of weights 1..=255 (measured on an H100: 108 ms per search on a
-/// 4096 x 4096 grid, where the mean weight, 128, takes 248 ms), about 250 on a Kronecker graph
-/// of edge factor 16.
-pub fn default_delta(graph: &Graph) -> u64 {
+/// vertex: 2,048 on a grid of weights 1..=255, about 250 on a Kronecker graph of edge factor
+/// 16 (measurements in docs/benchmarks.md, "Graphs").
+pub(crate) fn default_delta(graph: &Graph) -> u64 {
     let vertices = graph.vertices().max(1) as u128;
     let arcs = (graph.targets.len() as u128).max(1);
     let delta = u128::from(crate::sssp::default_delta(graph)) * 64 * vertices / arcs;
@@ -35,115 +34,73 @@ pub fn default_delta(graph: &Graph) -> u64 {
 
 /// One GPU search.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GpuSsspRun {
+pub(crate) struct GpuSsspRun {
     /// Each vertex's distance ([`INFINITE`] where unreached).
-    pub distances: Vec<u64>,
+    pub(crate) distances: Vec<u64>,
     /// Seconds of the search's launch (CUDA events).
-    pub kernel_seconds: f64,
+    pub(crate) kernel_seconds: f64,
     /// Rounds (grid barriers), relaxing and splitting.
-    pub rounds: u64,
-    /// Of those, splits of the far pile.
-    pub splits: u64,
+    pub(crate) rounds: u64,
     /// Near-pile vertices whose arcs were relaxed (reached vertices and the rework).
-    pub relaxed: u64,
+    pub(crate) relaxed: u64,
 }
 
 /// One GPU with the shortest-path kernel loaded and a weighted graph uploaded.
-pub struct SsspGpu {
-    gpu: Gpu,
+pub(crate) struct SsspGpu {
+    graph: DeviceGraph,
     module: Arc<CudaModule>,
-    vertices: usize,
-    arcs: u64,
-    offsets: CudaSlice<u64>,
-    targets: CudaSlice<u32>,
     /// The arcs' weights; `None`: every arc weighs 1.
     weights: Option<CudaSlice<u32>>,
-    device_bytes: u64,
 }
 
 impl SsspGpu {
-    /// Opens GPU `ordinal`, loads the kernel and uploads the graph and its weights (`None`:
-    /// every arc weighs 1). A graph that does not fit is refused with its sizes.
-    pub fn open(ordinal: usize, graph: CsrArrays<'_>, weights: Option<&[u32]>) -> Result<SsspGpu> {
-        let vertices = check(&graph)?;
-        if weights.is_some_and(|w| w.len() != graph.targets.len()) {
-            return Err(Error::InvalidInput(
-                "the weights are not one per arc".into(),
-            ));
-        }
-        let arcs = graph.targets.len() as u64;
-        let n = vertices as u64;
+    /// Loads the kernel on GPU `ordinal` (the process's shared device) and uploads `graph`
+    /// and its weights (none: every arc weighs 1). A graph that does not fit is an
+    /// [`Error::TooLarge`] with its sizes.
+    pub(crate) fn open(ordinal: usize, graph: &Graph) -> Result<SsspGpu> {
+        let arcs = graph.arcs();
+        let n = graph.vertices() as u64;
         let giant_room = arcs / GIANT as u64 + 1;
         // offsets, heads, weights; distances (8), two near and two far piles and two stamps
         // (4 each); the giants' lists
         let device_bytes = 8 * (n + 1)
-            + arcs * if weights.is_some() { 8 } else { 4 }
+            + arcs * if graph.weights.is_some() { 8 } else { 4 }
             + 8 * n
             + 6 * 4 * n
             + 2 * 4 * giant_room;
-        let gpu = Gpu::open(ordinal)?;
-        let (free, _) = gpu
-            .context()
-            .mem_get_info()
-            .map_err(GpuError::driver("cuMemGetInfo"))?;
-        if device_bytes > free as u64 {
-            return Err(Error::Gpu(format!(
-                "the graph does not fit on GPU {ordinal}: {vertices} vertices and {arcs} arcs \
-                 need {:.2} GiB ({:.1} bytes per arc, with distances and piles), {:.2} GiB are \
-                 free",
-                device_bytes as f64 / (1u64 << 30) as f64,
-                device_bytes as f64 / arcs.max(1) as f64,
-                free as f64 / (1u64 << 30) as f64
-            )));
-        }
-        let module = gpu.load_module(&SSSP.source, &SSSP.options())?;
-        let stream = gpu.stream().clone();
-        let offsets = stream
-            .clone_htod(graph.offsets)
-            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
-        let targets = stream
-            .clone_htod(graph.targets)
-            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
-        let weights = match weights {
-            Some(w) => Some(
-                stream
-                    .clone_htod(w)
-                    .map_err(GpuError::driver("cuMemcpyHtoD"))?,
-            ),
+        let uploaded = DeviceGraph::upload(ordinal, graph, device_bytes, "distances and piles")?;
+        let module = uploaded.gpu.load_module(&SSSP.source, &SSSP.options())?;
+        let weights = match &graph.weights {
+            Some(w) => Some(upload(&uploaded.gpu, w)?),
             None => None,
         };
         Ok(SsspGpu {
-            gpu,
+            graph: uploaded,
             module,
-            vertices,
-            arcs,
-            offsets,
-            targets,
             weights,
-            device_bytes,
         })
     }
 
     /// The GPU's name.
-    pub fn name(&self) -> String {
-        self.gpu.info().name.clone()
+    pub(crate) fn name(&self) -> String {
+        self.graph.name()
     }
 
     /// Bytes of GPU memory the graph and one search take.
-    pub fn device_bytes(&self) -> u64 {
-        self.device_bytes
+    pub(crate) fn device_bytes(&self) -> u64 {
+        self.graph.device_bytes
     }
 
     /// Shortest paths from `source` (0-based) with buckets of width `delta` (>= 1).
-    pub fn run(&self, source: u32, delta: u64) -> Result<GpuSsspRun> {
-        let n = self.vertices;
+    pub(crate) fn run(&self, source: u32, delta: u64) -> Result<GpuSsspRun> {
+        let n = self.graph.vertices;
         if source as usize >= n {
             return Err(Error::InvalidInput(format!(
                 "the source {source} is not a vertex (0..{n})"
             )));
         }
         let delta = delta.max(1);
-        let stream = self.gpu.stream();
+        let stream = self.graph.gpu.stream();
         let alloc = |count: usize| {
             // SAFETY: every entry of a pile is written by the search before it is read (the
             // source's by the copies below).
@@ -157,7 +114,7 @@ impl SsspGpu {
         // SAFETY: every entry is written by fill_u64 before anything reads it.
         let mut distances =
             unsafe { stream.alloc::<u64>(n) }.map_err(GpuError::driver("cuMemAlloc"))?;
-        let fill = self.gpu.load_function(&self.module, "fill_u64")?;
+        let fill = self.graph.gpu.load_function(&self.module, "fill_u64")?;
         let mut launch = stream.launch_builder(&fill);
         let (count_arg, infinite) = (n as u64, INFINITE);
         launch.arg(&mut distances).arg(&count_arg).arg(&infinite);
@@ -177,12 +134,12 @@ impl SsspGpu {
             .memcpy_htod(&[source], &mut near.slice_mut(0..1))
             .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         let mut far = alloc(2 * n)?;
-        let giant_room = (self.arcs / GIANT as u64 + 1) as usize;
+        let giant_room = (self.graph.arcs / GIANT as u64 + 1) as usize;
         let mut giants = alloc(2 * giant_room)?;
         let mut mark = zeros(n)?;
         let mut far_mark = zeros(n)?;
         let pair = stream
-            .clone_dtoh(&self.offsets.slice(s..s + 2))
+            .clone_dtoh(&self.graph.offsets.slice(s..s + 2))
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         let mut counters = vec![0u64; SSSP_COUNTER_WORDS];
         counters[NEAR_BASE] = 1;
@@ -199,7 +156,10 @@ impl SsspGpu {
         let mut stats = stream
             .alloc_zeros::<u64>(3)
             .map_err(GpuError::driver("cuMemAlloc"))?;
-        let kernel = self.gpu.load_function(&self.module, "near_far_sssp")?;
+        let kernel = self
+            .graph
+            .gpu
+            .load_function(&self.module, "near_far_sssp")?;
         let per_sm = kernel
             .occupancy_max_active_blocks_per_multiprocessor(SSSP_THREADS as u32, 0, None)
             .map_err(GpuError::driver(
@@ -212,7 +172,7 @@ impl SsspGpu {
         }
         // One block per SM: the grid barrier between rounds costs one arrival per block.
         let config = LaunchConfig {
-            grid_dim: (self.gpu.info().sm_count, 1, 1),
+            grid_dim: (self.graph.gpu.info().sm_count, 1, 1),
             block_dim: (SSSP_THREADS as u32, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -220,7 +180,7 @@ impl SsspGpu {
         let (n_arg, room_arg) = (n as u32, giant_room as u32);
         let start = record_event(stream)?;
         let mut launch = stream.launch_builder(&kernel);
-        launch.arg(&self.offsets).arg(&self.targets);
+        launch.arg(&self.graph.offsets).arg(&self.graph.targets);
         match &self.weights {
             Some(w) => launch.arg(w),
             None => launch.arg(&null),
@@ -257,7 +217,6 @@ impl SsspGpu {
             distances,
             kernel_seconds,
             rounds: stats[0],
-            splits: stats[1],
             relaxed: stats[2],
         })
     }
