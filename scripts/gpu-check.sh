@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# Checks and times `thicket queens --backend cuda` on a GPU machine, from the repository root,
-# with the release binary at target/release/thicket (or $THICKET_BIN).
+# The GPU checks and timings of thicket on a GPU machine, from the repository root.
 #
-#   scripts/gpu-check.sh           N = 4..21 on the GPU, every total and unique checked against
-#                                  OEIS; a table; exit status 1 on any mismatch or failure
+# The checks are cargo tests (crates/thicket-cli/tests/gpu.rs): every GPU path against OEIS,
+# Carneiro's Table 1, the reference prices, the max-flow and graph references or the CPU's
+# answer. Each mode below runs its part of them, the #[ignore]d larger sizes included, with
+#     cargo test --release -p thicket --test gpu -- --include-ignored --nocapture --test-threads 1
+# and then its timings with the release binary target/release/thicket (or $THICKET_BIN). On a
+# GPU machine without cargo, build the test binary where cargo is (`cargo test --release -p
+# thicket --test gpu --no-run` prints its path), copy it and target/release/thicket over, and
+# pass --test-binary FILE with THICKET_BIN=path/to/thicket. Exit status 1 when a check fails.
+#
+#   scripts/gpu-check.sh           the N-Queens checks: N = 4..21 on the GPU against OEIS, and a
+#                                  GPU ledger killed, resumed, checked and verified
+#   scripts/gpu-check.sh --all     every check of tests/gpu.rs, nothing else
 #   scripts/gpu-check.sh --bench   Markdown rows for docs/benchmarks.md: N = 16..21, wall time
 #                                  of the whole process, the CPU backend beside it up to N = 18,
 #                                  and the first-compile versus cached start-up cost
@@ -11,61 +20,59 @@
 #                                  $MULTI_REPEAT times each (default 3; 5 at N = 21), medians
 #                                  compared, each run after a warm-up count on all GPUs
 #                                  (MULTI_WAKE=0: without)
-#   --devices LIST                 GPUs for the check and bench runs (default: all)
+#   --devices LIST                 GPUs for the N-Queens checks (THICKET_GPU_DEVICES) and the
+#                                  bench runs (default: all)
+#   --test-binary FILE             run the checks with this prebuilt tests/gpu.rs binary
 #   scripts/gpu-check.sh --perm [--out DIR]
-#                                  the permutation searches (Carneiro 2017) on GPU 0: every GPU
-#                                  strategy on perm-queens N = 8..15 (nodes and solutions against
-#                                  Table 1 / OEIS), ATSP br17 and generated instances against the
-#                                  CPU search (cost, tour and, from the optimum, node counts),
-#                                  then `thicket bench perm` for N = 13..18 and the d_cpu sweep
-#                                  3..7 of bp-dfs at N = 17, written under DIR (default: perm-out)
+#                                  the permutation searches (Carneiro 2017): the checks of every
+#                                  GPU strategy on perm-queens (Table 1 / OEIS) and ATSP (against
+#                                  the CPU search); then perm-queens N = 18 on bp-dfs-pool,
+#                                  `thicket bench perm` for N = 13..18 and the d_cpu sweep 3..7
+#                                  of bp-dfs at N = 17, written under DIR (default: perm-out)
 #   scripts/gpu-check.sh --strategies [DIR]
 #                                  the papers' kernels (docs/reproduction.md): where libcudadevrt
-#                                  is; every strategy at N = 8..18 against OEIS, one bench process
-#                                  per strategy limited to $CHECK_TIMEOUT s ($DP_TIMEOUT s for the
-#                                  DP ones; defaults 15 and 20), a table in DIR/check.md with the
-#                                  refused child launches; then `thicket bench queens --strategies
-#                                  all --n 15..19` (boards predicted slower than $MAX_SECONDS s,
-#                                  default 3, capped; $BENCH_TIMEOUT s, default 50) writing table,
-#                                  CSV, JSON, SVG chart and log into DIR (default strategies-out);
-#                                  exit 1 on any mismatch or time-out
-#   scripts/gpu-check.sh --lattice every GPU lattice strategy (f32, f64) against the reference
-#                                  prices (the thesis's kernel in f32 past N = 10,000 is reported
-#                                  as "thesis f32 error", its own result, not a failure), books of
-#                                  1,024 options on the GPU against the CPU, NVIDIA's
-#                                  binomialOptions book (with NVIDIA_SAMPLE=DIR holding that
-#                                  sample built as binomialOptions_f32 and binomialOptions_f64,
-#                                  each is run 3 times beside thicket; see docs/benchmarks.md),
-#                                  and N = 30,000 / 100,000 against serial
-#   scripts/gpu-check.sh --maxflow every GPU max-flow strategy (push-relabel-gpu, mpm, mpm-active, mpm-scan;
-#                                  MAXFLOW_STRATEGIES to choose) on the DIMACS and
-#                                  generated instances against the outside reference values or
-#                                  the CPU's push-relabel, each flow certified by its min cut
-#   scripts/gpu-check.sh --graph   every GPU BFS (thesis, thesis-active, gpu) and the GPU
-#                                  shortest paths (sssp gpu) with --verify on rome99 and GAPBS's
-#                                  tiny graph against the outside references and on generated
-#                                  Kronecker and grid graphs against the CPU's answer (serial
-#                                  BFS, Dijkstra); then the times per search on Kronecker scale
+#                                  is; the checks of every strategy at N = 8..18 against OEIS;
+#                                  then `thicket bench queens --strategies all --n 15..19` (boards
+#                                  predicted slower than $MAX_SECONDS s, default 3, capped;
+#                                  $BENCH_TIMEOUT s, default 50) writing table, CSV, JSON, SVG
+#                                  chart and log into DIR (default strategies-out)
+#   scripts/gpu-check.sh --lattice the checks of every GPU lattice strategy (f32, f64) against the
+#                                  reference prices and of books on the GPU against the CPU; then
+#                                  NVIDIA's binomialOptions book (with NVIDIA_SAMPLE=DIR holding
+#                                  that sample built as binomialOptions_f32 and
+#                                  binomialOptions_f64, each is run 3 times beside thicket; see
+#                                  docs/benchmarks.md), and N = 30,000 / 100,000 against serial
+#   scripts/gpu-check.sh --maxflow the checks of every GPU max-flow strategy (push-relabel-gpu,
+#                                  mpm, mpm-active, mpm-scan) on the DIMACS and generated
+#                                  networks against the outside references or the CPU, each flow
+#                                  certified by its min cut (times: `thicket bench maxflow`)
+#   scripts/gpu-check.sh --graph   the checks of every GPU BFS (thesis, thesis-active, gpu) and
+#                                  the GPU shortest paths on rome99, GAPBS's tiny graph and
+#                                  generated graphs; then the times per search on Kronecker scale
 #                                  $GRAPH_SCALE (default 22) and a $GRAPH_GRID^2 grid (default
 #                                  2048), 8 sources each, the CPU's (multicore, delta-stepping)
 #                                  beside them unless GRAPH_CPU=0; with GRAPH_ROOTS_SCALE=S
 #                                  (e.g. 24) also the GPU BFS's mean over 64 roots on Kronecker
 #                                  scale S, edge factor 16, every answer verified, in both GTEPS
 #                                  conventions (arcs traversed, and Graph500's input edges: half)
-#   scripts/gpu-check.sh --schedule the thesis's GPU swarms (pso, mspso; shared and global
-#                                  scratch) against the serial CPU swarms on generated matrices
-#                                  and Braun's u_c_hihi.0 ($SCHEDULE_DATA, default
-#                                  crates/thicket-schedule/data/braun): both verified (assignment
-#                                  complete, makespan recomputed), the same assignment; then the
-#                                  speed-up at 60 swarms x 128 particles, 80 tasks x 8 machines;
-#                                  then the default (lp-ils) on the GPU on every Braun file
-#                                  (SCHEDULE_DEFAULT_SECONDS, 1 s): verified, bound <= makespan
-#                                  (SCHEDULE_SWARMS=0: this table alone);
-#                                  SCHEDULE_SWEEP=1: also Table 6.1's phase shares (--profile)
-#                                  and the swarm and machine sweeps
+#   scripts/gpu-check.sh --schedule the checks of the thesis's GPU swarms against the serial CPU
+#                                  swarms (the same assignment, both verified) and of the default
+#                                  (lp-ils) on the GPU on every Braun file (verified, bound <=
+#                                  makespan); SCHEDULE_SWEEP=1: also Table 6.1's phase shares
+#                                  (--profile) and the swarm and machine sweeps
+#
+# Changed from the script's earlier form: the checks print the tests' rows (`ok`, `WRONG`,
+# `NOTE`) instead of Markdown tables, and --perm and --strategies no longer write their check
+# tables under DIR (the bench outputs still go there). MAXFLOW_STRATEGIES, MAXFLOW_TIMEOUT,
+# MAXFLOW_SLOW_TIMEOUT, MAXFLOW_DATA, SCHEDULE_DATA, SCHEDULE_SWARMS, SCHEDULE_DEFAULT_SECONDS,
+# THICKET_PERM_DATA, CHECK_TIMEOUT, DP_TIMEOUT and CHECK_MAX_SECONDS are gone with the checks
+# they tuned: the tests fix their sizes, and the GPU MPMs on the long, thin genrmf a=64 b=8 and
+# RLG 256 x 256 (minutes) are left to push-relabel there.
 set -uo pipefail
 
 bin="${THICKET_BIN:-target/release/thicket}"
+test_binary=""
+every=0
 bench=0
 multi=0
 perm=0
@@ -82,6 +89,7 @@ while (($# > 0)); do
             strategies="${2:-strategies-out}"
             [[ $# -gt 1 ]] && shift
             ;;
+        --all) every=1 ;;
         --bench) bench=1 ;;
         --multi) multi=1 ;;
         --perm) perm=1 ;;
@@ -90,11 +98,23 @@ while (($# > 0)); do
         --maxflow) maxflow=1 ;;
         --schedule) schedule=1 ;;
         --out) out="$2"; shift ;;
-        --devices) devices=(--devices "$2"); shift ;;
-        *) echo "usage: $0 [--bench] [--multi] [--devices LIST] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph | --maxflow | --schedule" >&2; exit 2 ;;
+        --devices) devices=(--devices "$2"); export THICKET_GPU_DEVICES="$2"; shift ;;
+        --test-binary) test_binary="$2"; shift ;;
+        *) echo "usage: $0 [--all] [--bench] [--multi] [--devices LIST] [--test-binary FILE] | --perm [--out DIR] | --strategies [DIR] | --lattice | --graph | --maxflow | --schedule" >&2; exit 2 ;;
     esac
     shift
 done
+
+# Runs the tests of tests/gpu.rs whose names contain one of the arguments (every test without
+# one), the ignored ones included, each one's rows printed; fails when one of them fails.
+gpu_tests() {
+    local flags=(--include-ignored --nocapture --test-threads 1 "$@")
+    if [[ -n $test_binary ]]; then
+        THICKET_BIN="$bin" THICKET_REPO="${THICKET_REPO:-$PWD}" "$test_binary" "${flags[@]}"
+    else
+        cargo test --release -p thicket --test gpu -- "${flags[@]}"
+    fi
+}
 
 # OEIS A000170 (total) and A002562 (unique), N = 1..21.
 totals=(0 1 0 0 2 10 4 40 92 352 724 2680 14200 73712 365596 2279184 14772512 95815104
@@ -138,61 +158,18 @@ run_one() {
     [[ $ok == yes ]]
 }
 
-"$bin" devices || exit 1
+# Every check of tests/gpu.rs and nothing else.
+if [[ $every == 1 ]]; then
+    gpu_tests
+    exit $?
+fi
 
+# The permutation searches: the checks, then the timings of bp-dfs-pool, the bench and the
+# d_cpu sweep.
 if [[ $perm == 1 ]]; then
-    # Table 1's nodes (every feasible node, solutions included) and OEIS A000170, N = 0..15.
-    perm_nodes=(0 1 2 5 16 53 152 551 2056 8393 35538 166925 856188 4674889 27358552 171129071)
-    gpu_strategies=(bp-dfs bp-dfs-pool rec-cdp rec-dp3 cdp-bp)
+    gpu_tests perm_queens atsp || failures=$((failures + 1))
+    "$bin" devices || exit 1
     mkdir -p "$out"
-    echo "== perm-queens, every GPU strategy against Table 1 and OEIS"
-    printf '| %-11s | %3s | %11s | %9s | %9s | %3s |\n' strategy N nodes solutions seconds ok
-    printf '|---|---:|---:|---:|---:|---|\n'
-    for strategy in "${gpu_strategies[@]}"; do
-        for n in $(seq 8 15); do
-            json=$(timeout 60 "$bin" perm-queens "$n" --strategy "$strategy" --json --quiet 2>&1)
-            nodes=$(field nodes "$json")
-            solutions=$(field solutions "$json")
-            ok=no
-            [[ "$nodes" == "${perm_nodes[$n]}" && "$solutions" == "${totals[$n]}" ]] && ok=yes
-            [[ $ok == yes ]] || { failures=$((failures + 1)); echo "   $json"; }
-            printf '| %-11s | %3s | %11s | %9s | %9s | %3s |\n' "$strategy" "$n" "$nodes" "$solutions" "$(field seconds "$json")" "$ok"
-        done
-    done | tee "$out/perm-queens-check.md"
-    failures=$((failures + $(grep -cE '[|] +no [|]$' "$out/perm-queens-check.md")))
-
-    echo "== ATSP, every GPU strategy against the CPU search (partial bound)"
-    atsp_cost() { sed -n 's/.*"cost":\([0-9]*\).*/\1/p' <<<"$1"; }
-    # instance arguments | start: the TSPLIB optimum, a given bound, or the heuristic tour
-    coin_opt=$(atsp_cost "$("$bin" atsp --generate coin:14:1 --json --quiet)")
-    data="${THICKET_PERM_DATA:-crates/thicket-atsp/data}"
-    cases=("$data/br17.atsp --optimal-ub" "--generate coin:14:1 --upper-bound $coin_opt" "--generate crane:14:1")
-    {
-        printf '| instance | strategy | cost | nodes | seconds | ok |\n|---|---|---:|---:|---:|---|\n'
-        for case in "${cases[@]}"; do
-            # shellcheck disable=SC2086
-            reference=$(timeout 120 "$bin" atsp $case --bound partial --strategy multicore --json --quiet)
-            ref_cost=$(atsp_cost "$reference")
-            ref_nodes=$(field nodes "$reference")
-            printf '| %s | multicore (reference) | %s | %s | %s | - |\n' "$case" "$ref_cost" "$ref_nodes" "$(field seconds "$reference")"
-            for strategy in "${gpu_strategies[@]}"; do
-                # shellcheck disable=SC2086
-                json=$(timeout 120 "$bin" atsp $case --strategy "$strategy" --json --quiet 2>&1)
-                cost=$(atsp_cost "$json")
-                nodes=$(field nodes "$json")
-                ok=no
-                # From a bound at the optimum the node count is deterministic; from the
-                # heuristic tour it depends on when tours are found, so only the cost is compared.
-                if [[ -n "$cost" && "$cost" == "$ref_cost" ]]; then
-                    if [[ "$case" == *--generate\ crane* || "$nodes" == "$ref_nodes" ]]; then ok=yes; fi
-                fi
-                [[ $ok == yes ]] || echo "   $json" >&2
-                printf '| %s | %s | %s | %s | %s | %s |\n' "$case" "$strategy" "$cost" "$nodes" "$(field seconds "$json")" "$ok"
-            done
-        done
-    } | tee "$out/atsp-check.md"
-    failures=$((failures + $(grep -cE '[|] +no [|]$' "$out/atsp-check.md")))
-
     echo "== perm-queens N = 18, bp-dfs-pool (the target: >= 3e9 nodes/s)"
     timeout 120 "$bin" perm-queens 18 --strategy bp-dfs-pool --json --quiet | tee "$out/perm-queens-18.json"
 
@@ -210,53 +187,13 @@ if [[ $perm == 1 ]]; then
     exit 0
 fi
 
-# The graphs: every GPU BFS, verified (GAPBS's checks) and compared with the references
-# computed outside thicket (rome99 and GAPBS's tiny graph, DIMACS ids) and with the CPU's
-# answer on generated graphs; then times per search.
+# The graphs: the checks (every GPU BFS and the GPU shortest paths against the references
+# computed outside thicket and the CPU's answer), then times per search.
 if [[ $graph == 1 ]]; then
     command -v python3 >/dev/null || { echo "gpu-check --graph needs python3" >&2; exit 2; }
+    gpu_tests bfs_and_sssp || failures=$((failures + 1))
+    "$bin" devices || exit 1
     work=$(mktemp -d)
-    data=crates/thicket-graph/data
-    printf '| %-4s | %-14s | %-8s | %-13s | %9s | %12s | %8s | %10s | %s |\n' search graph source strategy reached "sum" max "kernel ms" ok
-    printf '|---|---|---:|---|---:|---:|---:|---:|---|\n'
-    # search graph source reached sum max (the references of data/SOURCE.md)
-    refs=("bfs rome99.gr 1 3353 92781 47" "bfs rome99.gr 1676 3353 86615 46" "bfs rome99.gr 3353 3353 88088 46"
-        "bfs gapbs-4.gr 1 13 12 1" "bfs gapbs-4.gr 2 1 0 0" "bfs gapbs-4.gr 9 12 13 2" "bfs gapbs-4.gr 14 8 9 2"
-        "sssp rome99.gr 1 3353 116006476 69102" "sssp rome99.gr 1676 3353 31147171 39885"
-        "sssp rome99.gr 3353 3353 33624198 42730" "sssp gapbs-4.gr 1 13 214 56" "sssp gapbs-4.gr 2 1 0 0"
-        "sssp gapbs-4.gr 9 12 551 104" "sssp gapbs-4.gr 14 8 1015 243")
-    "$bin" graph gen kron --scale 16 --edge-factor 16 --seed 3 -o "$work/kron16.tgr" 2>/dev/null
-    "$bin" graph gen grid --rows 300 --cols 300 --seed 3 -o "$work/grid300.tgr" 2>/dev/null
-    for g in kron16 grid300; do
-        for source in 0 777 4242; do
-            for search in bfs sssp; do
-                strategy=serial; [[ $search == sssp ]] && strategy=dijkstra
-                line=$("$bin" $search "$work/$g.tgr" --source $source --strategy $strategy --backend cpu --json --quiet)
-                refs+=("$search $g.tgr $source $(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['reached'], r['sum_distances'], r['max_distance'])" "$line")")
-            done
-        done
-    done
-    for row in "${refs[@]}"; do
-        read -r search file source reached sum max <<<"$row"
-        path="$data/$file"; [[ -e $path ]] || path="$work/$file"
-        strategies="thesis thesis-active gpu"; [[ $search == sssp ]] && strategies=gpu
-        for strategy in $strategies; do
-            json=$(timeout 120 "$bin" $search "$path" --source "$source" --strategy "$strategy" --backend cuda --verify --json --quiet 2>"$work/err") || json=""
-            python3 - "$json" "$search" "$file" "$source" "$strategy" "$reached" "$sum" "$max" "$(head -c 80 "$work/err")" <<'PY'
-import json, sys
-text, search, name, source, strategy, reached, total, depth, err = sys.argv[1:]
-try:
-    r = json.loads(text)
-    ok = (r["reached"], r["sum_distances"], r["max_distance"]) == (int(reached), int(total), int(depth)) and r.get("verified") is True
-    ms = r["mean_search_seconds"] * 1e3
-    print(f"| {search:<4} | {name:<14} | {source:>8} | {strategy:<13} | {r['reached']:>9} | {r['sum_distances']:>12} | {r['max_distance']:>8} | {ms:10.3f} | {'yes' if ok else 'no'} |")
-except Exception:
-    print(f"| {search:<4} | {name:<14} | {source:>8} | {strategy:<13} | {'-':>9} | {'-':>12} | {'-':>8} | {'-':>10} | no ({err.strip()}) |")
-PY
-        done
-    done | tee "$work/check.md"
-    failures=$((failures + $(grep -cE '[|] no' "$work/check.md")))
-
     scale="${GRAPH_SCALE:-22}"
     side="${GRAPH_GRID:-2048}"
     echo "== times per search (8 sources, verified): Kronecker scale $scale (edge factor 16) and a ${side}x${side} grid"
@@ -296,116 +233,21 @@ PY
     exit 0
 fi
 
-# Max flow: every GPU strategy on the copied DIMACS instances and generated ones, against the
-# reference values computed outside thicket (crates/thicket-flow/data/SOURCE.md) or the CPU's
-# push-relabel, every flow checked by its min-cut certificate (`verified`); device seconds per
-# phase of the thesis's design. MAXFLOW_TIMEOUT (default 120) s per run. The GPU MPMs need
-# many phases on the long, thin genrmf a=64 b=8 and RLG 256 x 256 (minutes): there they run
-# under MAXFLOW_SLOW_TIMEOUT (default MAXFLOW_TIMEOUT) and a timeout is reported as "slow", not
-# counted as a failure (a wrong flow still is).
+# Max flow: the checks alone (every GPU strategy against the references of
+# crates/thicket-flow/data/SOURCE.md or the CPU, each flow certified by its min cut).
 if [[ $maxflow == 1 ]]; then
-    data=${MAXFLOW_DATA:-crates/thicket-flow/data}
-    failures=0
-    printf '| %-24s | %-16s | %12s | %12s | %8s | %9s | %s | %s |\n' \
-        network strategy flow reference verified "wall s" "phases (s)" ok
-    printf '|---|---|---:|---:|---|---:|---|---|\n'
-    cases=("$data/waissi-example.max 6" "$data/genrmf-a4b3.max 228" "$data/m10.max 9860177"
-        "$data/m30.max 28258807" "$data/m50.max 42791871"
-        "--generate=genrmf:16:64:1:10000:1 1197616" "--generate=genrmf:64:8:1:10000:1 20209215 slow"
-        "--generate=rlg:256:256:10000:1 1933769 slow" "--generate=random:20000:12:1000:1 cpu"
-        "--generate=genrmf:8:8:1:100:3 cpu" "--generate=rlg:40:40:1000:3 cpu")
-    for case in "${cases[@]}"; do
-        read -r input reference slow <<<"$case"
-        if [[ $reference == cpu ]]; then
-            reference=$(field flow "$("$bin" maxflow "$input" --backend cpu --json --quiet)")
-        fi
-        for strategy in ${MAXFLOW_STRATEGIES:-push-relabel-gpu mpm mpm-active mpm-scan}; do
-            limit=${MAXFLOW_TIMEOUT:-120}
-            [[ -n "$slow" && $strategy == mpm* ]] && limit=${MAXFLOW_SLOW_TIMEOUT:-$limit}
-            json=$(timeout "$limit" "$bin" maxflow "$input" --strategy "$strategy" \
-                --backend cuda --json --quiet 2>/dev/null)
-            rc=$?
-            ((rc == 0)) || json=""
-            flow=$(field flow "$json")
-            verified=$(sed -n 's/.*"verified":\([a-z]*\).*/\1/p' <<<"$json")
-            ok=no
-            [[ -n "$flow" && "$flow" == "$reference" && "$verified" == true ]] && ok=yes
-            [[ $ok == no && $rc == 124 && -n "$slow" && $strategy == mpm* ]] && ok="slow (> $limit s)"
-            [[ $ok == no ]] && failures=$((failures + 1))
-            # Every "<phase>_seconds" key: MPM layered/prune/push_pull, push-relabel's
-            # global_relabel/push_relabel/host_return.
-            phases=$(grep -o '"[a-z_]*_seconds":[0-9.e+-]*' <<<"$json" |
-                grep -v -E '"(trial|solve|residual|device_setup|upload|download)_seconds"' |
-                sed 's/"\([a-z_]*\)_seconds":\([0-9.e+-]*\)/\1 \2/' | paste -sd, -)
-            printf '| %-24s | %-16s | %12s | %12s | %8s | %9s | %s | %s |\n' "${input##*/}" "$strategy" \
-                "${flow:-failed}" "$reference" "${verified:--}" "$(field seconds "$json")" "$phases" "$ok"
-        done
-    done
-    if ((failures > 0)); then
-        echo "gpu-check --maxflow: $failures check(s) failed" >&2
-        exit 1
-    fi
-    exit 0
+    gpu_tests maxflow
+    exit $?
 fi
 
-# Task matching: the GPU swarms against the serial CPU swarms (the same random numbers and
-# arithmetic, so the same assignment), every answer through the verifier; then the speed-up.
+# Task matching: the checks (the GPU swarms against the serial CPU swarms, the default on the
+# GPU on every Braun file), then with SCHEDULE_SWEEP=1 the thesis's sweeps.
 if [[ $schedule == 1 ]]; then
     command -v python3 >/dev/null || { echo "gpu-check --schedule needs python3" >&2; exit 2; }
+    gpu_tests schedule_ || failures=$((failures + 1))
+    "$bin" devices || exit 1
     work=$(mktemp -d)
-    data="${SCHEDULE_DATA:-crates/thicket-schedule/data/braun}"
     "$bin" schedule --generate thesis:80x8 --seed 1 --write-etc "$work/t80.etc"
-    "$bin" schedule --generate u_i_hilo:200x40 --seed 2 --write-etc "$work/i200.etc"
-    "$bin" schedule --generate thesis:100x100 --seed 3 --write-etc "$work/t100.etc"
-    cp "$data/u_c_hihi.0" "$work/u_c_hihi.0"
-    printf '| %-12s | %-6s | %6s | %10s | %-7s | %14s | %8s | %8s | %9s | %s |\n' matrix method swarms iterations scratch makespan "CPU s" "GPU s" "kernels s" ok
-    printf '|---|---|---:|---:|---|---:|---:|---:|---:|---|\n'
-    # matrix method swarms iterations scratch(auto|shared|global)
-    cases=("t80.etc mspso 10 200 auto" "t80.etc mspso 10 200 global" "t80.etc pso 1 200 auto"
-        "i200.etc mspso 10 100 auto" "t100.etc mspso 4 100 auto" "u_c_hihi.0 mspso 10 1000 auto"
-        "t80.etc mspso 60 1000 auto")
-    # SCHEDULE_SWARMS=0: the default's table only.
-    [[ ${SCHEDULE_SWARMS:-1} == 0 ]] && cases=()
-    for row in "${cases[@]}"; do
-        read -r file method swarms iterations scratch <<<"$row"
-        extra=(); [[ $scratch != auto ]] && extra=(--scratch "$scratch")
-        cpu=$(timeout 300 "$bin" schedule "$work/$file" --method "$method" --swarms "$swarms" --iterations "$iterations" \
-            --backend cpu --verify --json --quiet --assignment "$work/cpu.txt" 2>"$work/err") || cpu=""
-        gpu=$(timeout 300 "$bin" schedule "$work/$file" --method "$method" --swarms "$swarms" --iterations "$iterations" \
-            "${extra[@]}" --backend cuda --verify --json --quiet --assignment "$work/gpu.txt" 2>>"$work/err") || gpu=""
-        same=no; cmp -s "$work/cpu.txt" "$work/gpu.txt" && same=yes
-        python3 - "$cpu" "$gpu" "$file" "$method" "$swarms" "$iterations" "$same" "$(head -c 80 "$work/err")" <<'PY'
-import json, sys
-cpu, gpu, name, method, swarms, iterations, same, err = sys.argv[1:]
-try:
-    c, g = json.loads(cpu), json.loads(gpu)
-    ok = same == "yes" and c["verified"] is True and g["verified"] is True and c["makespan"] == g["makespan"]
-    print(f"| {name:<12} | {method:<6} | {swarms:>6} | {iterations:>10} | {g['scratch']:<7} | {g['makespan']:14.3f} | {c['seconds']:8.3f} | {g['seconds']:8.3f} | {g['kernel_seconds']:9.4f} | {'yes' if ok else 'no'} (x{c['seconds'] / g['kernel_seconds']:.1f} kernels, x{c['seconds'] / g['seconds']:.1f} wall) |")
-except Exception:
-    print(f"| {name:<12} | {method:<6} | {swarms:>6} | {iterations:>10} | - | - | - | - | - | no ({err.strip()}) |")
-PY
-    done | tee "$work/check.md"
-    # thicket's default (lp-ils) on the GPU: every Braun file, verified, its LP lower bound
-    # below the makespan; the gap is to that bound (SCHEDULE_DEFAULT_SECONDS, 1 s).
-    echo
-    printf '| instance | lp-ils GPU makespan | lower bound | gap to bound %% | seconds | kicks | ok |\n'
-    printf '|---|---:|---:|---:|---:|---:|---|\n'
-    "$bin" schedule --generate u_c_hihi:64x8 --seed 1 --backend cuda --time-limit 0.2 --json --quiet >/dev/null 2>&1 || true
-    for f in "$data"/u_*.0; do
-        out=$(timeout 60 "$bin" schedule "$f" --backend cuda --time-limit "${SCHEDULE_DEFAULT_SECONDS:-1}" \
-            --verify --json --quiet 2>"$work/err") || out=""
-        python3 - "$out" "$(basename "$f")" "$(head -c 80 "$work/err")" <<'PY'
-import json, sys
-out, name, err = sys.argv[1:]
-try:
-    d = json.loads(out)
-    ok = d["verified"] is True and d["backend"] == "cuda" and d["lower_bound"] <= d["makespan"] * (1 + 1e-12)
-    print(f"| {name} | {d['makespan']:.3f} | {d['lower_bound']:.3f} | {d['gap']:.3f} | {d['seconds']:.3f} | {d['kicks']} | {'yes' if ok else 'no'} |")
-except Exception:
-    print(f"| {name} | - | - | - | - | - | no ({err.strip()}) |")
-PY
-    done | tee -a "$work/check.md"
-    failures=$((failures + $(grep -cE '[|] no' "$work/check.md")))
     # SCHEDULE_SWEEP=1: the thesis's experiments on the GPU (kernel seconds, verified):
     # Table 6.1's phase shares (--profile), swarms 1..240 at 80 x 8, machines 2..100 at
     # 80 tasks with the shared and the global scratch.
@@ -437,94 +279,14 @@ PY
     exit 0
 fi
 
-# The lattices: every GPU strategy in f32 and f64 against the reference prices computed outside
-# thicket (crates/thicket-lattice/data), then books of 1,024 options x 2,048 steps (lookback
-# puts and European calls) on the tiles kernel against multicore, and the speed-ups at
+# The lattices: the checks (every GPU strategy in f32 and f64 against the reference prices,
+# books on the GPU against the CPU), then NVIDIA's sample's book and the speed-ups at
 # N = 30,000 and 100,000 over serial.
 if [[ $lattice == 1 ]]; then
     command -v python3 >/dev/null || { echo "gpu-check --lattice needs python3" >&2; exit 2; }
+    gpu_tests lattice_ || failures=$((failures + 1))
+    "$bin" devices || exit 1
     check=$(mktemp -d)
-    # id S T sigma r N american_f64 european_f64 (lookback-reference.csv)
-    refs=(
-        "hull-tn13 50 0.25 0.4 0.1 3 5.4701813761 5.2566450880"
-        "t3.1-a 50 0.35 0.3 0.10 1000 6.6772064414 6.3828928123"
-        "t3.1-b 50 1.5 0.3 0.15 5000 12.6709291440 10.3363218386"
-        "t3.1-c 25 0.75 0.3 0.10 10000 4.8969546448 4.5414854523"
-        "t3.1-f 25 0.75 0.3 0.10 30000 4.9132396506 4.5576157811"
-        "sweep-100000 50 0.35 0.3 0.1 100000 6.8179504349 6.5235930689"
-    )
-    printf '| %-12s | %6s | %-5s | %-8s | %-9s | %14s | %14s | %9s | %10s | %s |\n' \
-        id N style strategy precision price reference error "kernel ms" ok
-    printf '|---|---:|---|---|---|---:|---:|---:|---:|---|\n'
-    for row in "${refs[@]}"; do
-        read -r id s t sigma r n american european <<<"$row"
-        for style in american european; do
-            ref=$american
-            flag=()
-            [[ $style == european ]] && { ref=$european; flag=(--european); }
-            for strategy in tiles thesis hybrid; do
-                for precision in f64 f32; do
-                    json=$(timeout 120 "$bin" lookback --spot "$s" --maturity "$t" --volatility "$sigma" --rate "$r" \
-                        --steps "$n" "${flag[@]}" --strategy "$strategy" --precision "$precision" \
-                        --backend cuda --json --quiet 2>"$check/err") || json=""
-                    python3 - "$json" "$ref" "$precision" "$id" "$n" "$style" "$strategy" "$(head -c 60 "$check/err")" <<'PY'
-import json, sys
-text, ref, precision, id_, n, style, strategy, err = sys.argv[1:]
-ref = float(ref)
-try:
-    got = json.loads(text)
-    price, ms = got["price"], (got.get("kernel_seconds") or 0) * 1e3
-    # The reference has ten decimals: 1e-9 relative in f64 (and 1e-10 of rounding), 1e-3 in f32.
-    tol = (1e-9 * max(1, abs(ref)) + 1e-10) if precision == "f64" else 1e-3
-    ok = "yes" if abs(price - ref) <= tol else "no"
-    # The thesis's kernel in float loses accuracy past N = 10,000 (its own result, Table 3.1):
-    # reported, not a failure.
-    if ok == "no" and precision == "f32" and strategy in ("thesis", "hybrid"):
-        ok = "thesis f32 error"
-    print(f"| {id_:<12} | {n:>6} | {style[:5]:<5} | {strategy:<8} | {precision:<9} | {price:14.10f} | {ref:14.10f} | {abs(price-ref):9.2e} | {ms:10.3f} | {ok} |")
-except Exception:
-    # The thesis's kernel overflows in f32 at large N (u^j): reported, not a failure.
-    ok = "overflow" if "overflowed" in err else "no"
-    print(f"| {id_:<12} | {n:>6} | {style[:5]:<5} | {strategy:<8} | {precision:<9} | {'-':>14} | {ref:14.10f} | {'-':>9} | {'-':>10} | {ok} |")
-PY
-                done
-            done
-        done
-    done | tee "$check/prices.md"
-    failures=$((failures + $(grep -cE '[|] no [|]$' "$check/prices.md")))
-
-    echo "== books of 1,024 options x 2,048 steps: tiles (GPU) against multicore (CPU)"
-    for payoff in lookback-put call; do
-        for style in american european; do
-            book="$check/$payoff-$style.csv"
-            { echo "payoff,style,spot,strike,maturity,volatility,rate,steps"
-              for k in $(seq 0 1023); do
-                  strike=""; [[ $payoff == call ]] && strike=$((80 + k % 40))
-                  echo "$payoff,$style,100,$strike,$(python3 -c "print(0.25 + ($k % 8) * 0.25)"),0.$((2 + k % 3)),0.05,2048"
-              done; } >"$book"
-            for precision in f64 f32; do
-                "$bin" lookback --batch "$book" --strategy multicore --precision "$precision" --json --quiet \
-                    --output "$check/cpu-$payoff-$style-$precision.csv" >/dev/null
-                "$bin" lookback --batch "$book" --strategy tiles --precision "$precision" --backend cuda --json \
-                    --quiet --trials 3 --output "$check/gpu-$payoff-$style-$precision.csv" >"$check/gpu.json"
-                python3 - "$check/cpu-$payoff-$style-$precision.csv" "$check/gpu-$payoff-$style-$precision.csv" \
-                    "$check/gpu.json" "$payoff $style $precision" <<'PY'
-import csv, json, sys
-cpu = [float(r["price"]) for r in csv.DictReader(open(sys.argv[1]))]
-gpu = [float(r["price"]) for r in csv.DictReader(open(sys.argv[2]))]
-run = json.load(open(sys.argv[3]))
-worst = max(abs(a - b) / max(1, abs(a)) for a, b in zip(cpu, gpu))
-tol = 1e-9 if sys.argv[4].endswith("f64") else 1e-3
-ms, span = run["kernel_seconds"] * 1e3, run["span_seconds"] * 1e3
-print(f"| {sys.argv[4]:<30} | {len(gpu)} options | kernel {ms:8.3f} ms | span {span:8.3f} ms | "
-      f"{run['nodes'] / run['kernel_seconds']:.3e} nodes/s | worst diff {worst:.2e} | "
-      f"{'yes' if worst <= tol and len(cpu) == len(gpu) else 'no'} |")
-PY
-            done
-        done
-    done | tee "$check/books.md"
-    failures=$((failures + $(grep -cE '[|] no [|]$' "$check/books.md")))
-
     echo "== NVIDIA's binomialOptions book: 1,024 European calls x 2,048 steps (S 5..30, K 1..100, T 0.25..10,"
     echo "   r 0.06, sigma 0.10), upload + kernels + download, best of 3"
     python3 - "$check/nvidia-book.csv" <<'PY'
@@ -571,46 +333,15 @@ PY
     exit 0
 fi
 
-# The papers' kernels: every strategy at N = 8..18 against OEIS, one bench process per strategy
-# under its own time limit (a stall costs only that strategy's larger boards), then one bench
+# The papers' kernels: the checks of every strategy at N = 8..18 against OEIS, then one bench
 # of all strategies at N = 15..19 for the table, CSV, JSON and chart.
 if [[ -n $strategies ]]; then
-    mkdir -p "$strategies/check"
+    mkdir -p "$strategies"
     echo "libcudadevrt.a candidates present:"
     ls -l /usr/local/cuda/lib64/libcudadevrt.a /usr/local/cuda*/targets/x86_64-linux/lib/libcudadevrt.a \
         /usr/lib/x86_64-linux-gnu/libcudadevrt.a 2>/dev/null || echo "  none in the usual places"
-    all=(constellation naive l1 shared shared-nbc irrc pool-block pool-global feinbube dp1 dp2 dp3 dp-swap)
-    echo "== every strategy at N = 8..18 against OEIS A000170"
-    for s in "${all[@]}"; do
-        limit="${CHECK_TIMEOUT:-15}"
-        [[ $s == dp* ]] && limit="${DP_TIMEOUT:-20}"
-        started=$(now)
-        timeout "$limit" "$bin" bench queens --strategies "$s" --n 8..18 --max-seconds "${CHECK_MAX_SECONDS:-12}" \
-            --csv "$strategies/check/$s.csv" >/dev/null 2>"$strategies/check/$s.log"
-        echo "  $s: exit $? after $(minus "$(now)" "$started") s (limit $limit s)"
-    done
-    {
-        printf '| %-13s | %3s | %15s | %15s | %10s | %9s | %s |\n' strategy N total OEIS seconds refused ok
-        printf '|---|---:|---:|---:|---:|---:|---|\n'
-        for s in "${all[@]}"; do
-            for n in $(seq 8 18); do
-                # The CSV without its quoted fields: strategy,,n,status,total,verified,best,...
-                row=$(sed 's/"[^"]*"//g' "$strategies/check/$s.csv" 2>/dev/null | awk -F, -v n="$n" '$3 == n')
-                IFS=, read -r _ _ _ status total _ best _ _ _ _ refused _ <<<"$row"
-                ok=no
-                if [[ -z $row ]]; then
-                    status="timeout"
-                elif [[ $status == ok && $total == "${totals[$n]}" ]]; then
-                    ok=yes
-                fi
-                [[ -n $total ]] || total="${status:-none}"
-                printf '| %-13s | %3s | %15s | %15s | %10s | %9s | %s |\n' "$s" "$n" "$total" "${totals[$n]}" \
-                    "${best:-}" "${refused:-}" "$ok"
-            done
-        done
-    } | tee "$strategies/check.md"
-    # The table is built in a pipeline's subshell: count its failed rows here.
-    failures=$((failures + $(grep -cE '[|] no [|]$' "$strategies/check.md")))
+    gpu_tests papers_strategies || failures=$((failures + 1))
+    "$bin" devices || exit 1
     echo "== thicket bench queens --strategies all --n 15..19"
     timeout "${BENCH_TIMEOUT:-50}" "$bin" bench queens --strategies all --n 15..19 --repeat "${REPEAT:-1}" \
         --max-seconds "${MAX_SECONDS:-3}" --out "$strategies/strategies.md" --csv "$strategies/strategies.csv" \
@@ -624,15 +355,13 @@ if [[ -n $strategies ]]; then
     exit 0
 fi
 
+# N-Queens: the checks (N = 4..21 against OEIS, a GPU ledger killed, resumed and verified), or
+# with --bench the timings.
 if [[ $bench == 0 ]]; then
-    printf '| %3s | %15s | %13s | %9s | %9s | %3s |\n' N total unique seconds wall ok
-    printf '|---:|---:|---:|---:|---:|---|\n'
-    for n in $(seq 4 21); do
-        read -r total unique seconds wall ok < <(run_one "$n" --backend cuda "${devices[@]}") || true
-        [[ "${ok:-no}" == yes ]] || failures=$((failures + 1))
-        printf '| %3s | %15s | %13s | %9s | %9s | %3s |\n' "$n" "$total" "$unique" "$seconds" "$wall" "${ok:-no}"
-    done
+    gpu_tests queens_on_the_gpu a_killed_gpu_ledger || failures=$((failures + 1))
+    "$bin" devices || exit 1
 else
+    "$bin" devices || exit 1
     cache="$scratch/cache"
     first=$(THICKET_CACHE_DIR="$cache" "$bin" queens 8 --backend cuda --json --quiet "${devices[@]}")
     s0=$(now)
@@ -654,18 +383,6 @@ else
         fi
         echo "| $n | $wall | $seconds | $(field kernel_seconds "$json") | $(field tasks "$json") | $cpu | ${ok:-no} |"
     done
-fi
-
-if [[ $bench == 0 ]]; then
-    # A GPU ledger: killed after a moment, resumed, checked against OEIS, and a sample of its
-    # batches recounted on the CPU by `thicket verify`.
-    ledger="$scratch/q18.db"
-    timeout -s KILL 3 "$bin" queens 18 --backend cuda --ledger "$ledger" --quiet "${devices[@]}" >/dev/null 2>&1
-    "$bin" status "$ledger" || true
-    read -r total unique seconds wall ok < <(run_one 18 --backend cuda --ledger "$ledger" "${devices[@]}") || true
-    echo "GPU ledger N = 18 (killed at 3 s, resumed): total $total unique $unique, $wall s, ok ${ok:-no}"
-    [[ "${ok:-no}" == yes ]] || failures=$((failures + 1))
-    "$bin" verify "$ledger" --sample 4 || failures=$((failures + 1))
 fi
 
 if [[ $multi == 1 ]]; then
