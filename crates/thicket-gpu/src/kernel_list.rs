@@ -20,9 +20,10 @@
 ///   [`Gpu::load_linked_module`](crate::Gpu::load_linked_module)) and every kernel with
 ///   [`Gpu::load_function`](crate::Gpu::load_function). Entries whose host picks kernels by
 ///   a name it builds (one of many variants) leave it out;
-/// - the crate's kernel test `kernels::every_module::compiles_with_its_kernels_for_every_architecture_from_sm_80`,
-///   which runs [`check_modules`](crate::check_modules) over `ALL`: each module compiles,
-///   for every architecture from sm_80, and its image holds every kernel the list names.
+/// - the crate's kernel test (`kernels::every_module::compiles_with_its_kernels_...`), which
+///   runs [`check_modules`](crate::check_modules) over `ALL`: each module compiles for every
+///   architecture from sm_80 (those [`CHECK_ARCHS_ENV`](crate::CHECK_ARCHS_ENV) names, where
+///   it is set), and its image holds every kernel the list names.
 ///
 /// ```
 /// use thicket_gpu::{define, Gpu, GpuError, THICKET_HEADER};
@@ -81,7 +82,9 @@ macro_rules! kernel_modules {
                 kernels: &[$(stringify!($kernel)),*],
             };
 
-            $crate::kernel_modules!(@functions [$($functions_vis $functions)?] $name [$($kernel)*]);
+            $crate::kernel_modules!(
+                @functions [$($functions_vis $functions)?] $name $file [$($kernel)*]
+            );
         )*
 
         /// Every kernel module of the crate.
@@ -98,9 +101,9 @@ macro_rules! kernel_modules {
             }
         }
     };
-    (@functions [] $name:ident [$($kernel:ident)*]) => {};
-    (@functions [$vis:vis $functions:ident] $name:ident [$($kernel:ident)*]) => {
-        #[doc = concat!("The kernels of [`", stringify!($name), "`], loaded onto a device.")]
+    (@functions [] $name:ident $file:literal [$($kernel:ident)*]) => {};
+    (@functions [$vis:vis $functions:ident] $name:ident $file:literal [$($kernel:ident)*]) => {
+        #[doc = concat!("The kernels of `", $file, "`, loaded onto a device.")]
         #[derive(Debug, Clone)]
         $vis struct $functions {
             $(
@@ -111,7 +114,7 @@ macro_rules! kernel_modules {
 
         impl $functions {
             #[doc = concat!(
-                "Loads [`", stringify!($name), "`] onto `gpu` with its defines, and each of its kernels."
+                "Loads `", $file, "` onto `gpu` with its defines, and each of its kernels."
             )]
             $vis fn load(gpu: &$crate::Gpu) -> ::core::result::Result<Self, $crate::GpuError> {
                 let module = $name.load(gpu)?;
