@@ -1,5 +1,7 @@
-//! The CUDA kernel modules of max flow (`kernels/mpm.cu`, `kernels/push_relabel.cu`), with
-//! the host's block sizes as defines.
+//! The CUDA kernel modules of max flow (`kernels/mpm.cu`, `kernels/push_relabel.cu`,
+//! `kernels/mpm_fused.cu`), with the host's block sizes and the one-launch MPM's control-word
+//! layout as defines, and each module's kernels listed once (the structs [`MpmKernels`],
+//! [`PushRelabelKernels`] and [`MpmFusedKernels`] load them).
 
 use thicket_gpu::{define, THICKET_HEADER};
 
@@ -13,8 +15,8 @@ pub(crate) const SCAN_TILE: usize = 8 * SCAN_THREADS;
 pub(crate) const LIST_BLOCKS: usize = 1024;
 /// Sweeps over the vertices per push-relabel launch.
 pub(crate) const CYCLES: usize = 16;
-/// Push-relabel launches between global relabellings (docs/maxflow.md, "Measured", says why
-/// 64).
+/// Push-relabel launches between global relabellings: the fastest of those measured
+/// (docs/maxflow.md, "Measured").
 pub(crate) const ROUND_LAUNCHES: usize = 64;
 /// BFS levels of a global relabelling launched per read of their flags.
 pub(crate) const LEVELS_PER_READ: u32 = 32;
