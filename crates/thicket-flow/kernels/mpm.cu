@@ -28,19 +28,12 @@
 #error "mpm.cu needs the host's defines (THREADS, SCAN_THREADS, SCAN_TILE)"
 #endif
 
-typedef unsigned int u32;
-typedef long long i64;
-
 #define UNSET 0xffffffffu
 // ctl words: least potential, its vertex, its level, source and sink both alive.
 #define BEST_POTENTIAL 0
 #define BEST_VERTEX 1
 #define BEST_LEVEL 2
 #define TERMINALS_ALIVE 3
-
-__device__ __forceinline__ void atomic_add_i64(i64* at, i64 value) {
-    atomicAdd((u64*)at, (u64)value);
-}
 
 #include "mpm.cuh"
 

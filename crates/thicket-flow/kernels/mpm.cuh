@@ -11,8 +11,7 @@
 // - mark(v): what becomes of a neighbour whose potential fell or that received flow: a flag
 //   for the next scan (mpm.cu) or an append to the next list (mpm_fused.cu).
 //
-// The includer defines u32, i64 and atomic_add_i64 (signed 64-bit atomics as two's-complement
-// adds) before including it.
+// u32, i64 and atomic_add_i64 come from thicket.cuh, which the includer includes first.
 #pragma once
 
 struct PlainLoad {

@@ -29,9 +29,6 @@
 #error "mpm_fused.cu needs the host's defines"
 #endif
 
-typedef unsigned int u32;
-typedef long long i64;
-
 #define UNSET 0xffffffffu
 // Words of a round slot.
 #define FOUND 0
@@ -46,10 +43,6 @@ __device__ __forceinline__ u64 now_ns() {
     u64 t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
-}
-
-__device__ __forceinline__ void atomic_add_i64(i64* at, i64 value) {
-    atomicAdd((u64*)at, (u64)value);
 }
 
 #include "mpm.cuh"

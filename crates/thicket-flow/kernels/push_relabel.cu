@@ -24,13 +24,6 @@
 #error "push_relabel.cu needs the host's defines (THREADS, CYCLES)"
 #endif
 
-typedef unsigned int u32;
-typedef long long i64;
-
-__device__ __forceinline__ void atomic_add_i64(i64* at, i64 value) {
-    atomicAdd((u64*)at, (u64)value);
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS)
     pr_round(const u32* start, const u32* head, const u32* pair, i64* cap, u32* label,
              i64* excess, u32 n, u32 s, u32 t) {

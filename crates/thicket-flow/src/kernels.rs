@@ -1,7 +1,9 @@
-//! The CUDA kernel modules of max flow (`kernels/mpm.cu`, `kernels/push_relabel.cu`), with
-//! the host's block sizes as defines.
+//! The CUDA kernel modules of max flow (`kernels/mpm.cu`, `kernels/push_relabel.cu`,
+//! `kernels/mpm_fused.cu`), with the host's block sizes and the one-launch MPM's control-word
+//! layout as defines, and each module's kernels listed once (the structs [`MpmKernels`],
+//! [`PushRelabelKernels`] and [`MpmFusedKernels`] load them).
 
-use thicket_gpu::{define, Header, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, Header, THICKET_HEADER};
 
 /// Threads per block of the per-vertex kernels (the thesis does not say).
 pub(crate) const THREADS: usize = 256;
@@ -13,8 +15,8 @@ pub(crate) const SCAN_TILE: usize = 8 * SCAN_THREADS;
 pub(crate) const LIST_BLOCKS: usize = 1024;
 /// Sweeps over the vertices per push-relabel launch.
 pub(crate) const CYCLES: usize = 16;
-/// Push-relabel launches between global relabellings (H100, genrmf a=128 b=128: 4 gave
-/// 1,831 relabellings and 23.4 s, 16 gave 482 and 10.2 s, 64 gave 125 and 6.6 s).
+/// Push-relabel launches between global relabellings: the fastest of those measured
+/// (docs/maxflow.md, "Measured").
 pub(crate) const ROUND_LAUNCHES: usize = 64;
 /// BFS levels of a global relabelling launched per read of their flags.
 pub(crate) const LEVELS_PER_READ: u32 = 32;
@@ -32,17 +34,6 @@ fn defines() -> Vec<String> {
         define("SCAN_TILE", SCAN_TILE),
     ]
 }
-
-/// The MPM kernels.
-pub(crate) const MPM: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "mpm.cu",
-        source: include_str!("../kernels/mpm.cu"),
-        headers: &[THICKET_HEADER, MPM_HEADER],
-    },
-    linked: false,
-    defines,
-};
 
 fn push_relabel_defines() -> Vec<String> {
     vec![define("THREADS", THREADS), define("CYCLES", CYCLES)]
@@ -95,58 +86,50 @@ fn fused_defines() -> Vec<String> {
     ]
 }
 
-/// The one-launch MPM (`mpm-active`).
-pub(crate) const MPM_FUSED: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "mpm_fused.cu",
-        source: include_str!("../kernels/mpm_fused.cu"),
-        headers: &[THICKET_HEADER, MPM_HEADER],
-    },
-    linked: false,
-    defines: fused_defines,
-};
+thicket_gpu::kernel_modules! {
+    /// The MPM kernels.
+    pub(crate) MPM: "mpm.cu" {
+        sources: ["../kernels/mpm.cu"],
+        headers: [THICKET_HEADER, MPM_HEADER],
+        linked: false,
+        defines: defines,
+        kernels: [
+            fill_levels,
+            bfs_level,
+            mark_alive,
+            potentials,
+            prune,
+            prune_list,
+            argmin_reset,
+            argmin_value,
+            argmin_vertex,
+            argmin_finish,
+            push_pull,
+            push_pull_list,
+            scan_count,
+            scan_offsets,
+            scan_compact,
+        ],
+        functions: pub MpmKernels,
+    }
 
-/// The GPU push-relabel kernels.
-pub(crate) const PUSH_RELABEL: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "push_relabel.cu",
-        source: include_str!("../kernels/push_relabel.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines: push_relabel_defines,
-};
+    /// The GPU push-relabel kernels.
+    pub(crate) PUSH_RELABEL: "push_relabel.cu" {
+        sources: ["../kernels/push_relabel.cu"],
+        headers: [THICKET_HEADER],
+        linked: false,
+        defines: push_relabel_defines,
+        kernels: [pr_round, gr_init, gr_level, pr_active],
+        functions: pub PushRelabelKernels,
+    }
 
-/// Every kernel module of the crate.
-pub const ALL: [KernelModule; 3] = [MPM, PUSH_RELABEL, MPM_FUSED];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The module with all its kernels, for every architecture from sm_80 (CI:
-    /// `THICKET_REQUIRE_NVRTC=1`).
-    #[test]
-    fn the_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
-        let names: [&str; 15] = [
-            "fill_levels",
-            "bfs_level",
-            "mark_alive",
-            "potentials",
-            "prune",
-            "prune_list",
-            "argmin_reset",
-            "argmin_value",
-            "argmin_vertex",
-            "argmin_finish",
-            "push_pull",
-            "push_pull_list",
-            "scan_count",
-            "scan_offsets",
-            "scan_compact",
-        ];
-        let push_relabel: [&str; 4] = ["pr_round", "gr_init", "gr_level", "pr_active"];
-        let kernels: [&[&str]; 3] = [&names, &push_relabel, &["mpm_fused"]];
-        thicket_gpu::check_modules(&ALL, &kernels);
+    /// The one-launch MPM (`mpm-active`).
+    pub(crate) MPM_FUSED: "mpm_fused.cu" {
+        sources: ["../kernels/mpm_fused.cu"],
+        headers: [THICKET_HEADER, MPM_HEADER],
+        linked: false,
+        defines: fused_defines,
+        kernels: [mpm_fused],
+        functions: pub MpmFusedKernels,
     }
 }

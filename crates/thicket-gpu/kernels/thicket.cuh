@@ -1,14 +1,27 @@
-// thicket's shared CUDA header: what every kernel module of thicket may need. NVRTC receives
-// it as the named header "thicket.cuh" (thicket_gpu::THICKET_HEADER), and its text is part of
-// every kernel's cache key, so a change here recompiles every kernel.
+// thicket's shared CUDA header: what every kernel module of thicket may need (types, warp and
+// grid primitives; a problem's own helpers live in its crate's headers). NVRTC receives it as
+// the named header "thicket.cuh" (thicket_gpu::THICKET_HEADER), and its text is part of every
+// kernel's cache key, so a change here recompiles every kernel.
 #pragma once
 
+// Fixed-width integers (CUDA's int is 32 bits and long long 64 on every target).
+typedef unsigned int u32;
 typedef unsigned long long u64;
+typedef long long i64;
+
+// Every lane of a warp, for the *_sync warp intrinsics.
+#define FULL_MASK 0xffffffffu
+
+// Adds `value` (negative to subtract) to `*at`: CUDA has no signed 64-bit atomicAdd, and the
+// unsigned one wraps exactly as two's complement addition does.
+__device__ __forceinline__ void atomic_add_i64(i64* at, i64 value) {
+    atomicAdd((u64*)at, (u64)value);
+}
 
 // The sum of `value` over the warp, in lane 0. Every lane of the warp must call it.
 __device__ __forceinline__ u64 warp_sum(u64 value) {
     for (unsigned int offset = 16; offset > 0; offset >>= 1) {
-        value += __shfl_down_sync(0xffffffffu, value, offset);
+        value += __shfl_down_sync(FULL_MASK, value, offset);
     }
     return value;
 }
@@ -19,11 +32,6 @@ __device__ __forceinline__ void add_per_warp(u64* total, u64 value) {
     if ((threadIdx.x & 31u) == 0 && sum != 0) {
         atomicAdd(total, sum);
     }
-}
-
-// The columns of an n x n board (1 <= n <= 32) as a bit mask.
-__device__ __forceinline__ unsigned int board_mask(unsigned int n) {
-    return n == 32u ? 0xffffffffu : (1u << n) - 1u;
 }
 
 // The count of arrivals, read with acquire order so that what the other blocks wrote before

@@ -34,8 +34,9 @@ pub struct Header {
     pub source: &'static str,
 }
 
-/// thicket's shared CUDA header (`kernels/thicket.cuh`): the `u64` type, warp sums, per-warp
-/// atomic adds and board masks, written once for every kernel module.
+/// thicket's shared CUDA header (`kernels/thicket.cuh`): what every kernel module may need,
+/// written once: the `u32`, `u64` and `i64` types, `FULL_MASK`, signed 64-bit atomic adds,
+/// warp sums, per-warp atomic adds, the grid barrier and programmatic dependent launch.
 pub const THICKET_HEADER: Header = Header {
     name: "thicket.cuh",
     source: include_str!("../kernels/thicket.cuh"),
@@ -448,7 +449,7 @@ extern "C" __global__ void add_one(unsigned int *data, unsigned int n) {
         name: "with_header.cu",
         source:
             "#include \"thicket.cuh\"\n#ifndef WIDTH\n#error WIDTH is the host's\n#endif\n\
-                 extern \"C\" __global__ void k(u64* t) { add_per_warp(t, WIDTH + board_mask(3)); }",
+                 extern \"C\" __global__ void k(u64* t, i64* s) { add_per_warp(t, WIDTH); atomic_add_i64(s, -WIDTH); }",
         headers: &[THICKET_HEADER],
     };
 

@@ -57,6 +57,22 @@ pub struct ModuleStats {
     pub cache_warning: Option<String>,
 }
 
+impl ModuleStats {
+    /// The stats of a module the device had loaded already: a cache hit that took no time.
+    pub(crate) fn already_loaded(src: &KernelSource, target: &Target) -> ModuleStats {
+        ModuleStats {
+            kernel: src.name.to_owned(),
+            target: target.arch.clone(),
+            image_kind: target.kind,
+            cache_hit: true,
+            compile_time: Duration::ZERO,
+            load_time: Duration::ZERO,
+            cache_file: None,
+            cache_warning: None,
+        }
+    }
+}
+
 impl Gpu {
     /// Opens device `ordinal` (retaining its primary context).
     ///
@@ -185,19 +201,7 @@ impl Gpu {
             nvrtc_version,
         });
         if let Some(module) = self.loaded_module(&key) {
-            return Ok((
-                module,
-                ModuleStats {
-                    kernel: src.name.to_owned(),
-                    target: target.arch,
-                    image_kind: target.kind,
-                    cache_hit: true,
-                    compile_time: Duration::ZERO,
-                    load_time: Duration::ZERO,
-                    cache_file: None,
-                    cache_warning: None,
-                },
-            ));
+            return Ok((module, ModuleStats::already_loaded(src, &target)));
         }
         let compile_now = || compile(src, &target, options);
 
@@ -212,10 +216,7 @@ impl Gpu {
             }
             Err(error) => return Err(error),
         };
-        self.loaded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, Arc::clone(&module));
+        self.keep_loaded(key, &module);
         let Fetched {
             cache_hit,
             compile_time,
@@ -239,12 +240,20 @@ impl Gpu {
     }
 
     /// The module loaded under cache key `key`, if this device has loaded it.
-    fn loaded_module(&self, key: &str) -> Option<Arc<CudaModule>> {
+    pub(crate) fn loaded_module(&self, key: &str) -> Option<Arc<CudaModule>> {
         self.loaded
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(key)
             .cloned()
+    }
+
+    /// Remembers `module` as loaded under cache key `key`.
+    pub(crate) fn keep_loaded(&self, key: String, module: &Arc<CudaModule>) {
+        self.loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::clone(module));
     }
 
     /// Loads an image into this device's context.

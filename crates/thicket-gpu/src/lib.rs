@@ -7,6 +7,8 @@
 //!   [`Gpu::load_module`], which compiles CUDA C++ with NVRTC for the device's exact
 //!   architecture and caches the CUBIN on disk ([`kernel_cache_dir`]).
 //! - [`compile_for_arch`] and [`nvrtc_status`]: compilation without a driver or GPU, for CI.
+//! - [`kernel_modules!`]: a solver crate's kernel modules as one list, from which its
+//!   [`KernelModule`] consts, their structs of loaded kernels and its kernel test follow.
 //! - [`Gpu::load_linked_module`]: kernels that launch kernels (dynamic parallelism), compiled
 //!   with `-rdc=true` and linked with the toolkit's `libcudadevrt.a` by the driver's linker.
 //! - [`run_work_queue`]: a dynamic work queue spreading chunks of work over several devices;
@@ -25,6 +27,7 @@ mod dependent;
 mod environment;
 mod error;
 mod gpu;
+mod kernel_list;
 mod link;
 mod mapped;
 mod modules;
@@ -47,7 +50,9 @@ pub use link::{
     compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
 };
 pub use mapped::MappedWord;
-pub use modules::{architectures_from, check_modules, compile_everywhere, KernelModule};
+pub use modules::{
+    architectures_from, check_modules, compile_everywhere, KernelModule, CHECK_ARCHS_ENV,
+};
 pub use peer::{peer_atomics, PeerMemory};
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};

@@ -286,7 +286,8 @@ impl Gpu {
     /// The linked image is cached on disk like [`Gpu::load_module_with_stats`]'s, under a key
     /// that also covers the library's contents; [`ModuleStats::compile_time`] is then the time
     /// of compiling and linking together. Fails with [`GpuError::Unavailable`] when
-    /// `libcudadevrt.a` cannot be found (see [`find_cudadevrt`]).
+    /// `libcudadevrt.a` cannot be found (see [`find_cudadevrt`]). A module this device already
+    /// loaded is returned at once (a cache hit with no load time).
     pub fn load_linked_module(
         &self,
         src: &KernelSource,
@@ -311,6 +312,9 @@ impl Gpu {
             driver_version: self.info().driver_version,
             nvrtc_version,
         });
+        if let Some(module) = self.loaded_module(&key) {
+            return Ok((module, ModuleStats::already_loaded(src, &target)));
+        }
         let cache = KernelCache::new(self.kernel_cache_dir().map(Path::to_owned));
         let compile_and_link = || {
             let image = compile(src, &target, &options)?;
@@ -343,6 +347,7 @@ impl Gpu {
             }
             Err(error) => return Err(error),
         };
+        self.keep_loaded(key, &module);
         Ok((
             module,
             ModuleStats {

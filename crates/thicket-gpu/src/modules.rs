@@ -1,11 +1,22 @@
-//! Kernel modules as solver crates list them (one `kernels.rs` per crate), and the check that
-//! compiles every listed module for every architecture NVRTC supports, without a GPU.
+//! Kernel modules as solver crates list them (one `kernels.rs` per crate, written with
+//! [`crate::kernel_modules!`]), and the check that compiles every listed module for every
+//! architecture NVRTC supports, without a GPU.
+
+use std::sync::Arc;
+
+use cudarc::driver::CudaModule;
 
 use crate::compile::{compile_for_arch, supported_archs};
 use crate::link::compile_relocatable_for_arch;
-use crate::{GpuError, KernelSource};
+use crate::{Gpu, GpuError, KernelSource, ModuleStats};
 
-/// One kernel module: its source, how it is built, and the constants the host hands it.
+/// The environment variable that narrows [`check_modules`] to a comma-separated list of
+/// architectures (e.g. `sm_90`) while iterating on a kernel; unset, it compiles for every
+/// architecture from sm_80 up.
+pub const CHECK_ARCHS_ENV: &str = "THICKET_CHECK_ARCHS";
+
+/// One kernel module: its source, how it is built, the constants the host hands it and the
+/// kernels it holds.
 #[derive(Debug, Clone, Copy)]
 pub struct KernelModule {
     /// The source with its headers.
@@ -15,6 +26,8 @@ pub struct KernelModule {
     pub linked: bool,
     /// The `-D` options ([`crate::define`]) that hand the host's constants to the kernel.
     pub defines: fn() -> Vec<String>,
+    /// The names of its `extern "C"` kernels, which [`check_modules`] finds in its image.
+    pub kernels: &'static [&'static str],
 }
 
 impl KernelModule {
@@ -31,13 +44,29 @@ impl KernelModule {
             compile_for_arch(&self.source, arch, &self.options())
         }
     }
+
+    /// Loads the module onto `gpu` with its defines: a linked module through
+    /// [`Gpu::load_linked_module`], any other through [`Gpu::load_module_with_stats`].
+    pub fn load_with_stats(&self, gpu: &Gpu) -> Result<(Arc<CudaModule>, ModuleStats), GpuError> {
+        if self.linked {
+            gpu.load_linked_module(&self.source, &self.options())
+        } else {
+            gpu.load_module_with_stats(&self.source, &self.options())
+        }
+    }
+
+    /// Loads the module onto `gpu`, as [`KernelModule::load_with_stats`] does.
+    pub fn load(&self, gpu: &Gpu) -> Result<Arc<CudaModule>, GpuError> {
+        self.load_with_stats(gpu).map(|(module, _)| module)
+    }
 }
 
-/// The kernel test of a solver crate: compiles each of `modules` for sm_90 and checks that its
-/// image holds the kernels `kernels` lists for it (same order), then compiles every module for
-/// every architecture from sm_80 up. Without NVRTC it says that nothing was compiled, and
-/// panics where `THICKET_REQUIRE_NVRTC=1` (CI). A failure panics with the compiler's message.
-pub fn check_modules(modules: &[KernelModule], kernels: &[&[&str]]) {
+/// The kernel test of a solver crate ([`crate::kernel_modules!`] writes it): compiles each of
+/// `modules` for sm_90 and checks that its image holds every kernel it lists, then compiles
+/// every module for every architecture from sm_80 up (only those [`CHECK_ARCHS_ENV`] names,
+/// where it is set). Without NVRTC it says that nothing was compiled, and panics where
+/// `THICKET_REQUIRE_NVRTC=1` (CI). A failure panics with the compiler's message.
+pub fn check_modules(modules: &[KernelModule]) {
     if let Err(error) = crate::nvrtc_status() {
         if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
             panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
@@ -45,11 +74,11 @@ pub fn check_modules(modules: &[KernelModule], kernels: &[&[&str]]) {
         println!("NOTE: libnvrtc is absent, so the kernels were NOT compiled ({error})");
         return;
     }
-    for (module, names) in modules.iter().zip(kernels) {
+    for module in modules {
         let image = module
             .compile_for_arch("sm_90")
             .unwrap_or_else(|e| panic!("{e}"));
-        for name in names.iter() {
+        for name in module.kernels {
             let bytes = name.as_bytes();
             assert!(
                 image.windows(bytes.len()).any(|w| w == bytes),
@@ -58,8 +87,11 @@ pub fn check_modules(modules: &[KernelModule], kernels: &[&[&str]]) {
             );
         }
     }
-    let archs = architectures_from(80).unwrap_or_else(|e| panic!("{e}"));
-    let compiled = compile_everywhere(modules, 80).unwrap_or_else(|e| panic!("{e}"));
+    let archs = match std::env::var(CHECK_ARCHS_ENV) {
+        Ok(list) => list.split(',').map(|a| a.trim().to_owned()).collect(),
+        Err(_) => architectures_from(80).unwrap_or_else(|e| panic!("{e}")),
+    };
+    let compiled = compile_for_archs(modules, &archs).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(compiled, modules.len() * archs.len());
     println!(
         "compiled {} modules for {}",
@@ -83,7 +115,11 @@ pub fn architectures_from(oldest: u32) -> Result<Vec<String>, GpuError> {
 /// parallel; returns how many compilations ran, or the first failure (naming module and
 /// architecture).
 pub fn compile_everywhere(modules: &[KernelModule], oldest: u32) -> Result<usize, GpuError> {
-    let archs = architectures_from(oldest)?;
+    compile_for_archs(modules, &architectures_from(oldest)?)
+}
+
+/// Compiles every module for each of `archs`, the architectures in parallel.
+fn compile_for_archs(modules: &[KernelModule], archs: &[String]) -> Result<usize, GpuError> {
     let results: Vec<Result<usize, GpuError>> = std::thread::scope(|scope| {
         let jobs: Vec<_> = archs
             .iter()

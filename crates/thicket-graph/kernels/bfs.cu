@@ -34,9 +34,6 @@
 #endif
 
 #define UNVISITED 0xffffffffu
-#define FULL_MASK 0xffffffffu
-
-typedef unsigned int u32;
 
 // Every entry of `values` set to `value` (the host's initial levels and parents).
 extern "C" __global__ void fill_u32(u32* values, u64 count, u32 value) {

@@ -27,10 +27,7 @@
 #error "sssp.cu needs the host's defines (GIANT, the counters' layout)"
 #endif
 
-#define FULL_MASK 0xffffffffu
 #define INFINITE 0xffffffffffffffffull
-
-typedef unsigned int u32;
 
 // The counters (u64 words), rotating by three so that the next one can be cleared while the
 // current one is read: per near round its pile's size and giants, per far epoch its pile's

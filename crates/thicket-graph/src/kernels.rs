@@ -2,9 +2,9 @@
 //! the host's block sizes, the direction switch's parameters and the counters' layouts as
 //! defines.
 
-use thicket_gpu::{define, Header, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, Header, THICKET_HEADER};
 
-/// The crate's own header: the grid barrier of the one-launch searches.
+/// The crate's own header: how the one-launch searches spread a level over the grid.
 const GRID_HEADER: Header = Header {
     name: "grid.cuh",
     source: include_str!("../kernels/grid.cuh"),
@@ -61,17 +61,6 @@ fn defines() -> Vec<String> {
     ]
 }
 
-/// The BFS kernels.
-pub(crate) const BFS: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "bfs.cu",
-        source: include_str!("../kernels/bfs.cu"),
-        headers: &[THICKET_HEADER, GRID_HEADER],
-    },
-    linked: false,
-    defines,
-};
-
 /// near_far_sssp's counters (u64 words): per near round (mod 3) its pile's size and giants,
 /// per far epoch (mod 3) its pile's size and smallest recorded distance, the barrier's arrivals.
 pub(crate) const NEAR_BASE: usize = 0;
@@ -95,38 +84,32 @@ fn sssp_defines() -> Vec<String> {
     ]
 }
 
-/// The shortest-path kernels.
-pub(crate) const SSSP: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "sssp.cu",
-        source: include_str!("../kernels/sssp.cu"),
-        headers: &[THICKET_HEADER, GRID_HEADER],
-    },
-    linked: false,
-    defines: sssp_defines,
-};
+thicket_gpu::kernel_modules! {
+    /// The BFS kernels.
+    pub(crate) BFS: "bfs.cu" {
+        sources: ["../kernels/bfs.cu"],
+        headers: [THICKET_HEADER, GRID_HEADER],
+        linked: false,
+        defines: defines,
+        kernels: [
+            thesis_bfs,
+            active_bfs,
+            scan_count,
+            scan_offsets,
+            scan_compact,
+            fast_bfs,
+            fill_u32,
+        ],
+        functions: pub BfsKernels,
+    }
 
-/// Every kernel module of the crate.
-pub const ALL: [KernelModule; 2] = [BFS, SSSP];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The module with all its kernels, for every architecture from sm_80 (CI:
-    /// `THICKET_REQUIRE_NVRTC=1`).
-    #[test]
-    fn the_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
-        let names: [&str; 7] = [
-            "thesis_bfs",
-            "active_bfs",
-            "scan_count",
-            "scan_offsets",
-            "scan_compact",
-            "fast_bfs",
-            "fill_u32",
-        ];
-        let kernels: [&[&str]; 2] = [&names, &["near_far_sssp", "fill_u64"]];
-        thicket_gpu::check_modules(&ALL, &kernels);
+    /// The shortest-path kernels.
+    pub(crate) SSSP: "sssp.cu" {
+        sources: ["../kernels/sssp.cu"],
+        headers: [THICKET_HEADER, GRID_HEADER],
+        linked: false,
+        defines: sssp_defines,
+        kernels: [near_far_sssp, fill_u64],
+        functions: pub SsspKernels,
     }
 }

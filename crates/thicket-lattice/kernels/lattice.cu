@@ -11,8 +11,6 @@
 #error "lattice.cu needs the host's defines (TILE_BLOCK_NODES, PARAM_DOUBLES, P_*)"
 #endif
 
-#define FULL_MASK 0xffffffffu
-
 // ---------------------------------------------------------------------------------------------
 // The thesis's kernel (Algorithm 1): one launch per layer, one thread per node, the values of
 // the layer below staged through shared memory with one halo value at each end of the block,

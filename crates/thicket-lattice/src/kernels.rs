@@ -2,7 +2,7 @@
 //! kernel and thicket's tile kernel, with the host's block size and parameter layout as
 //! defines.
 
-use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, THICKET_HEADER};
 
 /// The most nodes a block of the tile kernel holds (threads times nodes per lane): a kernel of
 /// R nodes a lane runs at most this / R threads a block (its launch bounds), so that a kernel
@@ -43,47 +43,31 @@ fn defines() -> Vec<String> {
     ]
 }
 
-/// The lattice kernels.
-pub(crate) const LATTICE: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "lattice.cu",
-        source: include_str!("../kernels/lattice.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines,
-};
-
-/// Every kernel module of the crate.
-pub const ALL: [KernelModule; 1] = [LATTICE];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The module with all its kernels, for every architecture from sm_80 (CI:
-    /// `THICKET_REQUIRE_NVRTC=1`).
-    #[test]
-    fn the_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
-        let mut names = vec![
-            "thesis_layer_f32".to_string(),
-            "thesis_layer_f64".to_string(),
-        ];
-        for real in ["f32", "f64"] {
-            for kind in ["lookback", "vanilla"] {
-                for style in ["american", "european"] {
-                    names.push(format!("lattice_tile_{real}_{kind}_{style}_r16"));
-                }
-            }
-        }
-        for kind in ["lookback", "vanilla"] {
-            for style in ["american", "european"] {
-                names.push(format!("lattice_tile_f64_{kind}_{style}_r12"));
-            }
-        }
-        names.push("lattice_tile_f32_vanilla_european_r32".to_string());
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let kernels: [&[&str]; 1] = [&names];
-        thicket_gpu::check_modules(&ALL, &kernels);
+thicket_gpu::kernel_modules! {
+    /// The lattice kernels: the thesis's per layer, and the tile kernel per precision, kind,
+    /// exercise style and nodes per lane (`lattice_tile_<real>_<kind>_<style>_r<R>`), which
+    /// the host picks by name.
+    pub(crate) LATTICE: "lattice.cu" {
+        sources: ["../kernels/lattice.cu"],
+        headers: [THICKET_HEADER],
+        linked: false,
+        defines: defines,
+        kernels: [
+            thesis_layer_f32,
+            thesis_layer_f64,
+            lattice_tile_f32_lookback_american_r16,
+            lattice_tile_f32_lookback_european_r16,
+            lattice_tile_f32_vanilla_american_r16,
+            lattice_tile_f32_vanilla_european_r16,
+            lattice_tile_f64_lookback_american_r16,
+            lattice_tile_f64_lookback_european_r16,
+            lattice_tile_f64_vanilla_american_r16,
+            lattice_tile_f64_vanilla_european_r16,
+            lattice_tile_f64_lookback_american_r12,
+            lattice_tile_f64_lookback_european_r12,
+            lattice_tile_f64_vanilla_american_r12,
+            lattice_tile_f64_vanilla_european_r12,
+            lattice_tile_f32_vanilla_european_r32,
+        ],
     }
 }

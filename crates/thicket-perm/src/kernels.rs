@@ -3,7 +3,7 @@
 //! problem's CDP-BP kernel includes (`kernels/perm_cdp.cuh`, [`PERM_CDP_HEADER`]); the ATSP's
 //! modules live in thicket-atsp. Each module takes the host's constants as defines.
 
-use thicket_gpu::{define, Header, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, Header, THICKET_HEADER};
 
 use crate::gpu::queens::ROOT_WORDS;
 
@@ -17,47 +17,25 @@ fn queens_defines() -> Vec<String> {
     vec![define("QROOT_WORDS", ROOT_WORDS)]
 }
 
-/// N-Queens as a permutation: BP-DFS, the pool, REC-CDP and REC-DP3.
-pub(crate) const QUEENS: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "perm_queens.cu",
-        source: include_str!("../kernels/perm_queens.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines: queens_defines,
-};
+thicket_gpu::kernel_modules! {
+    /// N-Queens as a permutation: BP-DFS, the pool, REC-CDP and REC-DP3.
+    pub(crate) QUEENS: "perm_queens.cu" {
+        sources: ["../kernels/perm_queens.cu"],
+        headers: [THICKET_HEADER],
+        linked: false,
+        defines: queens_defines,
+        kernels: [queens_bp_dfs, queens_pool, queens_expand],
+        functions: pub QueensKernels,
+    }
 
-/// N-Queens as a permutation with CDP-BP: linked with the device runtime.
-pub(crate) const QUEENS_CDP: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "perm_queens_cdp.cu",
-        source: concat!(
-            include_str!("../kernels/perm_queens.cu"),
-            include_str!("../kernels/perm_queens_cdp.cu")
-        ),
-        headers: &[THICKET_HEADER, PERM_CDP_HEADER],
-    },
-    linked: true,
-    defines: queens_defines,
-};
-
-/// Every kernel module of the crate.
-pub const ALL: [KernelModule; 2] = [QUEENS, QUEENS_CDP];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every module, with its kernels in it, for every architecture from sm_80 (CI:
-    /// `THICKET_REQUIRE_NVRTC=1`). The CDP-BP module is only compiled (relocatable code):
-    /// linking it needs the device runtime of a CUDA install.
-    #[test]
-    fn every_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
-        let kernels: [&[&str]; 2] = [
-            &["queens_bp_dfs", "queens_pool", "queens_expand"],
-            &["queens_cdp_bp"],
-        ];
-        thicket_gpu::check_modules(&ALL, &kernels);
+    /// N-Queens as a permutation with CDP-BP, beside the kernels of [`QUEENS`]: linked with
+    /// the device runtime.
+    pub(crate) QUEENS_CDP: "perm_queens_cdp.cu" {
+        sources: ["../kernels/perm_queens.cu", "../kernels/perm_queens_cdp.cu"],
+        headers: [THICKET_HEADER, PERM_CDP_HEADER],
+        linked: true,
+        defines: queens_defines,
+        kernels: [queens_bp_dfs, queens_pool, queens_expand, queens_cdp_bp],
+        functions: pub QueensCdpKernels,
     }
 }

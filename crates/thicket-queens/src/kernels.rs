@@ -1,8 +1,9 @@
 //! The CUDA kernel modules of thicket-queens (`kernels/*.cu`), each with the host constants it
-//! is compiled with: the kernels include thicket-gpu's shared header and `#error` when a
-//! define is missing, so host and device cannot disagree on a block size or a record layout.
+//! is compiled with: the kernels include thicket-gpu's shared header (and, where they need the
+//! board's column mask, the crate's `kernels/queens.cuh`) and `#error` when a define is
+//! missing, so host and device cannot disagree on a block size or a record layout.
 
-use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, Header, THICKET_HEADER};
 
 use crate::gpu::tasks::{GAP_SHIFT, PLAN_WORDS};
 
@@ -13,75 +14,67 @@ pub(crate) const QUEENS_BLOCK: u32 = 128;
 /// "\\", "/", table word}.
 pub(crate) const QUEENS_STACK_ENTRY_BYTES: usize = 20;
 
-/// thicket's constellation kernel (`kernels/queens.cu`).
-pub(crate) const QUEENS: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "queens.cu",
-        source: include_str!("../kernels/queens.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines: || {
-        vec![
-            define("BLOCK", QUEENS_BLOCK),
-            define("STACK_ENTRY_BYTES", QUEENS_STACK_ENTRY_BYTES),
-            define("PLAN_WORDS", PLAN_WORDS),
-            define("GAP_SHIFT", GAP_SHIFT),
-        ]
-    },
+/// The crate's own header: what several of its kernels share (the board's column mask).
+pub(crate) const QUEENS_HEADER: Header = Header {
+    name: "queens.cuh",
+    source: include_str!("../kernels/queens.cuh"),
 };
 
-/// Zhang, Shu and Wu 2011's kernels (`kernels/strategies/zhang.cu`).
-pub(crate) const ZHANG: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "zhang.cu",
-        source: include_str!("../kernels/strategies/zhang.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines: Vec::new,
-};
+fn queens_defines() -> Vec<String> {
+    vec![
+        define("BLOCK", QUEENS_BLOCK),
+        define("STACK_ENTRY_BYTES", QUEENS_STACK_ENTRY_BYTES),
+        define("PLAN_WORDS", PLAN_WORDS),
+        define("GAP_SHIFT", GAP_SHIFT),
+    ]
+}
 
-/// Feinbube et al. 2010's kernel (`kernels/strategies/feinbube.cu`).
-pub(crate) const FEINBUBE: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "feinbube.cu",
-        source: include_str!("../kernels/strategies/feinbube.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines: Vec::new,
-};
+thicket_gpu::kernel_modules! {
+    /// thicket's constellation kernel (`kernels/queens.cu`).
+    pub(crate) QUEENS: "queens.cu" {
+        sources: ["../kernels/queens.cu"],
+        headers: [THICKET_HEADER],
+        linked: false,
+        defines: queens_defines,
+        kernels: [queens_count],
+        functions: pub ConstellationKernels,
+    }
 
-/// Plauth et al. 2016's dynamic-parallelism kernels (`kernels/strategies/plauth_dp.cu`),
-/// linked with the device runtime.
-pub(crate) const PLAUTH: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "plauth_dp.cu",
-        source: include_str!("../kernels/strategies/plauth_dp.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: true,
-    defines: Vec::new,
-};
+    /// Zhang, Shu and Wu 2011's kernels (`kernels/strategies/zhang.cu`).
+    pub(crate) ZHANG: "zhang.cu" {
+        sources: ["../kernels/strategies/zhang.cu"],
+        headers: [THICKET_HEADER],
+        linked: false,
+        defines: Vec::new,
+        kernels: [
+            zhang_global,
+            zhang_shared_conflicting,
+            zhang_shared_transposed,
+            zhang_irrc,
+            zhang_pool_block,
+            zhang_pool_global,
+        ],
+        functions: pub ZhangKernels,
+    }
 
-/// Every kernel module of the crate.
-pub const ALL: [KernelModule; 4] = [QUEENS, ZHANG, FEINBUBE, PLAUTH];
+    /// Feinbube et al. 2010's kernel (`kernels/strategies/feinbube.cu`).
+    pub(crate) FEINBUBE: "feinbube.cu" {
+        sources: ["../kernels/strategies/feinbube.cu"],
+        headers: [THICKET_HEADER, QUEENS_HEADER],
+        linked: false,
+        defines: Vec::new,
+        kernels: [feinbube_nqueens],
+        functions: pub FeinbubeKernels,
+    }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every module, with a kernel of it checked, for every architecture from sm_80 (CI:
-    /// `THICKET_REQUIRE_NVRTC=1`).
-    #[test]
-    fn every_module_compiles_for_every_architecture_from_sm_80() {
-        let kernels: [&[&str]; 4] = [
-            &["queens_count"],
-            &["zhang_pool_global"],
-            &["feinbube_nqueens"],
-            &["dp_swap"],
-        ];
-        thicket_gpu::check_modules(&ALL, &kernels);
+    /// Plauth et al. 2016's dynamic-parallelism kernels (`kernels/strategies/plauth_dp.cu`),
+    /// linked with the device runtime.
+    pub(crate) PLAUTH: "plauth_dp.cu" {
+        sources: ["../kernels/strategies/plauth_dp.cu"],
+        headers: [THICKET_HEADER, QUEENS_HEADER],
+        linked: true,
+        defines: Vec::new,
+        kernels: [dp1_swarm, dp1_root, dp_condensed, dp_swap],
+        functions: pub PlauthKernels,
     }
 }

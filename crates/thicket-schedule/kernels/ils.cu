@@ -13,7 +13,6 @@
 #endif
 
 typedef unsigned short u16;
-typedef unsigned int u32;
 
 #define ILS_WARPS (ILS_THREADS / 32)
 

@@ -2,7 +2,7 @@
 //! defines, compiled without FMA contraction so that the GPU rounds as the serial swarms do;
 //! the default's GPU search (`kernels/ils.cu`).
 
-use thicket_gpu::{define, KernelModule, KernelSource, THICKET_HEADER};
+use thicket_gpu::{define, THICKET_HEADER};
 
 /// The most particles of a swarm (one block per swarm, one thread per particle).
 pub const MAX_PARTICLES: usize = 1024;
@@ -19,17 +19,6 @@ fn defines() -> Vec<String> {
     ]
 }
 
-/// The swarm kernels.
-pub(crate) const MSPSO: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "mspso.cu",
-        source: include_str!("../kernels/mspso.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines,
-};
-
 /// Threads per block (one chain) of the GPU search.
 pub const ILS_THREADS: usize = 256;
 
@@ -37,39 +26,34 @@ fn ils_defines() -> Vec<String> {
     vec![define("ILS_THREADS", ILS_THREADS)]
 }
 
-/// The GPU search's kernels (thicket's default).
-pub(crate) const ILS: KernelModule = KernelModule {
-    source: KernelSource {
-        name: "ils.cu",
-        source: include_str!("../kernels/ils.cu"),
-        headers: &[THICKET_HEADER],
-    },
-    linked: false,
-    defines: ils_defines,
-};
+thicket_gpu::kernel_modules! {
+    /// The swarm kernels.
+    pub(crate) MSPSO: "mspso.cu" {
+        sources: ["../kernels/mspso.cu"],
+        headers: [THICKET_HEADER],
+        linked: false,
+        defines: defines,
+        kernels: [
+            pso_init,
+            pso_fill_random,
+            pso_fitness_shared,
+            pso_fitness_global,
+            pso_bests,
+            pso_update,
+            pso_rank,
+            pso_gather,
+            pso_scatter,
+        ],
+        functions: pub SwarmKernels,
+    }
 
-/// Every kernel module of the crate.
-pub const ALL: [KernelModule; 2] = [MSPSO, ILS];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The module with all its kernels, for every architecture from sm_80 (CI:
-    /// `THICKET_REQUIRE_NVRTC=1`).
-    #[test]
-    fn the_module_compiles_with_its_kernels_for_every_architecture_from_sm_80() {
-        let names: [&str; 8] = [
-            "pso_init",
-            "pso_fill_random",
-            "pso_fitness_shared",
-            "pso_fitness_global",
-            "pso_bests",
-            "pso_update",
-            "pso_rank",
-            "pso_gather",
-        ];
-        let kernels: [&[&str]; 2] = [&names, &["ils_chains", "ils_restart"]];
-        thicket_gpu::check_modules(&ALL, &kernels);
+    /// The GPU search's kernels (thicket's default).
+    pub(crate) ILS: "ils.cu" {
+        sources: ["../kernels/ils.cu"],
+        headers: [THICKET_HEADER],
+        linked: false,
+        defines: ils_defines,
+        kernels: [ils_chains, ils_restart],
+        functions: pub SearchKernels,
     }
 }

@@ -3,24 +3,23 @@
 //! strategy needs them, so every later solve in the process, whichever network, pays neither
 //! the context nor the modules again.
 //!
-//! The structs of loaded functions, one per kernel module, are here together, each filled
-//! field by field from its module.
+//! The structs of loaded functions, one per kernel module, come from the one kernel list in
+//! `kernels.rs`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::CudaFunction;
 use thicket_core::Result;
-use thicket_gpu::{Gpu, KernelModule};
+use thicket_gpu::Gpu;
 
 use super::GpuStrategy;
-use crate::kernels::{MPM, MPM_FUSED, PUSH_RELABEL};
+use crate::kernels::{MpmFusedKernels, MpmKernels, PushRelabelKernels};
 
 /// One GPU and the kernels loaded on it so far.
 pub(crate) struct FlowDevice {
     gpu: Arc<Gpu>,
     mpm: OnceLock<MpmKernels>,
-    fused: OnceLock<FusedKernels>,
+    fused: OnceLock<MpmFusedKernels>,
     push_relabel: OnceLock<PushRelabelKernels>,
 }
 
@@ -74,19 +73,17 @@ impl FlowDevice {
 
     /// The MPM kernels (`mpm`, `mpm-scan`).
     pub fn mpm(&self) -> Result<&MpmKernels> {
-        once(&self.mpm, || MpmKernels::load(&self.gpu, &MPM))
+        once(&self.mpm, || Ok(MpmKernels::load(&self.gpu)?))
     }
 
     /// The one-launch MPM (`mpm-active`).
-    pub fn fused(&self) -> Result<&FusedKernels> {
-        once(&self.fused, || FusedKernels::load(&self.gpu, &MPM_FUSED))
+    pub fn fused(&self) -> Result<&MpmFusedKernels> {
+        once(&self.fused, || Ok(MpmFusedKernels::load(&self.gpu)?))
     }
 
     /// The push-relabel kernels.
     pub fn push_relabel(&self) -> Result<&PushRelabelKernels> {
-        once(&self.push_relabel, || {
-            PushRelabelKernels::load(&self.gpu, &PUSH_RELABEL)
-        })
+        once(&self.push_relabel, || Ok(PushRelabelKernels::load(&self.gpu)?))
     }
 }
 
@@ -98,83 +95,4 @@ fn once<T>(cell: &OnceLock<T>, load: impl FnOnce() -> Result<T>) -> Result<&T> {
     }
     let value = load()?;
     Ok(cell.get_or_init(|| value))
-}
-
-/// The functions of `kernels/mpm.cu`.
-pub(crate) struct MpmKernels {
-    pub fill_levels: CudaFunction,
-    pub bfs_level: CudaFunction,
-    pub mark_alive: CudaFunction,
-    pub potentials: CudaFunction,
-    pub prune: CudaFunction,
-    pub prune_list: CudaFunction,
-    pub argmin_reset: CudaFunction,
-    pub argmin_value: CudaFunction,
-    pub argmin_vertex: CudaFunction,
-    pub argmin_finish: CudaFunction,
-    pub push_pull: CudaFunction,
-    pub push_pull_list: CudaFunction,
-    pub scan_count: CudaFunction,
-    pub scan_offsets: CudaFunction,
-    pub scan_compact: CudaFunction,
-}
-
-impl MpmKernels {
-    fn load(gpu: &Gpu, module: &KernelModule) -> Result<MpmKernels> {
-        let loaded = gpu.load_module(&module.source, &module.options())?;
-        let f = |name: &str| gpu.load_function(&loaded, name);
-        Ok(MpmKernels {
-            fill_levels: f("fill_levels")?,
-            bfs_level: f("bfs_level")?,
-            mark_alive: f("mark_alive")?,
-            potentials: f("potentials")?,
-            prune: f("prune")?,
-            prune_list: f("prune_list")?,
-            argmin_reset: f("argmin_reset")?,
-            argmin_value: f("argmin_value")?,
-            argmin_vertex: f("argmin_vertex")?,
-            argmin_finish: f("argmin_finish")?,
-            push_pull: f("push_pull")?,
-            push_pull_list: f("push_pull_list")?,
-            scan_count: f("scan_count")?,
-            scan_offsets: f("scan_offsets")?,
-            scan_compact: f("scan_compact")?,
-        })
-    }
-}
-
-/// The function of `kernels/mpm_fused.cu`.
-pub(crate) struct FusedKernels {
-    pub mpm_fused: CudaFunction,
-}
-
-impl FusedKernels {
-    fn load(gpu: &Gpu, module: &KernelModule) -> Result<FusedKernels> {
-        let loaded = gpu.load_module(&module.source, &module.options())?;
-        let f = |name: &str| gpu.load_function(&loaded, name);
-        Ok(FusedKernels {
-            mpm_fused: f("mpm_fused")?,
-        })
-    }
-}
-
-/// The functions of `kernels/push_relabel.cu`.
-pub(crate) struct PushRelabelKernels {
-    pub pr_round: CudaFunction,
-    pub gr_init: CudaFunction,
-    pub gr_level: CudaFunction,
-    pub pr_active: CudaFunction,
-}
-
-impl PushRelabelKernels {
-    fn load(gpu: &Gpu, module: &KernelModule) -> Result<PushRelabelKernels> {
-        let loaded = gpu.load_module(&module.source, &module.options())?;
-        let f = |name: &str| gpu.load_function(&loaded, name);
-        Ok(PushRelabelKernels {
-            pr_round: f("pr_round")?,
-            gr_init: f("gr_init")?,
-            gr_level: f("gr_level")?,
-            pr_active: f("pr_active")?,
-        })
-    }
 }

@@ -16,7 +16,7 @@ use cudarc::driver::{CudaSlice, CudaStream, PushKernelArg};
 use thicket_core::Result;
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use super::device::MpmKernels;
+use crate::kernels::MpmKernels;
 use super::{blocks, launched, per_list, per_vertex, signed, FlowGpu, GpuPhases, GpuSolved};
 use crate::kernels::{SCAN_THREADS, SCAN_TILE};
 use crate::mpm::SolveStats;

@@ -6,6 +6,7 @@
 // Each thread writes its count to counts[thread]; the host sums them.
 
 #include "thicket.cuh"
+#include "queens.cuh"
 
 extern __shared__ unsigned feinbube_shared[];
 

@@ -19,6 +19,7 @@
 // N = 16), which is what made the paper's scheme stall or fall back from N = 16 on.
 
 #include "thicket.cuh"
+#include "queens.cuh"
 
 struct Config {     // boardConfig_t: the masks of the next row to fill, and its index
     unsigned col;
