@@ -83,7 +83,9 @@ impl FlowDevice {
 
     /// The push-relabel kernels.
     pub fn push_relabel(&self) -> Result<&PushRelabelKernels> {
-        once(&self.push_relabel, || Ok(PushRelabelKernels::load(&self.gpu)?))
+        once(&self.push_relabel, || {
+            Ok(PushRelabelKernels::load(&self.gpu)?)
+        })
     }
 }
 

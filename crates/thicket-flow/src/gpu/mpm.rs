@@ -16,8 +16,8 @@ use cudarc::driver::{CudaSlice, CudaStream, PushKernelArg};
 use thicket_core::Result;
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use crate::kernels::MpmKernels;
 use super::{blocks, launched, per_list, per_vertex, signed, FlowGpu, GpuPhases, GpuSolved};
+use crate::kernels::MpmKernels;
 use crate::kernels::{SCAN_THREADS, SCAN_TILE};
 use crate::mpm::SolveStats;
 

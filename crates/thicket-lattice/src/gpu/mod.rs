@@ -65,6 +65,8 @@ trait DeviceReal:
     DeviceRepr
     + ValidAsZeroBits
     + Copy
+    + Send
+    + Sync
     + Into<f64>
     + Unpin
     + PartialOrd

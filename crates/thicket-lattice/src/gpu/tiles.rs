@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 use thicket_core::{Error, Result};
 use thicket_gpu::{launch_after, record_event, seconds_between, GpuError};
 
@@ -51,6 +52,10 @@ struct KernelRun {
     stages: Vec<BookStage>,
     options: Range<usize>,
 }
+
+/// Options per rayon task when a book's records are made and its prices read out: fewer per
+/// task and the tasks cost more than the work.
+const PARALLEL_OPTIONS: usize = 128;
 
 impl LatticeGpu {
     /// One option on the tile kernel: one block where the lattice fits in one, overlapping
@@ -275,9 +280,13 @@ impl LatticeGpu {
         let staged = &mut staged
             .as_mut_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?[..options * PARAM_DOUBLES];
-        for (record, &i) in staged.chunks_exact_mut(PARAM_DOUBLES).zip(chunk) {
-            gpu_record(&contracts[i], precision, record)?;
-        }
+        // A record costs a few hundred nanoseconds: a book's records are made on the caller's
+        // pool, so that a thousand options add tens of microseconds, not hundreds.
+        staged
+            .par_chunks_exact_mut(PARAM_DOUBLES)
+            .with_min_len(PARALLEL_OPTIONS)
+            .zip(chunk.par_iter())
+            .try_for_each(|(record, &i)| gpu_record(&contracts[i], precision, record))?;
         let params = records.device.at_least(stream, options * PARAM_DOUBLES)?;
         let first = layers.first.at_least(stream, 6 * options)?;
         let prices = layers.prices.at_least(stream, options)?;
@@ -347,11 +356,15 @@ impl LatticeGpu {
         let values = first_host
             .as_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?;
-        let mut priced = Vec::with_capacity(options);
-        for (k, &i) in chunk.iter().enumerate() {
-            let six: [f64; 6] = std::array::from_fn(|r| values[6 * k + r].into());
-            priced.push(read_out_layers(&contracts[i], &first_layers(&six))?);
-        }
+        let priced = chunk
+            .par_iter()
+            .with_min_len(PARALLEL_OPTIONS)
+            .enumerate()
+            .map(|(k, &i)| {
+                let six: [f64; 6] = std::array::from_fn(|r| values[6 * k + r].into());
+                read_out_layers(&contracts[i], &first_layers(&six))
+            })
+            .collect::<Result<Vec<Priced>>>()?;
         Ok(GpuPriced {
             priced,
             kernel_seconds,
