@@ -3,17 +3,17 @@
 //! the same graphs, the mean time per graph, the GPU's time per phase (Tables 5.1–5.3) and the
 //! speed-up over `mpm-serial`. Every flow is certified (as every `maxflow` run is) and the
 //! strategies must agree on each graph. A strategy whose next size is predicted to pass the
-//! cap is skipped (`thicket_run::bench::Sweep`). `--family genrmf` and `--family rlg` run the
+//! cap is skipped (`crate::harness::Sweep`). `--family genrmf` and `--family rlg` run the
 //! modern families at about the same vertex counts instead.
 
 mod render;
 
 use std::time::Instant;
 
+use crate::harness::{AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
 use thicket_core::{Backend, Error, Result, RunOptions};
 use thicket_flow::generate::{Family, Spec};
 use thicket_flow::{maxflow, MaxflowOptions, Network, Strategy};
-use thicket_run::bench::{AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
 
 use render::{accumulate, render, Row};
 

@@ -21,12 +21,12 @@
 
 mod render;
 
+use crate::harness::{timed, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
 use serde::Serialize;
 use thicket_core::{Backend, Error, Result, RunOptions};
 use thicket_graph::{
     random_sources, search, Generator, Loaded, Problem, SearchOptions, SourceSearch, Strategy,
 };
-use thicket_run::bench::{timed, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
 
 use render::{case_line, render};
 

@@ -15,6 +15,11 @@
 //! thicket strategy against it within the thesis's 1e-3 up to N = 30,000; the thesis's own
 //! kernel in f32 is only reported (it loses that tolerance past 10,000, as in the thesis).
 
+use crate::chart::Series;
+use crate::harness::{
+    cell, distinct, repeat, series_by, timed, AfterCase, AfterFailure, Align, Outcome, Plan,
+    Rendered, Report, Sweep, Table,
+};
 use rayon::ThreadPool;
 use serde::Serialize;
 use thicket_core::{Backend, Error, Result, RunOptions, SplitMix};
@@ -22,11 +27,6 @@ use thicket_lattice::{
     goldman_sosin_gatto, lattice_nodes, price, price_book, BookRun, Contract, Market, Payoff,
     Precision, PriceOptions, Strategy, Style, HYBRID_THRESHOLD,
 };
-use thicket_run::bench::{
-    cell, distinct, repeat, series_by, timed, AfterCase, AfterFailure, Align, Outcome, Plan,
-    Rendered, Report, Sweep, Table,
-};
-use thicket_run::chart::Series;
 
 /// Past this N the f32 prices are reported, not checked (the and thesis's range).
 const F32_CHECKED_UP_TO: usize = 30_000;

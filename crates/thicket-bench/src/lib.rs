@@ -3,8 +3,10 @@
 //! caps, repeats, typed outcomes, Markdown/CSV/JSON tables and SVG charts). The `thicket
 //! bench` command fills the options from its flags.
 
+pub mod chart;
 pub mod flow;
 pub mod graph;
+pub mod harness;
 pub mod lattice;
 pub mod perm;
 pub mod queens;

@@ -5,13 +5,13 @@
 //! A strategy is skipped at an N where its time, extrapolated from its last time by the growth
 //! of the tree (Table 1's node counts), would pass the cap; the row says so.
 
-use serde::Serialize;
-use thicket_core::{Backend, Error, Result, RunOptions};
-use thicket_perm::{count_queens, perm_queens, GpuParams, PermOptions, PermQueensCount, Strategy};
-use thicket_run::bench::{
+use crate::harness::{
     cell, distinct, repeat, series_by, timed, AfterCase, AfterFailure, Align, Outcome, Plan,
     Rendered, Report, Sweep, Table,
 };
+use serde::Serialize;
+use thicket_core::{Backend, Error, Result, RunOptions};
+use thicket_perm::{count_queens, perm_queens, GpuParams, PermOptions, PermQueensCount, Strategy};
 
 /// What `thicket bench perm` runs.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,12 +4,12 @@
 
 pub mod strategies;
 
-use thicket_core::{Error, Progress, Result};
-use thicket_queens::{count_cpu, count_mirror, known_counts};
-use thicket_run::bench::{
+use crate::harness::{
     measure, measurement_csv, measurement_table, series_by, AfterCase, Measurement, Rendered,
     Report,
 };
+use thicket_core::{Error, Progress, Result};
+use thicket_queens::{count_cpu, count_mirror, known_counts};
 
 /// Name of the reference row in the table.
 const BASELINE: &str = "baseline-mirror";

@@ -23,9 +23,9 @@ mod render;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::harness::{cell, AfterCase, Outcome, Report};
 use serde::Serialize;
 use thicket_core::{Backend, Error, Measured, Result, RunOptions};
-use thicket_run::bench::{cell, AfterCase, Outcome, Report};
 use thicket_schedule::{
     assignment, schedule, Etc, Generator, Method, ScheduleOptions, ScheduleRun, Scratch,
     SwarmParams,
@@ -608,7 +608,7 @@ mod tests {
             device: 0,
         };
         let mut lines = 0;
-        let outputs = thicket_run::bench::Outputs {
+        let outputs = crate::harness::Outputs {
             dir: Some(dir.path().to_path_buf()),
             ..Default::default()
         };

@@ -106,8 +106,8 @@ pub struct BenchOutputArgs {
 
 impl BenchOutputArgs {
     /// The files asked for.
-    pub fn outputs(&self) -> thicket_run::bench::Outputs {
-        thicket_run::bench::Outputs {
+    pub fn outputs(&self) -> thicket_bench::harness::Outputs {
+        thicket_bench::harness::Outputs {
             markdown: self.out.clone(),
             csv: self.csv.clone(),
             json: self.json_out.clone(),

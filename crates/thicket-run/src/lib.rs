@@ -4,12 +4,9 @@
 //! [`BatchPlan`]; a [`BatchWorker`] (a CPU pool, open GPUs) runs them. On that contract this
 //! crate builds, once for every problem: the SQLite [`ledger`] that records each finished
 //! batch, resumable runs and shards ([`runner`]), `status` and `verify` ([`inspect`]), `merge`,
-//! MPI runs over many nodes ([`mpi`], feature `mpi`), and the benchmark harness ([`mod@bench`],
-//! [`chart`]) that times any solver and writes Markdown, CSV, JSON and SVG.
+//! and MPI runs over many nodes ([`mpi`], feature `mpi`).
 
 pub mod batched;
-pub mod bench;
-pub mod chart;
 pub mod inspect;
 pub mod ledger;
 pub mod mpi;

@@ -2,9 +2,9 @@
 //! times with their speed-ups over `mpm-serial`, each phase's speed-up (the thesis's Table
 //! 5.3) and the host's steps.
 
+use crate::harness::{cell, series_by, Align, Rendered, Table};
 use serde_json::json;
 use thicket_flow::Strategy;
-use thicket_run::bench::{cell, series_by, Align, Rendered, Table};
 
 use super::{BenchFamily, MaxflowBenchOptions};
 

@@ -1,6 +1,6 @@
 //! The tables, JSON and chart of `thicket bench bfs`.
 
-use thicket_run::bench::{cell, distinct, series_by, Align, Rendered, Table};
+use crate::harness::{cell, distinct, series_by, Align, Rendered, Table};
 
 use thicket_graph::Strategy;
 

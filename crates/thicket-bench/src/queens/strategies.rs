@@ -3,14 +3,14 @@
 //! A strategy's larger boards are skipped once its next run is predicted (from the growth of
 //! its last two) to pass the cap, and after a failure.
 
+use crate::harness::{
+    series_by, AfterCase, AfterFailure, Align, Outcome, Plan, Rendered, Report, Sweep, Table,
+};
 use serde::Serialize;
 use serde_json::json;
 use thicket_core::{Backend, Error, Result, RunOptions};
 use thicket_gpu::Gpu;
 use thicket_queens::{known_counts, CountOptions, Counted, Params, Strategy};
-use thicket_run::bench::{
-    series_by, AfterCase, AfterFailure, Align, Outcome, Plan, Rendered, Report, Sweep, Table,
-};
 
 /// What the strategies bench runs.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! The bench's tables (one per part that ran), the CSV and JSON of every row, and the chart.
 
-use thicket_run::bench::{cell, Align, Rendered, Table};
-use thicket_run::chart::Series;
+use crate::chart::Series;
+use crate::harness::{cell, Align, Rendered, Table};
 use thicket_schedule::{Scratch, SWARM_PHASES};
 
 use super::{Row, Trace};

@@ -3,12 +3,12 @@
 //! every case, so that an interrupted bench keeps what it measured.
 
 use clap::{Args, Subcommand};
+use thicket_bench::harness::{pretty_json, AfterCase, Report};
 use thicket_bench::perm::BenchOptions;
 use thicket_bench::queens::strategies::StrategyBenchOptions;
 use thicket_bench::queens::CpuBenchOptions;
 use thicket_core::Result;
 use thicket_queens::Strategy;
-use thicket_run::bench::{pretty_json, AfterCase, Report};
 
 use super::lattice::PRECISIONS;
 use super::queens::PaperArgs;
