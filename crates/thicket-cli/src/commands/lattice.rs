@@ -81,7 +81,15 @@ pub struct LatticeArgs {
     /// With --batch: write the prices to this file (CSV, or JSON for a .json name) and the
     /// summary to stdout; an existing file is replaced only once everything is priced. `-`:
     /// CSV on stdout, as without --output.
-    #[arg(long = "output", short = 'o', value_name = "FILE", requires = "batch")]
+    // `requires` alone lets `--output` pass beside the single-option flags (clap takes their
+    // conflict with --batch as excusing its absence), so it conflicts with them too.
+    #[arg(
+        long = "output",
+        short = 'o',
+        value_name = "FILE",
+        requires = "batch",
+        conflicts_with_all = ["spot", "maturity", "volatility", "rate", "steps", "call", "european"]
+    )]
     pub output_file: Option<std::path::PathBuf>,
     /// Where to run (--devices: the GPU's ordinal, default 0).
     #[command(flatten)]
