@@ -132,11 +132,10 @@ pub fn run_options(backend: &BackendArgs, output: &OutputArgs, trials: &TrialArg
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
-        Ok(_) => Err(format!(
-            "'{}' is not a positive number of seconds",
+        _ => Err(format!(
+            "time cap '{}' is not a positive number of seconds",
             cut(text)
         )),
-        Err(_) => Err(format!("'{}' is not a number of seconds", cut(text))),
     }
 }
 
