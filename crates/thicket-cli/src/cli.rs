@@ -2,6 +2,7 @@
 //! a command line it cannot parse. Each subcommand's flags live beside its handler in
 //! `commands/`, the flag groups several share in `flags.rs`.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -139,10 +140,16 @@ pub fn parse() -> Result<Cli, ExitCode> {
 
 /// Prints clap's own rendering of a command line it could not parse (the error, the usage
 /// line and its "did you mean" tip) on stderr with exit code 2; help and version go to
-/// stdout with exit code 0.
+/// stdout with exit code 0, through the output module like every other print.
 pub fn report_parse_error(err: clap::Error) -> ExitCode {
-    // Printing fails only on a closed stream, where there is no one left to tell.
-    let _ = err.print();
+    if err.use_stderr() {
+        // Failing to print on stderr leaves no one to tell; the exit code still says it.
+        let _ = err.print();
+    } else if std::io::stdout().is_terminal() {
+        out!("{}", err.render().ansi());
+    } else {
+        out!("{}", err.render());
+    }
     ExitCode::from(err.exit_code().clamp(0, 255) as u8)
 }
 

@@ -127,6 +127,26 @@ pub fn run_options(backend: &BackendArgs, output: &OutputArgs, trials: &TrialArg
     }
 }
 
+/// Parses a time cap in seconds: a finite number above 0 (`-1`, `0`, `nan` and `inf` would
+/// make a bench skip everything or nothing).
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
+        _ => Err(format!(
+            "time cap '{}' is not a positive number of seconds",
+            cut(text)
+        )),
+    }
+}
+
+/// `text` cut to 40 characters for a message, with `...` where it was cut.
+pub fn cut(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
 /// Parses a shard `i/K` (0 <= i < K).
 pub fn parse_shard(text: &str) -> Result<Shard, String> {
     Shard::parse(text).map_err(|e| e.message())

@@ -1,8 +1,13 @@
 //! The `thicket` command line: thin over the library crates.
 
+// First: its print macros are then in scope in every module below.
+#[macro_use]
+mod output;
+
 mod cli;
 mod commands;
 mod flags;
+mod preflight;
 mod progress_bar;
 mod stdio;
 mod version;
@@ -20,7 +25,20 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    let outcome = match cli.command {
+    let outcome = preflight::check(&cli.command).and_then(|()| run(cli.command));
+    output::flush();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            errln!("thicket: {err}");
+            ExitCode::from(err.exit_code() as u8)
+        }
+    }
+}
+
+/// Runs the command.
+fn run(command: Command) -> thicket_core::Result<()> {
+    match command {
         Command::Queens(args) => commands::queens::run(&args),
         Command::Devices(args) => commands::devices::run(&args),
         Command::PermQueens(args) => commands::perm::run(&args),
@@ -38,19 +56,12 @@ fn main() -> ExitCode {
         Command::Bench { problem } => commands::bench::run(&problem),
         Command::Completions(args) => commands::completions::run(&args),
         Command::Man => commands::man::run(),
-    };
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("thicket: {err}");
-            ExitCode::from(err.exit_code() as u8)
-        }
     }
 }
 
 /// A reader that stops early (`thicket queens --help | head`) ends thicket as it ends other
-/// command-line tools, by the default SIGPIPE action, instead of a panic in `println!` (Rust
-/// ignores SIGPIPE, so a write to a closed pipe fails and the print macros panic on it).
+/// command-line tools, by the default SIGPIPE action, instead of an error from a print (Rust
+/// ignores SIGPIPE, so a write to a closed pipe would fail; see `output.rs`).
 fn end_quietly_on_a_closed_pipe() {
     #[cfg(unix)]
     // SAFETY: restoring a signal's default action, before any thread is started.

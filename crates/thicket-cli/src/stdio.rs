@@ -2,7 +2,7 @@
 //! reads only from a path, standard input is copied into a temporary file first (removed
 //! afterwards), and the error messages name it `<stdin>` instead of the temporary path.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use thicket_core::{write_atomically, Error, Result};
@@ -57,11 +57,10 @@ pub fn write_output_with(
     write_stdout(&bytes)
 }
 
+/// Writes `bytes` to stdout; a failure ends thicket (see `output.rs`).
 fn write_stdout(bytes: &[u8]) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::file(Path::new("<stdout>"), e))
+    crate::output::stdout_bytes(bytes);
+    Ok(())
 }
 
 /// A new temporary folder and the path of `name` inside it.

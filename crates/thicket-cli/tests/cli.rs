@@ -210,7 +210,8 @@ fn atsp_solves_br17_and_reports_bad_files_by_line() {
 #[test]
 fn a_missing_file_is_named() {
     let output = thicket(&["atsp", "no-such-instance.atsp"]);
-    assert_eq!(output.status.code(), Some(1));
+    // A missing input is bad input, as in every command.
+    assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
     assert_eq!(message.trim().lines().count(), 1, "{message}");
     assert!(message.contains("no-such-instance.atsp"), "{message}");

@@ -644,10 +644,11 @@ fn a_failed_book_leaves_the_existing_output_untouched() {
             "out.csv"
         ]
     );
-    // An output in a directory that does not exist is named, not a temporary file.
+    // An output in a directory that does not exist is named, not a temporary file, and
+    // refused before the run as bad input.
     let missing = dir.path().join("no-such-dir").join("out.csv");
     let output = price_book(&dir.path().join("book.csv"), &missing, &[]);
-    assert_one_line_error(&output, 1, &["no-such-dir/out.csv"], "missing directory");
+    assert_one_line_error(&output, 2, &["no-such-dir/out.csv"], "missing directory");
     assert!(!stderr(&output).contains("at path"), "{}", stderr(&output));
 }
 

@@ -129,9 +129,9 @@ pub fn run(args: &AtspArgs) -> Result<()> {
             if args.output.json {
                 let mut value = serde_json::Value::Object(run.stats());
                 value["shard"] = json!(shard.label());
-                println!("{value}");
+                outln!("{value}");
             } else {
-                println!(
+                outln!(
                     "shard {} of {} complete: best tour of its subtrees {} ({} nodes); combine the shards with `thicket merge`",
                     shard.label(),
                     run.name,
@@ -162,21 +162,21 @@ fn load(args: &AtspArgs) -> Result<Instance> {
 pub fn print_run(measured: &Measured<AtspRun>, json: bool) {
     let run = &measured.output;
     if json {
-        println!("{}", measured.json(run.stats()));
+        outln!("{}", measured.json(run.stats()));
         return;
     }
     let solution = &run.solution;
     let known = thicket_atsp::known_optimum(&run.name);
     let tour: Vec<String> = solution.tour.iter().map(usize::to_string).collect();
-    println!("ATSP {} ({} cities)", run.name, run.n);
-    println!(
+    outln!("ATSP {} ({} cities)", run.name, run.n);
+    outln!(
         "  cost       {:>12}{}",
         solution.cost,
         verdict(known, solution.cost)
     );
-    println!("  tour       {}", tour.join(" "));
-    println!("  nodes      {:>12}", solution.nodes);
-    println!(
+    outln!("  tour       {}", tour.join(" "));
+    outln!("  nodes      {:>12}", solution.nodes);
+    outln!(
         "  optimal    {}",
         if solution.proven_optimal {
             "proven"
@@ -184,10 +184,10 @@ pub fn print_run(measured: &Measured<AtspRun>, json: bool) {
             "not proven"
         }
     );
-    println!("  wall time  {:>10.3} s", measured.info.seconds);
+    outln!("  wall time  {:>10.3} s", measured.info.seconds);
     let bound = thicket_atsp::bound_name(run.bound);
     match &run.gpu {
-        Some(gpu) => println!(
+        Some(gpu) => outln!(
             "  search     {bound} bound, {} on {}, d_cpu {}, d_gpu {}, {} roots",
             run.strategy.name(),
             gpu.device,
@@ -195,14 +195,14 @@ pub fn print_run(measured: &Measured<AtspRun>, json: bool) {
             gpu.depths.d_gpu,
             gpu.roots
         ),
-        None => println!(
+        None => outln!(
             "  search     {bound} bound, {}, {} threads",
             run.strategy.name(),
             run.threads
         ),
     }
     if let Some(verified) = measured.verified {
-        println!(
+        outln!(
             "  verified   {}",
             if verified {
                 "against the TSPLIB optimum"

@@ -13,8 +13,8 @@ use thicket_queens::Strategy;
 use super::lattice::PRECISIONS;
 use super::queens::PaperArgs;
 use crate::flags::{
-    choices, parse_book_size, parse_depths, parse_grid, parse_scales, parse_sizes, parse_steps,
-    parse_vertex_counts, BenchOutputArgs, SizeList,
+    choices, parse_book_size, parse_depths, parse_grid, parse_scales, parse_seconds, parse_sizes,
+    parse_steps, parse_vertex_counts, BenchOutputArgs, SizeList,
 };
 
 /// Problems `thicket bench` can time.
@@ -75,7 +75,7 @@ pub struct BenchScheduleArgs {
     #[arg(long, value_delimiter = ',')]
     pub braun: Vec<std::path::PathBuf>,
     /// The default's time limit per matrix, seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = parse_seconds)]
     pub time_limit: f64,
     /// CPU threads of the default (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -139,7 +139,7 @@ pub struct BenchMaxflowArgs {
     pub strategies: Vec<thicket_flow::Strategy>,
     /// A strategy is not run at a size where its time per graph, predicted from the size
     /// before, would exceed this many seconds (the row says so).
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, value_parser = parse_seconds)]
     pub max_seconds: f64,
     /// The GPU's ordinal.
     #[arg(
@@ -202,7 +202,7 @@ pub struct BenchBfsArgs {
     pub delta: Option<u64>,
     /// The time cap, in seconds, of one strategy on one graph (roots past it are dropped; a
     /// strategy whose one search is predicted to pass it is skipped) and of making one graph.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = parse_seconds)]
     pub max_seconds: f64,
     /// CPU threads of the parallel CPU strategies (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -265,7 +265,7 @@ pub struct BenchLookbackArgs {
     pub repeat: usize,
     /// A case predicted to take longer than this many seconds (from the lattice's node
     /// count and the strategy's last time) is skipped.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = parse_seconds)]
     pub max_seconds: f64,
     /// CPU threads for multicore (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -295,10 +295,10 @@ pub struct BenchPermArgs {
     pub strategies: Vec<thicket_perm::Strategy>,
     /// A strategy is not run at an N where its time, predicted from the N before by the
     /// growth of the tree, would exceed this many seconds (the row says so).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, value_parser = parse_seconds)]
     pub max_seconds: f64,
     /// The same cap for the CPU strategies (serial, multicore); default: `--max-seconds`.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_seconds)]
     pub cpu_max_seconds: Option<f64>,
     /// Runs per configuration; the table shows the best and the median.
     #[arg(long = "trials", alias = "repeat", default_value_t = 1)]
@@ -340,7 +340,7 @@ pub struct BenchQueensArgs {
     pub strategies: Option<StrategyList>,
     /// With --strategies: skip a strategy's larger boards once its next run is predicted
     /// (from its last two) to take longer than this many seconds.
-    #[arg(long, default_value_t = 60.0, requires = "strategies")]
+    #[arg(long, default_value_t = 60.0, requires = "strategies", value_parser = parse_seconds)]
     pub max_seconds: f64,
     /// With --strategies: the GPU to run on.
     #[arg(
@@ -551,12 +551,12 @@ fn report(
 ) -> Result<()> {
     let files = outputs.outputs();
     let report = bench(&mut |line, rendered| {
-        eprintln!("{line}");
+        errln!("{line}");
         files.write(rendered)
     })?;
     match outputs.json {
-        true => println!("{}", pretty_json(&report.rendered.json)?),
-        false => print!("{}", report.rendered.markdown),
+        true => outln!("{}", pretty_json(&report.rendered.json)?),
+        false => out!("{}", report.rendered.markdown),
     }
     report.verdict
 }

@@ -12,9 +12,12 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-/// Prints the completion script on stdout.
+/// Prints the completion script on stdout (made in memory first: clap_complete panics on a
+/// failed write).
 pub fn run(args: &CompletionsArgs) -> Result<()> {
     let mut command = crate::cli::command();
-    clap_complete::generate(args.shell, &mut command, "thicket", &mut std::io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "thicket", &mut script);
+    crate::output::stdout_bytes(&script);
     Ok(())
 }

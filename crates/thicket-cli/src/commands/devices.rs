@@ -34,13 +34,13 @@ pub fn run(args: &DevicesArgs) -> Result<()> {
                 "cpu_path": path,
             }),
         };
-        println!("{value}");
+        outln!("{value}");
         return Ok(());
     }
     match &probed {
         Ok(gpus) => {
             for gpu in gpus {
-                println!(
+                outln!(
                     "GPU {}: {}, {} SMs, {:.1} GiB, compute capability {}.{}, driver CUDA {}.{}",
                     gpu.ordinal,
                     gpu.name,
@@ -53,9 +53,9 @@ pub fn run(args: &DevicesArgs) -> Result<()> {
                 );
             }
         }
-        Err(why) => println!("no GPU: {why}"),
+        Err(why) => outln!("no GPU: {why}"),
     }
-    println!("CPU: {cores} cores, counters on the {path}");
+    outln!("CPU: {cores} cores, counters on the {path}");
     Ok(())
 }
 

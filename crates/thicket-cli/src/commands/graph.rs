@@ -258,7 +258,7 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
         write_distances(path, run, loaded.first_id)?;
     }
     if args.output.json {
-        println!("{}", measured.json(run.stats()));
+        outln!("{}", measured.json(run.stats()));
         return Ok(());
     }
     let summary = Summary::beside(result_on_stdout, args.output.quiet);
@@ -350,7 +350,7 @@ fn generate(args: &GraphGenArgs) -> Result<()> {
     write_output_with(&args.output, name, |path| {
         io::write(path, &graph, first_id, true)
     })?;
-    eprintln!(
+    errln!(
         "{}: {} vertices, {} arcs",
         args.output.display(),
         graph.vertices(),
@@ -363,29 +363,31 @@ fn info(args: &GraphInfoArgs) -> Result<()> {
     let loaded = load(&args.graph, args.format, false)?;
     let stats = loaded.graph.stats();
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string(&stats).map_err(|e| Error::InvalidInput(e.to_string()))?
         );
         return Ok(());
     }
-    println!("{}", args.graph.display());
-    println!(
+    outln!("{}", args.graph.display());
+    outln!(
         "  vertices        {} (ids from {})",
-        stats.vertices, loaded.first_id
+        stats.vertices,
+        loaded.first_id
     );
-    println!("  arcs            {}", stats.arcs);
-    println!("  self-loops      {}", stats.self_loops);
-    println!("  parallel arcs   {}", stats.parallel_arcs);
-    println!("  isolated        {}", stats.isolated);
-    println!(
+    outln!("  arcs            {}", stats.arcs);
+    outln!("  self-loops      {}", stats.self_loops);
+    outln!("  parallel arcs   {}", stats.parallel_arcs);
+    outln!("  isolated        {}", stats.isolated);
+    outln!(
         "  out-degree      mean {:.2}, max {}",
-        stats.mean_out_degree, stats.max_out_degree
+        stats.mean_out_degree,
+        stats.max_out_degree
     );
-    println!("  symmetric       {}", stats.symmetric);
+    outln!("  symmetric       {}", stats.symmetric);
     match stats.weight_range {
-        Some((lo, hi)) => println!("  weights         {lo}..={hi}"),
-        None => println!("  weights         none"),
+        Some((lo, hi)) => outln!("  weights         {lo}..={hi}"),
+        None => outln!("  weights         none"),
     }
     Ok(())
 }

@@ -81,7 +81,15 @@ pub struct LatticeArgs {
     /// With --batch: write the prices to this file (CSV, or JSON for a .json name) and the
     /// summary to stdout; an existing file is replaced only once everything is priced. `-`:
     /// CSV on stdout, as without --output.
-    #[arg(long = "output", short = 'o', value_name = "FILE", requires = "batch")]
+    // `requires` alone lets `--output` pass beside the single-option flags (clap takes their
+    // conflict with --batch as excusing its absence), so it conflicts with them too.
+    #[arg(
+        long = "output",
+        short = 'o',
+        value_name = "FILE",
+        requires = "batch",
+        conflicts_with_all = ["spot", "maturity", "volatility", "rate", "steps", "call", "european"]
+    )]
     pub output_file: Option<std::path::PathBuf>,
     /// Where to run (--devices: the GPU's ordinal, default 0).
     #[command(flatten)]
@@ -177,32 +185,33 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if args.output.json {
-        println!("{}", measured.json(run.stats()));
+        outln!("{}", measured.json(run.stats()));
         return Ok(());
     }
-    println!(
+    outln!(
         "{} ({}), {} steps, {}",
         payoff.name(),
         contract.style.name(),
         contract.steps,
         run.precision
     );
-    println!("  price      {:.10}", run.priced.price);
-    println!("  delta      {:.10}", run.priced.delta);
-    println!("  gamma      {:.10}", run.priced.gamma);
+    outln!("  price      {:.10}", run.priced.price);
+    outln!("  delta      {:.10}", run.priced.delta);
+    outln!("  gamma      {:.10}", run.priced.gamma);
     match (&run.kernel_seconds, measured.info.devices.first()) {
-        (Some(kernel), Some(device)) => println!(
+        (Some(kernel), Some(device)) => outln!(
             "  strategy   {} on {device}, {:.3} ms of kernels in {} launch(es)",
             run.strategy,
             kernel * 1e3,
             run.launches.unwrap_or(0)
         ),
-        _ => println!(
+        _ => outln!(
             "  strategy   {}, {} thread(s)",
-            run.strategy, measured.info.threads
+            run.strategy,
+            measured.info.threads
         ),
     }
-    println!("  wall time  {:.3} s", measured.info.seconds);
+    outln!("  wall time  {:.3} s", measured.info.seconds);
     if let Some(verified) = measured.verified {
         // The reference the library checks against (`--verify` in the help).
         let reference = if contract.steps <= EXHAUSTIVE_STEPS {
@@ -210,7 +219,7 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
         } else {
             "against the f64 serial lattice"
         };
-        println!("  verified   {}", if verified { reference } else { "NO" });
+        outln!("  verified   {}", if verified { reference } else { "NO" });
     }
     Ok(())
 }
@@ -236,11 +245,11 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         write_output(out, &text)?;
     }
     if args.output.json {
-        println!("{}", measured.json(run.stats()));
+        outln!("{}", measured.json(run.stats()));
         return Ok(());
     }
     if csv_on_stdout {
-        print!("{}", write_book_csv(&contracts, &run.priced));
+        out!("{}", write_book_csv(&contracts, &run.priced));
     }
     let summary = Summary::beside(csv_on_stdout, args.output.quiet);
     let seconds = measured.info.seconds;

@@ -22,8 +22,8 @@ pub struct LedgerArgs {
 pub struct VerifyArgs {
     /// The ledger file.
     pub ledger: std::path::PathBuf,
-    /// How many random finished batches to recompute.
-    #[arg(long, default_value_t = 8)]
+    /// How many random finished batches to recompute (at least 1).
+    #[arg(long, default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub sample: usize,
     /// Seed of the random sample.
     #[arg(long, default_value_t = 1)]
@@ -125,27 +125,27 @@ pub fn status(args: &LedgerArgs) -> Result<()> {
             "eta_seconds": status.eta_seconds,
             "corrupt": status.corrupt,
         });
-        println!("{value}");
+        outln!("{value}");
         return Ok(());
     }
-    println!("{}", status.problem);
-    println!("  shard      {}", status.shard);
-    println!(
+    outln!("{}", status.problem);
+    outln!("  shard      {}", status.shard);
+    outln!(
         "  done       {} of {} batches ({:.1}%)",
         status.done,
         status.batches,
         100.0 * status.done as f64 / status.batches.max(1) as f64
     );
-    println!(
+    outln!(
         "  rate       {:.3} batches/s of compute time",
         status.batches_per_second
     );
     match status.eta_seconds {
-        Some(eta) => println!("  ETA        {eta:.1} s of compute at that rate"),
-        None => println!("  ETA        unknown (no batch finished yet)"),
+        Some(eta) => outln!("  ETA        {eta:.1} s of compute at that rate"),
+        None => outln!("  ETA        unknown (no batch finished yet)"),
     }
     if status.corrupt > 0 {
-        println!(
+        outln!(
             "  CORRUPT    {} batches fail their check values",
             status.corrupt
         );
@@ -158,7 +158,7 @@ pub fn verify(args: &VerifyArgs) -> Result<()> {
     let ledger = Ledger::open_existing(&args.ledger)?;
     let plan = Plan::of(&ledger)?;
     let report = inspect::verify(plan.as_dyn(), &ledger, args.sample, args.seed)?;
-    println!(
+    outln!(
         "verified {} batches ({}) with {}: all match",
         report.checked.len(),
         report

@@ -85,7 +85,7 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
         write_output(path, &solution(&network, answer))?;
     }
     if args.output.json {
-        println!("{}", measured.json(measured.output.json()));
+        outln!("{}", measured.json(measured.output.json()));
         return Ok(());
     }
     let summary = Summary::beside(result_on_stdout, args.output.quiet);

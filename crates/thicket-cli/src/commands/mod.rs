@@ -25,7 +25,7 @@ use crate::stdio::is_stdio;
 pub fn say_notes(info: &thicket_core::RunInfo, quiet: bool) {
     if !quiet {
         for note in &info.notes {
-            eprintln!("thicket: {note}");
+            errln!("thicket: {note}");
         }
     }
 }
@@ -56,8 +56,8 @@ impl Summary {
     /// Prints one line of the summary.
     pub fn line(self, line: std::fmt::Arguments) {
         match self {
-            Summary::Stdout => println!("{line}"),
-            Summary::Stderr => eprintln!("{line}"),
+            Summary::Stdout => outln!("{line}"),
+            Summary::Stderr => errln!("{line}"),
             Summary::Silent => {}
         }
     }

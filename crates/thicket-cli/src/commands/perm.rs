@@ -87,16 +87,16 @@ pub fn run(args: &PermQueensArgs) -> Result<()> {
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if args.output.json {
-        println!("{}", measured.json(run.stats()));
+        outln!("{}", measured.json(run.stats()));
         return Ok(());
     }
     let seconds = measured.info.seconds;
-    println!("N-Queens as a permutation, N = {n}");
-    println!("  nodes      {:>20}", run.count.nodes);
-    println!("  solutions  {:>20}", run.count.solutions);
-    println!("  wall time  {:>18.3} s", seconds);
+    outln!("N-Queens as a permutation, N = {n}");
+    outln!("  nodes      {:>20}", run.count.nodes);
+    outln!("  solutions  {:>20}", run.count.solutions);
+    outln!("  wall time  {:>18.3} s", seconds);
     match &run.gpu {
-        Some(gpu) => println!(
+        Some(gpu) => outln!(
             "  strategy   {} on {}, d_cpu {}, d_gpu {}, {} roots in {} chunk(s), {} launches",
             run.strategy.name(),
             gpu.device,
@@ -106,18 +106,18 @@ pub fn run(args: &PermQueensArgs) -> Result<()> {
             gpu.chunks,
             gpu.launches
         ),
-        None => println!(
+        None => outln!(
             "  strategy   {}, {} threads",
             run.strategy.name(),
             run.threads
         ),
     }
-    println!(
+    outln!(
         "  nodes/s    {:>20.3e}",
         run.count.nodes as f64 / seconds.max(1e-9)
     );
     if let Some(verified) = measured.verified {
-        println!(
+        outln!(
             "  verified   {}",
             if verified { "against Table 1" } else { "NO" }
         );

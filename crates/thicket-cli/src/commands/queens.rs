@@ -143,9 +143,9 @@ pub fn run(args: &QueensArgs) -> Result<()> {
             if args.output.json {
                 let value =
                     json!({ "n": n, "shard": shard.label(), "partial_total": partial_total });
-                println!("{value}");
+                outln!("{value}");
             } else {
-                println!(
+                outln!(
                     "shard {} of N = {n} complete: partial total {partial_total}; combine the shards with `thicket merge`",
                     shard.label()
                 );
@@ -154,7 +154,7 @@ pub fn run(args: &QueensArgs) -> Result<()> {
         Counted::Worker { notes } => {
             if !args.output.quiet {
                 for note in notes {
-                    eprintln!("thicket: {note}");
+                    errln!("thicket: {note}");
                 }
             }
         }
@@ -202,7 +202,7 @@ pub fn print_run(measured: &Measured<QueensRun>, solutions: &[Vec<u8>], board: b
         if !solutions.is_empty() {
             value["solutions"] = json!(solutions);
         }
-        println!("{value}");
+        outln!("{value}");
         return;
     }
     print_summary(&measured.output.count, &measured.info, solutions, board);
@@ -215,7 +215,7 @@ pub fn print_run(measured: &Measured<QueensRun>, solutions: &[Vec<u8>], board: b
                 run.refused_launches
             )
         };
-        println!(
+        outln!(
             "  strategy   {} ({}): {} host jobs of {} rows, kernel {:.3} s{refused}",
             strategy.name(),
             strategy.source(),
@@ -225,7 +225,7 @@ pub fn print_run(measured: &Measured<QueensRun>, solutions: &[Vec<u8>], board: b
         );
     }
     if let Some(verified) = measured.verified {
-        println!(
+        outln!(
             "  verified   {}",
             if verified { "against OEIS" } else { "NO" }
         );
@@ -244,9 +244,9 @@ fn oeis_verdict(n: usize, pick: impl Fn((u128, u128)) -> u128, value: u128) -> &
 /// The text summary of a count.
 fn print_summary(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>], board: bool) {
     for solution in solutions {
-        println!("{}", format_solution(solution));
+        outln!("{}", format_solution(solution));
         if board {
-            println!("{}", draw_board(solution));
+            outln!("{}", draw_board(solution));
         }
     }
     let n = count.n;
@@ -255,17 +255,17 @@ fn print_summary(count: &QueensCount, info: &RunInfo, solutions: &[Vec<u8>], boa
     } else {
         format!("{} on {}", info.backend, info.devices.join(", "))
     };
-    println!("N-Queens, N = {n}");
-    println!(
+    outln!("N-Queens, N = {n}");
+    outln!(
         "  total      {:>20}   OEIS A000170: {}",
         count.total,
         oeis_verdict(n, |k| k.0, count.total)
     );
-    println!(
+    outln!(
         "  unique     {:>20}   OEIS A002562: {}",
         count.unique,
         oeis_verdict(n, |k| k.1, count.unique)
     );
-    println!("  wall time  {:>18.3} s", info.seconds);
-    println!("  backend    {where_ran}");
+    outln!("  wall time  {:>18.3} s", info.seconds);
+    outln!("  backend    {where_ran}");
 }

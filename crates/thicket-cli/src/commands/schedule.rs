@@ -146,7 +146,7 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         write_output(out, &assignment::to_text(&run.assignment))?;
     }
     if args.output.json {
-        println!("{}", measured.json(run.stats(&etc)));
+        outln!("{}", measured.json(run.stats(&etc)));
         return Ok(());
     }
     let summary = Summary::beside(result_on_stdout, args.output.quiet);

@@ -1,0 +1,243 @@
+//! The files a command line names, checked before the run, so that every command refuses
+//! them alike and before any work (or any write): an input that cannot be opened, an output
+//! whose folder does not exist, an output that is a folder, and a bench's `--output-dir`
+//! that is a file are bad input (exit code 2), naming the file. `-` (stdin or stdout) is left
+//! alone. The readers and writers still report what only reading or writing can find.
+
+use std::path::{Path, PathBuf};
+
+use thicket_core::{Error, Result};
+
+use crate::cli::Command;
+use crate::commands::bench::BenchProblem;
+use crate::commands::graph::GraphCommand;
+use crate::flags::BenchOutputArgs;
+use crate::stdio::is_stdio;
+
+/// Checks the files `command` names, as the module says.
+pub fn check(command: &Command) -> Result<()> {
+    let files = Files::of(command);
+    files.inputs.iter().try_for_each(|path| readable(path))?;
+    files.outputs.iter().try_for_each(|path| writable(path))?;
+    files
+        .made
+        .iter()
+        .try_for_each(|path| makeable(path, false))?;
+    files
+        .folders
+        .iter()
+        .try_for_each(|path| makeable(path, true))
+}
+
+/// The files a command names, by how it uses them.
+#[derive(Default)]
+struct Files<'a> {
+    /// Files it reads.
+    inputs: Vec<&'a Path>,
+    /// Files it writes (or, for a ledger, opens or creates) in a folder that must exist.
+    outputs: Vec<&'a Path>,
+    /// Files it writes after making their folders (a bench's outputs).
+    made: Vec<&'a Path>,
+    /// Folders it writes into, made if missing (a bench's `--output-dir`).
+    folders: Vec<&'a Path>,
+}
+
+impl<'a> Files<'a> {
+    fn of(command: &'a Command) -> Files<'a> {
+        let mut files = Files::default();
+        match command {
+            Command::Queens(args) => files.outputs.extend(args.ledger.as_deref()),
+            Command::Atsp(args) => {
+                files.inputs.extend(args.file.as_deref());
+                files.outputs.extend(args.ledger.as_deref());
+            }
+            Command::Lookback(args) => files.lattice(&args.lattice),
+            Command::Binomial(args) => files.lattice(&args.lattice),
+            Command::Bfs(args) | Command::Sssp(args) => {
+                files.inputs.push(&args.graph);
+                files.outputs.extend(args.output_file.as_deref());
+            }
+            Command::Maxflow(args) => {
+                files.inputs.extend(args.network.as_deref());
+                files.outputs.extend(args.write_network.as_deref());
+                files.outputs.extend(args.output_file.as_deref());
+            }
+            Command::Graph { command } => match command {
+                GraphCommand::Gen(args) => files.outputs.push(&args.output),
+                GraphCommand::Info(args) => files.inputs.push(&args.graph),
+            },
+            Command::Schedule(args) => {
+                files.inputs.extend(args.file.as_deref());
+                files.outputs.extend(args.write_etc.as_deref());
+                files.outputs.extend(args.output_file.as_deref());
+            }
+            Command::Status(args) => files.inputs.push(&args.ledger),
+            Command::Verify(args) => files.inputs.push(&args.ledger),
+            Command::Merge(args) => files
+                .inputs
+                .extend(args.ledgers.iter().map(PathBuf::as_path)),
+            Command::Bench { problem } => files.bench(problem),
+            Command::PermQueens(_) | Command::Devices(_) | Command::Completions(_) => {}
+            Command::Man => {}
+        }
+        files
+    }
+
+    fn lattice(&mut self, args: &'a crate::commands::lattice::LatticeArgs) {
+        self.inputs.extend(args.batch.as_deref());
+        self.outputs.extend(args.output_file.as_deref());
+    }
+
+    fn bench(&mut self, problem: &'a BenchProblem) {
+        let outputs = match problem {
+            BenchProblem::Queens(args) => &args.outputs,
+            BenchProblem::Perm(args) => &args.outputs,
+            BenchProblem::Lookback(args) => &args.outputs,
+            BenchProblem::Maxflow(args) => &args.outputs,
+            BenchProblem::Bfs(args) => &args.outputs,
+            BenchProblem::Schedule(args) => {
+                self.inputs.extend(args.braun.iter().map(PathBuf::as_path));
+                &args.outputs
+            }
+        };
+        self.bench_outputs(outputs);
+    }
+
+    fn bench_outputs(&mut self, outputs: &'a BenchOutputArgs) {
+        let files = [
+            &outputs.out,
+            &outputs.csv,
+            &outputs.json_out,
+            &outputs.chart,
+        ];
+        self.made
+            .extend(files.into_iter().flatten().map(PathBuf::as_path));
+        self.folders.extend(outputs.out_dir.as_deref());
+    }
+}
+
+/// An input must open for reading and be a file.
+fn readable(path: &Path) -> Result<()> {
+    if is_stdio(path) {
+        return Ok(());
+    }
+    let file = std::fs::File::open(path).map_err(|e| refused(path, &reason(&e)))?;
+    let meta = file.metadata().map_err(|e| refused(path, &reason(&e)))?;
+    if meta.is_dir() {
+        return Err(refused(path, "is a directory"));
+    }
+    Ok(())
+}
+
+/// An output must not be a folder, and its folder must exist.
+fn writable(path: &Path) -> Result<()> {
+    if is_stdio(path) {
+        return Ok(());
+    }
+    if path.is_dir() {
+        return Err(refused(path, "is a directory"));
+    }
+    let folder = folder_of(path);
+    match std::fs::metadata(folder) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(refused(
+            path,
+            &format!("{} is not a directory", folder.display()),
+        )),
+        Err(e) => Err(refused(
+            path,
+            &format!("cannot write into {}: {}", folder.display(), reason(&e)),
+        )),
+    }
+}
+
+/// A file (`folder` false) or folder (`folder` true) that is made with its missing folders:
+/// it must not be the other kind, and the nearest existing folder above it must be a folder.
+fn makeable(path: &Path, folder: bool) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() && !folder => return Err(refused(path, "is a directory")),
+        Ok(meta) if !meta.is_dir() && folder => {
+            return Err(refused(path, "is a file, not a directory"))
+        }
+        Ok(_) => return Ok(()),
+        Err(_) => {}
+    }
+    let existing = path
+        .ancestors()
+        .skip(1)
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+        .find(|p| std::fs::symlink_metadata(p).is_ok());
+    match existing {
+        Some(above) if !above.is_dir() => Err(refused(
+            path,
+            &format!("{} is not a directory", above.display()),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The folder a file is written into (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// A refused file: bad input, naming it.
+fn refused(path: &Path, why: &str) -> Error {
+    Error::InvalidInput(format!("{}: {why}", path.display()))
+}
+
+/// The system's words for `error`, without Rust's " (os error N)".
+fn reason(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    text.split(" (os error").next().unwrap_or(&text).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_refused_by_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "x").unwrap();
+        let missing = dir.path().join("nope").join("out.csv");
+        assert!(readable(&file).is_ok());
+        assert!(readable(Path::new("-")).is_ok());
+        let error = readable(&dir.path().join("gone.gr")).unwrap_err();
+        assert_eq!(error.exit_code(), 2);
+        assert!(error
+            .message()
+            .ends_with("gone.gr: No such file or directory"));
+        assert!(readable(dir.path())
+            .unwrap_err()
+            .message()
+            .ends_with("is a directory"));
+        assert!(writable(&file).is_ok());
+        assert!(writable(dir.path()).is_err());
+        assert!(writable(&missing)
+            .unwrap_err()
+            .message()
+            .contains("cannot write into"));
+        assert!(writable(&file.join("b.csv"))
+            .unwrap_err()
+            .message()
+            .contains("not a directory"));
+        assert!(makeable(&missing, false).is_ok());
+        assert!(makeable(&file, true)
+            .unwrap_err()
+            .message()
+            .contains("is a file"));
+        assert!(makeable(&file.join("sub").join("c.md"), false).is_err());
+        assert!(makeable(Path::new("c.md"), false).is_ok());
+    }
+}
