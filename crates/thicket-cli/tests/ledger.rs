@@ -42,6 +42,20 @@ fn kill_moments(count: usize) -> Vec<u64> {
         .collect()
 }
 
+/// Waits (up to a minute) until a run has made the ledger at `path`: its file holds data or
+/// its write-ahead log exists.
+fn wait_for_the_ledger(path: &str) {
+    let wal = format!("{path}-wal");
+    for _ in 0..6000 {
+        let made = std::fs::metadata(path).is_ok_and(|m| m.len() > 0)
+            || std::path::Path::new(&wal).exists();
+        if made {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn a_run_killed_six_times_resumes_to_the_oeis_counts() {
     let dir = tempfile::tempdir().unwrap();
@@ -61,6 +75,9 @@ fn a_run_killed_six_times_resumes_to_the_oeis_counts() {
     ];
     for millis in kill_moments(6) {
         let mut child = spawn_silenced(&args);
+        // The moments count from the ledger's creation, so that a slow start on a loaded
+        // machine does not turn every kill into one before the run began.
+        wait_for_the_ledger(ledger);
         std::thread::sleep(Duration::from_millis(millis));
         // SIGKILL: no chance to clean up.
         child.kill().expect("the run can be killed");
