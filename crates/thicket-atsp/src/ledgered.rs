@@ -40,9 +40,10 @@ impl Subtrees {
         }
     }
 
-    /// The subtrees a ledger's stored input describes (see [`BatchPlan::input`]).
+    /// The subtrees a ledger's stored input describes (see [`BatchPlan::input`]); an input
+    /// that does not parse means the ledger is corrupt ([`Error::Verification`]).
     pub fn from_input(input: &str) -> Result<Subtrees> {
-        let bad = || Error::InvalidInput("the ledger's stored instance is malformed".into());
+        let bad = || Error::Verification("the ledger's stored instance is malformed".into());
         let value: Value = serde_json::from_str(input).map_err(|_| bad())?;
         let cost = value["cost"]
             .as_array()

@@ -50,6 +50,14 @@ enum Plan {
 impl Plan {
     /// Rebuilds the plan from the ledger's spec (and stored input).
     fn of(ledger: &Ledger) -> Result<Plan> {
+        Plan::of_spec(ledger).map_err(|e| {
+            let message = format!("{}: {}", ledger.path().display(), e.message());
+            Error::from_kind(e.kind(), message)
+        })
+    }
+
+    /// The plan of `ledger`'s spec, in the words of the problem's own error.
+    fn of_spec(ledger: &Ledger) -> Result<Plan> {
         let problem = &ledger.spec().problem;
         match problem.split_whitespace().next() {
             Some("queens") => thicket_queens::Batches::from_spec(problem).map(Plan::Queens),
