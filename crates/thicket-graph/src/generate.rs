@@ -200,8 +200,11 @@ impl Generator {
             .checked_add(own)
     }
 
-    /// Vertices and edges, checked against the limits and what each generator can meet.
-    fn size(self) -> Result<(u64, u64)> {
+    /// The vertices and edges the graph will have, or the refusal [`Generator::generate`]
+    /// gives before it allocates anything: a size past the limits (2^31 vertices, 2^33
+    /// edges), no edges at all, or a parameter the generator cannot meet, with the range it
+    /// can.
+    pub fn size(self) -> Result<(u64, u64)> {
         let refuse = |what: String| Err(Error::InvalidInput(what));
         let (n, m) = match self {
             Generator::Kronecker { scale, edge_factor } => {
