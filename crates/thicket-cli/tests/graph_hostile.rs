@@ -1,7 +1,6 @@
 //! The robustness issue's graph cases end to end: each refused in one line naming the file
 //! and line, with the documented exit code, and no output file left by a refused run.
 
-#[allow(dead_code)]
 mod common;
 
 use common::{stderr, thicket};
