@@ -163,6 +163,24 @@ fn a_vertex_count_past_the_machine_is_too_large_naming_the_line() {
     assert!(e.to_string().contains(want), "{e}");
 }
 
+/// Found by the fuzz targets graph_gr and graph_el: vertex counts the machine holds but an
+/// allocation may not (here above the test's 1 GiB cap): an error, not an abort.
+#[test]
+fn a_vertex_count_an_allocation_cannot_hold_is_too_large() {
+    let e = refused(
+        "g.gr",
+        "p sp 400000000 0000000
+",
+    );
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+    let e = refused(
+        "g.el",
+        "0 0000000000000000000000000000000000000001142710881
+",
+    );
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+}
+
 #[test]
 fn an_id_past_32_bits_is_refused_naming_the_line_and_the_id() {
     let e = refused("g.el", "0 1\n0 4294967294\n");
