@@ -229,7 +229,9 @@ impl Generator {
             }
             Generator::Grid { rows, cols } => {
                 let (r, c) = (u64::from(rows), u64::from(cols));
-                let m = (r * c.saturating_sub(1)) + (r.saturating_sub(1) * c);
+                // Saturating: a grid of 2^32 - 1 squared passes 64 bits, and the limits
+                // below refuse it.
+                let m = (r * c.saturating_sub(1)).saturating_add(r.saturating_sub(1) * c);
                 if m == 0 {
                     return refuse(format!(
                         "a {rows} x {cols} grid has no edges: it needs 2 vertices or more"
@@ -610,6 +612,16 @@ mod tests {
         .generate(1)
         .is_err());
         assert!(Generator::Grid { rows: 0, cols: 5 }.generate(1).is_err());
+        // Found by the fuzz target graph_gen_spec: the edge count overflowed.
+        let widest = Generator::Grid {
+            rows: u32::MAX,
+            cols: u32::MAX,
+        };
+        assert!(widest
+            .size()
+            .unwrap_err()
+            .to_string()
+            .contains("2^33 edges"));
         assert!(Generator::VigerLatapy {
             vertices: 5,
             degree: 9
