@@ -95,8 +95,15 @@ impl Generator {
     /// Generates the graph from `seed`.
     pub fn generate(self, seed: u64) -> Result<Graph> {
         let (vertices, edges) = self.size()?;
+        thicket_core::check_fits(&self.describe(vertices, edges), self.bytes(vertices, edges))?;
         let mut rng = SplitMix::new(seed);
-        let mut arcs: Vec<Arc> = Vec::with_capacity(2 * edges as usize);
+        let mut arcs: Vec<Arc> = Vec::new();
+        arcs.try_reserve_exact(2 * edges as usize).map_err(|_| {
+            Error::TooLarge(format!(
+                "{}: its arcs do not fit in memory",
+                self.describe(vertices, edges)
+            ))
+        })?;
         let edge = |arcs: &mut Vec<Arc>, u: u32, v: u32, w: u32| {
             arcs.push((u, v, w));
             if u != v {
@@ -154,42 +161,123 @@ impl Generator {
         Graph::from_arcs(vertices as usize, &arcs, true)
     }
 
-    /// Vertices and edges, checked against the limits.
-    fn size(self) -> Result<(u64, u64)> {
+    /// What the graph is, as messages name it.
+    fn describe(self, vertices: u64, edges: u64) -> String {
+        let kind = match self {
+            Generator::Kronecker { .. } => "a Kronecker graph",
+            Generator::Uniform { .. } => "a uniform random graph",
+            Generator::Grid { .. } => "a grid",
+            Generator::VigerLatapy { .. } => "a Viger-Latapy graph",
+        };
+        format!("{kind} of {vertices} vertices and {edges} edges")
+    }
+
+    /// The most bytes generating the graph holds at once (its arc list, the generator's own
+    /// arrays, the CSR graph built from them); `None` past 64 bits.
+    fn bytes(self, vertices: u64, edges: u64) -> Option<u64> {
+        let arcs = edges.checked_mul(2)?;
+        let arc_list = arcs.checked_mul(12)?;
+        let own = match self {
+            // The parallel chunks' arcs beside the list they are gathered into, and the
+            // permutation of the ids.
+            Generator::Kronecker { .. } => arc_list.checked_add(vertices.checked_mul(4)?)?,
+            Generator::Uniform { .. } | Generator::Grid { .. } => 0,
+            // Edge ends (up to 3/2 of the degree a vertex), pairs, the order edges are
+            // dropped in, union-find parents; a dense graph lists every pair of vertices.
+            Generator::VigerLatapy { .. } => {
+                let sparse = edges
+                    .checked_mul(28)?
+                    .checked_add(vertices.checked_mul(4)?)?;
+                let pairs = vertices.checked_mul(vertices.saturating_sub(1))? / 2;
+                match 2 * edges > pairs {
+                    true => sparse.checked_add(pairs.checked_mul(8)?)?,
+                    false => sparse,
+                }
+            }
+        };
+        crate::graph::build_bytes(vertices, arcs, true)?
+            .checked_add(arc_list)?
+            .checked_add(own)
+    }
+
+    /// The vertices and edges the graph will have, or the refusal [`Generator::generate`]
+    /// gives before it allocates anything: a size past the limits (2^31 vertices, 2^33
+    /// edges), no edges at all, or a parameter the generator cannot meet, with the range it
+    /// can.
+    pub fn size(self) -> Result<(u64, u64)> {
+        let refuse = |what: String| Err(Error::InvalidInput(what));
         let (n, m) = match self {
             Generator::Kronecker { scale, edge_factor } => {
                 if !(1..=31).contains(&scale) {
-                    return Err(Error::InvalidInput(format!(
-                        "Kronecker scale {scale}: it must be 1 to 31"
-                    )));
+                    return refuse(format!("Kronecker scale {scale}: it must be 1 to 31"));
+                }
+                if edge_factor == 0 {
+                    return refuse("Kronecker edge factor 0: it must be 1 or more".into());
                 }
                 (1u64 << scale, u64::from(edge_factor) << scale)
             }
-            Generator::Uniform { vertices, degree }
-            | Generator::VigerLatapy { vertices, degree } => (
-                u64::from(vertices),
-                u64::from(vertices) * u64::from(degree) / 2,
-            ),
+            Generator::Uniform { vertices, degree } => {
+                let n = u64::from(vertices);
+                let m = n * u64::from(degree) / 2;
+                if m == 0 {
+                    return refuse(format!(
+                        "a uniform graph of {vertices} vertices and mean degree {degree} has no \
+                         edges: it needs vertices x degree of 2 or more"
+                    ));
+                }
+                (n, m)
+            }
             Generator::Grid { rows, cols } => {
-                let n = u64::from(rows) * u64::from(cols);
-                (n, 2 * n)
+                let (r, c) = (u64::from(rows), u64::from(cols));
+                // Saturating: a grid of 2^32 - 1 squared passes 64 bits, and the limits
+                // below refuse it.
+                let m = (r * c.saturating_sub(1)).saturating_add(r.saturating_sub(1) * c);
+                if m == 0 {
+                    return refuse(format!(
+                        "a {rows} x {cols} grid has no edges: it needs 2 vertices or more"
+                    ));
+                }
+                (r * c, m)
+            }
+            Generator::VigerLatapy { vertices, degree } => {
+                let Some((low, high)) = viger_latapy_degrees(vertices) else {
+                    return refuse(format!(
+                        "a simple connected graph of {vertices} vertices has no edges: it \
+                         needs 2 vertices or more"
+                    ));
+                };
+                if !(low..=high).contains(&degree) {
+                    let range = match low == high {
+                        true => format!("only {low}"),
+                        false => format!("{low} to {high}"),
+                    };
+                    return refuse(format!(
+                        "mean degree {degree}: a simple connected graph of {vertices} \
+                         vertices has mean degree {range}"
+                    ));
+                }
+                let n = u64::from(vertices);
+                (n, n * u64::from(degree) / 2)
             }
         };
-        if n == 0 || n > MAX_VERTICES || m > MAX_EDGES {
-            return Err(Error::InvalidInput(format!(
-                "{n} vertices and {m} edges: a generated graph has 1 to 2^31 vertices and at \
-                 most 2^33 edges"
-            )));
-        }
-        if let Generator::VigerLatapy { degree, .. } = self {
-            if degree < 2 || u64::from(degree) >= n {
-                return Err(Error::InvalidInput(format!(
-                    "degree {degree}: a simple connected graph of {n} vertices needs 2 to {}",
-                    n.saturating_sub(1)
-                )));
-            }
+        if n > MAX_VERTICES || m > MAX_EDGES {
+            return refuse(format!(
+                "{n} vertices and {m} edges: a generated graph has at most 2^31 vertices and \
+                 2^33 edges"
+            ));
         }
         Ok((n, m))
+    }
+}
+
+/// The mean degrees a simple connected graph of `n` vertices can have, where the graph has
+/// n x degree / 2 edges (rounded down): at least n - 1 edges (connected), at most every pair
+/// (n - 1 each); `None` for fewer than 2 vertices.
+fn viger_latapy_degrees(n: u32) -> Option<(u32, u32)> {
+    match n {
+        0 | 1 => None,
+        2 => Some((1, 1)),
+        _ => Some((2, n - 1)),
     }
 }
 
@@ -217,8 +305,28 @@ fn permutation(n: u32, rng: &mut SplitMix) -> Vec<u32> {
     p
 }
 
-/// The edges of a simple connected graph whose degrees lie around `degree`.
+/// The edges of a simple connected graph of `n` vertices and n x `degree` / 2 edges (rounded
+/// down), `degree` within [`viger_latapy_degrees`], its degrees spread around `degree`.
 fn simple_connected(n: u32, degree: u32, rng: &mut SplitMix) -> Vec<(u32, u32)> {
+    let target = u64::from(n) * u64::from(degree) / 2;
+    let pairs = u64::from(n) * (u64::from(n) - 1) / 2;
+    if 2 * target > pairs {
+        return dense_connected(n, target, rng);
+    }
+    let mut edges = paired(n, degree, rng);
+    join_components(n, &mut edges, rng);
+    edges.sort_unstable();
+    if (edges.len() as u64) < target {
+        add_random_edges(n, &mut edges, target, rng);
+    } else {
+        drop_cycle_edges(n, &mut edges, target, rng);
+    }
+    edges
+}
+
+/// Random pairing of edge ends, each vertex given from degree / 2 to 3 x degree / 2 of them,
+/// loops and repeated edges dropped: the edges sorted.
+fn paired(n: u32, degree: u32, rng: &mut SplitMix) -> Vec<(u32, u32)> {
     let low = (degree / 2).max(1);
     let span = u64::from(degree - low) * 2 + 1;
     let mut ends: Vec<u32> = Vec::new();
@@ -229,9 +337,7 @@ fn simple_connected(n: u32, degree: u32, rng: &mut SplitMix) -> Vec<(u32, u32)> 
     if ends.len() % 2 == 1 {
         ends.pop();
     }
-    for i in (1..ends.len()).rev() {
-        ends.swap(i, rng.below(i as u64 + 1) as usize);
-    }
+    shuffle(&mut ends, rng);
     let mut edges: Vec<(u32, u32)> = ends
         .chunks_exact(2)
         .filter(|p| p[0] != p[1])
@@ -239,28 +345,118 @@ fn simple_connected(n: u32, degree: u32, rng: &mut SplitMix) -> Vec<(u32, u32)> 
         .collect();
     edges.sort_unstable();
     edges.dedup();
-    // Join the components: each one's smallest vertex to a random vertex already joined.
-    let mut parent: Vec<u32> = (0..n).collect();
-    fn root(parent: &mut [u32], mut v: u32) -> u32 {
-        while parent[v as usize] != v {
-            parent[v as usize] = parent[parent[v as usize] as usize];
-            v = parent[v as usize];
-        }
-        v
+    edges
+}
+
+fn shuffle<T>(items: &mut [T], rng: &mut SplitMix) {
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.below(i as u64 + 1) as usize);
     }
-    for &(u, v) in &edges {
+}
+
+/// Union-find's root of `v`, halving the path on the way.
+fn root(parent: &mut [u32], mut v: u32) -> u32 {
+    while parent[v as usize] != v {
+        parent[v as usize] = parent[parent[v as usize] as usize];
+        v = parent[v as usize];
+    }
+    v
+}
+
+/// Joins the components of `edges`: each one's smallest vertex to a random vertex already
+/// joined (the new edges appended).
+fn join_components(n: u32, edges: &mut Vec<(u32, u32)>, rng: &mut SplitMix) {
+    let mut parent: Vec<u32> = (0..n).collect();
+    for &(u, v) in edges.iter() {
         let (a, b) = (root(&mut parent, u), root(&mut parent, v));
         parent[a.max(b) as usize] = a.min(b);
     }
-    let mut joined: Vec<u32> = Vec::new();
-    for v in 0..n {
+    for v in 1..n {
         if root(&mut parent, v) == v {
-            if let Some(&any) = joined.get(rng.below(joined.len().max(1) as u64) as usize) {
-                edges.push((any.min(v), any.max(v)));
-            }
+            let any = rng.below(u64::from(v)) as u32;
+            edges.push((any, v));
         }
-        joined.push(v);
     }
+}
+
+/// A random pair of distinct vertices, smaller first.
+fn random_pair(n: u32, rng: &mut SplitMix) -> (u32, u32) {
+    let u = rng.below(u64::from(n)) as u32;
+    let mut v = rng.below(u64::from(n) - 1) as u32;
+    if v >= u {
+        v += 1;
+    }
+    (u.min(v), u.max(v))
+}
+
+/// Adds random edges absent from the sorted `edges` until there are `target` (at most half of
+/// all pairs, so that most draws are new); `edges` stays sorted.
+fn add_random_edges(n: u32, edges: &mut Vec<(u32, u32)>, target: u64, rng: &mut SplitMix) {
+    while (edges.len() as u64) < target {
+        let missing = (target - edges.len() as u64) as usize;
+        let mut drawn: Vec<(u32, u32)> = (0..missing).map(|_| random_pair(n, rng)).collect();
+        drawn.sort_unstable();
+        drawn.dedup();
+        drawn.retain(|pair| edges.binary_search(pair).is_err());
+        shuffle(&mut drawn, rng);
+        drawn.truncate(missing);
+        edges.extend(drawn);
+        edges.sort_unstable();
+    }
+}
+
+/// Drops random edges that close a cycle (the graph stays connected) until `target` are
+/// left; `edges` (connected, at least `target` >= n - 1 of them) stays sorted.
+fn drop_cycle_edges(n: u32, edges: &mut Vec<(u32, u32)>, target: u64, rng: &mut SplitMix) {
+    let mut excess = edges.len() - target as usize;
+    if excess == 0 {
+        return;
+    }
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    shuffle(&mut order, rng);
+    let mut parent: Vec<u32> = (0..n).collect();
+    let mut dropped = vec![false; edges.len()];
+    // A spanning tree in reverse random order keeps its edges; the other edges, met in
+    // that order, close a cycle and may go.
+    for &at in order.iter().rev() {
+        let (u, v) = edges[at];
+        let (a, b) = (root(&mut parent, u), root(&mut parent, v));
+        if a != b {
+            parent[a.max(b) as usize] = a.min(b);
+        } else if excess > 0 {
+            dropped[at] = true;
+            excess -= 1;
+        }
+    }
+    let mut at = 0;
+    edges.retain(|_| {
+        at += 1;
+        !dropped[at - 1]
+    });
+}
+
+/// A simple connected graph of `n` vertices and `target` edges, more than half of all pairs:
+/// a random tree, then every other pair listed and `target` - (n - 1) of them picked.
+fn dense_connected(n: u32, target: u64, rng: &mut SplitMix) -> Vec<(u32, u32)> {
+    let order = permutation(n, rng);
+    let mut edges: Vec<(u32, u32)> = (1..n as usize)
+        .map(|i| {
+            let (u, v) = (order[i], order[rng.below(i as u64) as usize]);
+            (u.min(v), u.max(v))
+        })
+        .collect();
+    edges.sort_unstable();
+    let mut others: Vec<(u32, u32)> = (0..n)
+        .flat_map(|u| (u + 1..n).map(move |v| (u, v)))
+        .filter(|pair| edges.binary_search(pair).is_err())
+        .collect();
+    let keep = target as usize - edges.len();
+    for i in 0..keep {
+        let j = i + rng.below((others.len() - i) as u64) as usize;
+        others.swap(i, j);
+    }
+    edges.extend_from_slice(&others[..keep]);
+    edges.sort_unstable();
     edges
 }
 
@@ -341,6 +537,72 @@ mod tests {
         assert!(levels.iter().all(|&l| l != crate::UNREACHED));
     }
 
+    /// Every mean degree of the achievable range is met exactly (n x degree even), the graph
+    /// simple and connected, from the sparsest to the complete graph.
+    #[test]
+    fn viger_latapy_graphs_meet_every_achievable_degree() {
+        for (vertices, degree) in [
+            (100, 2),
+            (100, 12),
+            (100, 30),
+            (100, 50),
+            (100, 80),
+            (100, 99),
+            (3, 2),
+            (2, 1),
+            (1000, 7),
+        ] {
+            let g = Generator::VigerLatapy { vertices, degree }
+                .generate(4)
+                .unwrap();
+            let stats = g.stats();
+            assert_eq!((stats.self_loops, stats.parallel_arcs), (0, 0));
+            assert_eq!(
+                g.arcs(),
+                2 * (u64::from(vertices) * u64::from(degree) / 2),
+                "{vertices} {degree}"
+            );
+            let levels = crate::bfs::serial(&g, 0).levels;
+            assert!(
+                levels.iter().all(|&l| l != crate::UNREACHED),
+                "{vertices} {degree}"
+            );
+        }
+    }
+
+    #[test]
+    fn parameters_a_generator_cannot_meet_are_refused_with_the_range() {
+        let refused = |g: Generator| g.generate(1).unwrap_err().to_string();
+        let vl = |vertices, degree| refused(Generator::VigerLatapy { vertices, degree });
+        assert!(vl(100, 100).ends_with(
+            "mean degree 100: a simple connected graph of 100 vertices has mean degree 2 to 99"
+        ));
+        assert!(vl(100, 1).contains("2 to 99"));
+        assert!(vl(3, 5).ends_with("has mean degree only 2"));
+        assert!(vl(1, 2).contains("needs 2 vertices or more"));
+        let uniform = refused(Generator::Uniform {
+            vertices: 100,
+            degree: 0,
+        });
+        assert!(uniform.contains("has no edges"), "{uniform}");
+        assert!(refused(Generator::Grid { rows: 1, cols: 1 }).contains("has no edges"));
+        assert!(refused(Generator::Kronecker {
+            scale: 4,
+            edge_factor: 0
+        })
+        .contains("edge factor 0"));
+        let huge = Generator::Uniform {
+            vertices: 1 << 31,
+            degree: 8,
+        }
+        .generate(1)
+        .unwrap_err();
+        assert!(
+            matches!(huge, Error::TooLarge(_)) || huge.to_string().contains("2^33"),
+            "{huge}"
+        );
+    }
+
     #[test]
     fn sizes_outside_the_limits_are_refused() {
         assert!(Generator::Kronecker {
@@ -350,6 +612,16 @@ mod tests {
         .generate(1)
         .is_err());
         assert!(Generator::Grid { rows: 0, cols: 5 }.generate(1).is_err());
+        // Found by the fuzz target graph_gen_spec: the edge count overflowed.
+        let widest = Generator::Grid {
+            rows: u32::MAX,
+            cols: u32::MAX,
+        };
+        assert!(widest
+            .size()
+            .unwrap_err()
+            .to_string()
+            .contains("2^33 edges"));
         assert!(Generator::VigerLatapy {
             vertices: 5,
             degree: 9

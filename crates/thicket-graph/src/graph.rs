@@ -78,6 +78,25 @@ fn checked_weight(value: f64, at: usize) -> Result<u32> {
     Ok(value as u32)
 }
 
+/// `len` copies of `value`, or `None` where the memory cannot be had (a size a file or a
+/// generator asked for must end in an error, never an abort).
+fn filled<T: Copy>(len: usize, value: T) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    v.resize(len, value);
+    Some(v)
+}
+
+/// The bytes [`Graph::from_arcs`] takes for `vertices` vertices and `arcs` arcs beside the
+/// arc list it is given (offsets and their cursor, heads, weights); `None` past 64 bits.
+pub(crate) fn build_bytes(vertices: u64, arcs: u64, weighted: bool) -> Option<u64> {
+    let per_arc = if weighted { 8 } else { 4 };
+    vertices
+        .checked_add(1)?
+        .checked_mul(16)?
+        .checked_add(arcs.checked_mul(per_arc)?)
+}
+
 impl Graph {
     /// The graph of the CSR arrays `offsets` (one per vertex and one more, from 0, never
     /// decreasing, ending at the arc count) and `targets` (each arc's head), with `weights`
@@ -166,10 +185,16 @@ impl Graph {
     }
 
     /// Builds the graph of `vertices` vertices from `arcs` (ids below `vertices`); `weighted`
-    /// keeps the weights.
+    /// keeps the weights. Memory that cannot be had is an [`Error::TooLarge`].
     pub(crate) fn from_arcs(vertices: usize, arcs: &[Arc], weighted: bool) -> Result<Graph> {
         check_vertices(vertices)?;
-        let mut offsets = vec![0u64; vertices + 1];
+        let too_large = || {
+            Error::TooLarge(format!(
+                "a graph of {vertices} vertices and {} arcs does not fit in memory",
+                arcs.len()
+            ))
+        };
+        let mut offsets = filled(vertices + 1, 0u64).ok_or_else(too_large)?;
         for &(u, v, _) in arcs {
             if u as usize >= vertices || v as usize >= vertices {
                 return Err(Error::InvalidInput(format!(
@@ -181,9 +206,13 @@ impl Graph {
         for v in 0..vertices {
             offsets[v + 1] += offsets[v];
         }
-        let mut next = offsets.clone();
-        let mut targets = vec![0u32; arcs.len()];
-        let mut weights = weighted.then(|| vec![0u32; arcs.len()]);
+        let mut next = filled(vertices + 1, 0u64).ok_or_else(too_large)?;
+        next.copy_from_slice(&offsets);
+        let mut targets = filled(arcs.len(), 0u32).ok_or_else(too_large)?;
+        let mut weights = match weighted {
+            true => Some(filled(arcs.len(), 0u32).ok_or_else(too_large)?),
+            false => None,
+        };
         for &(u, v, w) in arcs {
             let at = next[u as usize] as usize;
             next[u as usize] += 1;

@@ -1,7 +1,7 @@
 //! `thicket bfs`, `thicket sssp` and `thicket graph gen|info`: read or make a graph, search it
 //! from its sources, print the summary (or JSON) and, on request, every vertex's distance.
 
-use std::fmt::Write as _;
+use std::io::Write;
 use std::path::Path;
 
 use clap::{Args, Subcommand};
@@ -13,7 +13,7 @@ use thicket_graph::{
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
-use crate::stdio::{is_stdio, read_input, write_output, write_output_with};
+use crate::stdio::{is_stdio, write_output, write_output_with};
 
 /// Options of `thicket bfs` and `thicket sssp`.
 #[derive(Debug, Args)]
@@ -194,8 +194,16 @@ pub fn graph(command: &GraphCommand) -> Result<()> {
     }
 }
 
+/// The format of the graph at `path`: `format` for stdin, else the file's extension.
+fn input_format(format: Option<GraphFormat>, path: &Path) -> Result<io::Format> {
+    match GraphFormat::file_name(format, path)? {
+        "" => io::Format::of(path),
+        name => io::Format::of(Path::new(name)),
+    }
+}
+
 fn load(path: &Path, format: Option<GraphFormat>, symmetrise: bool) -> Result<Loaded> {
-    let mut loaded = read_input(path, GraphFormat::file_name(format, path)?, io::read)?;
+    let mut loaded = io::read_as(path, input_format(format, path)?)?;
     if symmetrise {
         loaded.graph = loaded.graph.symmetrised();
         loaded.symmetric = true;
@@ -299,21 +307,29 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
     Ok(())
 }
 
+/// Writes the first source's distances and parents (the answer `search` keeps) to `path`
+/// through the atomic writer, or to stdout for `-`; called only once the search succeeded.
 fn write_distances(path: &Path, run: &SearchRun, first_id: u32) -> Result<()> {
-    // `search` keeps the first source's answer, the one written.
-    let first = &run.paths[0];
-    let (distances, parents) = (&first.distances, &first.parents);
-    let mut text = String::with_capacity(distances.len() * 16);
-    for (v, (&d, &p)) in distances.iter().zip(parents).enumerate() {
-        let id = v as u64 + u64::from(first_id);
-        // Infallible: writing to a String.
-        let _ = match (d, p) {
-            (INFINITE, _) => writeln!(text, "{id} unreachable"),
-            (d, UNREACHED) => writeln!(text, "{id} {d} -"),
-            (d, p) => writeln!(text, "{id} {d} {}", u64::from(p) + u64::from(first_id)),
-        };
+    if is_stdio(path) {
+        let mut bytes = Vec::new();
+        distances_to(&mut bytes, run, first_id).map_err(|e| Error::file(path, e))?;
+        return write_output(path, &String::from_utf8_lossy(&bytes));
     }
-    write_output(path, &text)
+    thicket_core::write_atomically_with(path, |out| distances_to(out, run, first_id))
+}
+
+/// One line per vertex: `vertex distance parent`, `unreachable` where none.
+fn distances_to(out: &mut dyn Write, run: &SearchRun, first_id: u32) -> std::io::Result<()> {
+    let first = &run.paths[0];
+    for (v, (&d, &p)) in first.distances.iter().zip(&first.parents).enumerate() {
+        let id = v as u64 + u64::from(first_id);
+        match (d, p) {
+            (INFINITE, _) => writeln!(out, "{id} unreachable")?,
+            (d, UNREACHED) => writeln!(out, "{id} {d} -")?,
+            (d, p) => writeln!(out, "{id} {d} {}", u64::from(p) + u64::from(first_id))?,
+        }
+    }
+    Ok(())
 }
 
 fn generate(args: &GraphGenArgs) -> Result<()> {

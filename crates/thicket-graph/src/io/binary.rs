@@ -1,0 +1,114 @@
+//! thicket's binary CSR (`.tgr`), which loads without parsing: the magic `THKTGR\0\1`, the
+//! vertex and arc counts (u64, little-endian), a flags byte, the id of vertex 0 (0 or 1), then
+//! the offsets (u64), heads (u32) and, if weighted, weights (u32). A file whose length is not
+//! the one its header implies is refused before anything is allocated.
+
+use std::io::Write;
+
+use thicket_core::{Error, Result};
+
+use super::Loaded;
+use crate::graph::Graph;
+
+/// Magic bytes of a `.tgr` file (version 1).
+const MAGIC: &[u8; 8] = b"THKTGR\x00\x01";
+/// The header's length: magic, vertices, arcs, flags, first id.
+const HEADER: usize = 26;
+/// Header flag: the file holds weights.
+const WEIGHTED: u8 = 1;
+/// Header flag: every arc has its reverse, so that the graph serves as its own reverse (no
+/// transpose built when it is read).
+const SYMMETRIC: u8 = 2;
+
+/// Reads the bytes of a `.tgr` file; `file` names it in errors.
+pub(super) fn read(file: &str, bytes: &[u8]) -> Result<Loaded> {
+    let corrupt =
+        |what: &str| Error::InvalidInput(format!("{file}: not a thicket .tgr graph ({what})"));
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        return Err(corrupt("no header"));
+    }
+    let word = |at: usize| {
+        let mut le = [0u8; 8];
+        le.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(le)
+    };
+    let (n, m) = (word(8), word(16));
+    // A file written before the symmetric bit reads as not known to be symmetric.
+    let flags = bytes[24];
+    if flags > (WEIGHTED | SYMMETRIC) {
+        return Err(corrupt("unknown flags"));
+    }
+    if bytes[25] > 1 {
+        return Err(corrupt("vertex 0's id is neither 0 nor 1"));
+    }
+    let weighted = flags & WEIGHTED != 0;
+    let per_arc = if weighted { 8 } else { 4 };
+    let expected = HEADER as u128 + 8 * (u128::from(n) + 1) + per_arc * u128::from(m);
+    if bytes.len() as u128 != expected || n >= u64::from(u32::MAX) {
+        return Err(corrupt("its length does not match its header"));
+    }
+    // The length matched: every count below is bounded by the bytes already in memory.
+    let (n, m) = (n as usize, m as usize);
+    let offsets_end = HEADER + 8 * (n + 1);
+    let targets_end = offsets_end + 4 * m;
+    let offsets: Vec<u64> = bytes[HEADER..offsets_end]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect();
+    let u32s = |span: &[u8]| -> Vec<u32> {
+        span.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let targets = u32s(&bytes[offsets_end..targets_end]);
+    let weights = weighted.then(|| u32s(&bytes[targets_end..]));
+    if offsets[0] != 0
+        || offsets[n] != m as u64
+        || offsets.windows(2).any(|w| w[0] > w[1])
+        || targets.iter().any(|&v| v as usize >= n)
+    {
+        return Err(corrupt("its offsets or vertex ids are out of range"));
+    }
+    Ok(Loaded {
+        graph: Graph {
+            offsets,
+            targets,
+            weights,
+        },
+        first_id: u32::from(bytes[25]),
+        negative_weight: None,
+        symmetric: flags & SYMMETRIC != 0,
+    })
+}
+
+/// Writes `g` as a `.tgr` file, vertex 0 numbered `first_id` (0 or 1), with `symmetric`.
+pub(super) fn write(
+    out: &mut dyn Write,
+    g: &Graph,
+    first_id: u32,
+    symmetric: bool,
+) -> std::io::Result<()> {
+    out.write_all(MAGIC)?;
+    out.write_all(&(g.vertices() as u64).to_le_bytes())?;
+    out.write_all(&g.arcs().to_le_bytes())?;
+    let mut flags = 0;
+    if g.weights.is_some() {
+        flags |= WEIGHTED;
+    }
+    if symmetric {
+        flags |= SYMMETRIC;
+    }
+    out.write_all(&[flags, first_id.min(1) as u8])?;
+    for o in &g.offsets {
+        out.write_all(&o.to_le_bytes())?;
+    }
+    for t in &g.targets {
+        out.write_all(&t.to_le_bytes())?;
+    }
+    if let Some(weights) = &g.weights {
+        for w in weights {
+            out.write_all(&w.to_le_bytes())?;
+        }
+    }
+    Ok(())
+}

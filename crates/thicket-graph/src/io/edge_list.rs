@@ -1,0 +1,63 @@
+//! Edge lists as GAPBS reads them: `<tail> <head>` (`.el`) or `<tail> <head> <weight>`
+//! (`.wel`) per line, vertices 0-based, `#` and `%` lines comments; the vertex count is the
+//! largest id plus one.
+
+use thicket_core::{Error, Result};
+
+use super::fields::{bad, build, integer_weight, push, vertex};
+use super::Loaded;
+
+/// Parses the text of an edge list, `weighted` or not; `file` names it in errors.
+pub(super) fn parse(file: &str, text: &str, weighted: bool) -> Result<Loaded> {
+    let mut arcs = Vec::new();
+    let mut negative = None;
+    // The vertex count and the line of the id that set it.
+    let (mut vertices, mut widest) = (0usize, 0usize);
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('%') {
+            continue;
+        }
+        let mut fields = trimmed.split_ascii_whitespace();
+        let (u, v, w) = match (fields.next(), fields.next(), fields.next(), fields.next()) {
+            (Some(u), Some(v), None, None) if !weighted => (u, v, None),
+            (Some(u), Some(v), Some(w), None) if weighted => (u, v, Some(w)),
+            _ => {
+                return Err(bad(
+                    file,
+                    number,
+                    if weighted {
+                        "expected '<tail> <head> <weight>'"
+                    } else {
+                        "expected '<tail> <head>'"
+                    },
+                ))
+            }
+        };
+        let (u, v) = (
+            vertex(file, number, u, 0, None)?,
+            vertex(file, number, v, 0, None)?,
+        );
+        let w = match w {
+            Some(w) => integer_weight(file, number, w, &mut negative)?,
+            None => 1,
+        };
+        let needs = u.max(v) as usize + 1;
+        if needs > vertices {
+            (vertices, widest) = (needs, number);
+        }
+        push(&mut arcs, (u, v, w), file, number)?;
+    }
+    if arcs.is_empty() {
+        return Err(Error::InvalidInput(format!(
+            "{file}: no arcs (an empty graph)"
+        )));
+    }
+    Ok(Loaded {
+        graph: build(&format!("{file}:{widest}"), vertices, &arcs, weighted)?,
+        first_id: 0,
+        negative_weight: negative,
+        symmetric: false,
+    })
+}
