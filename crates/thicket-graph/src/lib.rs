@@ -48,6 +48,7 @@ mod gpu;
 mod graph;
 pub mod io;
 pub mod kernels;
+mod report;
 mod run;
 mod sssp;
 mod verify;
@@ -58,8 +59,7 @@ pub const UNREACHED: u32 = u32::MAX;
 pub use generate::{random_sources, Generator};
 pub use graph::{Graph, GraphStats};
 pub use io::{Format, Loaded};
-pub use run::{
-    bfs, search, sssp, Problem, SearchOptions, SearchRun, SourcePaths, SourceSearch, Strategy,
-};
+pub use report::{SearchRun, SourcePaths, SourceSearch};
+pub use run::{bfs, search, sssp, Problem, SearchOptions, Strategy};
 pub use sssp::INFINITE;
 pub use verify::verify;

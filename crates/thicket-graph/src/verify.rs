@@ -16,7 +16,8 @@ use rayon::prelude::*;
 use thicket_core::{Error, Result};
 
 use crate::graph::Graph;
-use crate::run::{Problem, SourcePaths};
+use crate::report::SourcePaths;
+use crate::run::Problem;
 use crate::sssp::INFINITE;
 use crate::UNREACHED;
 
