@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The GPU checks and timings of thicket on a GPU machine, from the repository root.
 #
-# The checks are cargo tests (crates/thicket-cli/tests/gpu.rs): every GPU path against OEIS,
-# Carneiro's Table 1, the reference prices, the max-flow and graph references or the CPU's
-# answer. Each mode below runs its part of them, the #[ignore]d larger sizes included, with
+# The checks are cargo tests (crates/thicket-cli/tests/gpu/, a module per problem): every GPU
+# path against OEIS, Carneiro's Table 1, the reference prices, the max-flow and graph
+# references or the CPU's answer. Each mode below runs its part of them, selected by test name
+# (the filters match the function names, under their modules: `queens::queens_on_the_gpu…`),
+# the #[ignore]d larger sizes included, with
 #     cargo test --release -p thicket --test gpu -- --include-ignored --nocapture --test-threads 1
 # and then its timings with the release binary target/release/thicket (or $THICKET_BIN). On a
 # GPU machine without cargo, build the test binary where cargo is (`cargo test --release -p
@@ -12,7 +14,7 @@
 #
 #   scripts/gpu-check.sh           the N-Queens checks: N = 4..21 on the GPU against OEIS, and a
 #                                  GPU ledger killed, resumed, checked and verified
-#   scripts/gpu-check.sh --all     every check of tests/gpu.rs, nothing else
+#   scripts/gpu-check.sh --all     every check of tests/gpu/, nothing else
 #   scripts/gpu-check.sh --bench   Markdown rows for docs/benchmarks.md: N = 16..21, wall time
 #                                  of the whole process, the CPU backend beside it up to N = 18,
 #                                  and the first-compile versus cached start-up cost
@@ -22,7 +24,7 @@
 #                                  (MULTI_WAKE=0: without)
 #   --devices LIST                 GPUs for the N-Queens checks (THICKET_GPU_DEVICES) and the
 #                                  bench runs (default: all)
-#   --test-binary FILE             run the checks with this prebuilt tests/gpu.rs binary
+#   --test-binary FILE             run the checks with this prebuilt tests/gpu/ binary
 #   scripts/gpu-check.sh --perm [--out DIR]
 #                                  the permutation searches (Carneiro 2017): the checks of every
 #                                  GPU strategy on perm-queens (Table 1 / OEIS) and ATSP (against
@@ -105,7 +107,7 @@ while (($# > 0)); do
     shift
 done
 
-# Runs the tests of tests/gpu.rs whose names contain one of the arguments (every test without
+# Runs the tests of tests/gpu/ whose names contain one of the arguments (every test without
 # one), the ignored ones included, each one's rows printed; fails when one of them fails.
 gpu_tests() {
     local flags=(--include-ignored --nocapture --test-threads 1 "$@")
@@ -158,7 +160,7 @@ run_one() {
     [[ $ok == yes ]]
 }
 
-# Every check of tests/gpu.rs and nothing else.
+# Every check of tests/gpu/ and nothing else.
 if [[ $every == 1 ]]; then
     gpu_tests
     exit $?

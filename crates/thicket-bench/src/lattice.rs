@@ -14,19 +14,28 @@
 //! Every f64 price is checked against the f64 lattice (1e-9 relative), every f32 price of a
 //! thicket strategy against it within the thesis's 1e-3 up to N = 30,000; the thesis's own
 //! kernel in f32 is only reported (it loses that tolerance past 10,000, as in the thesis).
+//!
+//! The tables and charts are in `render`, the books in `books`, the convergence experiment in
+//! `convergence`; this file holds the options, the rows, the sweep and the verdict.
 
-use crate::chart::Series;
-use crate::harness::{
-    cell, distinct, repeat, series_by, timed, AfterCase, AfterFailure, Align, Outcome, Plan,
-    Rendered, Report, Sweep, Table,
-};
+mod books;
+mod convergence;
+mod render;
+
+use crate::harness::{repeat, timed, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
 use rayon::ThreadPool;
 use serde::Serialize;
-use thicket_core::{Backend, Error, Result, RunOptions, SplitMix};
+use thicket_core::{Backend, Error, Result, RunOptions};
 use thicket_lattice::{
-    goldman_sosin_gatto, lattice_nodes, price, price_book, BookRun, Contract, Market, Payoff,
-    Precision, PriceOptions, Strategy, Style, HYBRID_THRESHOLD,
+    lattice_nodes, price, Contract, Market, Payoff, Precision, PriceOptions, Strategy, Style,
+    HYBRID_THRESHOLD,
 };
+
+use books::{book_reference, book_row, book_strategies, BookCase};
+use convergence::convergence;
+use render::{book_line, render, steps_line};
+
+pub use books::sample_books;
 
 /// Past this N the f32 prices are reported, not checked (the issue's and thesis's range).
 const F32_CHECKED_UP_TO: usize = 30_000;
@@ -223,16 +232,6 @@ fn series(options: &LookbackBenchOptions) -> Vec<(Strategy, Option<usize>)> {
         .collect()
 }
 
-/// The strategies that price books (the thesis's kernels price one option at a time).
-fn book_strategies(options: &LookbackBenchOptions) -> Vec<Strategy> {
-    options
-        .strategies
-        .iter()
-        .copied()
-        .filter(|s| !matches!(s, Strategy::Thesis | Strategy::Hybrid))
-        .collect()
-}
-
 /// The sweep's option: Table 3.1's first market, an American lookback put on `n` steps.
 pub fn sweep_contract(n: usize, style: Style) -> Contract {
     Contract {
@@ -421,185 +420,6 @@ impl StepsRow {
     }
 }
 
-/// The two books: American lookback puts (S 20..40, σ 0.15..0.45, T 0.25..2, r 0.02..0.1) and
-/// NVIDIA's binomialOptions book (European calls, S 5..30, K 1..100, T 0.25..10, r 0.06,
-/// σ 0.10), from a fixed seed.
-pub fn sample_books(count: usize, steps: usize) -> [(&'static str, Vec<Contract>); 2] {
-    let mut random = SplitMix::new(0x0074_6869_636b_6574);
-    let mut uniform = |lo: f64, hi: f64| lo + (hi - lo) * random.unit();
-    let lookbacks = (0..count)
-        .map(|_| Contract {
-            payoff: Payoff::LookbackPut,
-            style: Style::American,
-            market: Market {
-                spot: uniform(20.0, 40.0),
-                maturity: uniform(0.25, 2.0),
-                volatility: uniform(0.15, 0.45),
-                rate: uniform(0.02, 0.1),
-            },
-            steps,
-        })
-        .collect();
-    let calls = (0..count)
-        .map(|_| {
-            let spot = uniform(5.0, 30.0);
-            let strike = uniform(1.0, 100.0);
-            let maturity = uniform(0.25, 10.0);
-            Contract {
-                payoff: Payoff::Call { strike },
-                style: Style::European,
-                market: Market {
-                    spot,
-                    maturity,
-                    volatility: 0.10,
-                    rate: 0.06,
-                },
-                steps,
-            }
-        })
-        .collect();
-    [
-        ("american lookback puts", lookbacks),
-        ("NVIDIA European calls", calls),
-    ]
-}
-
-/// The f64 prices of a book, one option per task of `pool`.
-fn book_reference(contracts: &[Contract], pool: &ThreadPool) -> Result<Vec<f64>> {
-    let settings = reference_options();
-    Ok(pool
-        .install(|| price_book(contracts, &settings))?
-        .output
-        .priced
-        .into_iter()
-        .map(|p| p.price)
-        .collect())
-}
-
-/// One book on one strategy and precision, with its reference prices.
-struct BookCase<'a> {
-    name: &'a str,
-    contracts: &'a [Contract],
-    reference: &'a [f64],
-    strategy: Strategy,
-    precision: Precision,
-}
-
-/// Times one book on one strategy.
-fn book_row(options: &LookbackBenchOptions, case: &BookCase<'_>, pool: &ThreadPool) -> BookRow {
-    let BookCase {
-        name,
-        contracts,
-        reference,
-        strategy,
-        precision,
-    } = *case;
-    let steps = contracts.first().map_or(0, |c| c.steps);
-    let mut row = BookRow {
-        book: name.to_owned(),
-        options: contracts.len(),
-        steps,
-        strategy: strategy.name().to_owned(),
-        precision,
-        seconds: None,
-        kernel_seconds: None,
-        span_seconds: None,
-        options_per_second: None,
-        nodes_per_second: None,
-        worst_error: None,
-        verified: None,
-        note: None,
-        failed: false,
-    };
-    let settings = price_options(options, strategy, None, precision);
-    let runs = match Outcome::of(repeat(options.repeat, || {
-        timed(|| pool.install(|| price_book(contracts, &settings)))
-    })) {
-        Outcome::Ran(runs) => runs,
-        other => {
-            row.note = other.note();
-            row.failed = other.failed();
-            return row;
-        }
-    };
-    let (seconds, best) = runs.best();
-    let fastest = |key: fn(&BookRun) -> Option<f64>| {
-        runs.outputs()
-            .filter_map(|m| key(&m.output))
-            .min_by(f64::total_cmp)
-    };
-    row.seconds = Some(seconds);
-    row.kernel_seconds = fastest(|b| b.kernel_seconds);
-    row.span_seconds = fastest(|b| b.span_seconds);
-    let time = row.kernel_seconds.unwrap_or(seconds);
-    row.options_per_second = Some(contracts.len() as f64 / time);
-    row.nodes_per_second = Some(best.output.nodes as f64 / time);
-    let worst = best
-        .output
-        .priced
-        .iter()
-        .zip(reference)
-        .map(|(got, &want)| relative_error(got.price, want))
-        .fold(0.0, f64::max);
-    row.worst_error = Some(worst);
-    row.verified = tolerance(strategy, precision, steps).map(|t| worst <= t);
-    row
-}
-
-/// The convergence table: the American and European put against N, and the closed form.
-fn convergence(
-    steps: &[usize],
-    options: &LookbackBenchOptions,
-    pool: &ThreadPool,
-    after_case: AfterCase,
-) -> Result<Report> {
-    let mut rows = Vec::new();
-    let settings = PriceOptions {
-        run: RunOptions {
-            quiet: true,
-            ..RunOptions::default()
-        },
-        device: options.device,
-        ..PriceOptions::default()
-    };
-    let closed_form = goldman_sosin_gatto(&sweep_contract(1, Style::European).market, false);
-    for &n in steps {
-        let (seconds, (american, european)) = timed(|| {
-            let american =
-                pool.install(|| price(&sweep_contract(n, Style::American), &settings))?;
-            let european =
-                pool.install(|| price(&sweep_contract(n, Style::European), &settings))?;
-            Ok((american.output.priced.price, european.output.priced.price))
-        })?;
-        rows.push(ConvergenceRow {
-            n,
-            american,
-            european,
-            closed_form,
-            gap: closed_form - european,
-            seconds,
-        });
-        let line = format!(
-            "N = {n:>7}: American {american:.6}, European {european:.6}, closed form {closed_form:.6}"
-        );
-        after_case(&line, &render_convergence(&rows))?;
-    }
-    let verdict = match rows
-        .windows(2)
-        .find(|w| w[1].gap.abs() > w[0].gap.abs() * 1.01)
-    {
-        Some(w) => Err(Error::Verification(format!(
-            "the European lattice moved away from the closed form between N = {} and {}",
-            w[0].n, w[1].n
-        ))),
-        None => Ok(()),
-    };
-    Ok(Report {
-        rendered: render_convergence(&rows),
-        verdict,
-    })
-}
-
 /// A wrong price or a failed case is an error (an unavailable GPU is not).
 fn verdict(rows: &[StepsRow], books: &[BookRow]) -> Result<()> {
     let wrong = rows
@@ -633,213 +453,6 @@ fn verdict(rows: &[StepsRow], books: &[BookRow]) -> Result<()> {
     match failed {
         Some(note) => Err(Error::Gpu(note.to_owned())),
         None => Ok(()),
-    }
-}
-
-fn steps_line(row: &StepsRow) -> String {
-    let time = row.time.map_or("-".to_owned(), |t| format!("{:.4} s", t));
-    let speedup = row
-        .speedup
-        .map_or(String::new(), |s| format!(", {s:.1}x serial"));
-    let note = row.note.as_deref().unwrap_or("");
-    format!(
-        "N = {:>7} {:<16} {time}{speedup} {note}",
-        row.n,
-        row.column()
-    )
-}
-
-fn book_line(row: &BookRow) -> String {
-    let rate = row
-        .nodes_per_second
-        .map_or("-".to_owned(), |r| format!("{r:.3e} nodes/s"));
-    let note = row.note.as_deref().unwrap_or("");
-    format!(
-        "book {} ({} x {}) {} {}: {rate} {note}",
-        row.book, row.options, row.steps, row.strategy, row.precision
-    )
-}
-
-/// The tables, JSON and chart of the sweep and the books.
-fn render(rows: &[StepsRow], books: &[BookRow]) -> Rendered {
-    Rendered {
-        name: "lookback-bench",
-        markdown: markdown(rows, books),
-        csv: sweep_table(rows).csv(),
-        json: serde_json::json!({ "rows": rows, "books": books }),
-        chart_title: "American lookback put: time against N (GPU: kernel time)".into(),
-        x_label: "N (lattice steps)".into(),
-        y_label: "seconds (log scale)".into(),
-        log_y: true,
-        series: series_by(rows, StepsRow::column, |r| Some((r.n as f64, r.time?))),
-    }
-}
-
-/// How a pivot table reads its cell from a row.
-type CellOf = fn(&StepsRow) -> Option<String>;
-
-/// One pivot table of the sweep: a row per N, a column per series.
-fn pivot(rows: &[StepsRow], value: CellOf) -> Table {
-    let columns = distinct(rows, StepsRow::column);
-    let mut sizes = distinct(rows, |r| r.n);
-    sizes.sort_unstable();
-    let mut table = Table::new(
-        std::iter::once(("N".to_owned(), Align::Right))
-            .chain(columns.iter().map(|c| (c.clone(), Align::Right))),
-    );
-    for n in sizes {
-        let mut cells = vec![n.to_string()];
-        cells.extend(columns.iter().map(|column| {
-            cell(
-                rows.iter()
-                    .find(|r| r.n == n && r.column() == *column)
-                    .and_then(value),
-            )
-        }));
-        table.row(cells);
-    }
-    table
-}
-
-/// Every row of the sweep.
-fn sweep_table(rows: &[StepsRow]) -> Table {
-    let mut table = Table::new([
-        ("N", Align::Right),
-        ("strategy", Align::Left),
-        ("threshold", Align::Right),
-        ("precision", Align::Left),
-        ("wall s", Align::Right),
-        ("kernel s", Align::Right),
-        ("speed-up", Align::Right),
-        ("price", Align::Right),
-        ("error vs f64", Align::Right),
-        ("verified", Align::Left),
-        ("note", Align::Left),
-    ]);
-    for r in rows {
-        table.row(vec![
-            r.n.to_string(),
-            r.strategy.clone(),
-            cell(r.threshold),
-            r.precision.name().to_owned(),
-            cell(r.seconds.map(|s| format!("{s:.6}"))),
-            cell(r.kernel_seconds.map(|s| format!("{s:.6}"))),
-            cell(r.speedup.map(|s| format!("{s:.1}"))),
-            cell(r.price.map(|p| format!("{p:.10}"))),
-            cell(r.error.map(|e| format!("{e:.2e}"))),
-            cell(r.verified.map(|v| if v { "yes" } else { "NO" })),
-            r.note.clone().unwrap_or_default(),
-        ]);
-    }
-    table
-}
-
-fn markdown(rows: &[StepsRow], books: &[BookRow]) -> String {
-    let mut out = String::new();
-    if !rows.is_empty() {
-        let sections: [(&str, CellOf); 3] = [
-            (
-                "Time (s; GPU: kernel time, CPU: wall time; - = not run)",
-                |r| r.time.map(|t| format!("{t:.4}")),
-            ),
-            ("Speed-up over serial in the same precision", |r| {
-                r.speedup.map(|s| format!("{s:.1}x"))
-            }),
-            ("Error against the f64 lattice (relative)", |r| {
-                r.error.map(|e| format!("{e:.1e}"))
-            }),
-        ];
-        for (title, value) in sections {
-            out.push_str(&format!("{title}:\n\n{}\n", pivot(rows, value).markdown()));
-        }
-        out.push_str(&format!("Every run:\n\n{}\n", sweep_table(rows).markdown()));
-    }
-    if !books.is_empty() {
-        out.push_str(&format!(
-            "Books (GPU rates from kernel time, CPU from wall time):\n\n{}",
-            book_table(books).markdown()
-        ));
-    }
-    out
-}
-
-fn book_table(books: &[BookRow]) -> Table {
-    let mut table = Table::new([
-        ("book", Align::Left),
-        ("options x steps", Align::Right),
-        ("strategy", Align::Left),
-        ("precision", Align::Left),
-        ("wall s", Align::Right),
-        ("kernel ms", Align::Right),
-        ("span ms", Align::Right),
-        ("options/s", Align::Right),
-        ("nodes/s", Align::Right),
-        ("worst error", Align::Right),
-        ("verified", Align::Left),
-        ("note", Align::Left),
-    ]);
-    for b in books {
-        table.row(vec![
-            b.book.clone(),
-            format!("{} x {}", b.options, b.steps),
-            b.strategy.clone(),
-            b.precision.name().to_owned(),
-            cell(b.seconds.map(|s| format!("{s:.4}"))),
-            cell(b.kernel_seconds.map(|s| format!("{:.3}", s * 1e3))),
-            cell(b.span_seconds.map(|s| format!("{:.3}", s * 1e3))),
-            cell(b.options_per_second.map(|v| format!("{v:.3e}"))),
-            cell(b.nodes_per_second.map(|v| format!("{v:.3e}"))),
-            cell(b.worst_error.map(|e| format!("{e:.1e}"))),
-            cell(b.verified.map(|v| if v { "yes" } else { "NO" })),
-            b.note.clone().unwrap_or_default(),
-        ]);
-    }
-    table
-}
-
-/// The convergence table, JSON and chart (price against N, linear axis).
-fn render_convergence(rows: &[ConvergenceRow]) -> Rendered {
-    let mut table = Table::new([
-        ("N", Align::Right),
-        ("American put", Align::Right),
-        ("European put", Align::Right),
-        ("closed form (GSG)", Align::Right),
-        ("closed form - European", Align::Right),
-        ("seconds", Align::Right),
-    ]);
-    for r in rows {
-        table.row(vec![
-            r.n.to_string(),
-            format!("{:.8}", r.american),
-            format!("{:.8}", r.european),
-            format!("{:.8}", r.closed_form),
-            format!("{:.2e}", r.gap),
-            format!("{:.3}", r.seconds),
-        ]);
-    }
-    let line = |name: &str, value: fn(&ConvergenceRow) -> f64| Series {
-        name: name.to_owned(),
-        points: rows.iter().map(|r| (r.n as f64, value(r))).collect(),
-    };
-    Rendered {
-        name: "lookback-convergence",
-        markdown: format!(
-            "Lookback put (S = 50, T = 0.35, σ = 0.3, r = 0.1) against N; the European lattice \
-             monitors the maximum at N + 1 dates and approaches the continuously monitored \
-             closed form from below:\n\n{}",
-            table.markdown()
-        ),
-        csv: table.csv(),
-        json: serde_json::json!({ "rows": rows }),
-        chart_title: "Lookback put: lattice price against N".into(),
-        x_label: "N (lattice steps)".into(),
-        y_label: "price".into(),
-        log_y: false,
-        series: vec![
-            line("American put (lattice)", |r| r.american),
-            line("European put (lattice)", |r| r.european),
-            line("European put (Goldman-Sosin-Gatto)", |r| r.closed_form),
-        ],
     }
 }
 
