@@ -11,7 +11,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let put = Contract {
         payoff: Payoff::LookbackPut,
         style: Style::American,
-        market: Market { spot: 50.0, maturity: 0.25, volatility: 0.4, rate: 0.1 },
+        market: Market {
+            spot: 50.0,
+            maturity: 0.25,
+            volatility: 0.4,
+            rate: 0.1,
+        },
         steps: 3,
     };
     let priced = price(&put, &PriceOptions::default())?;
