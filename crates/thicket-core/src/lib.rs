@@ -15,6 +15,7 @@ pub mod pool;
 pub mod progress;
 pub mod report;
 pub mod splitmix;
+pub mod text;
 
 pub use backend::{backend_for, Backend};
 pub use cpu::{cpu_path, CpuPath};
@@ -30,3 +31,4 @@ pub use pool::{available_threads, pool};
 pub use progress::{observe_progress, Progress, ProgressObserver, ProgressView};
 pub use report::RunInfo;
 pub use splitmix::SplitMix;
+pub use text::{number, token};
