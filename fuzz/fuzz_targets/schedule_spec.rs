@@ -9,8 +9,10 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     match text.parse::<Generator>() {
         Ok(generator) => {
-            let (Generator::Thesis { tasks, machines } | Generator::Braun { tasks, machines, .. }) =
-                generator;
+            let (Generator::Thesis { tasks, machines }
+            | Generator::Braun {
+                tasks, machines, ..
+            }) = generator;
             if tasks.saturating_mul(machines) <= 1 << 16 {
                 if let Err(error) = generator.generate(1) {
                     assert!(!error.to_string().contains('\n'), "{error}");

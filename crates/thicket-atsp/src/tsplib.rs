@@ -127,9 +127,13 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                 }
             },
             "DIMENSION" => {
-                let n: usize = value
-                    .parse()
-                    .map_err(|_| at(label, line, format!("DIMENSION '{}' is not a number", cut(value))))?;
+                let n: usize = value.parse().map_err(|_| {
+                    at(
+                        label,
+                        line,
+                        format!("DIMENSION '{}' is not a number", cut(value)),
+                    )
+                })?;
                 check_size(n).map_err(|_| {
                     at(
                         label,
@@ -265,15 +269,13 @@ impl Weights<'_> {
                     ),
                 ));
             }
-            let value: i64 = word
-                .parse()
-                .map_err(|_| {
-                    at(
-                        label,
-                        line,
-                        format!("expected an integer, found '{}'", cut(word)),
-                    )
-                })?;
+            let value: i64 = word.parse().map_err(|_| {
+                at(
+                    label,
+                    line,
+                    format!("expected an integer, found '{}'", cut(word)),
+                )
+            })?;
             let (i, j) = self.cells[self.next];
             if i != j && !(0..=MAX_COST).contains(&value) {
                 return Err(at(

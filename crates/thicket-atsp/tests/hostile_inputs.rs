@@ -12,7 +12,12 @@ use thicket_testkit::{is_one_line, mutations, CappedAllocator};
 static ALLOCATOR: CappedAllocator = CappedAllocator::GIB;
 
 fn sample(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name)).unwrap()
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join(name),
+    )
+    .unwrap()
 }
 
 #[test]

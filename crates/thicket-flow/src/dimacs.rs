@@ -209,7 +209,10 @@ pub fn parse(file: &str, text: &str) -> Result<Network> {
                 return Err(bad(
                     file,
                     number,
-                    &format!("expected a 'c', 'p', 'n' or 'a' line, not {}", quoted(other)),
+                    &format!(
+                        "expected a 'c', 'p', 'n' or 'a' line, not {}",
+                        quoted(other)
+                    ),
                 ))
             }
         }

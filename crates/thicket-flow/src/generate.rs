@@ -104,12 +104,8 @@ impl FromStr for Spec {
     type Err = Error;
 
     fn from_str(text: &str) -> Result<Spec> {
-        let wrong = || {
-            Error::InvalidInput(format!(
-                "generator {}: expected {SPEC_FORMS}",
-                quoted(text)
-            ))
-        };
+        let wrong =
+            || Error::InvalidInput(format!("generator {}: expected {SPEC_FORMS}", quoted(text)));
         let mut parts = text.split(':');
         let kind = parts.next().ok_or_else(wrong)?;
         let values: Vec<u64> = parts

@@ -14,7 +14,9 @@ static ALLOCATOR: CappedAllocator = CappedAllocator::GIB;
 
 /// A shipped sample, cut to its first `most` bytes (at a line end) to keep the test fast.
 fn sample(name: &str, most: usize) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name);
     let bytes = std::fs::read(path).unwrap();
     let end = bytes[..most.min(bytes.len())]
         .iter()
@@ -89,10 +91,7 @@ fn four_billion_vertices_are_refused_before_the_solve_allocates() {
     };
     let error = maxflow(&network, &options).unwrap_err();
     assert!(matches!(error, Error::TooLarge(_)), "{error}");
-    assert!(
-        error.to_string().contains("4294967294 vertices"),
-        "{error}"
-    );
+    assert!(error.to_string().contains("4294967294 vertices"), "{error}");
 }
 
 /// Issue 29: a 100 KB token is quoted cut to 40 characters.
@@ -102,7 +101,10 @@ fn long_tokens_are_cut_in_messages() {
     let text = format!("p max 3 1\nn 1 s\nn 3 t\na 1 2 {token}\n");
     let message = dimacs::parse("long.max", &text).unwrap_err().to_string();
     assert!(message.len() < 200, "{}", message.len());
-    assert!(message.starts_with("invalid input: long.max:4: "), "{message}");
+    assert!(
+        message.starts_with("invalid input: long.max:4: "),
+        "{message}"
+    );
     let spec = format!("genrmf:{token}");
     let message = spec.parse::<Spec>().unwrap_err().to_string();
     assert!(message.len() < 300, "{}", message.len());

@@ -109,11 +109,7 @@ fn header_order(file: &str, header: &str) -> Result<[usize; 8]> {
         let positions: Vec<usize> = (0..names.len()).filter(|&i| names[i] == column).collect();
         match positions[..] {
             [position] => *slot = position,
-            [] => {
-                return Err(Error::InvalidInput(format!(
-                    "{file}:1: no column {column}"
-                )))
-            }
+            [] => return Err(Error::InvalidInput(format!("{file}:1: no column {column}"))),
             _ => {
                 return Err(Error::InvalidInput(format!(
                     "{file}:1: column {column} appears {} times",

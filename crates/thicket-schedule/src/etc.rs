@@ -175,7 +175,10 @@ impl Etc {
                     Ok(n) if n > 0 => Ok(n),
                     _ => Err(at(
                         first_line,
-                        format!("{what} {} in the header is not a positive integer", quoted(s)),
+                        format!(
+                            "{what} {} in the header is not a positive integer",
+                            quoted(s)
+                        ),
                     )),
                 }
             };

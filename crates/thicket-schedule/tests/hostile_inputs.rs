@@ -49,8 +49,8 @@ fn mutated_etc_files_give_a_matrix_or_a_one_line_error() {
 
 #[test]
 fn mutated_assignment_files_give_an_assignment_or_a_one_line_error() {
-    let etc = Etc::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/braun/u_c_lolo.0"))
-        .unwrap();
+    let etc =
+        Etc::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/braun/u_c_lolo.0")).unwrap();
     let sample = braun("u_c_lolo.0_MS_5135,7.sol");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.sol");
