@@ -3,11 +3,11 @@
 use clap::Args;
 use serde_json::json;
 use thicket_core::{Backend, Error, Measured, Result, RunInfo};
-use thicket_queens::Params;
 use thicket_queens::{
     draw_board, first_solutions, format_solution, known_counts, Batching, CountOptions, Counted,
     QueensCount, QueensRun, Strategy,
 };
+use thicket_queens::Params;
 use thicket_run::Shard;
 
 use crate::flags::{choices, parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
