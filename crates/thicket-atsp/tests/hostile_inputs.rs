@@ -69,3 +69,12 @@ fn odd_bytes_and_long_tokens_are_named_by_line_and_cut() {
     let message = read_tsplib(&path).unwrap_err().to_string();
     assert!(message.contains("odd.atsp:2: DIMENSION"), "{message}");
 }
+
+/// Found by the fuzz target `atsp_spec`: a spec holding a line end was echoed raw, breaking
+/// the message's one line.
+#[test]
+fn a_spec_with_a_line_end_is_refused_on_one_line() {
+    let error = parse_generator_spec("\n").unwrap_err();
+    assert!(is_one_line(&error.to_string()), "{error}");
+    assert!(error.to_string().contains("'\\n'"), "{error}");
+}

@@ -28,12 +28,18 @@ pub const MAX_TIME: f64 = 1e290;
 /// The most characters of a token an error quotes.
 const QUOTED_CHARS: usize = 40;
 
-/// `token` cut to [`QUOTED_CHARS`] characters (`...` marks a cut).
+/// `token` cut to [`QUOTED_CHARS`] characters (`...` marks a cut), control characters
+/// escaped (a line end in a token must not break the message's one line).
 pub(crate) fn cut(token: &str) -> String {
-    match token.char_indices().nth(QUOTED_CHARS) {
-        Some((end, _)) => format!("{}...", &token[..end]),
-        None => token.to_string(),
+    let mut shown: String = token
+        .chars()
+        .take(QUOTED_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if token.chars().nth(QUOTED_CHARS).is_some() {
+        shown.push_str("...");
     }
+    shown
 }
 
 /// `token` quoted for a message, cut to [`QUOTED_CHARS`] characters.

@@ -136,3 +136,12 @@ fn generated_shapes_past_the_limit_are_refused_before_filling() {
         assert!(error.to_string().contains("too many"), "{spec}: {error}");
     }
 }
+
+/// Found by the fuzz target `schedule_spec`: a spec holding a line end was echoed raw,
+/// breaking the message's one line.
+#[test]
+fn a_spec_with_a_line_end_is_refused_on_one_line() {
+    let error = "\n".parse::<Generator>().unwrap_err();
+    assert!(is_one_line(&error.to_string()), "{error}");
+    assert!(error.to_string().contains("\"\\n\""), "{error}");
+}
