@@ -74,7 +74,12 @@ impl GeneratorSpec {
 
 /// Parses `CLASS:N:SEED`, e.g. `crane:15:1` (class names are case-insensitive).
 pub fn parse_generator_spec(spec: &str) -> Result<GeneratorSpec> {
-    let bad = |why: &str| Error::InvalidInput(format!("generator spec '{spec}': {why}"));
+    let bad = |why: &str| {
+        Error::InvalidInput(format!(
+            "generator spec '{}': {why}",
+            crate::tsplib::cut(spec)
+        ))
+    };
     let parts: Vec<&str> = spec.split(':').map(str::trim).collect();
     let [class, n, seed] = parts[..] else {
         return Err(bad("expected CLASS:N:SEED"));

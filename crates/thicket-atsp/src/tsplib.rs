@@ -11,20 +11,38 @@ use thicket_core::{Error, Result};
 
 use super::instance::{check_size, Instance, MAX_COST};
 
-/// Parses TSPLIB text; errors read "TSPLIB line K: ...".
+/// Parses TSPLIB text; errors read "TSPLIB:K: ...".
 pub fn parse_tsplib(text: &str) -> Result<Instance> {
     parse_labelled(text, "TSPLIB")
 }
 
-/// Reads and parses a TSPLIB file; errors read "FILE line K: ..." with the file's name.
+/// Reads and parses a TSPLIB file (`-`: standard input) through [`thicket_core::read_text`];
+/// errors read "FILE:K: ..." with the file's name.
 pub fn read_tsplib(path: impl AsRef<Path>) -> Result<Instance> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    let label = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |f| f.to_string_lossy().into_owned(),
-    );
+    let text = thicket_core::read_text(path)?;
+    let label = match thicket_core::is_stdio(path) {
+        true => "<stdin>".to_string(),
+        false => path.display().to_string(),
+    };
     parse_labelled(&text, &label)
+}
+
+/// The most characters of a token an error quotes.
+const QUOTED_CHARS: usize = 40;
+
+/// `token` cut to [`QUOTED_CHARS`] characters (`...` marks a cut), control characters
+/// escaped (a line end in a token must not break the message's one line).
+pub(crate) fn cut(token: &str) -> String {
+    let mut shown: String = token
+        .chars()
+        .take(QUOTED_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if token.chars().nth(QUOTED_CHARS).is_some() {
+        shown.push_str("...");
+    }
+    shown
 }
 
 /// How the weight section lists the matrix entries.
@@ -81,9 +99,9 @@ struct Header {
     explicit: bool,
 }
 
-/// An error at 1-based line `line`.
+/// An error at 1-based line `line` (`FILE:LINE: what`).
 fn at(label: &str, line: usize, msg: impl std::fmt::Display) -> Error {
-    Error::InvalidInput(format!("{label} line {line}: {msg}"))
+    Error::InvalidInput(format!("{label}:{line}: {msg}"))
 }
 
 fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
@@ -106,12 +124,22 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
             "NAME" => header.name = Some(value.to_string()),
             "TYPE" => match value.to_ascii_uppercase().as_str() {
                 "ATSP" | "TSP" => {}
-                other => return Err(at(label, line, format!("unsupported TYPE '{other}'"))),
+                other => {
+                    return Err(at(
+                        label,
+                        line,
+                        format!("unsupported TYPE '{}'", cut(other)),
+                    ))
+                }
             },
             "DIMENSION" => {
-                let n: usize = value
-                    .parse()
-                    .map_err(|_| at(label, line, format!("DIMENSION '{value}' is not a number")))?;
+                let n: usize = value.parse().map_err(|_| {
+                    at(
+                        label,
+                        line,
+                        format!("DIMENSION '{}' is not a number", cut(value)),
+                    )
+                })?;
                 check_size(n).map_err(|_| {
                     at(
                         label,
@@ -127,7 +155,7 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                     return Err(at(
                         label,
                         line,
-                        format!("unsupported EDGE_WEIGHT_TYPE '{other}'"),
+                        format!("unsupported EDGE_WEIGHT_TYPE '{}'", cut(other)),
                     ))
                 }
             },
@@ -137,7 +165,7 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                     at(
                         label,
                         line,
-                        format!("unsupported EDGE_WEIGHT_FORMAT '{value}'"),
+                        format!("unsupported EDGE_WEIGHT_FORMAT '{}'", cut(value)),
                     )
                 })?);
             }
@@ -150,7 +178,7 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                 return Err(at(
                     label,
                     line,
-                    format!("expected 'KEY : VALUE', found '{trimmed}'"),
+                    format!("expected 'KEY : VALUE', found '{}'", cut(trimmed)),
                 ))
             }
         }
@@ -247,9 +275,13 @@ impl Weights<'_> {
                     ),
                 ));
             }
-            let value: i64 = word
-                .parse()
-                .map_err(|_| at(label, line, format!("expected an integer, found '{word}'")))?;
+            let value: i64 = word.parse().map_err(|_| {
+                at(
+                    label,
+                    line,
+                    format!("expected an integer, found '{}'", cut(word)),
+                )
+            })?;
             let (i, j) = self.cells[self.next];
             if i != j && !(0..=MAX_COST).contains(&value) {
                 return Err(at(

@@ -111,55 +111,55 @@ fn errors_name_the_line() {
     let cases = [
         (
             tsplib("ATSP", 2, "FULL_MATRIX", "0 1\n1 x"),
-            "line 8: expected an integer, found 'x'",
+            ":8: expected an integer, found 'x'",
         ),
         (
             tsplib("ATSP", 2, "FULL_MATRIX", "0 1\n1"),
-            "line 9: too few numbers: 3 of 4",
+            ":9: too few numbers: 3 of 4",
         ),
         (
             tsplib("ATSP", 2, "FULL_MATRIX", "0 1\n1 0 7"),
-            "line 8: too many numbers",
+            ":8: too many numbers",
         ),
         (
             tsplib("ATSP", 2, "FULL_MATRIX", "0 1\n1 0\n7"),
-            "line 9: too many numbers",
+            ":9: too many numbers",
         ),
         (
             tsplib("ATSP", 2, "FULL_MATRIX", "0 -1\n1 0"),
-            "line 7: cost -1 outside",
+            ":7: cost -1 outside",
         ),
         (
             tsplib("ATSP", 1, "FULL_MATRIX", "0"),
-            "line 3: DIMENSION 1 outside 2..=1000",
+            ":3: DIMENSION 1 outside 2..=1000",
         ),
         (
             tsplib("ATSP", 1001, "FULL_MATRIX", "0"),
-            "line 3: DIMENSION 1001 outside",
+            ":3: DIMENSION 1001 outside",
         ),
         (
             tsplib("CVRP", 2, "FULL_MATRIX", "0 1 1 0"),
-            "line 2: unsupported TYPE 'CVRP'",
+            ":2: unsupported TYPE 'CVRP'",
         ),
         (
             tsplib("ATSP", 2, "FUNCTION", "0 1 1 0"),
-            "line 5: unsupported EDGE_WEIGHT_FORMAT",
+            ":5: unsupported EDGE_WEIGHT_FORMAT",
         ),
         (
             "NAME: t\nEDGE_WEIGHT_SECTION\n0 1 1 0\n".to_string(),
-            "line 2: missing DIMENSION",
+            ":2: missing DIMENSION",
         ),
         (
             "NAME: t\nDIMENSION: 2\n".to_string(),
-            "line 2: no EDGE_WEIGHT_SECTION",
+            ":2: no EDGE_WEIGHT_SECTION",
         ),
         (
             "NAME: t\nEDGE_WEIGHT_TYPE: EUC_2D\n".to_string(),
-            "line 2: unsupported EDGE_WEIGHT_TYPE",
+            ":2: unsupported EDGE_WEIGHT_TYPE",
         ),
         (
             "NAME t\nwhat is this\n".to_string(),
-            "line 2: expected 'KEY : VALUE'",
+            ":2: expected 'KEY : VALUE'",
         ),
     ];
     for (text, expected) in cases {
@@ -168,7 +168,7 @@ fn errors_name_the_line() {
             msg.contains(expected),
             "{msg:?} should contain {expected:?}"
         );
-        assert!(msg.starts_with("TSPLIB line "), "{msg}");
+        assert!(msg.starts_with("TSPLIB:"), "{msg}");
         assert!(!msg.contains('\n'), "{msg}");
     }
 }
@@ -180,10 +180,14 @@ fn file_errors_name_the_file() {
     let path = dir.join("broken.atsp");
     std::fs::write(&path, tsplib("ATSP", 2, "FULL_MATRIX", "0 1\nx 0")).unwrap();
     let msg = message(read_tsplib(&path).unwrap_err());
-    assert_eq!(msg, "broken.atsp line 8: expected an integer, found 'x'");
+    assert!(
+        msg.ends_with("broken.atsp:8: expected an integer, found 'x'"),
+        "{msg}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+    // Issue 29: a missing input is bad input (exit code 2), naming the file.
     assert!(matches!(
         read_tsplib(dir.join("missing.atsp")),
-        Err(Error::Io(_))
+        Err(Error::InvalidInput(m)) if m.contains("missing.atsp")
     ));
 }

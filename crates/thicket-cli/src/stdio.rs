@@ -1,8 +1,7 @@
-//! `-` for standard input and output wherever thicket reads or writes a file. Where a library
-//! reads only from a path, standard input is copied into a temporary file first (removed
-//! afterwards), and the error messages name it `<stdin>` instead of the temporary path.
+//! `-` for standard output wherever thicket writes a file (readers take `-` as standard input
+//! themselves, through `thicket_core::read_text`). Where a library writes only to a path, the
+//! output goes to a temporary file first, then to stdout.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use thicket_core::{write_atomically, Error, Result};
@@ -13,23 +12,6 @@ pub const STDIN_NAME: &str = "<stdin>";
 /// Whether `path` is `-`, standard input or output.
 pub fn is_stdio(path: &Path) -> bool {
     path.as_os_str() == "-"
-}
-
-/// Reads `path` with `read`, or for `-` a temporary copy of standard input named `name`
-/// (its extension tells the libraries that read formats from names which format it is in).
-pub fn read_input<T>(path: &Path, name: &str, read: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
-    if !is_stdio(path) {
-        return read(path);
-    }
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::file(Path::new(STDIN_NAME), e))?;
-    let (dir, copy) = temporary(name)?;
-    std::fs::write(&copy, bytes).map_err(|e| Error::file(&copy, e))?;
-    let read = read(&copy).map_err(|e| name_stdin(e, &copy));
-    drop(dir);
-    read
 }
 
 /// Writes `text` to `path`, replacing a file only once it is complete, or to stdout for `-`.

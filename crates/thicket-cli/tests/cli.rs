@@ -194,7 +194,7 @@ fn atsp_solves_br17_and_reports_bad_files_by_line() {
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
     assert_eq!(message.lines().count(), 1, "{message}");
-    assert!(message.contains("line 8"), "{message}");
+    assert!(message.contains("bad.atsp:8:"), "{message}");
     std::fs::remove_dir_all(&dir).unwrap();
 
     let generated = json(&thicket(&[
@@ -209,6 +209,7 @@ fn atsp_solves_br17_and_reports_bad_files_by_line() {
 
 #[test]
 fn a_missing_file_is_named() {
+    // Issue 29: a missing input file is bad input.
     let output = thicket(&["atsp", "no-such-instance.atsp"]);
     // A missing input is bad input, as in every command.
     assert_eq!(output.status.code(), Some(2));

@@ -219,7 +219,7 @@ fn a_dash_reads_stdin() {
     let output = thicket_with_stdin(&["lookback", "--batch", "-", "--backend", "cpu"], book);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("<stdin> line 2"),
+        stderr(&output).contains("<stdin>:2:"),
         "{}",
         stderr(&output)
     );

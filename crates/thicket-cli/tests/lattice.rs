@@ -584,7 +584,7 @@ fn a_malformed_book_names_file_line_and_column() {
     rows[2] = "call,european,42,40,0.5,abc,0.1,200";
     let book = write_book(dir.path(), "bad.csv", &rows);
     let output = price_book(&book, &dir.path().join("out.csv"), &[]);
-    let want = ["bad.csv line 4, column volatility", "\"abc\""];
+    let want = ["bad.csv:4: column volatility", "\"abc\""];
     assert_one_line_error(&output, 2, &want, "bad volatility");
 }
 
@@ -603,12 +603,12 @@ fn a_failed_book_leaves_the_existing_output_untouched() {
         (
             write_book(dir.path(), "malformed.csv", &malformed),
             vec![],
-            "line 5, column steps",
+            ":5: column steps",
         ),
         (
             write_book(dir.path(), "invalid.csv", &invalid),
             vec![],
-            "line 5: steps is 0",
+            ":5: steps is 0",
         ),
         (
             write_book(dir.path(), "book.csv", BOOK),

@@ -102,11 +102,11 @@ fn bad_input_is_one_line_naming_the_file_and_line_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bad.etc");
     for (text, wanted) in [
-        ("2 2 0\n1\n2\n3\n", "line 4: 3 times"),
-        ("1 2 0\n1\n-2\n", "line 3: time -2"),
-        ("1 2 0\n1\nabc\n", "line 3: \"abc\" is not a number"),
-        ("0 2 0\n", "line 1: tasks"),
-        ("2 0\n", "line 1: machines"),
+        ("2 2 0\n1\n2\n3\n", "bad.etc:4: 3 times"),
+        ("1 2 0\n1\n-2\n", "bad.etc:3: time -2"),
+        ("1 2 0\n1\nabc\n", "bad.etc:3: \"abc\" is not a number"),
+        ("0 2 0\n", "bad.etc:1: tasks"),
+        ("2 0\n", "bad.etc:1: machines"),
     ] {
         std::fs::write(&file, text).unwrap();
         let output = thicket(&["schedule", file.to_str().unwrap(), "--method", "mct"]);

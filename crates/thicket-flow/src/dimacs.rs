@@ -12,10 +12,33 @@ use thicket_core::{Error, Result};
 
 use crate::network::{FlowArc, Network, MAX_TOTAL_CAPACITY};
 
-/// Reads a `.max` file.
+/// Reads a `.max` file (`-`: standard input) through [`thicket_core::read_text`].
 pub fn read(path: &Path) -> Result<Network> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    parse(&path.display().to_string(), &text)
+    let text = thicket_core::read_text(path)?;
+    parse(&shown(path), &text)
+}
+
+/// How errors name the input `path`: `<stdin>` for `-`.
+pub(crate) fn shown(path: &Path) -> String {
+    match thicket_core::is_stdio(path) {
+        true => "<stdin>".into(),
+        false => path.display().to_string(),
+    }
+}
+
+/// The shortest arc line, `a 1 1 0` and its line end: a file holds at most its remaining
+/// bytes divided by this many arcs.
+const SHORTEST_ARC_LINE: usize = 8;
+
+/// The most characters of a token an error quotes.
+const QUOTED_CHARS: usize = 40;
+
+/// `token` quoted for a message, cut to [`QUOTED_CHARS`] characters.
+pub(crate) fn quoted(token: &str) -> String {
+    match token.char_indices().nth(QUOTED_CHARS) {
+        Some((end, _)) => format!("{:?}...", &token[..end]),
+        None => format!("{token:?}"),
+    }
 }
 
 /// A malformed line's error.
@@ -27,7 +50,7 @@ fn bad(file: &str, line: usize, what: &str) -> Error {
 fn integer(file: &str, line: usize, field: &str) -> Result<i64> {
     field
         .parse::<i64>()
-        .map_err(|_| bad(file, line, &format!("{field:?} is not an integer")))
+        .map_err(|_| bad(file, line, &format!("{} is not an integer", quoted(field))))
 }
 
 /// The fields after the line's letter as integers, exactly `count` of them.
@@ -102,8 +125,12 @@ pub fn parse(file: &str, text: &str) -> Result<Network> {
                         &format!("{m} arcs: a flow network has 0 to 2^31 - 1"),
                     ));
                 }
+                // Storage for no more arcs than the bytes after this line could hold, so that
+                // a header's promise takes no memory; it grows as arcs are read, and a file
+                // that ends early is refused at its end.
+                let after = text.len() - (raw.as_ptr() as usize - text.as_ptr() as usize);
+                arcs.reserve((m as usize).min(after / SHORTEST_ARC_LINE));
                 header = Some((n as u32, m as usize));
-                arcs.reserve(m as usize);
             }
             Some("n") => {
                 let Some((n, _)) = header else {
@@ -182,7 +209,10 @@ pub fn parse(file: &str, text: &str) -> Result<Network> {
                 return Err(bad(
                     file,
                     number,
-                    &format!("expected a 'c', 'p', 'n' or 'a' line, not {other:?}"),
+                    &format!(
+                        "expected a 'c', 'p', 'n' or 'a' line, not {}",
+                        quoted(other)
+                    ),
                 ))
             }
         }

@@ -30,6 +30,7 @@ use thicket_core::{Backend, Error, Result, RunOptions, SplitMix};
 use thicket_graph::generate::Generator;
 use thicket_graph::{SearchOptions, Strategy};
 
+use crate::dimacs::quoted;
 use crate::network::{FlowArc, Network};
 
 /// XORed into the seed of a random graph for its capacities' stream.
@@ -104,7 +105,8 @@ impl FromStr for Spec {
     type Err = Error;
 
     fn from_str(text: &str) -> Result<Spec> {
-        let wrong = || Error::InvalidInput(format!("generator {text:?}: expected {SPEC_FORMS}"));
+        let wrong =
+            || Error::InvalidInput(format!("generator {}: expected {SPEC_FORMS}", quoted(text)));
         let mut parts = text.split(':');
         let kind = parts.next().ok_or_else(wrong)?;
         let values: Vec<u64> = parts
@@ -230,6 +232,23 @@ impl Spec {
 const MAX_VERTICES: u64 = u32::MAX as u64 - 1;
 const MAX_ARCS: u64 = (1 << 31) - 1;
 
+/// Bytes a generated network takes per arc while it is made (the arc, and in a random
+/// graph the graph's own arc lists beside it) and per vertex (a genrmf frame's permutation, a
+/// random graph's offsets and BFS levels).
+const GENERATED_BYTES_PER_ARC: u64 = 48;
+/// See [`GENERATED_BYTES_PER_ARC`].
+const GENERATED_BYTES_PER_VERTEX: u64 = 32;
+
+/// Refuses, before allocating, the network `what` of `vertices` and `arcs` where it would not
+/// fit this machine's memory.
+fn check_generated_fits(what: &str, vertices: u64, arcs: u64) -> Result<()> {
+    let bytes = arcs
+        .checked_mul(GENERATED_BYTES_PER_ARC)
+        .zip(vertices.checked_mul(GENERATED_BYTES_PER_VERTEX))
+        .and_then(|(a, v)| a.checked_add(v));
+    thicket_core::check_fits(what, bytes)
+}
+
 fn genrmf(a: u32, b: u32, c1: u64, c2: u64, seed: u64) -> Result<Network> {
     if a < 1 || b < 2 || c1 > c2 {
         return Err(Error::InvalidInput(format!(
@@ -239,11 +258,13 @@ fn genrmf(a: u32, b: u32, c1: u64, c2: u64, seed: u64) -> Result<Network> {
     let (a64, b64) = (u64::from(a), u64::from(b));
     let aa = a64 * a64;
     let n = within(aa.checked_mul(b64), MAX_VERTICES, "genrmf vertices (a² b)")?;
+    // With n = a² b below 2^32, none of these products can pass 2^64.
     let m = within(
         (5 * aa * b64).checked_sub(4 * a64 * b64 + aa),
         MAX_ARCS,
         "genrmf arcs",
     )?;
+    check_generated_fits(&format!("genrmf:{a}:{b}:{c1}:{c2}"), n, m)?;
     let frame_capacity = c2
         .checked_mul(aa)
         .ok_or_else(|| Error::InvalidInput(format!("genrmf c2 · a² = {c2} · {aa} passes 2^64")))?;
@@ -304,6 +325,7 @@ fn rlg(rows: u32, cols: u32, r: u64, seed: u64) -> Result<Network> {
         MAX_ARCS,
         "rlg arcs",
     )?;
+    check_generated_fits(&format!("rlg:{rows}:{cols}:{r}"), n, m)?;
     let end_capacity = r
         .checked_mul(3)
         .ok_or_else(|| Error::InvalidInput(format!("rlg 3 · maxcap = 3 · {r} passes 2^64")))?;
@@ -354,6 +376,11 @@ fn random(vertices: u32, degree: u32, max_capacity: u64, seed: u64) -> Result<Ne
     if max_capacity < 1 {
         return Err(Error::InvalidInput("random graphs need maxcap >= 1".into()));
     }
+    check_generated_fits(
+        &format!("random:{vertices}:{degree}:{max_capacity}"),
+        u64::from(vertices),
+        u64::from(vertices) * u64::from(degree),
+    )?;
     let graph = Generator::VigerLatapy { vertices, degree }.generate(seed)?;
     let mut draws = Draws(SplitMix::new(seed ^ CAPACITY_STREAM));
     let arcs: Vec<FlowArc> = graph

@@ -20,6 +20,33 @@ use crate::report::{FlowAnswer, FlowRun, FlowStats};
 use crate::residual::Residual;
 use crate::verify::verify;
 
+/// Bytes a solve takes at most per vertex (labels, excesses, potentials, queues, the
+/// residual graph's offsets) and per arc (two residual arcs, the flow, the certificate): a
+/// generous bound for the check before any of it is allocated.
+const SOLVE_BYTES_PER_VERTEX: u64 = 96;
+/// See [`SOLVE_BYTES_PER_VERTEX`].
+const SOLVE_BYTES_PER_ARC: u64 = 96;
+
+/// Refuses, before allocating, a network whose solve would not fit this machine's memory
+/// (a file may declare four billion vertices on one line).
+fn check_solve_fits(network: &Network) -> Result<()> {
+    let bytes = u64::from(network.vertices)
+        .checked_mul(SOLVE_BYTES_PER_VERTEX)
+        .and_then(|v| {
+            (network.arcs.len() as u64)
+                .checked_mul(SOLVE_BYTES_PER_ARC)
+                .and_then(|a| a.checked_add(v))
+        });
+    thicket_core::check_fits(
+        &format!(
+            "a maximum flow of {} vertices and {} arcs",
+            network.vertices,
+            network.arcs.len()
+        ),
+        bytes,
+    )
+}
+
 /// How a maximum flow is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -105,6 +132,7 @@ pub struct MaxflowOptions {
 /// is [`Error::TooLarge`]. The GPU is opened, and each strategy's kernels loaded, by the
 /// process's first solve that needs them; later solves reuse them.
 pub fn maxflow(network: &Network, options: &MaxflowOptions) -> Result<Measured<FlowRun>> {
+    check_solve_fits(network)?;
     let run = RunOptions {
         backend: thicket_core::backend_for(
             options.strategy,

@@ -21,11 +21,27 @@ const COLUMNS: [&str; 8] = [
     "steps",
 ];
 
-/// Reads a book of options from the file `path` (as [`parse_book`] reads text); a file that
-/// cannot be read is [`Error::file`].
+/// Reads a book of options from the file `path` (`-`: standard input) through
+/// [`thicket_core::read_text`], as [`parse_book`] reads text; a missing or unreadable file is
+/// [`Error::InvalidInput`] naming it.
 pub fn read_book(path: &Path) -> Result<Vec<Contract>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    parse_book(&path.display().to_string(), &text)
+    let text = thicket_core::read_text(path)?;
+    let file = match thicket_core::is_stdio(path) {
+        true => "<stdin>".to_string(),
+        false => path.display().to_string(),
+    };
+    parse_book(&file, &text)
+}
+
+/// The most characters of a value an error quotes.
+const QUOTED_CHARS: usize = 40;
+
+/// `token` quoted for a message, cut to [`QUOTED_CHARS`] characters (`...` marks a cut).
+fn quoted(token: &str) -> String {
+    match token.char_indices().nth(QUOTED_CHARS) {
+        Some((end, _)) => format!("{:?}...", &token[..end]),
+        None => format!("{token:?}"),
+    }
 }
 
 /// Reads a book of options from `text`, named `file` in errors: a header line naming the columns `payoff`, `style`, `spot`,
@@ -33,19 +49,21 @@ pub fn read_book(path: &Path) -> Result<Vec<Contract>> {
 /// option per line; blank lines are skipped. `payoff` is `lookback-put`, `lookback-call`,
 /// `call` or `put`, `style` is `american` or `european`, and `strike` is empty for the
 /// lookbacks. A bad value is [`Error::InvalidInput`] naming the file, line and column
-/// (`book.csv line 4, column volatility: "abc" is not a number`), an invalid contract names
+/// (`book.csv:4: column volatility: "abc" is not a number`), an invalid contract names
 /// the file and line, and a book of no options is an error too.
 pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
     let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
     let Some((_, header)) = lines.next() else {
         return Err(Error::InvalidInput(format!(
-            "{file}: empty; expected a header line ({})",
+            "{file}:1: empty; expected a header line ({})",
             COLUMNS.join(",")
         )));
     };
     let order = header_order(file, header)?;
     let mut contracts = Vec::new();
+    let mut last_line = 1;
     for (number, line) in lines {
+        last_line = number;
         if line.trim().is_empty() {
             continue;
         }
@@ -57,7 +75,7 @@ pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
         };
         if row.fields.len() != COLUMNS.len() {
             return Err(Error::InvalidInput(format!(
-                "{file} line {number}: {} fields, the header has {}",
+                "{file}:{number}: {} fields, the header has {}",
                 row.fields.len(),
                 COLUMNS.len()
             )));
@@ -65,12 +83,12 @@ pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
         let contract = row.contract()?;
         contract
             .validate()
-            .map_err(|e| Error::InvalidInput(format!("{file} line {number}: {}", e.message())))?;
+            .map_err(|e| Error::InvalidInput(format!("{file}:{number}: {}", e.message())))?;
         contracts.push(contract);
     }
     if contracts.is_empty() {
         return Err(Error::InvalidInput(format!(
-            "{file}: no options, only the header line"
+            "{file}:{last_line}: no options, only the header line"
         )));
     }
     Ok(contracts)
@@ -81,7 +99,8 @@ fn header_order(file: &str, header: &str) -> Result<[usize; 8]> {
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
     if let Some(unknown) = names.iter().find(|n| !COLUMNS.contains(n)) {
         return Err(Error::InvalidInput(format!(
-            "{file} line 1: column {unknown:?} is not one of {}",
+            "{file}:1: column {} is not one of {}",
+            quoted(unknown),
             COLUMNS.join(", ")
         )));
     }
@@ -90,14 +109,10 @@ fn header_order(file: &str, header: &str) -> Result<[usize; 8]> {
         let positions: Vec<usize> = (0..names.len()).filter(|&i| names[i] == column).collect();
         match positions[..] {
             [position] => *slot = position,
-            [] => {
-                return Err(Error::InvalidInput(format!(
-                    "{file} line 1: no column {column}"
-                )))
-            }
+            [] => return Err(Error::InvalidInput(format!("{file}:1: no column {column}"))),
             _ => {
                 return Err(Error::InvalidInput(format!(
-                    "{file} line 1: column {column} appears {} times",
+                    "{file}:1: column {column} appears {} times",
                     positions.len()
                 )))
             }
@@ -120,11 +135,11 @@ impl Row<'_> {
 
     fn bad(&self, column: usize, why: &str) -> Error {
         Error::InvalidInput(format!(
-            "{} line {}, column {}: {:?} {why}",
+            "{}:{}: column {}: {} {why}",
             self.file,
             self.number,
             COLUMNS[column],
-            self.field(column)
+            quoted(self.field(column))
         ))
     }
 
@@ -269,73 +284,73 @@ put,european,42,45,0.5,0.2,-0.01,201
         );
         let m = error(&bad);
         assert!(
-            m.ends_with("book.csv line 5, column volatility: \"abc\" is not a number"),
+            m.ends_with("book.csv:5: column volatility: \"abc\" is not a number"),
             "{m}"
         );
         let cases = [
             (
                 "lookback-put,american,50,,0.25,0.4,0.1,3",
                 "lookback,american,50,,0.25,0.4,0.1,3",
-                "line 2, column payoff: \"lookback\" is not",
+                ":2: column payoff: \"lookback\" is not",
             ),
             (
                 "lookback-put,american,50,,0.25,0.4,0.1,3",
                 "lookback-put,bermudan,50,,0.25,0.4,0.1,3",
-                "line 2, column style: \"bermudan\"",
+                ":2: column style: \"bermudan\"",
             ),
             (
                 "lookback-put,american,50,,0.25,0.4,0.1,3",
                 "lookback-put,american,50,,0.25,0.4,0.1,3.5",
-                "line 2, column steps: \"3.5\" is not a whole number",
+                ":2: column steps: \"3.5\" is not a whole number",
             ),
             (
                 "lookback-put,american,50,,0.25,0.4,0.1,3",
                 "lookback-put,american,50,48,0.25,0.4,0.1,3",
-                "line 2, column strike: \"48\" must be empty",
+                ":2: column strike: \"48\" must be empty",
             ),
             (
                 "call,american,42,40,",
                 "call,american,42,,",
-                "line 5, column strike: \"\" is not a number",
+                ":5: column strike: \"\" is not a number",
             ),
             (
                 "put,european,42,45,",
                 "put,european,x42,45,",
-                "line 6, column spot: \"x42\"",
+                ":6: column spot: \"x42\"",
             ),
             (
                 "lookback-put,american,50,,0.25,0.4,0.1,3",
                 "lookback-put,american,50,,0.25,0.4,0.1",
-                "line 2: 7 fields, the header has 8",
+                ":2: 7 fields, the header has 8",
             ),
             (
                 "lookback-put,american,50,,0.25,0.4,0.1,3",
                 "lookback-put,american,50,,0.25,0.4,0.1,0",
-                "line 2: steps is 0",
+                ":2: steps is 0",
             ),
             (
                 "put,european,42,45,0.5,0.2",
                 "put,european,42,45,0.5,-0.2",
-                "line 6: volatility is -0.2",
+                ":6: volatility is -0.2",
             ),
             (
                 "steps\n",
                 "steps,colour\n",
-                "line 1: column \"colour\" is not one of",
+                ":1: column \"colour\" is not one of",
             ),
-            ("rate,steps\n", "rate\n", "line 1: no column steps"),
+            ("rate,steps\n", "rate\n", ":1: no column steps"),
         ];
         for (from, to, want) in cases {
             let text = BOOK.replace(from, to);
             assert_ne!(text, BOOK, "{from}");
             let m = error(&text);
             assert!(
-                m.contains(&format!("book.csv {want}")),
+                m.contains(&format!("book.csv{want}")),
                 "{m:?} should contain {want:?}"
             );
             assert!(!m.contains('\n'));
         }
-        assert!(error("").contains("book.csv: empty"));
+        assert!(error("").contains("book.csv:1: empty"));
         assert!(
             error("payoff,style,spot,strike,maturity,volatility,rate,steps,rate\n")
                 .contains("column rate appears 2 times")
@@ -343,10 +358,10 @@ put,european,42,45,0.5,0.2,-0.01,201
     }
 
     #[test]
-    fn a_missing_file_is_an_io_error_naming_it() {
+    fn a_missing_file_is_bad_input_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let err = read_book(&dir.path().join("nowhere.csv")).unwrap_err();
-        assert!(matches!(err, Error::Io(_)));
+        assert!(matches!(err, Error::InvalidInput(_)));
         assert!(err.to_string().contains("nowhere.csv"), "{err}");
     }
 }

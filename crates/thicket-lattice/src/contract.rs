@@ -138,14 +138,15 @@ impl Contract {
         ] {
             if !(value.is_finite() && value > 0.0) {
                 return Err(invalid(format!(
-                    "{name} is {value}; it must be a positive finite number"
+                    "{name} is {}; it must be a positive finite number",
+                    short(value)
                 )));
             }
         }
         if !m.rate.is_finite() {
             return Err(invalid(format!(
                 "rate is {}; it must be a finite number",
-                m.rate
+                short(m.rate)
             )));
         }
         if self.steps == 0 || self.steps > MAX_STEPS {
@@ -157,15 +158,18 @@ impl Contract {
         if let Some(strike) = self.payoff.strike() {
             if !(strike.is_finite() && strike > 0.0) {
                 return Err(invalid(format!(
-                    "strike is {strike}; it must be a positive finite number"
+                    "strike is {}; it must be a positive finite number",
+                    short(strike)
                 )));
             }
         }
         let rate_time = m.rate * m.maturity;
         if rate_time.abs() > MAX_RATE_TIME {
             return Err(invalid(format!(
-                "rate × maturity is {rate_time} (rate {}, maturity {}); it must be within ±{MAX_RATE_TIME}",
-                m.rate, m.maturity
+                "rate × maturity is {} (rate {}, maturity {}); it must be within ±{MAX_RATE_TIME}",
+                short(rate_time),
+                short(m.rate),
+                short(m.maturity)
             )));
         }
         let dt = m.maturity / self.steps as f64;
@@ -174,18 +178,25 @@ impl Contract {
         let d = (-log_u).exp();
         if !(u.is_finite() && d > 0.0) {
             return Err(invalid(format!(
-                "volatility × sqrt(maturity/steps) is {log_u} (volatility {}, maturity {}, steps {}); the up factor exp({log_u}) overflows",
-                m.volatility, m.maturity, self.steps
+                "volatility × sqrt(maturity/steps) is {} (volatility {}, maturity {}, steps {}); the up factor exp({}) overflows",
+                short(log_u),
+                short(m.volatility),
+                short(m.maturity),
+                self.steps,
+                short(log_u)
             )));
         }
         let p = ((m.rate * dt).exp() - d) / (u - d);
         if !(0.0..=1.0).contains(&p) {
             return Err(invalid(format!(
-                "the up probability is {p}, outside [0, 1]: exp(rate × dt) = {} is not between d = {d} and u = {u} (rate {}, volatility {}, maturity {}, steps {})",
-                (m.rate * dt).exp(),
-                m.rate,
-                m.volatility,
-                m.maturity,
+                "the up probability is {}, outside [0, 1]: exp(rate × dt) = {} is not between d = {} and u = {} (rate {}, volatility {}, maturity {}, steps {})",
+                short(p),
+                short((m.rate * dt).exp()),
+                short(d),
+                short(u),
+                short(m.rate),
+                short(m.volatility),
+                short(m.maturity),
                 self.steps
             )));
         }
@@ -197,6 +208,16 @@ impl Contract {
             disc: (-m.rate * dt).exp(),
             steps: self.steps,
         })
+    }
+}
+
+/// `value` for a message: as Rust prints it where that is short, else in short scientific
+/// form (`1e308`, never 309 digits).
+fn short(value: f64) -> String {
+    let plain = value.to_string();
+    match plain.len() > 16 {
+        true => format!("{value:e}"),
+        false => plain,
     }
 }
 

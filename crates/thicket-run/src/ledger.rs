@@ -125,7 +125,17 @@ pub struct Ledger {
 }
 
 fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
-    move |e| Error::Ledger(format!("{}: {e}", path.display()))
+    move |e| Error::Ledger(format!("{}: {}", path.display(), reason(&e)))
+}
+
+/// SQLite's reason in one line: a damaged schema makes a statement fail with the statement's
+/// text (several lines of SQL) in the error, which a message leaves out.
+fn reason(error: &rusqlite::Error) -> String {
+    let text = match error {
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        other => other.to_string(),
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// What a SQLite file is, read from its header and schema without writing.
@@ -196,7 +206,7 @@ fn not_a_ledger(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
             "{} is not a thicket ledger (not a SQLite file)",
             path.display()
         )),
-        _ => Error::Ledger(format!("{}: {e}", path.display())),
+        _ => Error::Ledger(format!("{}: {}", path.display(), reason(&e))),
     }
 }
 
@@ -345,7 +355,7 @@ impl Ledger {
     /// A ledger error naming the file.
     fn error(&self, doing: &str) -> impl Fn(rusqlite::Error) -> Error + '_ {
         let doing = doing.to_owned();
-        move |e| Error::Ledger(format!("{}: {doing}: {e}", self.path.display()))
+        move |e| Error::Ledger(format!("{}: {doing}: {}", self.path.display(), reason(&e)))
     }
 
     /// What the ledger is for.

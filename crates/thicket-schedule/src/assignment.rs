@@ -20,38 +20,42 @@ pub fn loads(etc: &Etc, assignment: &[u32]) -> (Vec<f64>, f64) {
     (loads, makespan)
 }
 
-/// Parses an assignment file's text: whitespace-separated machine indices; errors name the
-/// line (`line 3: ...`). Ranges are checked by [`crate::verify::verify`].
-pub fn parse(text: &str) -> Result<Vec<u32>> {
+/// Parses an assignment file's text, named `file` in errors: whitespace-separated machine
+/// indices; errors name the file and line (`a.sol:3: ...`). Ranges are checked by [`read`]
+/// and [`crate::verify::verify`].
+pub fn parse(file: &str, text: &str) -> Result<Vec<u32>> {
     let mut assignment = Vec::new();
     for (i, line) in text.lines().enumerate() {
         for field in line.split_whitespace() {
             let machine = field.parse::<u32>().map_err(|_| {
                 Error::InvalidInput(format!(
-                    "line {}: {field:?} is not a machine index (0, 1, ...)",
-                    i + 1
+                    "{file}:{}: {} is not a machine index (0, 1, ...)",
+                    i + 1,
+                    crate::etc::quoted(field)
                 ))
             })?;
             assignment.push(machine);
         }
     }
     if assignment.is_empty() {
-        return Err(Error::InvalidInput(
-            "no machine index in the assignment".into(),
-        ));
+        return Err(Error::InvalidInput(format!(
+            "{file}:{}: no machine index in the assignment",
+            text.lines().count().max(1)
+        )));
     }
     Ok(assignment)
 }
 
-/// Reads an assignment file for `etc`: one index per task, each below the machine count;
-/// errors name the file and line.
+/// Reads an assignment file (`-`: standard input) for `etc`: one index per task, each below
+/// the machine count; errors name the file and line.
 pub fn read(path: &Path, etc: &Etc) -> Result<Vec<u32>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-    let named = |m: String| Error::InvalidInput(format!("{}: {m}", path.display()));
-    let assignment = parse(&text).map_err(|e| named(e.message()))?;
+    let text = thicket_core::read_text(path)?;
+    let file = crate::etc::shown(path);
+    let assignment = parse(&file, &text)?;
     if assignment.len() != etc.tasks() {
-        return Err(named(format!(
-            "{} machine indices for {} tasks",
+        return Err(Error::InvalidInput(format!(
+            "{file}:{}: {} machine indices for {} tasks",
+            line_of_field(&text, assignment.len().min(etc.tasks())),
             assignment.len(),
             etc.tasks()
         )));
@@ -61,8 +65,8 @@ pub fn read(path: &Path, etc: &Etc) -> Result<Vec<u32>> {
         .position(|&m| m as usize >= etc.machines())
     {
         let line = line_of_field(&text, t);
-        return Err(named(format!(
-            "line {line}: machine {} of task {t} is not below {}",
+        return Err(Error::InvalidInput(format!(
+            "{file}:{line}: machine {} of task {t} is not below {}",
             assignment[t],
             etc.machines()
         )));
@@ -113,9 +117,9 @@ mod tests {
         assert_eq!(read(&path, &etc).unwrap(), vec![1, 0, 1]);
         for (text, wanted) in [
             ("0\n1\n", "2 machine indices for 3 tasks"),
-            ("0\n1\nx\n", "line 3: \"x\""),
-            ("0 1\n-1\n", "line 2: \"-1\""),
-            ("0\n1\n2\n", "line 3: machine 2 of task 2"),
+            ("0\n1\nx\n", "a.txt:3: \"x\""),
+            ("0 1\n-1\n", "a.txt:2: \"-1\""),
+            ("0\n1\n2\n", "a.txt:3: machine 2 of task 2"),
             ("\n", "no machine index"),
         ] {
             std::fs::write(&path, text).unwrap();

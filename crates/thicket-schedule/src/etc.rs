@@ -13,6 +13,40 @@ pub const BRAUN_SHAPE: (usize, usize) = (512, 16);
 /// The most entries a matrix may have (2^28: 2 GiB of f64).
 pub const MAX_ENTRIES: usize = 1 << 28;
 
+/// How errors name the input `path`: `<stdin>` for `-`.
+pub(crate) fn shown(path: &Path) -> String {
+    match thicket_core::is_stdio(path) {
+        true => "<stdin>".into(),
+        false => path.display().to_string(),
+    }
+}
+
+/// The largest time an entry may hold: a sum of [`MAX_ENTRIES`] of them stays finite, so no
+/// load, makespan or bound can overflow to infinity.
+pub const MAX_TIME: f64 = 1e290;
+
+/// The most characters of a token an error quotes.
+const QUOTED_CHARS: usize = 40;
+
+/// `token` cut to [`QUOTED_CHARS`] characters (`...` marks a cut), control characters
+/// escaped (a line end in a token must not break the message's one line).
+pub(crate) fn cut(token: &str) -> String {
+    let mut shown: String = token
+        .chars()
+        .take(QUOTED_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if token.chars().nth(QUOTED_CHARS).is_some() {
+        shown.push_str("...");
+    }
+    shown
+}
+
+/// `token` quoted for a message, cut to [`QUOTED_CHARS`] characters.
+pub(crate) fn quoted(token: &str) -> String {
+    format!("\"{}\"", cut(token))
+}
+
 /// An ETC matrix: `time(t, m)` is task t's execution time on machine m, unloaded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Etc {
@@ -23,7 +57,8 @@ pub struct Etc {
 }
 
 impl Etc {
-    /// A matrix of `tasks` × `machines` from task-major `times`; every time finite and >= 0.
+    /// A matrix of `tasks` × `machines` from task-major `times`; every time in
+    /// `0..=`[`MAX_TIME`].
     pub fn new(tasks: usize, machines: usize, times: Vec<f64>) -> Result<Etc> {
         if tasks == 0 || machines == 0 {
             return Err(Error::InvalidInput(format!(
@@ -42,9 +77,12 @@ impl Etc {
                 times.len()
             )));
         }
-        if let Some(k) = times.iter().position(|t| !(t.is_finite() && *t >= 0.0)) {
+        if let Some(k) = times
+            .iter()
+            .position(|t| !(t.is_finite() && (0.0..=MAX_TIME).contains(t)))
+        {
             return Err(Error::InvalidInput(format!(
-                "time {} of task {} on machine {} is not a finite non-negative number",
+                "time {:e} of task {} on machine {} is not a number in 0..=1e290",
                 times[k],
                 k / machines,
                 k % machines
@@ -58,7 +96,7 @@ impl Etc {
     }
 
     /// A matrix from one row per task (row t: task t's time on every machine); every row as
-    /// long as the first, every time finite and >= 0 ([`Error::InvalidInput`] otherwise).
+    /// long as the first, every time in `0..=`[`MAX_TIME`] ([`Error::InvalidInput`] otherwise).
     pub fn from_rows<R: AsRef<[f64]>>(rows: &[R]) -> Result<Etc> {
         let machines = rows.first().map_or(0, |row| row.as_ref().len());
         if let Some(t) = rows.iter().position(|row| row.as_ref().len() != machines) {
@@ -110,24 +148,30 @@ impl Etc {
         longest.max(sum / self.machines as f64)
     }
 
-    /// Reads a file in Braun's format (see the module); errors name the file and line.
+    /// Reads a file in Braun's format (see the module; `-`: standard input) through
+    /// [`thicket_core::read_text`]; errors name the file and line (`u_c_hihi.0:7: ...`).
     pub fn read(path: &Path) -> Result<Etc> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::file(path, e))?;
-        Etc::parse(&text).map_err(|e| match e {
-            Error::InvalidInput(m) => Error::InvalidInput(format!("{}: {m}", path.display())),
-            other => other,
-        })
+        let text = thicket_core::read_text(path)?;
+        Etc::parse_named(&shown(path), &text)
     }
 
-    /// Parses the text of a Braun file; errors name the line (`line 7: ...`).
+    /// Parses the text of a Braun file; errors name the line as `ETC:7: ...`.
     pub fn parse(text: &str) -> Result<Etc> {
+        Etc::parse_named("ETC", text)
+    }
+
+    /// Parses the text of a Braun file named `file` in errors (`FILE:LINE: what`). Storage
+    /// grows as times are read (a header's promise takes no memory), and every time is
+    /// checked against [`MAX_TIME`] where it is read.
+    pub fn parse_named(file: &str, text: &str) -> Result<Etc> {
+        let at = |line: usize, what: String| Error::InvalidInput(format!("{file}:{line}: {what}"));
         let mut lines = text
             .lines()
             .enumerate()
             .map(|(i, l)| (i + 1, l.trim()))
             .filter(|(_, l)| !l.is_empty());
         let Some((first_line, first)) = lines.clone().next() else {
-            return Err(Error::InvalidInput("empty ETC file".into()));
+            return Err(at(1, "empty ETC file".into()));
         };
         let fields: Vec<&str> = first.split_whitespace().collect();
         let (tasks, machines) = if fields.len() >= 2 {
@@ -135,17 +179,23 @@ impl Etc {
             let count = |s: &str, what: &str| -> Result<usize> {
                 match s.parse::<usize>() {
                     Ok(n) if n > 0 => Ok(n),
-                    _ => Err(Error::InvalidInput(format!(
-                        "line {first_line}: {what} {s:?} in the header is not a positive integer"
-                    ))),
+                    _ => Err(at(
+                        first_line,
+                        format!(
+                            "{what} {} in the header is not a positive integer",
+                            quoted(s)
+                        ),
+                    )),
                 }
             };
             if fields.len() > 3 {
-                return Err(Error::InvalidInput(format!(
-                    "line {first_line}: a header is `TASKS MACHINES` or `TASKS MACHINES x`, \
-                     not {} fields",
-                    fields.len()
-                )));
+                return Err(at(
+                    first_line,
+                    format!(
+                        "a header is `TASKS MACHINES` or `TASKS MACHINES x`, not {} fields",
+                        fields.len()
+                    ),
+                ));
             }
             (count(fields[0], "tasks")?, count(fields[1], "machines")?)
         } else {
@@ -155,28 +205,38 @@ impl Etc {
             .checked_mul(machines)
             .filter(|&n| n <= MAX_ENTRIES)
             .ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "line {first_line}: {tasks} x {machines} entries are too many"
-                ))
+                at(
+                    first_line,
+                    format!("{tasks} x {machines} entries are too many (at most 2^28)"),
+                )
             })?;
-        let mut times = Vec::with_capacity(expected);
+        // A time takes at least two bytes ("7" and a line end).
+        let mut times = Vec::with_capacity(expected.min(text.len() / 2 + 1));
         let mut last_line = first_line;
         for (number, line) in lines {
             last_line = number;
             for field in line.split_whitespace() {
-                let time: f64 = field.parse().map_err(|_| {
-                    Error::InvalidInput(format!("line {number}: {field:?} is not a number"))
-                })?;
-                if !(time.is_finite() && time >= 0.0) {
-                    return Err(Error::InvalidInput(format!(
-                        "line {number}: time {field} is not a finite non-negative number"
-                    )));
+                let time: f64 = field
+                    .parse()
+                    .map_err(|_| at(number, format!("{} is not a number", quoted(field))))?;
+                if !(time.is_finite() && (0.0..=MAX_TIME).contains(&time)) {
+                    return Err(at(
+                        number,
+                        format!(
+                            "time {} is not a number in 0..=1e290 (larger times could make \
+                             a makespan infinite)",
+                            cut(field)
+                        ),
+                    ));
                 }
                 if times.len() == expected {
-                    return Err(Error::InvalidInput(format!(
-                        "line {number}: more than the {expected} times of {tasks} tasks x \
-                         {machines} machines"
-                    )));
+                    return Err(at(
+                        number,
+                        format!(
+                            "more than the {expected} times of {tasks} tasks x {machines} \
+                             machines"
+                        ),
+                    ));
                 }
                 times.push(time);
             }
@@ -186,10 +246,10 @@ impl Etc {
                 true => format!("the header says {tasks} tasks x {machines} machines"),
                 false => format!("a file without a header is {tasks} x {machines}"),
             };
-            return Err(Error::InvalidInput(format!(
-                "line {last_line}: {} times where {header} ({expected})",
-                times.len()
-            )));
+            return Err(at(
+                last_line,
+                format!("{} times where {header} ({expected})", times.len()),
+            ));
         }
         Etc::new(tasks, machines, times)
     }
@@ -235,15 +295,15 @@ mod tests {
 
     #[test]
     fn bad_input_names_the_line() {
-        assert!(message("2 2 0\n1\n2\n3\n").contains("line 4: 3 times"));
-        assert!(message("2 2 0\n1\n2\n3\n4\n5\n").contains("line 6: more than"));
-        assert!(message("1 2 0\n1\n-2\n").contains("line 3: time -2"));
-        assert!(message("1 2 0\n1\nabc\n").contains("line 3: \"abc\" is not a number"));
-        assert!(message("1 2 0\n1\nnan\n").contains("line 3"));
-        assert!(message("0 2 0\n").contains("line 1: tasks \"0\""));
-        assert!(message("3 0\n").contains("line 1: machines \"0\""));
-        assert!(message("x 2\n").contains("line 1"));
-        assert!(message("1 2 3 4\n").contains("line 1"));
+        assert!(message("2 2 0\n1\n2\n3\n").contains("ETC:4: 3 times"));
+        assert!(message("2 2 0\n1\n2\n3\n4\n5\n").contains("ETC:6: more than"));
+        assert!(message("1 2 0\n1\n-2\n").contains("ETC:3: time -2"));
+        assert!(message("1 2 0\n1\nabc\n").contains("ETC:3: \"abc\" is not a number"));
+        assert!(message("1 2 0\n1\nnan\n").contains("ETC:3"));
+        assert!(message("0 2 0\n").contains("ETC:1: tasks \"0\""));
+        assert!(message("3 0\n").contains("ETC:1: machines \"0\""));
+        assert!(message("x 2\n").contains("ETC:1"));
+        assert!(message("1 2 3 4\n").contains("ETC:1"));
         assert!(message("").contains("empty"));
         assert!(message("99999999 99999999\n").contains("too many"));
         for text in ["2 2 0\n1\n2\n3\n", "1 2 0\n1\nabc\n"] {

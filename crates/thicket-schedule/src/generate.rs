@@ -14,7 +14,7 @@ use std::str::FromStr;
 
 use thicket_core::{Error, Result, SplitMix};
 
-use crate::etc::Etc;
+use crate::etc::{quoted, Etc, MAX_ENTRIES};
 
 /// How machine orders agree between tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,13 +139,26 @@ impl Generator {
     }
 }
 
+/// Refuses, before anything is allocated, a shape a file could not have either (no task or
+/// machine, more than [`MAX_ENTRIES`] entries, counted without wrapping) or one whose matrix
+/// would not fit this machine's memory.
 fn check(tasks: usize, machines: usize) -> Result<()> {
     if tasks == 0 || machines == 0 {
         return Err(Error::InvalidInput(format!(
             "a generated matrix needs at least one task and one machine, not {tasks} x {machines}"
         )));
     }
-    Ok(())
+    let entries = tasks
+        .checked_mul(machines)
+        .filter(|&n| n <= MAX_ENTRIES)
+        .ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "{tasks} x {machines} entries are too many (at most 2^28)"
+            ))
+        })?;
+    // The matrix, and the copy the searches keep beside it.
+    let bytes = (entries as u64).checked_mul(2 * std::mem::size_of::<f64>() as u64);
+    thicket_core::check_fits(&format!("an ETC matrix of {tasks} x {machines}"), bytes)
 }
 
 impl fmt::Display for Generator {
@@ -182,8 +195,9 @@ impl FromStr for Generator {
     fn from_str(text: &str) -> Result<Generator> {
         let bad = || {
             Error::InvalidInput(format!(
-                "generator {text:?} is not thesis:TASKSxMACHINES or \
-                 u_<c|s|i>_<hi|lo><hi|lo>:TASKSxMACHINES (e.g. u_c_hihi:512x16)"
+                "generator {} is not thesis:TASKSxMACHINES or \
+                 u_<c|s|i>_<hi|lo><hi|lo>:TASKSxMACHINES (e.g. u_c_hihi:512x16)",
+                quoted(text)
             ))
         };
         let (kind, size) = text.split_once(':').ok_or_else(bad)?;
@@ -251,6 +265,16 @@ mod tests {
             .unwrap()
             .generate(1)
             .is_err());
+        // Issue 29: sizes are refused before the matrix is filled, and never wrap.
+        for (spec, message) in [
+            ("thesis:100000x100000", "too many"),
+            ("u_c_hihi:4294967296x4294967296", "too many"),
+            ("u_c_hihi:18446744073709551615x2", "too many"),
+        ] {
+            let error = spec.parse::<Generator>().unwrap().generate(1).unwrap_err();
+            assert!(error.to_string().contains(message), "{spec}: {error}");
+            assert_eq!(error.exit_code(), 2);
+        }
     }
 
     #[test]

@@ -169,14 +169,12 @@ pub fn relax(etc: &Etc) -> Result<Relaxation> {
     }
     let solution = match problem.solve() {
         Ok(SolveOutcome::Solution(s)) => s,
-        Ok(_) => {
-            return Err(Error::InvalidInput(
-                "the LP relaxation was interrupted".into(),
-            ))
-        }
-        Err(e) => {
+        // The simplex's own words name its internals, not the input: say what to do instead.
+        _ => {
             return Err(Error::InvalidInput(format!(
-                "the LP relaxation failed: {e}"
+                "the LP relaxation of this {tasks} x {machines} matrix could not be solved \
+                 (its times are too far apart for the simplex); --method ils or min-min \
+                 needs no LP"
             )))
         }
     };

@@ -172,6 +172,19 @@ pub struct ScheduleRun {
 pub const STAGES: [&str; 4] = ["relaxation", "device", "search", "release"];
 
 impl ScheduleRun {
+    /// How far the makespan lies above the lower bound, in percent: 0 where they are equal
+    /// (an all-zero matrix has both 0), `None` only where the bound is 0 and the makespan is
+    /// not (no ratio exists).
+    pub fn gap_percent(&self) -> Option<f64> {
+        if self.makespan <= self.lower_bound {
+            Some(0.0)
+        } else if self.lower_bound > 0.0 {
+            Some(100.0 * (self.makespan / self.lower_bound - 1.0))
+        } else {
+            None
+        }
+    }
+
     /// The JSON keys of a run.
     pub fn stats(&self, etc: &Etc) -> Map<String, Value> {
         let mut map = thicket_core::object(json!({
@@ -181,7 +194,7 @@ impl ScheduleRun {
             "method": self.method.name(),
             "loads": self.loads,
             "lower_bound": self.lower_bound,
-            "gap": 100.0 * (self.makespan / self.lower_bound - 1.0),
+            "gap": self.gap_percent(),
         }));
         if let Some(epochs) = self.epochs {
             map.insert("epochs".into(), epochs.into());

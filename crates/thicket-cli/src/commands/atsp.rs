@@ -12,7 +12,6 @@ use thicket_run::Shard;
 
 use super::perm::PermSearchArgs;
 use crate::flags::{parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
-use crate::stdio::read_input;
 
 /// The lower bound of `thicket atsp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -147,7 +146,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
 
 fn load(args: &AtspArgs) -> Result<Instance> {
     match (&args.file, &args.generate) {
-        (Some(path), _) => read_input(path, "<stdin>", |path| read_tsplib(path)),
+        (Some(path), _) => read_tsplib(path),
         (None, Some(spec)) => {
             let spec = parse_generator_spec(spec)?;
             generate(spec.class, spec.n, spec.seed)

@@ -10,7 +10,7 @@ use thicket_lattice::{
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
-use crate::stdio::{is_stdio, read_input, write_output};
+use crate::stdio::{is_stdio, write_output};
 
 /// The market, lattice and run of `thicket lookback` and `thicket binomial`.
 #[derive(Debug, Args)]
@@ -162,6 +162,13 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
     if let Some(path) = &args.batch {
         return book(args, path);
     }
+    if let Some(out) = &args.output_file {
+        return Err(Error::InvalidInput(format!(
+            "--output {}: only a book (--batch) is written to a file; a single option's price \
+             is printed",
+            out.display()
+        )));
+    }
     let missing = |name: &str| Error::InvalidInput(format!("--{name} is required without --batch"));
     let contract = Contract {
         payoff,
@@ -231,7 +238,7 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         None => !args.output.json,
         out => result_on_stdout(args.output.json, &[("--output", out)])?,
     };
-    let contracts = read_input(path, "book.csv", read_book)?;
+    let contracts = read_book(path)?;
     let options = options(args);
     let pool = thicket_core::pool(args.backend.thread_count())?;
     let measured = pool.install(|| price_book(&contracts, &options))?;

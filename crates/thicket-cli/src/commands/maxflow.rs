@@ -9,7 +9,7 @@ use thicket_flow::{dimacs, maxflow, FlowAnswer, MaxflowOptions, Network};
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
-use crate::stdio::{read_input, write_output};
+use crate::stdio::write_output;
 
 /// Options of `thicket maxflow`.
 #[derive(Debug, Args)]
@@ -53,10 +53,7 @@ pub struct MaxflowArgs {
 pub fn run(args: &MaxflowArgs) -> Result<()> {
     let (network, name) = match (&args.network, &args.generate) {
         (_, Some(spec)) => (spec.generate()?, spec.to_string()),
-        (Some(path), None) => (
-            read_input(path, "stdin.max", dimacs::read)?,
-            path.display().to_string(),
-        ),
+        (Some(path), None) => (dimacs::read(path)?, path.display().to_string()),
         (None, None) => {
             return Err(Error::InvalidInput(
                 "a network file or --generate is needed".into(),
@@ -70,9 +67,6 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
             ("--output", args.output_file.as_deref()),
         ],
     )?;
-    if let Some(path) = &args.write_network {
-        write_output(path, &dimacs::write(&network))?;
-    }
     let options = MaxflowOptions {
         run: run_options(&args.backend, &args.output, &args.trials),
         strategy: args.strategy,
@@ -81,6 +75,10 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
     let measured = maxflow(&network, &options)?;
     super::say_notes(&measured.info, args.output.quiet);
     let (answer, stats) = (&measured.output.answer, &measured.output.stats);
+    // Outputs only once the flow is found and checked: a failed run changes no file.
+    if let Some(path) = &args.write_network {
+        write_output(path, &dimacs::write(&network))?;
+    }
     if let Some(path) = &args.output_file {
         write_output(path, &solution(&network, answer))?;
     }

@@ -8,7 +8,7 @@ use thicket_schedule::{assignment, schedule, Etc, Method, ScheduleOptions, Scrat
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
-use crate::stdio::{read_input, write_output};
+use crate::stdio::write_output;
 
 /// Options of `thicket schedule`.
 #[derive(Debug, Args)]
@@ -92,7 +92,7 @@ pub enum ScratchArg {
 /// `thicket schedule`.
 pub fn run(args: &ScheduleArgs) -> Result<()> {
     let etc = match (&args.file, args.generate) {
-        (Some(path), _) => read_input(path, "matrix.etc", Etc::read)?,
+        (Some(path), _) => Etc::read(path)?,
         (None, Some(generator)) => generator.generate(args.seed)?,
         (None, None) => return Err(Error::InvalidInput("no ETC file or --generate".into())),
     };
@@ -139,7 +139,16 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         }),
         profile: args.profile,
     };
-    let measured = schedule(&etc, &options)?;
+    // A matrix the solver cannot handle is named by its file (or generator).
+    let source = match (&args.file, args.generate) {
+        (Some(path), _) => path.display().to_string(),
+        (None, Some(generator)) => generator.to_string(),
+        (None, None) => String::new(),
+    };
+    let measured = schedule(&etc, &options).map_err(|e| match e {
+        Error::InvalidInput(m) => Error::InvalidInput(format!("{source}: {m}")),
+        other => other,
+    })?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = &args.output_file {
@@ -158,12 +167,14 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         run.method
     );
     say!(summary, "  makespan     {:.6}", run.makespan);
-    say!(
-        summary,
-        "  lower bound  {:.6} (makespan {:.2}% above)",
-        run.lower_bound,
-        100.0 * (run.makespan / run.lower_bound - 1.0)
-    );
+    match run.gap_percent() {
+        Some(gap) => say!(
+            summary,
+            "  lower bound  {:.6} (makespan {gap:.2}% above)",
+            run.lower_bound
+        ),
+        None => say!(summary, "  lower bound  0 (the makespan is above it)"),
+    }
     let loads: Vec<String> = run.loads.iter().map(|l| format!("{l:.1}")).collect();
     say!(summary, "  loads        {}", loads.join(" "));
     match (run.kernel_seconds, measured.info.devices.first()) {
