@@ -77,7 +77,7 @@ pub fn parse_generator_spec(spec: &str) -> Result<GeneratorSpec> {
     let bad = |why: &str| {
         Error::InvalidInput(format!(
             "generator spec '{}': {why}",
-            crate::tsplib::cut(spec)
+            thicket_core::token(spec)
         ))
     };
     let parts: Vec<&str> = spec.split(':').map(str::trim).collect();

@@ -21,28 +21,7 @@ pub fn parse_tsplib(text: &str) -> Result<Instance> {
 pub fn read_tsplib(path: impl AsRef<Path>) -> Result<Instance> {
     let path = path.as_ref();
     let text = thicket_core::read_text(path)?;
-    let label = match thicket_core::is_stdio(path) {
-        true => "<stdin>".to_string(),
-        false => path.display().to_string(),
-    };
-    parse_labelled(&text, &label)
-}
-
-/// The most characters of a token an error quotes.
-const QUOTED_CHARS: usize = 40;
-
-/// `token` cut to [`QUOTED_CHARS`] characters (`...` marks a cut), control characters
-/// escaped (a line end in a token must not break the message's one line).
-pub(crate) fn cut(token: &str) -> String {
-    let mut shown: String = token
-        .chars()
-        .take(QUOTED_CHARS)
-        .flat_map(char::escape_debug)
-        .collect();
-    if token.chars().nth(QUOTED_CHARS).is_some() {
-        shown.push_str("...");
-    }
-    shown
+    parse_labelled(&text, &thicket_core::input_name(path))
 }
 
 /// How the weight section lists the matrix entries.
@@ -128,7 +107,7 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                     return Err(at(
                         label,
                         line,
-                        format!("unsupported TYPE '{}'", cut(other)),
+                        format!("unsupported TYPE '{}'", thicket_core::token(other)),
                     ))
                 }
             },
@@ -137,7 +116,7 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                     at(
                         label,
                         line,
-                        format!("DIMENSION '{}' is not a number", cut(value)),
+                        format!("DIMENSION '{}' is not a number", thicket_core::token(value)),
                     )
                 })?;
                 check_size(n).map_err(|_| {
@@ -155,7 +134,10 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                     return Err(at(
                         label,
                         line,
-                        format!("unsupported EDGE_WEIGHT_TYPE '{}'", cut(other)),
+                        format!(
+                            "unsupported EDGE_WEIGHT_TYPE '{}'",
+                            thicket_core::token(other)
+                        ),
                     ))
                 }
             },
@@ -165,7 +147,10 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                     at(
                         label,
                         line,
-                        format!("unsupported EDGE_WEIGHT_FORMAT '{}'", cut(value)),
+                        format!(
+                            "unsupported EDGE_WEIGHT_FORMAT '{}'",
+                            thicket_core::token(value)
+                        ),
                     )
                 })?);
             }
@@ -178,7 +163,10 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                 return Err(at(
                     label,
                     line,
-                    format!("expected 'KEY : VALUE', found '{}'", cut(trimmed)),
+                    format!(
+                        "expected 'KEY : VALUE', found '{}'",
+                        thicket_core::token(trimmed)
+                    ),
                 ))
             }
         }
@@ -279,7 +267,7 @@ impl Weights<'_> {
                 at(
                     label,
                     line,
-                    format!("expected an integer, found '{}'", cut(word)),
+                    format!("expected an integer, found '{}'", thicket_core::token(word)),
                 )
             })?;
             let (i, j) = self.cells[self.next];

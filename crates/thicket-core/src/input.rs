@@ -20,7 +20,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let too_large = || {
         Error::TooLarge(format!(
             "{}: larger than the {} of memory available",
-            name(path),
+            crate::input_name(path),
             crate::memory::bytes_text(limit)
         ))
     };
@@ -36,7 +36,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
         if meta.is_dir() {
             return Err(Error::InvalidInput(format!(
                 "{}: is a directory",
-                name(path)
+                crate::input_name(path)
             )));
         }
         if meta.len() > limit {
@@ -65,20 +65,11 @@ pub fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-/// How a path is named in messages (`-` is standard input).
-fn name(path: &Path) -> String {
-    if is_stdio(path) {
-        "standard input".into()
-    } else {
-        path.display().to_string()
-    }
-}
-
 /// A file that cannot be read is bad input naming it, in the system's words.
 fn unreadable(path: &Path, error: std::io::Error) -> Error {
     let text = error.to_string();
     let reason = text.split(" (os error").next().unwrap_or(&text);
-    Error::InvalidInput(format!("{}: {reason}", name(path)))
+    Error::InvalidInput(format!("{}: {reason}", crate::input_name(path)))
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
-//! Values and tokens as messages show them: a number in its short form (never 309 digits), a
-//! token cut to 40 characters (never a 100 KB line).
+//! Values, tokens and files as messages show them: a number in its short form (never 309
+//! digits), a token cut to 40 characters with its control characters escaped (never a 100 KB
+//! line, never a line end inside a one-line message), standard input as `<stdin>`.
+
+use std::path::Path;
 
 /// `value` as a message shows it: as Rust writes it between 1e-4 and 1e15 in magnitude (and
 /// for zero, NaN and infinities), else in scientific form (`1e308`, `-1e-12`).
@@ -15,11 +18,31 @@ pub fn number(value: f64) -> String {
 /// The most characters of a token a message quotes.
 pub const TOKEN_CHARS: usize = 40;
 
-/// `token` cut to [`TOKEN_CHARS`] characters, with `...` where it was cut.
+/// `token` cut to [`TOKEN_CHARS`] characters (`...` marks a cut), its control characters
+/// escaped.
 pub fn token(token: &str) -> String {
-    match token.char_indices().nth(TOKEN_CHARS) {
-        Some((end, _)) => format!("{}...", &token[..end]),
-        None => token.to_string(),
+    let mut shown: String = token
+        .chars()
+        .take(TOKEN_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if token.chars().nth(TOKEN_CHARS).is_some() {
+        shown.push_str("...");
+    }
+    shown
+}
+
+/// `token` as [`token`] shows it, in double quotes.
+pub fn quoted(text: &str) -> String {
+    format!("\"{}\"", token(text))
+}
+
+/// How messages name the input file `path`: `<stdin>` for `-`.
+pub fn input_name(path: &Path) -> String {
+    if crate::is_stdio(path) {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
     }
 }
 
@@ -37,5 +60,7 @@ mod tests {
         assert_eq!(token("abc"), "abc");
         let long = "x".repeat(100_000);
         assert_eq!(token(&long).len(), TOKEN_CHARS + 3);
+        assert_eq!(quoted("a\nb"), "\"a\\nb\"");
+        assert_eq!(input_name(Path::new("-")), "<stdin>");
     }
 }

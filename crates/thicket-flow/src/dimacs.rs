@@ -15,31 +15,12 @@ use crate::network::{FlowArc, Network, MAX_TOTAL_CAPACITY};
 /// Reads a `.max` file (`-`: standard input) through [`thicket_core::read_text`].
 pub fn read(path: &Path) -> Result<Network> {
     let text = thicket_core::read_text(path)?;
-    parse(&shown(path), &text)
-}
-
-/// How errors name the input `path`: `<stdin>` for `-`.
-pub(crate) fn shown(path: &Path) -> String {
-    match thicket_core::is_stdio(path) {
-        true => "<stdin>".into(),
-        false => path.display().to_string(),
-    }
+    parse(&thicket_core::input_name(path), &text)
 }
 
 /// The shortest arc line, `a 1 1 0` and its line end: a file holds at most its remaining
 /// bytes divided by this many arcs.
 const SHORTEST_ARC_LINE: usize = 8;
-
-/// The most characters of a token an error quotes.
-const QUOTED_CHARS: usize = 40;
-
-/// `token` quoted for a message, cut to [`QUOTED_CHARS`] characters.
-pub(crate) fn quoted(token: &str) -> String {
-    match token.char_indices().nth(QUOTED_CHARS) {
-        Some((end, _)) => format!("{:?}...", &token[..end]),
-        None => format!("{token:?}"),
-    }
-}
 
 /// A malformed line's error.
 fn bad(file: &str, line: usize, what: &str) -> Error {
@@ -48,9 +29,13 @@ fn bad(file: &str, line: usize, what: &str) -> Error {
 
 /// A field as an integer.
 fn integer(file: &str, line: usize, field: &str) -> Result<i64> {
-    field
-        .parse::<i64>()
-        .map_err(|_| bad(file, line, &format!("{} is not an integer", quoted(field))))
+    field.parse::<i64>().map_err(|_| {
+        bad(
+            file,
+            line,
+            &format!("{} is not an integer", thicket_core::quoted(field)),
+        )
+    })
 }
 
 /// The fields after the line's letter as integers, exactly `count` of them.
@@ -211,7 +196,7 @@ pub fn parse(file: &str, text: &str) -> Result<Network> {
                     number,
                     &format!(
                         "expected a 'c', 'p', 'n' or 'a' line, not {}",
-                        quoted(other)
+                        thicket_core::quoted(other)
                     ),
                 ))
             }

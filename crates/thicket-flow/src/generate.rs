@@ -30,7 +30,6 @@ use thicket_core::{Backend, Error, Result, RunOptions, SplitMix};
 use thicket_graph::generate::Generator;
 use thicket_graph::{SearchOptions, Strategy};
 
-use crate::dimacs::quoted;
 use crate::network::{FlowArc, Network};
 
 /// XORed into the seed of a random graph for its capacities' stream.
@@ -105,8 +104,12 @@ impl FromStr for Spec {
     type Err = Error;
 
     fn from_str(text: &str) -> Result<Spec> {
-        let wrong =
-            || Error::InvalidInput(format!("generator {}: expected {SPEC_FORMS}", quoted(text)));
+        let wrong = || {
+            Error::InvalidInput(format!(
+                "generator {}: expected {SPEC_FORMS}",
+                thicket_core::quoted(text)
+            ))
+        };
         let mut parts = text.split(':');
         let kind = parts.next().ok_or_else(wrong)?;
         let values: Vec<u64> = parts

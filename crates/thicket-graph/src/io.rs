@@ -68,15 +68,6 @@ impl Format {
     }
 }
 
-/// How messages name the file at `path` (`-`: standard input).
-fn name(path: &Path) -> String {
-    if thicket_core::is_stdio(path) {
-        "<stdin>".into()
-    } else {
-        path.display().to_string()
-    }
-}
-
 /// Reads a graph file in the format of its extension.
 pub fn read(path: &Path) -> Result<Loaded> {
     read_as(path, Format::of(path)?)
@@ -87,7 +78,7 @@ pub fn read(path: &Path) -> Result<Loaded> {
 /// naming it, and no more than the machine's memory is read.
 pub fn read_as(path: &Path, format: Format) -> Result<Loaded> {
     let bytes = thicket_core::read_bytes(path)?;
-    parse_bytes(&name(path), &bytes, format)
+    parse_bytes(&thicket_core::input_name(path), &bytes, format)
 }
 
 /// Parses the bytes of a graph file in `format`; `file` names it in errors. Bytes that are

@@ -26,22 +26,7 @@ const COLUMNS: [&str; 8] = [
 /// [`Error::InvalidInput`] naming it.
 pub fn read_book(path: &Path) -> Result<Vec<Contract>> {
     let text = thicket_core::read_text(path)?;
-    let file = match thicket_core::is_stdio(path) {
-        true => "<stdin>".to_string(),
-        false => path.display().to_string(),
-    };
-    parse_book(&file, &text)
-}
-
-/// The most characters of a value an error quotes.
-const QUOTED_CHARS: usize = 40;
-
-/// `token` quoted for a message, cut to [`QUOTED_CHARS`] characters (`...` marks a cut).
-fn quoted(token: &str) -> String {
-    match token.char_indices().nth(QUOTED_CHARS) {
-        Some((end, _)) => format!("{:?}...", &token[..end]),
-        None => format!("{token:?}"),
-    }
+    parse_book(&thicket_core::input_name(path), &text)
 }
 
 /// Reads a book of options from `text`, named `file` in errors: a header line naming the columns `payoff`, `style`, `spot`,
@@ -100,7 +85,7 @@ fn header_order(file: &str, header: &str) -> Result<[usize; 8]> {
     if let Some(unknown) = names.iter().find(|n| !COLUMNS.contains(n)) {
         return Err(Error::InvalidInput(format!(
             "{file}:1: column {} is not one of {}",
-            quoted(unknown),
+            thicket_core::quoted(unknown),
             COLUMNS.join(", ")
         )));
     }
@@ -139,7 +124,7 @@ impl Row<'_> {
             self.file,
             self.number,
             COLUMNS[column],
-            quoted(self.field(column))
+            thicket_core::quoted(self.field(column))
         ))
     }
 

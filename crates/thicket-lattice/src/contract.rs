@@ -139,14 +139,14 @@ impl Contract {
             if !(value.is_finite() && value > 0.0) {
                 return Err(invalid(format!(
                     "{name} is {}; it must be a positive finite number",
-                    short(value)
+                    thicket_core::number(value)
                 )));
             }
         }
         if !m.rate.is_finite() {
             return Err(invalid(format!(
                 "rate is {}; it must be a finite number",
-                short(m.rate)
+                thicket_core::number(m.rate)
             )));
         }
         if self.steps == 0 || self.steps > MAX_STEPS {
@@ -159,7 +159,7 @@ impl Contract {
             if !(strike.is_finite() && strike > 0.0) {
                 return Err(invalid(format!(
                     "strike is {}; it must be a positive finite number",
-                    short(strike)
+                    thicket_core::number(strike)
                 )));
             }
         }
@@ -167,9 +167,9 @@ impl Contract {
         if rate_time.abs() > MAX_RATE_TIME {
             return Err(invalid(format!(
                 "rate × maturity is {} (rate {}, maturity {}); it must be within ±{MAX_RATE_TIME}",
-                short(rate_time),
-                short(m.rate),
-                short(m.maturity)
+                thicket_core::number(rate_time),
+                thicket_core::number(m.rate),
+                thicket_core::number(m.maturity)
             )));
         }
         let dt = m.maturity / self.steps as f64;
@@ -179,24 +179,24 @@ impl Contract {
         if !(u.is_finite() && d > 0.0) {
             return Err(invalid(format!(
                 "volatility × sqrt(maturity/steps) is {} (volatility {}, maturity {}, steps {}); the up factor exp({}) overflows",
-                short(log_u),
-                short(m.volatility),
-                short(m.maturity),
+                thicket_core::number(log_u),
+                thicket_core::number(m.volatility),
+                thicket_core::number(m.maturity),
                 self.steps,
-                short(log_u)
+                thicket_core::number(log_u)
             )));
         }
         let p = ((m.rate * dt).exp() - d) / (u - d);
         if !(0.0..=1.0).contains(&p) {
             return Err(invalid(format!(
                 "the up probability is {}, outside [0, 1]: exp(rate × dt) = {} is not between d = {} and u = {} (rate {}, volatility {}, maturity {}, steps {})",
-                short(p),
-                short((m.rate * dt).exp()),
-                short(d),
-                short(u),
-                short(m.rate),
-                short(m.volatility),
-                short(m.maturity),
+                thicket_core::number(p),
+                thicket_core::number((m.rate * dt).exp()),
+                thicket_core::number(d),
+                thicket_core::number(u),
+                thicket_core::number(m.rate),
+                thicket_core::number(m.volatility),
+                thicket_core::number(m.maturity),
                 self.steps
             )));
         }
@@ -208,16 +208,6 @@ impl Contract {
             disc: (-m.rate * dt).exp(),
             steps: self.steps,
         })
-    }
-}
-
-/// `value` for a message: as Rust prints it where that is short, else in short scientific
-/// form (`1e308`, never 309 digits).
-fn short(value: f64) -> String {
-    let plain = value.to_string();
-    match plain.len() > 16 {
-        true => format!("{value:e}"),
-        false => plain,
     }
 }
 

@@ -31,7 +31,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<u32>> {
                 Error::InvalidInput(format!(
                     "{file}:{}: {} is not a machine index (0, 1, ...)",
                     i + 1,
-                    crate::etc::quoted(field)
+                    thicket_core::quoted(field)
                 ))
             })?;
             assignment.push(machine);
@@ -50,7 +50,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<u32>> {
 /// the machine count; errors name the file and line.
 pub fn read(path: &Path, etc: &Etc) -> Result<Vec<u32>> {
     let text = thicket_core::read_text(path)?;
-    let file = crate::etc::shown(path);
+    let file = thicket_core::input_name(path);
     let assignment = parse(&file, &text)?;
     if assignment.len() != etc.tasks() {
         return Err(Error::InvalidInput(format!(

@@ -13,39 +13,9 @@ pub const BRAUN_SHAPE: (usize, usize) = (512, 16);
 /// The most entries a matrix may have (2^28: 2 GiB of f64).
 pub const MAX_ENTRIES: usize = 1 << 28;
 
-/// How errors name the input `path`: `<stdin>` for `-`.
-pub(crate) fn shown(path: &Path) -> String {
-    match thicket_core::is_stdio(path) {
-        true => "<stdin>".into(),
-        false => path.display().to_string(),
-    }
-}
-
 /// The largest time an entry may hold: a sum of [`MAX_ENTRIES`] of them stays finite, so no
 /// load, makespan or bound can overflow to infinity.
 pub const MAX_TIME: f64 = 1e290;
-
-/// The most characters of a token an error quotes.
-const QUOTED_CHARS: usize = 40;
-
-/// `token` cut to [`QUOTED_CHARS`] characters (`...` marks a cut), control characters
-/// escaped (a line end in a token must not break the message's one line).
-pub(crate) fn cut(token: &str) -> String {
-    let mut shown: String = token
-        .chars()
-        .take(QUOTED_CHARS)
-        .flat_map(char::escape_debug)
-        .collect();
-    if token.chars().nth(QUOTED_CHARS).is_some() {
-        shown.push_str("...");
-    }
-    shown
-}
-
-/// `token` quoted for a message, cut to [`QUOTED_CHARS`] characters.
-pub(crate) fn quoted(token: &str) -> String {
-    format!("\"{}\"", cut(token))
-}
 
 /// An ETC matrix: `time(t, m)` is task t's execution time on machine m, unloaded.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,7 +122,7 @@ impl Etc {
     /// [`thicket_core::read_text`]; errors name the file and line (`u_c_hihi.0:7: ...`).
     pub fn read(path: &Path) -> Result<Etc> {
         let text = thicket_core::read_text(path)?;
-        Etc::parse_named(&shown(path), &text)
+        Etc::parse_named(&thicket_core::input_name(path), &text)
     }
 
     /// Parses the text of a Braun file; errors name the line as `ETC:7: ...`.
@@ -183,7 +153,7 @@ impl Etc {
                         first_line,
                         format!(
                             "{what} {} in the header is not a positive integer",
-                            quoted(s)
+                            thicket_core::quoted(s)
                         ),
                     )),
                 }
@@ -216,16 +186,19 @@ impl Etc {
         for (number, line) in lines {
             last_line = number;
             for field in line.split_whitespace() {
-                let time: f64 = field
-                    .parse()
-                    .map_err(|_| at(number, format!("{} is not a number", quoted(field))))?;
+                let time: f64 = field.parse().map_err(|_| {
+                    at(
+                        number,
+                        format!("{} is not a number", thicket_core::quoted(field)),
+                    )
+                })?;
                 if !(time.is_finite() && (0.0..=MAX_TIME).contains(&time)) {
                     return Err(at(
                         number,
                         format!(
                             "time {} is not a number in 0..=1e290 (larger times could make \
                              a makespan infinite)",
-                            cut(field)
+                            thicket_core::token(field)
                         ),
                     ));
                 }

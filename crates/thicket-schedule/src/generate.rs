@@ -14,7 +14,7 @@ use std::str::FromStr;
 
 use thicket_core::{Error, Result, SplitMix};
 
-use crate::etc::{quoted, Etc, MAX_ENTRIES};
+use crate::etc::{Etc, MAX_ENTRIES};
 
 /// How machine orders agree between tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,7 +197,7 @@ impl FromStr for Generator {
             Error::InvalidInput(format!(
                 "generator {} is not thesis:TASKSxMACHINES or \
                  u_<c|s|i>_<hi|lo><hi|lo>:TASKSxMACHINES (e.g. u_c_hihi:512x16)",
-                quoted(text)
+                thicket_core::quoted(text)
             ))
         };
         let (kind, size) = text.split_once(':').ok_or_else(bad)?;

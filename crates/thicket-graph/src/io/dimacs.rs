@@ -4,7 +4,7 @@
 use thicket_core::{Error, Result};
 
 use super::fields::{
-    after, arcs_for, bad, build, count, integer_weight, push, quoted, vertex, vertex_count,
+    after, arcs_for, bad, build, count, integer_weight, push, vertex, vertex_count,
 };
 use super::Loaded;
 
@@ -75,7 +75,10 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Loaded> {
                 return Err(bad(
                     file,
                     number,
-                    &format!("expected a 'c', 'p' or 'a' line, not {}", quoted(other)),
+                    &format!(
+                        "expected a 'c', 'p' or 'a' line, not {}",
+                        thicket_core::quoted(other)
+                    ),
                 ))
             }
         }

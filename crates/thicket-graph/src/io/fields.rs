@@ -7,25 +7,9 @@ use thicket_core::{check_fits, Error, Result};
 
 use crate::graph::{build_bytes, Arc, Graph};
 
-/// The most characters of a token a message shows.
-const SHOWN: usize = 40;
-
 /// The largest 0-based vertex index: ids are 32-bit, `u32::MAX` means "no vertex" and the
 /// vertex count must fit as well.
 const MAX_INDEX: u32 = u32::MAX - 2;
-
-/// `token` as a message shows it: as written, cut to [`SHOWN`] characters.
-pub(super) fn cut(token: &str) -> String {
-    match token.char_indices().nth(SHOWN) {
-        Some((end, _)) => format!("{}...", &token[..end]),
-        None => token.to_string(),
-    }
-}
-
-/// `token` cut and quoted.
-pub(super) fn quoted(token: &str) -> String {
-    format!("{:?}", cut(token))
-}
 
 /// A malformed line's error: `FILE:LINE: what`.
 pub(super) fn bad(file: &str, line: usize, what: &str) -> Error {
@@ -48,7 +32,13 @@ fn whole(token: &str) -> Option<i128> {
 
 /// `token` as a whole number, or an error naming it.
 fn integer(file: &str, line: usize, token: &str) -> Result<i128> {
-    whole(token).ok_or_else(|| bad(file, line, &format!("{} is not an integer", quoted(token))))
+    whole(token).ok_or_else(|| {
+        bad(
+            file,
+            line,
+            &format!("{} is not an integer", thicket_core::quoted(token)),
+        )
+    })
 }
 
 /// A count of a header (vertices, arcs, entries): a whole number >= 0, saturated at
@@ -59,7 +49,7 @@ pub(super) fn count(file: &str, line: usize, token: &str, what: &str) -> Result<
         return Err(bad(
             file,
             line,
-            &format!("{what} {} is negative", cut(token)),
+            &format!("{what} {} is negative", thicket_core::token(token)),
         ));
     }
     Ok(u64::try_from(value).unwrap_or(u64::MAX))
@@ -77,7 +67,7 @@ pub(super) fn vertex_count(file: &str, line: usize, token: &str) -> Result<usize
             line,
             &format!(
                 "{} vertices do not fit 32-bit ids (at most {})",
-                cut(token),
+                thicket_core::token(token),
                 u64::from(MAX_INDEX) + 1
             ),
         ));
@@ -106,7 +96,7 @@ pub(super) fn vertex(
             line,
             &format!(
                 "vertex {} does not fit 32-bit ids (at most {max})",
-                cut(token)
+                thicket_core::token(token)
             ),
         ));
     }
@@ -114,7 +104,10 @@ pub(super) fn vertex(
         return Err(bad(
             file,
             line,
-            &format!("vertex {} is outside {first}..={max}", cut(token)),
+            &format!(
+                "vertex {} is outside {first}..={max}",
+                thicket_core::token(token)
+            ),
         ));
     }
     Ok((id - first) as u32)
@@ -122,7 +115,8 @@ pub(super) fn vertex(
 
 /// Where a negative weight was first met: `FILE:LINE (weight W)`, W as written.
 fn note_negative(file: &str, line: usize, token: &str, negative: &mut Option<String>) {
-    negative.get_or_insert_with(|| format!("{file}:{line} (weight {})", cut(token)));
+    negative
+        .get_or_insert_with(|| format!("{file}:{line} (weight {})", thicket_core::token(token)));
 }
 
 /// An integer weight: 0 to `u32::MAX`; a negative one is kept as 0 and noted in `negative`
@@ -149,14 +143,21 @@ pub(super) fn real_weight(
     token: &str,
     negative: &mut Option<String>,
 ) -> Result<u32> {
-    let value: f64 = token
-        .parse()
-        .map_err(|_| bad(file, line, &format!("{} is not a number", quoted(token))))?;
+    let value: f64 = token.parse().map_err(|_| {
+        bad(
+            file,
+            line,
+            &format!("{} is not a number", thicket_core::quoted(token)),
+        )
+    })?;
     if !value.is_finite() {
         return Err(bad(
             file,
             line,
-            &format!("weight {} is not a finite number", cut(token)),
+            &format!(
+                "weight {} is not a finite number",
+                thicket_core::token(token)
+            ),
         ));
     }
     if value < 0.0 {
@@ -167,7 +168,10 @@ pub(super) fn real_weight(
         return Err(bad(
             file,
             line,
-            &format!("weight {} is not a whole number", cut(token)),
+            &format!(
+                "weight {} is not a whole number",
+                thicket_core::token(token)
+            ),
         ));
     }
     if value > f64::from(u32::MAX) {
@@ -180,7 +184,7 @@ fn past_max(file: &str, line: usize, token: &str) -> Error {
     bad(
         file,
         line,
-        &format!("weight {} is past {}", cut(token), u32::MAX),
+        &format!("weight {} is past {}", thicket_core::token(token), u32::MAX),
     )
 }
 

@@ -4,9 +4,7 @@
 
 use thicket_core::{Error, Result};
 
-use super::fields::{
-    after, arcs_for, bad, build, count, push, quoted, real_weight, vertex, vertex_count,
-};
+use super::fields::{after, arcs_for, bad, build, count, push, real_weight, vertex, vertex_count};
 use super::Loaded;
 
 /// The fewest bytes an entry line takes: `1 1` and its newline.
@@ -34,7 +32,10 @@ fn banner(file: &str, line: &str) -> Result<(bool, bool)> {
             return Err(bad(
                 file,
                 1,
-                &format!("field {} is not pattern, integer or real", quoted(other)),
+                &format!(
+                    "field {} is not pattern, integer or real",
+                    thicket_core::quoted(other)
+                ),
             ))
         }
     };
@@ -45,7 +46,10 @@ fn banner(file: &str, line: &str) -> Result<(bool, bool)> {
             return Err(bad(
                 file,
                 1,
-                &format!("symmetry {} is not general or symmetric", quoted(other)),
+                &format!(
+                    "symmetry {} is not general or symmetric",
+                    thicket_core::quoted(other)
+                ),
             ))
         }
     };
@@ -67,8 +71,8 @@ fn size(file: &str, line: usize, fields: &[&str]) -> Result<(usize, u64)> {
             line,
             &format!(
                 "{} rows and {} columns: a graph's matrix is square",
-                quoted(rows),
-                quoted(cols)
+                thicket_core::quoted(rows),
+                thicket_core::quoted(cols)
             ),
         ));
     }
