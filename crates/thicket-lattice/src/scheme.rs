@@ -378,7 +378,7 @@ impl<T: Real> Scheme<T> {
     }
 
     /// The price and greeks from layers 0, 1 and 2 (in `f64`; no layer 2 with one step).
-    fn read_out(&self, top: &Top) -> Priced {
+    pub(crate) fn read_out(&self, top: &Top) -> Priced {
         let (s, u, d, k) = (self.spot, self.u, self.d, self.strike);
         // The factor from the lattice's bond units back to today's money at layer i.
         let bond = |i: f64| (-self.growth * (self.steps as f64 - i)).exp();
@@ -440,22 +440,23 @@ impl Top {
 
 /// Writes the parameter record of the GPU tile kernel for `contract` in `precision` into
 /// `record` ([`crate::kernels::PARAM_DOUBLES`] values at the offsets `P_*` of [`crate::kernels`]): the same
-/// weights and units as the CPU lattice.
+/// weights and units as the CPU lattice. Returns the f64 scheme that reads the price and
+/// greeks out of the kernel's first layers ([`Scheme::read_out`]), so that a book computes
+/// each option's weights once.
 pub(crate) fn gpu_record(
     contract: &Contract,
     precision: Precision,
     record: &mut [f64],
-) -> Result<()> {
+) -> Result<Scheme<f64>> {
     let lattice = contract.validate()?;
+    let read_out = Scheme::<f64>::weights(contract, &lattice);
     match precision {
         Precision::F32 => {
             Scheme::<f32>::weights(contract, &lattice).fill_record(contract, &lattice, record)
         }
-        Precision::F64 => {
-            Scheme::<f64>::weights(contract, &lattice).fill_record(contract, &lattice, record)
-        }
+        Precision::F64 => read_out.fill_record(contract, &lattice, record),
     }
-    Ok(())
+    Ok(read_out)
 }
 
 /// The price and greeks of `contract` from its layers 0, 1 and 2 (node values in the CPU

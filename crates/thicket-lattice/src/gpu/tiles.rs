@@ -15,7 +15,7 @@ use super::buffers::Workspace;
 use super::{download, first_layers, DeviceReal, GpuPriced, LatticeGpu};
 use crate::contract::{Contract, Payoff, Style};
 use crate::kernels::PARAM_DOUBLES;
-use crate::scheme::{gpu_record, read_out_layers, Precision, Priced};
+use crate::scheme::{gpu_record, Precision, Priced};
 use crate::tile_shape::{long_launches, long_shape, BookStage, TileClass, TileShape};
 
 /// Grids are at most 65,535 blocks high: one launch per this many options of a book.
@@ -105,7 +105,7 @@ impl LatticeGpu {
             });
         }
         let mut record = [0.0; PARAM_DOUBLES];
-        gpu_record(contract, precision, &mut record)?;
+        let read_out = gpu_record(contract, precision, &mut record)?;
         // Each launch may start its blocks while the last one finishes (compute capability 9.0
         // and up; hundreds of launches, each a few tens of microseconds): a block runs its
         // prologue (constants, exercise values) on an SM the last launch has left, and waits
@@ -191,7 +191,7 @@ impl LatticeGpu {
         let values = download(stream, &first.slice(..6))?;
         let span_end = record_event(stream)?;
         Ok(GpuPriced {
-            priced: read_out_layers(contract, &first_layers(&values))?,
+            priced: read_out.read_out(&first_layers(&values)),
             kernel_seconds: seconds_between(&start, &kernels_end)?,
             span_seconds: seconds_between(&span_start, &span_end)?,
             launches,
@@ -284,11 +284,12 @@ impl LatticeGpu {
             .map_err(GpuError::driver("cuEventSynchronize"))?[..options * PARAM_DOUBLES];
         // A record costs a few hundred nanoseconds: a book's records are made on the caller's
         // pool, so that a thousand options add tens of microseconds, not hundreds.
-        staged
+        let schemes = staged
             .par_chunks_exact_mut(PARAM_DOUBLES)
             .with_min_len(PARALLEL_OPTIONS)
             .zip(chunk.par_iter())
-            .try_for_each(|(record, &i)| gpu_record(&contracts[i], precision, record))?;
+            .map(|(record, &i)| gpu_record(&contracts[i], precision, record))
+            .collect::<Result<Vec<_>>>()?;
         let params = records.device.at_least(stream, options * PARAM_DOUBLES)?;
         let first = layers.first.at_least(stream, 6 * options)?;
         let prices = layers.prices.at_least(stream, options)?;
@@ -358,15 +359,15 @@ impl LatticeGpu {
         let values = first_host
             .as_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?;
-        let priced = chunk
+        let priced = schemes
             .par_iter()
             .with_min_len(PARALLEL_OPTIONS)
             .enumerate()
-            .map(|(k, &i)| {
+            .map(|(k, scheme)| {
                 let six: [f64; 6] = std::array::from_fn(|r| values[6 * k + r].into());
-                read_out_layers(&contracts[i], &first_layers(&six))
+                scheme.read_out(&first_layers(&six))
             })
-            .collect::<Result<Vec<Priced>>>()?;
+            .collect::<Vec<Priced>>();
         Ok(GpuPriced {
             priced,
             kernel_seconds,
