@@ -75,24 +75,7 @@ fn fail(stream: &str, error: &std::io::Error) -> ! {
     let _ = writeln!(
         std::io::stderr().lock(),
         "thicket: cannot write to {stream}: {}",
-        reason(error)
+        thicket_core::os_reason(error)
     );
     std::process::exit(WRITE_FAILED)
-}
-
-/// The system's words for `error`, without Rust's " (os error N)".
-fn reason(error: &std::io::Error) -> String {
-    let text = error.to_string();
-    text.split(" (os error").next().unwrap_or(&text).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_reason_has_no_os_error_number() {
-        let error = std::io::Error::from_raw_os_error(28);
-        assert_eq!(reason(&error), "No space left on device");
-    }
 }

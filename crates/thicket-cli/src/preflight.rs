@@ -12,7 +12,7 @@ use crate::cli::Command;
 use crate::commands::bench::BenchProblem;
 use crate::commands::graph::GraphCommand;
 use crate::flags::BenchOutputArgs;
-use crate::stdio::is_stdio;
+use thicket_core::is_stdio;
 
 /// Checks the files `command` names, as the module says.
 pub fn check(command: &Command) -> Result<()> {
@@ -121,8 +121,11 @@ fn readable(path: &Path) -> Result<()> {
     if is_stdio(path) {
         return Ok(());
     }
-    let file = std::fs::File::open(path).map_err(|e| refused(path, &reason(&e)))?;
-    let meta = file.metadata().map_err(|e| refused(path, &reason(&e)))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| refused(path, &thicket_core::os_reason(&e)))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| refused(path, &thicket_core::os_reason(&e)))?;
     if meta.is_dir() {
         return Err(refused(path, "is a directory"));
     }
@@ -146,7 +149,11 @@ fn writable(path: &Path) -> Result<()> {
         )),
         Err(e) => Err(refused(
             path,
-            &format!("cannot write into {}: {}", folder.display(), reason(&e)),
+            &format!(
+                "cannot write into {}: {}",
+                folder.display(),
+                thicket_core::os_reason(&e)
+            ),
         )),
     }
 }
@@ -193,12 +200,6 @@ fn folder_of(path: &Path) -> &Path {
 /// A refused file: bad input, naming it.
 fn refused(path: &Path, why: &str) -> Error {
     Error::InvalidInput(format!("{}: {why}", path.display()))
-}
-
-/// The system's words for `error`, without Rust's " (os error N)".
-fn reason(error: &std::io::Error) -> String {
-    let text = error.to_string();
-    text.split(" (os error").next().unwrap_or(&text).to_string()
 }
 
 #[cfg(test)]

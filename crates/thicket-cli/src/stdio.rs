@@ -4,15 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use thicket_core::{write_atomically, Error, Result};
+use thicket_core::{is_stdio, write_atomically, Error, Result};
 
 /// How error messages name standard input.
 pub const STDIN_NAME: &str = "<stdin>";
-
-/// Whether `path` is `-`, standard input or output.
-pub fn is_stdio(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
 
 /// Writes `text` to `path`, replacing a file only once it is complete, or to stdout for `-`.
 pub fn write_output(path: &Path, text: &str) -> Result<()> {
@@ -67,13 +62,6 @@ fn name_stdin(error: Error, copy: &Path) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_a_lone_dash_is_stdio() {
-        assert!(is_stdio(Path::new("-")));
-        assert!(!is_stdio(Path::new("-.csv")));
-        assert!(!is_stdio(Path::new("./-")));
-    }
 
     #[test]
     fn a_copy_is_named_stdin_in_errors() {

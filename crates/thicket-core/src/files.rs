@@ -28,7 +28,7 @@ pub fn write_atomically_with(
             format!(
                 "cannot create a file in {}: {}",
                 dir.display(),
-                os_reason(&e)
+                crate::os_reason(&e)
             ),
         ))
     })?;
@@ -67,15 +67,6 @@ fn link_target(path: &Path) -> std::io::Result<PathBuf> {
         }
     }
     Ok(current)
-}
-
-/// The operating system's words for `error`, without Rust's "(os error N)" suffix.
-fn os_reason(error: &std::io::Error) -> String {
-    let text = error.to_string();
-    match text.find(" (os error") {
-        Some(end) => text[..end].to_string(),
-        None => text,
-    }
 }
 
 /// Writes `text` to `path` as [`write_atomically_with`] does.

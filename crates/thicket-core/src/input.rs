@@ -67,14 +67,23 @@ pub fn read_text(path: &Path) -> Result<String> {
 
 /// A file that cannot be read is bad input naming it, in the system's words.
 fn unreadable(path: &Path, error: std::io::Error) -> Error {
-    let text = error.to_string();
-    let reason = text.split(" (os error").next().unwrap_or(&text);
-    Error::InvalidInput(format!("{}: {reason}", crate::input_name(path)))
+    Error::InvalidInput(format!(
+        "{}: {}",
+        crate::input_name(path),
+        crate::os_reason(&error)
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_lone_dash_is_stdio() {
+        assert!(is_stdio(Path::new("-")));
+        assert!(!is_stdio(Path::new("-.csv")));
+        assert!(!is_stdio(Path::new("./-")));
+    }
 
     #[test]
     fn missing_files_are_bad_input_and_odd_bytes_become_replacement_characters() {

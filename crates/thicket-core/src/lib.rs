@@ -31,4 +31,4 @@ pub use pool::{available_threads, pool};
 pub use progress::{observe_progress, Progress, ProgressObserver, ProgressView};
 pub use report::RunInfo;
 pub use splitmix::SplitMix;
-pub use text::{input_name, number, quoted, token};
+pub use text::{input_name, number, os_reason, quoted, token};

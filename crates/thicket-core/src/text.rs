@@ -37,6 +37,16 @@ pub fn quoted(text: &str) -> String {
     format!("\"{}\"", token(text))
 }
 
+/// The operating system's words for `error`, without Rust's " (os error N)" suffix: what a
+/// one-line message says after the file it names.
+pub fn os_reason(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    match text.find(" (os error") {
+        Some(end) => text[..end].to_string(),
+        None => text,
+    }
+}
+
 /// How messages name the input file `path`: `<stdin>` for `-`.
 pub fn input_name(path: &Path) -> String {
     if crate::is_stdio(path) {
@@ -62,5 +72,7 @@ mod tests {
         assert_eq!(token(&long).len(), TOKEN_CHARS + 3);
         assert_eq!(quoted("a\nb"), "\"a\\nb\"");
         assert_eq!(input_name(Path::new("-")), "<stdin>");
+        let full = std::io::Error::from_raw_os_error(28);
+        assert_eq!(os_reason(&full), "No space left on device");
     }
 }

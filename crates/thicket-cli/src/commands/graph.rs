@@ -13,7 +13,9 @@ use thicket_graph::{
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
-use crate::stdio::{is_stdio, write_output, write_output_with};
+use thicket_core::is_stdio;
+
+use crate::stdio::{write_output, write_output_with};
 
 /// Options of `thicket bfs` and `thicket sssp`.
 #[derive(Debug, Args)]

@@ -10,7 +10,9 @@ use thicket_lattice::{
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
-use crate::stdio::{is_stdio, write_output};
+use thicket_core::is_stdio;
+
+use crate::stdio::write_output;
 
 /// The market, lattice and run of `thicket lookback` and `thicket binomial`.
 #[derive(Debug, Args)]

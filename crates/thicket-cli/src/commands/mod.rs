@@ -18,7 +18,7 @@ use std::path::Path;
 
 use thicket_core::{Error, Result};
 
-use crate::stdio::is_stdio;
+use thicket_core::is_stdio;
 
 /// Says on stderr what the library noted about a run (why `auto` ran on the CPU), one
 /// `thicket: ` line each, unless `quiet`.
