@@ -10,8 +10,8 @@ mod render;
 
 use std::time::Instant;
 
-use crate::harness::{AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
-use thicket_core::{Backend, Error, Result, RunOptions};
+use crate::harness::{case_run, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
+use thicket_core::{Error, Result};
 use thicket_flow::generate::{Family, Spec};
 use thicket_flow::{maxflow, MaxflowOptions, Network, Strategy};
 
@@ -166,15 +166,7 @@ pub fn bench(options: &MaxflowBenchOptions, after: AfterCase) -> Result<Report> 
                 Plan::Stopped => row.note = "not run (a smaller size failed)".into(),
                 Plan::Run => {
                     let run = MaxflowOptions {
-                        run: RunOptions {
-                            backend: if strategy.is_gpu() {
-                                Backend::Cuda
-                            } else {
-                                Backend::Cpu
-                            },
-                            quiet: true,
-                            ..RunOptions::default()
-                        },
+                        run: case_run(strategy.is_gpu()),
                         strategy: Some(strategy),
                         device: options.device,
                     };

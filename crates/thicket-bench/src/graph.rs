@@ -21,9 +21,9 @@
 
 mod render;
 
-use crate::harness::{timed, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
+use crate::harness::{case_run, timed, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
 use serde::Serialize;
-use thicket_core::{Backend, Error, Result, RunOptions};
+use thicket_core::{Error, Result, RunOptions};
 use thicket_graph::{
     random_sources, search, Generator, Loaded, Problem, SearchOptions, SourceSearch, Strategy,
 };
@@ -355,14 +355,8 @@ fn problem_name(strategy: Strategy) -> &'static str {
 fn search_options(options: &BfsBenchOptions, strategy: Strategy, verify: bool) -> SearchOptions {
     SearchOptions {
         run: RunOptions {
-            backend: if strategy.is_gpu() {
-                Backend::Cuda
-            } else {
-                Backend::Cpu
-            },
-            quiet: true,
             verify,
-            ..RunOptions::default()
+            ..case_run(strategy.is_gpu())
         },
         strategy: Some(strategy),
         threads: options.threads,

@@ -22,7 +22,9 @@ mod books;
 mod convergence;
 mod render;
 
-use crate::harness::{repeat, timed, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep};
+use crate::harness::{
+    case_run, repeat, timed, AfterCase, AfterFailure, Outcome, Plan, Report, Sweep,
+};
 use rayon::ThreadPool;
 use serde::Serialize;
 use thicket_core::{Backend, Error, Result, RunOptions};
@@ -313,17 +315,8 @@ fn price_options(
     threshold: Option<usize>,
     precision: Precision,
 ) -> PriceOptions {
-    let backend = if strategy.is_gpu() {
-        Backend::Cuda
-    } else {
-        Backend::Cpu
-    };
     PriceOptions {
-        run: RunOptions {
-            backend,
-            quiet: true,
-            ..RunOptions::default()
-        },
+        run: case_run(strategy.is_gpu()),
         strategy: Some(strategy),
         precision,
         device: options.device,

@@ -6,11 +6,11 @@
 //! of the tree (Table 1's node counts), would pass the cap; the row says so.
 
 use crate::harness::{
-    cell, distinct, repeat, series_by, timed, AfterCase, AfterFailure, Align, Outcome, Plan,
-    Rendered, Report, Sweep, Table,
+    case_run, cell, distinct, repeat, series_by, timed, AfterCase, AfterFailure, Align, Outcome,
+    Plan, Rendered, Report, Sweep, Table,
 };
 use serde::Serialize;
-use thicket_core::{Backend, Error, Result, RunOptions};
+use thicket_core::{Error, Result};
 use thicket_perm::{count_queens, perm_queens, GpuParams, PermOptions, PermQueensCount, Strategy};
 
 /// What `thicket bench perm` runs.
@@ -210,15 +210,7 @@ fn bench_one(options: &BenchOptions, strategy: Strategy, d_cpu: Option<usize>, n
 /// One run of `strategy` at `n` through the front door, on its own backend.
 fn time_one(strategy: Strategy, d_cpu: Option<usize>, n: usize, threads: usize) -> Result<Timed> {
     let options = PermOptions {
-        run: RunOptions {
-            backend: if strategy.is_gpu() {
-                Backend::Cuda
-            } else {
-                Backend::Cpu
-            },
-            quiet: true,
-            ..RunOptions::default()
-        },
+        run: case_run(strategy.is_gpu()),
         strategy: Some(strategy),
         threads,
         gpu: GpuParams {

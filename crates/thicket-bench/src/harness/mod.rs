@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use thicket_core::{Error, Result};
+use thicket_core::{Backend, Error, Result, RunOptions};
 
 pub use output::{pretty_json, write_file, AfterCase, Outputs, Rendered, Report};
 pub use table::{cell, distinct, series_by, Align, Table};
@@ -28,6 +28,16 @@ pub fn growth(history: &[f64]) -> f64 {
 /// before the first).
 pub fn predict_next(history: &[f64]) -> Option<f64> {
     history.last().map(|last| last * growth(history))
+}
+
+/// The run options of one bench case: one quiet trial on the strategy's own backend (`cuda`
+/// for a GPU strategy, else `cpu`; a bench never lets `auto` move a case to the other).
+pub fn case_run(on_gpu: bool) -> RunOptions {
+    RunOptions {
+        backend: if on_gpu { Backend::Cuda } else { Backend::Cpu },
+        quiet: true,
+        ..RunOptions::default()
+    }
 }
 
 /// How one case of a bench ended: typed, so that a bench branches on what happened and never
