@@ -539,7 +539,7 @@ fn check_plan(conn: &Connection, path: &Path, spec: &LedgerSpec) -> Result<()> {
 fn io_reason(error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => "no such ledger".into(),
-        _ => error.to_string(),
+        _ => thicket_core::os_reason(error),
     }
 }
 
