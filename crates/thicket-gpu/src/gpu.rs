@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
@@ -14,6 +14,7 @@ use crate::compile::{
     compile, full_options, nvrtc_status, supported_archs, CompiledImage, ImageKind, Target,
 };
 use crate::probe::{device_count, device_info, DeviceInfo};
+use crate::PerDevice;
 use crate::{GpuError, KernelSource};
 
 /// One CUDA device, opened: its primary context, default stream and facts.
@@ -33,7 +34,7 @@ pub struct Gpu {
 }
 
 /// The devices this process has opened through [`Gpu::shared`], by ordinal.
-static SHARED: OnceLock<Mutex<HashMap<usize, Arc<Gpu>>>> = OnceLock::new();
+static SHARED: PerDevice<Gpu> = PerDevice::new();
 
 /// How a module was obtained, for benchmarks that report first-compile versus cached-load cost.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -108,15 +109,7 @@ impl Gpu {
     /// called many times pays the device's set-up (tens of milliseconds) once. Fails as
     /// [`Gpu::open`] does; a failed open is not remembered.
     pub fn shared(ordinal: usize) -> Result<Arc<Gpu>, GpuError> {
-        let devices = SHARED.get_or_init(|| Mutex::new(HashMap::new()));
-        // A panic elsewhere while the map was held leaves it intact: the map is only inserted into.
-        let mut devices = devices.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(gpu) = devices.get(&ordinal) {
-            return Ok(Arc::clone(gpu));
-        }
-        let gpu = Arc::new(Gpu::open(ordinal)?);
-        devices.insert(ordinal, Arc::clone(&gpu));
-        Ok(gpu)
+        SHARED.get_or_open(ordinal, Gpu::open)
     }
 
     /// Every device the driver reports, shared as by [`Gpu::shared`], in ordinal order.

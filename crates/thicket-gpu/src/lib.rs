@@ -32,6 +32,7 @@ mod link;
 mod mapped;
 mod modules;
 mod peer;
+mod per_device;
 mod probe;
 mod queue;
 mod timing;
@@ -54,6 +55,7 @@ pub use modules::{
     architectures_from, check_modules, compile_everywhere, KernelModule, CHECK_ARCHS_ENV,
 };
 pub use peer::{peer_atomics, PeerMemory};
+pub use per_device::PerDevice;
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};
 pub use timing::{record_event, seconds_between};

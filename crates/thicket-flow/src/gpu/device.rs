@@ -6,11 +6,10 @@
 //! The structs of loaded functions, one per kernel module, come from the one kernel list in
 //! `kernels.rs`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use thicket_core::Result;
-use thicket_gpu::Gpu;
+use thicket_gpu::{Gpu, PerDevice};
 
 use super::GpuStrategy;
 use crate::kernels::{MpmFusedKernels, MpmKernels, PushRelabelKernels};
@@ -24,25 +23,19 @@ pub(crate) struct FlowDevice {
 }
 
 /// The devices this process has opened for max flow, by ordinal.
-static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<FlowDevice>>>> = OnceLock::new();
+static DEVICES: PerDevice<FlowDevice> = PerDevice::new();
 
 impl FlowDevice {
     /// GPU `ordinal`, opened on the process's first call and the same for every later one.
     pub fn shared(ordinal: usize) -> Result<Arc<FlowDevice>> {
-        let devices = DEVICES.get_or_init(|| Mutex::new(HashMap::new()));
-        // The map is only inserted into, so a panic elsewhere while it was held left it whole.
-        let mut devices = devices.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(device) = devices.get(&ordinal) {
-            return Ok(Arc::clone(device));
-        }
-        let device = Arc::new(FlowDevice {
-            gpu: Gpu::shared(ordinal)?,
-            mpm: OnceLock::new(),
-            fused: OnceLock::new(),
-            push_relabel: OnceLock::new(),
-        });
-        devices.insert(ordinal, Arc::clone(&device));
-        Ok(device)
+        DEVICES.get_or_open(ordinal, |ordinal| {
+            Ok(FlowDevice {
+                gpu: Gpu::shared(ordinal)?,
+                mpm: OnceLock::new(),
+                fused: OnceLock::new(),
+                push_relabel: OnceLock::new(),
+            })
+        })
     }
 
     /// The GPU.

@@ -14,13 +14,13 @@ mod tiles;
 
 use std::collections::HashMap;
 use std::ops::{Add, Mul, Sub};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use cudarc::driver::{
     CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits,
 };
 use thicket_core::Result;
-use thicket_gpu::{Gpu, GpuError};
+use thicket_gpu::{Gpu, GpuError, PerDevice};
 
 use crate::kernels::LATTICE;
 use crate::scheme::Top;
@@ -38,7 +38,7 @@ pub(crate) struct LatticeGpu {
 }
 
 /// The devices this process has opened for the lattices, by ordinal.
-static OPENED: OnceLock<Mutex<HashMap<usize, Arc<LatticeGpu>>>> = OnceLock::new();
+static OPENED: PerDevice<LatticeGpu> = PerDevice::new();
 
 /// How many times this process has opened a device for the lattices (the tests check that a
 /// second price does not).
@@ -104,15 +104,7 @@ impl LatticeGpu {
     /// GPU `ordinal` with the kernels loaded: opened on the process's first call, the same
     /// one on every later call. A failed open is not remembered.
     pub(crate) fn shared(ordinal: usize) -> Result<Arc<LatticeGpu>> {
-        let opened = OPENED.get_or_init(|| Mutex::new(HashMap::new()));
-        // The map is only inserted into: a panic elsewhere while it was held leaves it whole.
-        let mut opened = opened.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(gpu) = opened.get(&ordinal) {
-            return Ok(Arc::clone(gpu));
-        }
-        let gpu = Arc::new(LatticeGpu::open(ordinal)?);
-        opened.insert(ordinal, Arc::clone(&gpu));
-        Ok(gpu)
+        OPENED.get_or_open(ordinal, LatticeGpu::open)
     }
 
     fn open(ordinal: usize) -> Result<LatticeGpu> {
