@@ -532,6 +532,157 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
                                           keep_hi, edges);
 }
 
+// The two weights x and 1 - x in `real`, summing to exactly 1 there: the larger is rounded
+// and the smaller is 1 minus it (as the CPU's scheme.rs `complementary` does).
+template <typename real>
+__device__ __forceinline__ void complementary(double x, double& weight, double& rest) {
+    if (x >= 0.5) {
+        const real a = (real)x;
+        weight = (double)a;
+        rest = (double)((real)1 - a);
+    } else {
+        const real b = (real)(1.0 - x);
+        weight = (double)((real)1 - b);
+        rest = (double)b;
+    }
+}
+
+// Each option's lattice from its contract, one thread an option: the host writes the contract
+// (P_SPOT ..= P_AMERICAN) and this kernel the weights and units (P_UP ..= P_D) with the CPU's
+// f64 formulas (contract.rs `validate`, scheme.rs `Scheme::build`): dt = T/N,
+// u = exp(sigma*sqrt(dt)), d = exp(-sigma*sqrt(dt)), p = (exp(r*dt) - d)/(u - d),
+// disc = exp(-r*dt). The host has checked every contract, so nothing here can fail.
+template <typename real>
+__device__ void records(double* params, int options) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= options) {
+        return;
+    }
+    double* q = params + (long long)k * PARAM_DOUBLES;
+    const double spot = q[P_SPOT], strike = q[P_STRIKE], rate = q[P_RATE];
+    const double dt = q[P_MATURITY] / q[P_STEPS];
+    const int payoff = (int)q[P_PAYOFF];
+    const double log_u = q[P_VOLATILITY] * sqrt(dt);
+    const double u = exp(log_u);
+    const double d = exp(-log_u);
+    const double p = (exp(rate * dt) - d) / (u - d);
+    const double disc = exp(-rate * dt);
+    double stock_up, stock_down, bond_up, bond_down;
+    complementary<real>(disc * p * u, stock_up, stock_down);
+    complementary<real>(p, bond_up, bond_down);
+    double x_log = 0.0, x_sign = 0.0, growth = 0.0;
+    if (payoff == PAYOFF_LOOKBACK_PUT) {
+        q[P_UP] = bond_down;
+        q[P_DOWN] = bond_up;
+        q[P_EDGE] = (double)(real)(p * u);
+        growth = rate * dt;
+    } else if (payoff == PAYOFF_PUT) {
+        q[P_UP] = bond_up;
+        q[P_DOWN] = bond_down;
+        q[P_EDGE] = bond_down;
+        growth = rate * dt;
+        x_log = log(spot / strike);
+        x_sign = 1.0;
+    } else {
+        q[P_UP] = stock_up;
+        q[P_DOWN] = stock_down;
+        q[P_EDGE] = stock_down;
+        if (payoff == PAYOFF_CALL) {
+            x_log = log(strike / spot);
+            x_sign = -1.0;
+        }
+    }
+    q[P_GROWTH] = growth;
+    q[P_LOG_U] = log_u;
+    q[P_X_LOG] = x_log;
+    q[P_X_SIGN] = x_sign;
+    q[P_KIND] = payoff == PAYOFF_LOOKBACK_PUT || payoff == PAYOFF_LOOKBACK_CALL ? KIND_LOOKBACK
+                                                                                : KIND_VANILLA;
+    q[P_U] = u;
+    q[P_D] = d;
+}
+
+extern "C" __global__ void lattice_records_f32(double* params, int options) {
+    records<float>(params, options);
+}
+
+extern "C" __global__ void lattice_records_f64(double* params, int options) {
+    records<double>(params, options);
+}
+
+// A book's prices and greeks, read off the first layers its last stage wrote (six values an
+// option: layer 2's three, layer 1's two, layer 0's one) with the formulas of the CPU's
+// read-out (scheme.rs, `Scheme::read_out`, where they are derived): one thread an option,
+// price, delta and gamma out, so that the host copies three values an option back and does no
+// arithmetic. `bond(i)` takes bond units at layer i back to today's money (1 in stock units).
+template <typename real>
+__device__ void read_out(const double* params, const real* layers, double* priced, int options) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= options) {
+        return;
+    }
+    const double* p = params + (long long)k * PARAM_DOUBLES;
+    const real* v = layers + 6LL * k;
+    const double s = p[P_SPOT], x = p[P_STRIKE], u = p[P_U], d = p[P_D];
+    const double growth = p[P_GROWTH], n = p[P_STEPS];
+    const int payoff = (int)p[P_PAYOFF];
+    const double l0 = v[5], l1d = v[3], l1u = v[4], l2d = v[0], l2m = v[1], l2u = v[2];
+    const double b0 = exp(-growth * n);
+    const double b1 = exp(-growth * (n - 1.0));
+    const double b2 = exp(-growth * (n - 2.0));
+    double f, fd, fu;
+    if (payoff == PAYOFF_LOOKBACK_PUT) {
+        f = s * l0 * b0;
+        fd = s * l1u * b1;
+        fu = s * u * l1d * b1;
+    } else if (payoff == PAYOFF_PUT) {
+        f = x * l0 * b0;
+        fd = x * l1d * b1;
+        fu = x * l1u * b1;
+    } else {
+        f = s * l0;
+        fd = s * d * l1d;
+        fu = s * u * l1u;
+    }
+    const double delta = (fu - fd) / (s * u - s * d);
+    double gamma = 0.0;
+    if (n >= 2.0) {
+        double fdd, fud, fuu;
+        if (payoff == PAYOFF_LOOKBACK_PUT) {
+            fdd = s * l2u * b2;
+            fud = 0.5 * (s * u * l2m + s * l2d) * b2;
+            fuu = s * u * u * l2d * b2;
+        } else if (payoff == PAYOFF_LOOKBACK_CALL) {
+            fdd = s * d * d * l2d;
+            fud = 0.5 * s * (l2d + l2m);
+            fuu = s * u * u * l2u;
+        } else if (payoff == PAYOFF_CALL) {
+            fdd = s * d * d * l2d;
+            fud = s * l2m;
+            fuu = s * u * u * l2u;
+        } else {
+            fdd = x * l2d * b2;
+            fud = x * l2m * b2;
+            fuu = x * l2u * b2;
+        }
+        const double suu = s * u * u, sdd = s * d * d;
+        gamma = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
+    }
+    priced[3LL * k] = f;
+    priced[3LL * k + 1] = delta;
+    priced[3LL * k + 2] = gamma;
+}
+
+extern "C" __global__ void lattice_read_out_f32(const double* params, const float* layers,
+                                                double* priced, int options) {
+    read_out<float>(params, layers, priced, options);
+}
+
+extern "C" __global__ void lattice_read_out_f64(const double* params, const double* layers,
+                                                double* priced, int options) {
+    read_out<double>(params, layers, priced, options);
+}
+
 // The kernels: lattice_tile_<real>_<kind>_<style>_r<R>, at most TILE_BLOCK_NODES / R
 // threads a block (R = 16: 256 threads). `BOUNDS` is the launch bounds or, for the American
 // lookbacks, a register cap, so that a book's block of 5 warps (N = 2,048) runs 4 to an SM:

@@ -8,26 +8,49 @@ use thicket_gpu::{define, THICKET_HEADER};
 /// R nodes a lane runs at most this / R threads a block (its launch bounds), so that a kernel
 /// of more registers runs smaller blocks.
 pub(crate) const TILE_BLOCK_NODES: usize = 4096;
-/// Doubles per option in the tile kernel's parameter array, and their offsets.
-pub(crate) const PARAM_DOUBLES: usize = 10;
-pub(crate) const P_UP: usize = 0;
-pub(crate) const P_DOWN: usize = 1;
-pub(crate) const P_EDGE: usize = 2;
-pub(crate) const P_GROWTH: usize = 3;
-pub(crate) const P_LOG_U: usize = 4;
-pub(crate) const P_X_LOG: usize = 5;
-pub(crate) const P_X_SIGN: usize = 6;
-pub(crate) const P_STEPS: usize = 7;
-pub(crate) const P_KIND: usize = 8;
-pub(crate) const P_AMERICAN: usize = 9;
+/// Doubles per option in the kernels' parameter array, and their offsets. The host writes the
+/// contract (`P_SPOT` ..= `P_AMERICAN`); the records kernel derives the lattice's weights and
+/// units from it on the device (`P_UP` ..= `P_D`), as the CPU lattice does in `f64`.
+pub(crate) const PARAM_DOUBLES: usize = 18;
+pub(crate) const P_SPOT: usize = 0;
+pub(crate) const P_STRIKE: usize = 1;
+pub(crate) const P_MATURITY: usize = 2;
+pub(crate) const P_VOLATILITY: usize = 3;
+pub(crate) const P_RATE: usize = 4;
+pub(crate) const P_STEPS: usize = 5;
+pub(crate) const P_PAYOFF: usize = 6;
+pub(crate) const P_AMERICAN: usize = 7;
+pub(crate) const P_UP: usize = 8;
+pub(crate) const P_DOWN: usize = 9;
+pub(crate) const P_EDGE: usize = 10;
+pub(crate) const P_GROWTH: usize = 11;
+pub(crate) const P_LOG_U: usize = 12;
+pub(crate) const P_X_LOG: usize = 13;
+pub(crate) const P_X_SIGN: usize = 14;
+pub(crate) const P_KIND: usize = 15;
+pub(crate) const P_U: usize = 16;
+pub(crate) const P_D: usize = 17;
 /// The kinds of lattice the tile kernel knows (a record's `P_KIND`).
 pub(crate) const KIND_LOOKBACK: usize = 0;
 pub(crate) const KIND_VANILLA: usize = 1;
+/// The payoffs (a record's `P_PAYOFF`).
+pub(crate) const PAYOFF_LOOKBACK_PUT: usize = 0;
+pub(crate) const PAYOFF_LOOKBACK_CALL: usize = 1;
+pub(crate) const PAYOFF_CALL: usize = 2;
+pub(crate) const PAYOFF_PUT: usize = 3;
 
 fn defines() -> Vec<String> {
     vec![
         define("TILE_BLOCK_NODES", TILE_BLOCK_NODES),
         define("PARAM_DOUBLES", PARAM_DOUBLES),
+        define("P_SPOT", P_SPOT),
+        define("P_STRIKE", P_STRIKE),
+        define("P_MATURITY", P_MATURITY),
+        define("P_VOLATILITY", P_VOLATILITY),
+        define("P_RATE", P_RATE),
+        define("P_STEPS", P_STEPS),
+        define("P_PAYOFF", P_PAYOFF),
+        define("P_AMERICAN", P_AMERICAN),
         define("P_UP", P_UP),
         define("P_DOWN", P_DOWN),
         define("P_EDGE", P_EDGE),
@@ -35,11 +58,15 @@ fn defines() -> Vec<String> {
         define("P_LOG_U", P_LOG_U),
         define("P_X_LOG", P_X_LOG),
         define("P_X_SIGN", P_X_SIGN),
-        define("P_STEPS", P_STEPS),
         define("P_KIND", P_KIND),
-        define("P_AMERICAN", P_AMERICAN),
+        define("P_U", P_U),
+        define("P_D", P_D),
         define("KIND_LOOKBACK", KIND_LOOKBACK),
         define("KIND_VANILLA", KIND_VANILLA),
+        define("PAYOFF_LOOKBACK_PUT", PAYOFF_LOOKBACK_PUT),
+        define("PAYOFF_LOOKBACK_CALL", PAYOFF_LOOKBACK_CALL),
+        define("PAYOFF_CALL", PAYOFF_CALL),
+        define("PAYOFF_PUT", PAYOFF_PUT),
     ]
 }
 
@@ -55,6 +82,10 @@ thicket_gpu::kernel_modules! {
         kernels: [
             thesis_layer_f32,
             thesis_layer_f64,
+            lattice_records_f32,
+            lattice_records_f64,
+            lattice_read_out_f32,
+            lattice_read_out_f64,
             lattice_tile_f32_lookback_american_r16,
             lattice_tile_f32_lookback_european_r16,
             lattice_tile_f32_vanilla_american_r16,

@@ -2,7 +2,7 @@
 //! each option's weights and exercise values in units that stay near [0, 1] ([`Scheme`]), one
 //! layer's update, and the price and greeks read off the first layers. The algorithms that
 //! walk the layers are [`crate::serial`], [`crate::multicore`] and [`crate::books`]; the GPU's
-//! kernels take the same weights ([`gpu_record`]).
+//! kernels derive the same weights on the device (`lattice_records_*` in kernels/lattice.cu).
 //!
 //! # The four lattices and their units
 //!
@@ -202,8 +202,7 @@ impl<T: Real> Scheme<T> {
     }
 
     /// The weights and units without the exercise values (N + 1 exponentials): all that
-    /// reading a price off the first layers or filling a GPU parameter record needs, cheap
-    /// enough to do per option of every GPU call.
+    /// reading a price off the first layers needs.
     fn weights(contract: &Contract, lattice: &Lattice) -> Scheme<T> {
         Scheme::build(contract, lattice, false)
     }
@@ -438,55 +437,11 @@ impl Top {
     }
 }
 
-/// Writes the parameter record of the GPU tile kernel for `contract` in `precision` into
-/// `record` ([`crate::kernels::PARAM_DOUBLES`] values at the offsets `P_*` of [`crate::kernels`]): the same
-/// weights and units as the CPU lattice. Returns the f64 scheme that reads the price and
-/// greeks out of the kernel's first layers ([`Scheme::read_out`]), so that a book computes
-/// each option's weights once.
-pub(crate) fn gpu_record(
-    contract: &Contract,
-    precision: Precision,
-    record: &mut [f64],
-) -> Result<Scheme<f64>> {
-    let lattice = contract.validate()?;
-    let read_out = Scheme::<f64>::weights(contract, &lattice);
-    match precision {
-        Precision::F32 => {
-            Scheme::<f32>::weights(contract, &lattice).fill_record(contract, &lattice, record)
-        }
-        Precision::F64 => read_out.fill_record(contract, &lattice, record),
-    }
-    Ok(read_out)
-}
-
 /// The price and greeks of `contract` from its layers 0, 1 and 2 (node values in the CPU
 /// lattice's units, as the GPU kernels report them).
 pub(crate) fn read_out_layers(contract: &Contract, top: &Top) -> Result<Priced> {
     let lattice = contract.validate()?;
     Ok(Scheme::<f64>::weights(contract, &lattice).read_out(top))
-}
-
-impl<T: Real> Scheme<T> {
-    fn fill_record(&self, contract: &Contract, lattice: &Lattice, record: &mut [f64]) {
-        use crate::kernels::*;
-        let log_u = contract.market.volatility * lattice.dt.sqrt();
-        let spot = contract.market.spot;
-        let (kind, x_log, x_sign) = match contract.payoff {
-            Payoff::LookbackPut | Payoff::LookbackCall => (KIND_LOOKBACK, 0.0, 0.0),
-            Payoff::Call { strike } => (KIND_VANILLA, (strike / spot).ln(), -1.0),
-            Payoff::Put { strike } => (KIND_VANILLA, (spot / strike).ln(), 1.0),
-        };
-        record[P_UP] = self.up.get();
-        record[P_DOWN] = self.down.get();
-        record[P_EDGE] = self.edge.get();
-        record[P_GROWTH] = self.growth;
-        record[P_LOG_U] = log_u;
-        record[P_X_LOG] = x_log;
-        record[P_X_SIGN] = x_sign;
-        record[P_STEPS] = self.steps as f64;
-        record[P_KIND] = kind as f64;
-        record[P_AMERICAN] = f64::from(u8::from(self.american));
-    }
 }
 
 /// The price and greeks of the induction `run` makes on `scheme`.

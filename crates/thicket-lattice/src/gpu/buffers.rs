@@ -96,6 +96,10 @@ pub(super) struct Records {
     pub(super) device: DeviceBuffer<f64>,
     /// Staged on the host for the upload.
     pub(super) host: HostBuffer<f64>,
+    /// A book's prices and greeks as the read-out kernel writes them (three values an option).
+    pub(super) priced: DeviceBuffer<f64>,
+    /// The same, downloaded.
+    pub(super) priced_host: HostBuffer<f64>,
 }
 
 /// The node values of the lattices in one working precision.
@@ -107,8 +111,6 @@ pub(super) struct Layers<T> {
     pub(super) odd: DeviceBuffer<T>,
     /// Layers 2, 1 and 0 of every option (six values each), on the device.
     pub(super) first: DeviceBuffer<T>,
-    /// The same, downloaded.
-    pub(super) first_host: HostBuffer<T>,
     /// One price per option of a book.
     pub(super) prices: DeviceBuffer<T>,
 }
@@ -119,7 +121,6 @@ impl<T> Default for Layers<T> {
             even: DeviceBuffer::default(),
             odd: DeviceBuffer::default(),
             first: DeviceBuffer::default(),
-            first_host: HostBuffer::default(),
             prices: DeviceBuffer::default(),
         }
     }

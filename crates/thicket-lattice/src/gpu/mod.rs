@@ -23,7 +23,6 @@ use thicket_core::Result;
 use thicket_gpu::{Gpu, GpuError, PerDevice};
 
 use crate::kernels::LATTICE;
-use crate::scheme::Top;
 use buffers::{Layers, Records, Workspace};
 
 /// One GPU with the lattice kernels loaded, shared by every call of the process.
@@ -168,17 +167,6 @@ fn download<T: DeviceReal>(
         .into_iter()
         .map(Into::into)
         .collect())
-}
-
-/// Layers 2, 1 and 0 as the tile kernel writes them (six values) in the CPU's order.
-fn first_layers(values: &[f64]) -> Top {
-    Top {
-        layers: [
-            [values[5], 0.0, 0.0],
-            [values[3], values[4], 0.0],
-            [values[0], values[1], values[2]],
-        ],
-    }
 }
 
 #[cfg(test)]

@@ -4,18 +4,21 @@
 
 use std::ffi::c_void;
 use std::ops::Range;
+use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
-use rayon::prelude::*;
+use cudarc::driver::{
+    CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PinnedHostSlice,
+    PushKernelArg,
+};
 use thicket_core::{Error, Result};
 use thicket_gpu::{launch_after, record_event, seconds_between, GpuError};
 
 use super::buffers::Workspace;
-use super::{download, first_layers, DeviceReal, GpuPriced, LatticeGpu};
+use super::{DeviceReal, GpuPriced, LatticeGpu};
 use crate::contract::{Contract, Payoff, Style};
-use crate::kernels::PARAM_DOUBLES;
-use crate::scheme::{gpu_record, Precision, Priced};
+use crate::kernels::*;
+use crate::scheme::{Precision, Priced};
 use crate::tile_shape::{long_launches, long_shape, BookStage, TileClass, TileShape};
 
 /// Grids are at most 65,535 blocks high: one launch per this many options of a book.
@@ -53,9 +56,33 @@ struct KernelRun {
     options: Range<usize>,
 }
 
-/// Options per rayon task when a book's records are made and its prices read out: fewer per
-/// task and the tasks cost more than the work.
-const PARALLEL_OPTIONS: usize = 128;
+/// Writes `contract` into its parameter record (the `P_SPOT` ..= `P_AMERICAN` offsets of
+/// [`crate::kernels`]); the records kernel derives the rest on the device.
+fn stage(contract: &Contract, record: &mut [f64]) {
+    let market = &contract.market;
+    let (payoff, strike) = match contract.payoff {
+        Payoff::LookbackPut => (PAYOFF_LOOKBACK_PUT, 0.0),
+        Payoff::LookbackCall => (PAYOFF_LOOKBACK_CALL, 0.0),
+        Payoff::Call { strike } => (PAYOFF_CALL, strike),
+        Payoff::Put { strike } => (PAYOFF_PUT, strike),
+    };
+    record[P_SPOT] = market.spot;
+    record[P_STRIKE] = strike;
+    record[P_MATURITY] = market.maturity;
+    record[P_VOLATILITY] = market.volatility;
+    record[P_RATE] = market.rate;
+    record[P_STEPS] = contract.steps as f64;
+    record[P_PAYOFF] = payoff as f64;
+    record[P_AMERICAN] = f64::from(u8::from(contract.style == Style::American));
+}
+
+/// The kernels every call of `T` runs around the tile kernel: the one that derives the
+/// options' lattices from their contracts, and the one that reads their prices and greeks off
+/// the first layers.
+struct Bookends {
+    records: CudaFunction,
+    read_out: CudaFunction,
+}
 
 impl LatticeGpu {
     /// One option on the tile kernel: one block where the lattice fits in one, overlapping
@@ -67,8 +94,8 @@ impl LatticeGpu {
     ) -> Result<GpuPriced<Priced>> {
         let mut workspace = self.workspace();
         match precision {
-            Precision::F32 => self.tiles_in::<f32>(&mut workspace, contract, precision),
-            Precision::F64 => self.tiles_in::<f64>(&mut workspace, contract, precision),
+            Precision::F32 => self.tiles_in::<f32>(&mut workspace, contract),
+            Precision::F64 => self.tiles_in::<f64>(&mut workspace, contract),
         }
     }
 
@@ -82,8 +109,8 @@ impl LatticeGpu {
     ) -> Result<GpuPriced<Vec<Priced>>> {
         let mut workspace = self.workspace();
         match precision {
-            Precision::F32 => self.book_in::<f32>(&mut workspace, contracts, precision),
-            Precision::F64 => self.book_in::<f64>(&mut workspace, contracts, precision),
+            Precision::F32 => self.book_in::<f32>(&mut workspace, contracts),
+            Precision::F64 => self.book_in::<f64>(&mut workspace, contracts),
         }
     }
 
@@ -91,12 +118,11 @@ impl LatticeGpu {
         &self,
         workspace: &mut Workspace,
         contract: &Contract,
-        precision: Precision,
     ) -> Result<GpuPriced<Priced>> {
         let steps = contract.validate()?.steps;
         let class = shape_class::<T>(contract);
         if steps <= TileShape::widest_book(class) {
-            let book = self.book_in::<T>(workspace, std::slice::from_ref(contract), precision)?;
+            let book = self.book_in::<T>(workspace, std::slice::from_ref(contract))?;
             return Ok(GpuPriced {
                 priced: book.priced[0],
                 kernel_seconds: book.kernel_seconds,
@@ -105,7 +131,8 @@ impl LatticeGpu {
             });
         }
         let mut record = [0.0; PARAM_DOUBLES];
-        let read_out = gpu_record(contract, precision, &mut record)?;
+        stage(contract, &mut record);
+        let bookends = self.bookends::<T>()?;
         // Each launch may start its blocks while the last one finishes (compute capability 9.0
         // and up; hundreds of launches, each a few tens of microseconds): a block runs its
         // prologue (constants, exercise values) on an SM the last launch has left, and waits
@@ -130,16 +157,20 @@ impl LatticeGpu {
         })?;
         let shared = shape.shared_bytes(std::mem::size_of::<T>());
         let stream = self.stream();
+        let context = self.gpu.context();
         let (records, layers) = T::split(workspace);
         let params = records.device.at_least(stream, PARAM_DOUBLES)?;
+        let priced = records.priced.at_least(stream, 3)?;
+        let priced_host = records.priced_host.at_least(context, 3)?;
         let even = layers.even.at_least(stream, steps + 1)?;
         let odd = layers.odd.at_least(stream, steps + 1)?;
         let first = layers.first.at_least(stream, 6)?;
         let span_start = record_event(stream)?;
         stream
-            .memcpy_htod(&record, params)
+            .memcpy_htod(&record, &mut *params)
             .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         let start = record_event(stream)?;
+        bookends.derive(stream, params, 1)?;
         let mut launches = 0;
         for launch in long_launches(steps, shape, sms) {
             let config = LaunchConfig {
@@ -177,6 +208,9 @@ impl LatticeGpu {
                 (&mut stride_arg as *mut i32).cast(),
                 (&mut halo_arg as *mut i32).cast(),
             ];
+            // The first launch waits for the records kernel to finish: its prologue reads the
+            // record that kernel writes.
+            let early = dependent && launches > 0;
             // SAFETY: the arguments match lattice_tile_*: one parameter record, layer `top`
             // (at least steps + 1 values; null on the first launch, which starts from the
             // leaves), the output layer (at least steps + 1 values), six first-layer values,
@@ -184,17 +218,22 @@ impl LatticeGpu {
             // per lane); blocks touch nodes 0 ..= top only, with the shared memory their shape
             // asks for. The kernel waits for the previous launch before it touches either
             // layer.
-            unsafe { launch_after(stream, &function, config, &mut args, dependent) }?;
+            unsafe { launch_after(stream, &function, config, &mut args, early) }?;
             launches += 1;
         }
+        bookends.read_out(stream, params, first, priced, 1)?;
         let kernels_end = record_event(stream)?;
-        let values = download(stream, &first.slice(..6))?;
+        stream
+            .memcpy_dtoh(&priced.slice(..3), priced_host)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         let span_end = record_event(stream)?;
+        // Waiting for the last event is what makes the copied answer readable.
+        let span_seconds = seconds_between(&span_start, &span_end)?;
         Ok(GpuPriced {
-            priced: read_out.read_out(&first_layers(&values)),
+            priced: read_priced(priced_host, 1)?[0],
             kernel_seconds: seconds_between(&start, &kernels_end)?,
-            span_seconds: seconds_between(&span_start, &span_end)?,
-            launches,
+            span_seconds,
+            launches: launches + 2,
         })
     }
 
@@ -202,7 +241,6 @@ impl LatticeGpu {
         &self,
         workspace: &mut Workspace,
         contracts: &[Contract],
-        precision: Precision,
     ) -> Result<GpuPriced<Vec<Priced>>> {
         let mut priced: Vec<Option<Priced>> = vec![None; contracts.len()];
         let mut kernel_seconds = 0.0;
@@ -214,17 +252,20 @@ impl LatticeGpu {
             if contract.steps <= TileShape::widest_book(shape_class::<T>(contract)) {
                 in_blocks.push(index);
             } else {
-                let one = self.tiles_in::<T>(workspace, contract, precision)?;
+                let one = self.tiles_in::<T>(workspace, contract)?;
                 kernel_seconds += one.kernel_seconds;
                 span_seconds += one.span_seconds;
                 launches += one.launches;
                 priced[index] = Some(one.priced);
             }
         }
-        // One kernel per kind and style: the options sorted into runs of one kernel each.
-        in_blocks.sort_by_cached_key(|&i| tile_class(&contracts[i]));
+        // One kernel per kind and style: the options sorted into runs of one kernel each (most
+        // books are of one kernel and need no sorting).
+        if !in_blocks.is_sorted_by_key(|&i| tile_class(&contracts[i])) {
+            in_blocks.sort_by_key(|&i| tile_class(&contracts[i]));
+        }
         for chunk in in_blocks.chunks(OPTIONS_PER_LAUNCH) {
-            let one = self.book_chunk::<T>(workspace, contracts, chunk, precision)?;
+            let one = self.book_chunk::<T>(workspace, contracts, chunk)?;
             kernel_seconds += one.kernel_seconds;
             span_seconds += one.span_seconds;
             launches += one.launches;
@@ -247,7 +288,6 @@ impl LatticeGpu {
         workspace: &mut Workspace,
         contracts: &[Contract],
         chunk: &[usize],
-        precision: Precision,
     ) -> Result<GpuPriced<Vec<Priced>>> {
         // The kernels are looked up (and loaded) before the clock starts.
         let mut runs = Vec::new();
@@ -266,6 +306,7 @@ impl LatticeGpu {
             });
             first_option += run.len();
         }
+        let bookends = self.bookends::<T>()?;
         // Values per option of the layers between stages.
         let width = runs
             .iter()
@@ -273,7 +314,7 @@ impl LatticeGpu {
             .max()
             .unwrap_or(1);
         let options = chunk.len();
-        // The buffers are sized and the records staged before the clock starts: the span is
+        // The buffers are sized and the contracts staged before the clock starts: the span is
         // the copies and the kernels, as NVIDIA's sample times its own.
         let stream = self.stream();
         let context = self.gpu.context();
@@ -282,26 +323,24 @@ impl LatticeGpu {
         let staged = &mut staged
             .as_mut_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?[..options * PARAM_DOUBLES];
-        // A record costs a few hundred nanoseconds: a book's records are made on the caller's
-        // pool, so that a thousand options add tens of microseconds, not hundreds.
-        let schemes = staged
-            .par_chunks_exact_mut(PARAM_DOUBLES)
-            .with_min_len(PARALLEL_OPTIONS)
-            .zip(chunk.par_iter())
-            .map(|(record, &i)| gpu_record(&contracts[i], precision, record))
-            .collect::<Result<Vec<_>>>()?;
+        // The host only copies the contracts: their lattices are derived on the device.
+        for (record, &i) in staged.chunks_exact_mut(PARAM_DOUBLES).zip(chunk) {
+            stage(&contracts[i], record);
+        }
         let params = records.device.at_least(stream, options * PARAM_DOUBLES)?;
         let first = layers.first.at_least(stream, 6 * options)?;
         let prices = layers.prices.at_least(stream, options)?;
         let even = layers.even.at_least(stream, width * options)?;
         let odd = layers.odd.at_least(stream, width * options)?;
-        let first_host = layers.first_host.at_least(context, 6 * options)?;
+        let priced = records.priced.at_least(stream, 3 * options)?;
+        let priced_host = records.priced_host.at_least(context, 3 * options)?;
         let span_start = record_event(stream)?;
         stream
             .memcpy_htod(&*staged, params)
             .map_err(GpuError::driver("cuMemcpyHtoD"))?;
         let start = record_event(stream)?;
-        let mut launches = 0;
+        bookends.derive(stream, params, options)?;
+        let mut launches = 1;
         for run in &runs {
             let range = run.options.clone();
             let run_params = params.slice(range.start * PARAM_DOUBLES..range.end * PARAM_DOUBLES);
@@ -349,25 +388,18 @@ impl LatticeGpu {
                 launches += 1;
             }
         }
+        // The prices and greeks are read off the first layers on the device, so that the host
+        // copies back three values an option and computes nothing.
+        bookends.read_out(stream, params, first, priced, options)?;
+        launches += 1;
         let kernels_end = record_event(stream)?;
         stream
-            .memcpy_dtoh(&first.slice(..6 * options), first_host)
+            .memcpy_dtoh(&priced.slice(..3 * options), priced_host)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         let span_end = record_event(stream)?;
         let kernel_seconds = seconds_between(&start, &kernels_end)?;
         let span_seconds = seconds_between(&span_start, &span_end)?;
-        let values = first_host
-            .as_slice()
-            .map_err(GpuError::driver("cuEventSynchronize"))?;
-        let priced = schemes
-            .par_iter()
-            .with_min_len(PARALLEL_OPTIONS)
-            .enumerate()
-            .map(|(k, scheme)| {
-                let six: [f64; 6] = std::array::from_fn(|r| values[6 * k + r].into());
-                scheme.read_out(&first_layers(&six))
-            })
-            .collect::<Vec<Priced>>();
+        let priced = read_priced(priced_host, options)?;
         Ok(GpuPriced {
             priced,
             kernel_seconds,
@@ -375,4 +407,72 @@ impl LatticeGpu {
             launches,
         })
     }
+}
+
+impl LatticeGpu {
+    /// The records and read-out kernels in `T`, looked up (and loaded) on first use.
+    fn bookends<T: DeviceReal>(&self) -> Result<Bookends> {
+        Ok(Bookends {
+            records: self.function(&format!("lattice_records_{}", T::SUFFIX), |_| Ok(()))?,
+            read_out: self.function(&format!("lattice_read_out_{}", T::SUFFIX), |_| Ok(()))?,
+        })
+    }
+}
+
+impl Bookends {
+    /// Derives the lattices of the first `options` records of `params` from their staged
+    /// contracts.
+    fn derive(
+        &self,
+        stream: &Arc<CudaStream>,
+        params: &mut CudaSlice<f64>,
+        options: usize,
+    ) -> Result<()> {
+        let count = options as i32;
+        let mut launch = stream.launch_builder(&self.records);
+        launch.arg(params).arg(&count);
+        // SAFETY: the arguments match lattice_records_*: at least `options` parameter records
+        // of PARAM_DOUBLES values, each with its contract staged, and their number; threads
+        // past it return at once.
+        unsafe { launch.launch(LaunchConfig::for_num_elems(options as u32)) }
+            .map_err(GpuError::driver("cuLaunchKernel"))?;
+        Ok(())
+    }
+
+    /// Writes three values per option (price, delta, gamma) into `priced`, read off the six
+    /// first-layer values per option in `first`.
+    fn read_out<T: DeviceReal>(
+        &self,
+        stream: &Arc<CudaStream>,
+        params: &CudaSlice<f64>,
+        first: &CudaSlice<T>,
+        priced: &mut CudaSlice<f64>,
+        options: usize,
+    ) -> Result<()> {
+        let count = options as i32;
+        let mut launch = stream.launch_builder(&self.read_out);
+        launch.arg(params).arg(first).arg(priced).arg(&count);
+        // SAFETY: the arguments match lattice_read_out_*: at least `options` derived parameter
+        // records, six first-layer values and three outputs per option, and their number;
+        // threads past it return at once.
+        unsafe { launch.launch(LaunchConfig::for_num_elems(options as u32)) }
+            .map_err(GpuError::driver("cuLaunchKernel"))?;
+        Ok(())
+    }
+}
+
+/// The first `options` answers the read-out kernel wrote. The caller has waited for their
+/// copy (an event recorded after it): reading the page-locked buffer does not wait for it.
+fn read_priced(host: &PinnedHostSlice<f64>, options: usize) -> Result<Vec<Priced>> {
+    let values = host
+        .as_slice()
+        .map_err(GpuError::driver("cuEventSynchronize"))?;
+    Ok(values[..3 * options]
+        .chunks_exact(3)
+        .map(|v| Priced {
+            price: v[0],
+            delta: v[1],
+            gamma: v[2],
+        })
+        .collect())
 }
