@@ -16,6 +16,17 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool> {
         .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))
 }
 
+/// Runs `op` on `threads` worker threads: on the caller's own rayon pool where it already has
+/// that many (the default pool, or one the caller installed), so that a call that asks for what
+/// it has builds no pool (tens to hundreds of microseconds a call), else on a pool built for
+/// it.
+pub fn on_threads<R: Send>(threads: usize, op: impl FnOnce() -> R + Send) -> Result<R> {
+    if threads == rayon::current_num_threads() {
+        return Ok(op());
+    }
+    Ok(pool(threads)?.install(op))
+}
+
 /// All cores of this machine (one where the count cannot be read).
 pub fn available_threads() -> usize {
     std::thread::available_parallelism()
@@ -32,5 +43,15 @@ mod tests {
         assert_eq!(pool(3).unwrap().current_num_threads(), 3);
         assert_eq!(pool(0).err().map(|e| e.exit_code()), Some(2));
         assert!(available_threads() >= 1);
+    }
+
+    #[test]
+    fn work_runs_on_the_callers_pool_when_it_has_the_threads_asked_for() {
+        let outer = pool(3).unwrap();
+        let inner = outer.install(|| on_threads(3, rayon::current_thread_index).unwrap());
+        assert!(inner.is_some(), "ran on a worker of the caller's pool");
+        let other = outer.install(|| on_threads(2, rayon::current_num_threads).unwrap());
+        assert_eq!(other, 2);
+        assert_eq!(on_threads(0, || ()).err().map(|e| e.exit_code()), Some(2));
     }
 }
