@@ -49,8 +49,8 @@ fn found_entry(bucket: u32, key: u64) -> u64 {
 }
 
 /// The board sizes the join counts. Below, boards are too small to gain; above, the placements
-/// of one bottom border and its constellations' tops take too much memory (n = 18: 780 MB in
-/// all with two threads, growing about 5x per n).
+/// of one bottom border and its constellations' tops take too much memory (n = 18: 417 MB on
+/// one thread, growing about 4-5x per n).
 pub const JOIN_SIZES: std::ops::RangeInclusive<usize> = 8..=18;
 
 /// Queens as line sets: the part of a [`LineBoard`] the half enumerations need.
