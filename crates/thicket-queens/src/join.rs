@@ -34,9 +34,23 @@ const LANES: usize = 4;
 /// take `2n - 2 <= 62` bits), so padding never matches.
 const PADDING: u64 = 1 << 63;
 
+/// Where a found placement's bucket starts: keys take `2n - 2 <= 34` bits (n <= 18, the
+/// largest of [`JOIN_SIZES`]) and buckets `n - 2 <= 16`, so both fit one word.
+const BUCKET_SHIFT: u32 = 40;
+
+/// The key bits of a found placement.
+const KEY_MASK: u64 = (1 << BUCKET_SHIFT) - 1;
+
+/// A found placement as one word: its bucket and its diagonal key.
+#[inline(always)]
+fn found_entry(bucket: u32, key: u64) -> u64 {
+    debug_assert!(key <= KEY_MASK);
+    u64::from(bucket) << BUCKET_SHIFT | key
+}
+
 /// The board sizes the join counts. Below, boards are too small to gain; above, the placements
-/// of one bottom border and its constellations' tops take too much memory (n = 18: 780 MB in
-/// all with two threads, growing about 5x per n).
+/// of one bottom border and its constellations' tops take too much memory (n = 18: 417 MB on
+/// one thread, growing about 4-5x per n).
 pub const JOIN_SIZES: std::ops::RangeInclusive<usize> = 8..=18;
 
 /// Queens as line sets: the part of a [`LineBoard`] the half enumerations need.
@@ -200,13 +214,14 @@ struct Buckets {
 }
 
 impl Buckets {
-    /// Counting-sorts `(bucket, key)` pairs into `buckets` buckets, each padded with
-    /// [`PADDING`] keys to a multiple of `lanes`; `next` is scratch space.
-    fn sort(&mut self, found: &[(u32, u64)], buckets: usize, lanes: u32, next: &mut Vec<u32>) {
+    /// Counting-sorts found placements (each its bucket, below `buckets`, above bit
+    /// [`BUCKET_SHIFT`] and its key below) into `buckets` buckets, each padded with [`PADDING`]
+    /// keys to a multiple of `lanes`; `next` is scratch space.
+    fn sort(&mut self, found: &[u64], buckets: usize, lanes: u32, next: &mut Vec<u32>) {
         self.starts.clear();
         self.starts.resize(buckets + 1, 0);
-        for &(bucket, _) in found {
-            self.starts[bucket as usize + 1] += 1;
+        for &item in found {
+            self.starts[(item >> BUCKET_SHIFT) as usize + 1] += 1;
         }
         for b in 1..=buckets {
             self.starts[b] = self.starts[b - 1] + self.starts[b].next_multiple_of(lanes);
@@ -215,9 +230,9 @@ impl Buckets {
         next.extend_from_slice(&self.starts);
         self.keys.clear();
         self.keys.resize(self.starts[buckets] as usize, PADDING);
-        for &(bucket, key) in found {
-            let slot = &mut next[bucket as usize];
-            self.keys[*slot as usize] = key;
+        for &item in found {
+            let slot = &mut next[(item >> BUCKET_SHIFT) as usize];
+            self.keys[*slot as usize] = item & KEY_MASK;
             *slot += 1;
         }
     }
@@ -232,8 +247,10 @@ impl Buckets {
 /// memory is allocated (and its pages faulted in) once.
 #[derive(Debug, Default)]
 pub struct JoinScratch {
-    /// Placements as found: `(bucket, diagonal key)`.
-    found: Vec<(u32, u64)>,
+    /// Placements as found: the bucket above bit [`BUCKET_SHIFT`], the diagonal key below
+    /// (8 bytes a placement: this buffer is the join's largest, tens of millions of entries
+    /// at n = 18).
+    found: Vec<u64>,
     /// The bottom placements' keys by the inner columns they use, padded to whole vectors.
     bottoms: Buckets,
     /// The top placements' keys by the inner columns they leave to the bottom.
@@ -270,7 +287,7 @@ macro_rules! bottom_half_paths {
         found.clear();
         let rows = cut.inner_rows(false, border);
         $each(&start, &rows, columns, &mut |lines| {
-            found.push(($compress(lines.cols, columns), cut.key(lines)));
+            found.push(found_entry($compress(lines.cols, columns), cut.key(lines)));
         });
         // The thread's last bottom buffer is reused: its pages are faulted in already.
         let mut placements = std::mem::take(&mut scratch.bottoms);
@@ -315,7 +332,7 @@ macro_rules! bottom_half_paths {
             $each(&start, &rows, inner_columns(n), &mut |lines| {
                 // The columns the bottom half must fill, among its inner ones.
                 let bucket = $compress(!lines.cols, self.columns);
-                found.push((bucket, cut.key(lines) ^ self.border_key | PADDING));
+                found.push(found_entry(bucket, cut.key(lines) ^ self.border_key));
             });
         }
         scratch.tops.sort(found, buckets, 1, &mut scratch.next);
@@ -327,6 +344,7 @@ macro_rules! bottom_half_paths {
                 continue;
             }
             for &key in scratch.tops.bucket(b) {
+                let key = key | PADDING;
                 count += partners
                     .chunks_exact(LANES)
                     .map(|lanes| lanes.iter().map(|&k| u64::from(k & key == 0)).sum::<u64>())
