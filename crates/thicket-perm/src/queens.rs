@@ -115,10 +115,9 @@ pub fn count(
     let (nodes, solutions) = match strategy {
         Strategy::Serial => search_below(n, &Node::root()),
         Strategy::Multicore => {
-            let pool = thicket_core::pool(threads)?;
             let (roots, above) = frontier(n, d_cpu.min(n));
             progress.set_total(roots.len() as u64);
-            let (below, solutions) = pool.install(|| {
+            let (below, solutions) = thicket_core::on_threads(threads, || {
                 roots
                     .par_iter()
                     .map(|root| {
@@ -127,7 +126,7 @@ pub fn count(
                         found
                     })
                     .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-            });
+            })?;
             (above + below, solutions)
         }
         gpu => {

@@ -46,12 +46,11 @@ pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<Queens
             "the thread count must be at least 1".into(),
         ));
     }
-    let pool = thicket_core::pool(threads)?;
-    pool.install(|| {
+    thicket_core::on_threads(threads, || {
         let constellations = canonical_constellations(n);
         let all: Vec<&CanonicalConstellation> = constellations.iter().collect();
         Ok(search_constellations(n, &all, progress)?.into_count(n))
-    })
+    })?
 }
 
 /// Counts the solutions of the given constellations on the current rayon pool and adds up

@@ -188,7 +188,7 @@ impl QueensKernel<'_> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .count(strategy, self.n, &params)?;
-        let count = thicket_core::pool(self.options.threads)?.install(|| with_unique(&run))?;
+        let count = thicket_core::on_threads(self.options.threads, || with_unique(&run))??;
         let placement = Placement {
             threads: self.options.threads,
             devices: vec![run.device.clone()],

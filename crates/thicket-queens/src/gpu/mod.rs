@@ -102,7 +102,7 @@ pub fn count_gpu(n: usize, options: &GpuOptions, progress: &Progress) -> Result<
             "the thread count must be at least 1".into(),
         )),
         Some(threads) => {
-            thicket_core::pool(threads)?.install(|| count_gpu_here(n, options, progress))
+            thicket_core::on_threads(threads, || count_gpu_here(n, options, progress))?
         }
         None => count_gpu_here(n, options, progress),
     }
