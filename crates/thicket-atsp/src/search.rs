@@ -24,7 +24,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use thicket_core::{Error, Progress, Result};
+use thicket_core::{Error, Progress, Result, StopFlag};
 
 use super::assignment::Assignment;
 use super::dominance::{self, Dominance};
@@ -108,7 +108,7 @@ pub fn branch_and_bound(
     let pool = thicket_core::pool(opts.threads)?;
     let (heur_tour, heur_cost) = heuristic_tour(inst);
     let run = |threshold: i64, best: Option<(i64, Vec<usize>)>, stop_on_first: bool| {
-        let shared = Shared::new(inst, opts, threshold, best, stop_on_first);
+        let shared = Shared::new(inst, opts, threshold, best, stop_on_first, progress);
         pool.install(|| search(&shared, progress));
         shared.finish()
     };
@@ -142,7 +142,7 @@ pub fn solve_below(
     threshold: i64,
     progress: &Progress,
 ) -> AtspSolution {
-    let shared = Shared::new(inst, opts, threshold, None, false);
+    let shared = Shared::new(inst, opts, threshold, None, false, progress);
     search(&shared, progress);
     shared.finish()
 }
@@ -159,6 +159,8 @@ pub(super) struct Shared<'a> {
     nodes: AtomicU64,
     node_limit: u64,
     pub(super) stop: AtomicBool,
+    /// The caller's request to stop (Ctrl-C in Python), checked with the node count.
+    caller_stop: Option<StopFlag>,
     stopped_early: AtomicBool,
     stop_on_first: bool,
     pub(super) dominance: Option<Dominance>,
@@ -173,6 +175,7 @@ impl<'a> Shared<'a> {
         threshold: i64,
         best: Option<(i64, Vec<usize>)>,
         stop_on_first: bool,
+        progress: &Progress,
     ) -> Shared<'a> {
         Shared {
             inst,
@@ -183,6 +186,7 @@ impl<'a> Shared<'a> {
             nodes: AtomicU64::new(0),
             node_limit: opts.node_limit.unwrap_or(u64::MAX),
             stop: AtomicBool::new(false),
+            caller_stop: progress.stop_flag(),
             stopped_early: AtomicBool::new(false),
             stop_on_first,
             dominance: (opts.bound != Bound::Partial && inst.n <= dominance::MAX_CITIES)
@@ -217,7 +221,8 @@ impl<'a> Shared<'a> {
     pub(super) fn flush(&self, nodes: &mut u64) -> bool {
         let total = self.nodes.fetch_add(*nodes, Ordering::Relaxed) + *nodes;
         *nodes = 0;
-        if total >= self.node_limit {
+        let caller_stopped = self.caller_stop.as_ref().is_some_and(StopFlag::is_raised);
+        if total >= self.node_limit || caller_stopped {
             self.stopped_early.store(true, Ordering::Relaxed);
             self.stop.store(true, Ordering::Relaxed);
         }

@@ -129,11 +129,18 @@ impl Progress {
         self.stop.as_ref().is_some_and(StopFlag::is_raised)
     }
 
+    /// The caller's stop request, for solvers whose workers watch a flag of their own.
+    pub fn stop_flag(&self) -> Option<StopFlag> {
+        self.stop.clone()
+    }
+
     /// [`Error::Interrupted`] if the caller asked the run to stop, for solvers that can end
     /// early with `?`.
     pub fn check_stop(&self) -> Result<()> {
         if self.stop_requested() {
-            Err(Error::Interrupted("the run was stopped by its caller".into()))
+            Err(Error::Interrupted(
+                "the run was stopped by its caller".into(),
+            ))
         } else {
             Ok(())
         }
@@ -211,7 +218,10 @@ mod tests {
         assert!(inside.stop_requested());
         assert!(matches!(inside.check_stop(), Err(Error::Interrupted(_))));
         assert!(!outside.stop_requested());
-        assert!(!Progress::hidden().stop_requested(), "the flag ends with its call");
+        assert!(
+            !Progress::hidden().stop_requested(),
+            "the flag ends with its call"
+        );
     }
 
     #[test]
