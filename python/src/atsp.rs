@@ -34,7 +34,9 @@ pub fn atsp<'py>(
         thicket_atsp::solve(&instance, &options)
     })?;
     let Solved::Whole(measured) = solved else {
-        return Err(PyRuntimeError::new_err("a solve in one go came back in shards"));
+        return Err(PyRuntimeError::new_err(
+            "a solve in one go came back in shards",
+        ));
     };
     let solution = &measured.output.solution;
     let dict = PyDict::new(py);
@@ -43,7 +45,10 @@ pub fn atsp<'py>(
     dict.set_item("tour", PyArray1::from_vec(py, tour))?;
     dict.set_item("proven_optimal", solution.proven_optimal)?;
     // A finished search proves the tour optimal: its cost is then the best lower bound.
-    dict.set_item("lower_bound", solution.proven_optimal.then_some(solution.cost))?;
+    dict.set_item(
+        "lower_bound",
+        solution.proven_optimal.then_some(solution.cost),
+    )?;
     dict.set_item("nodes", solution.nodes)?;
     add_run_info(&dict, &measured.info)?;
     Ok(dict)

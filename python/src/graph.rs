@@ -57,7 +57,13 @@ pub fn search<'py>(
         PyArray1::from_vec(py, hops).reshape(shape)?.into_any()
     } else {
         let lengths: Vec<f64> = distances
-            .map(|d| if d == INFINITE { f64::INFINITY } else { d as f64 })
+            .map(|d| {
+                if d == INFINITE {
+                    f64::INFINITY
+                } else {
+                    d as f64
+                }
+            })
             .collect();
         PyArray1::from_vec(py, lengths).reshape(shape)?.into_any()
     };

@@ -117,7 +117,10 @@ pub fn price_book<'py>(
     backend: &str,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let (spot, strike) = (slice(&spot, "spot")?, slice(&strike, "strike")?);
-    let (maturity, volatility) = (slice(&maturity, "maturity")?, slice(&volatility, "volatility")?);
+    let (maturity, volatility) = (
+        slice(&maturity, "maturity")?,
+        slice(&volatility, "volatility")?,
+    );
     let rate = slice(&rate, "rate")?;
     let steps = steps.to_u64("steps", usize::MAX as u64)?;
     let count = steps.len();

@@ -18,7 +18,9 @@ pub fn queens<'py>(py: Python<'py>, n: usize, backend: &str) -> PyResult<Bound<'
         ..CountOptions::default()
     };
     let Counted::Whole(measured) = solve(py, || count(n, &options))? else {
-        return Err(PyRuntimeError::new_err("a count in one go came back in shards"));
+        return Err(PyRuntimeError::new_err(
+            "a count in one go came back in shards",
+        ));
     };
     let dict = PyDict::new(py);
     dict.set_item("n", n)?;

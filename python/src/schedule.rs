@@ -27,8 +27,11 @@ pub fn schedule<'py>(
     let times = etc
         .as_slice()
         .map_err(|_| invalid("etc is not a contiguous array".into()))?;
-    let time_limit = Duration::try_from_secs_f64(time_limit)
-        .map_err(|_| invalid(format!("time_limit is {time_limit}; it must be a number of seconds >= 0")))?;
+    let time_limit = Duration::try_from_secs_f64(time_limit).map_err(|_| {
+        invalid(format!(
+            "time_limit is {time_limit}; it must be a number of seconds >= 0"
+        ))
+    })?;
     let options = ScheduleOptions {
         run: run_options(backend)?,
         method: choice(method)?,

@@ -38,8 +38,8 @@ _REAL_KINDS = "iubf"
 
 
 def _array(value, name, dtype, kinds, ndim):
-    """`value` as a C-contiguous array of `dtype` with `ndim` dimensions, the same object
-    where it already is one (no copy), converted once otherwise."""
+    """`value` as an aligned C-contiguous array of `dtype` with `ndim` dimensions, the same
+    object where it already is one (no copy), converted once otherwise."""
     global _conversions
     array = np.asarray(value)
     if array.dtype.kind not in kinds:
@@ -52,7 +52,7 @@ def _array(value, name, dtype, kinds, ndim):
             f"invalid input: {name} has {array.ndim} dimensions (shape {array.shape}); "
             f"it must have {ndim}"
         )
-    converted = np.ascontiguousarray(array, dtype=dtype)
+    converted = np.require(array, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
     if converted is not value:
         _conversions += 1
     return converted
