@@ -38,15 +38,17 @@ fn style(name: &str) -> thicket_core::Result<Style> {
     }
 }
 
-/// Price and every sensitivity of `priced`, by name.
+/// Price and every sensitivity of `priced`, by name, the price first.
 fn greeks(priced: &Priced) -> Vec<(String, f64)> {
-    match serde_json::to_value(priced) {
+    let mut named: Vec<(String, f64)> = match serde_json::to_value(priced) {
         Ok(Value::Object(map)) => map
             .into_iter()
             .map(|(name, value)| (name, value.as_f64().unwrap_or(f64::NAN)))
             .collect(),
         _ => Vec::new(),
-    }
+    };
+    named.sort_by_key(|(name, _)| name != "price");
+    named
 }
 
 /// Pricing options from the Python keywords.
