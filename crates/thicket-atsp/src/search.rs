@@ -472,3 +472,34 @@ impl<'a, 'b> Dfs<'a, 'b> {
 pub(super) fn bit(c: usize) -> u128 {
     1u128.checked_shl(c as u32).unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_core::{stoppable, StopFlag};
+
+    #[test]
+    fn a_raised_stop_flag_ends_the_search_unproven() {
+        // 14 cities under the partial bound: millions of nodes, so the workers flush.
+        let mut x = 7u64;
+        let rows: Vec<Vec<i64>> = (0..14)
+            .map(|_| {
+                (0..14)
+                    .map(|_| 1 + crate::test_support::lcg_below(&mut x, 1000) as i64)
+                    .collect()
+            })
+            .collect();
+        let inst = Instance::from_rows("random", &rows).unwrap();
+        let opts = AtspOptions {
+            bound: Bound::Partial,
+            threads: 2,
+            ..AtspOptions::default()
+        };
+        let flag = StopFlag::new();
+        flag.raise();
+        let stopped =
+            stoppable(&flag, || branch_and_bound(&inst, &opts, &Progress::hidden())).unwrap();
+        assert!(!stopped.proven_optimal);
+        assert!(stopped.nodes < 1 << 16, "{} nodes", stopped.nodes);
+    }
+}
