@@ -497,8 +497,10 @@ mod tests {
         };
         let flag = StopFlag::new();
         flag.raise();
-        let stopped =
-            stoppable(&flag, || branch_and_bound(&inst, &opts, &Progress::hidden())).unwrap();
+        let stopped = stoppable(&flag, || {
+            branch_and_bound(&inst, &opts, &Progress::hidden())
+        })
+        .unwrap();
         assert!(!stopped.proven_optimal);
         assert!(stopped.nodes < 1 << 16, "{} nodes", stopped.nodes);
     }
