@@ -24,7 +24,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use thicket_core::{Error, Progress, Result};
+use thicket_core::{Error, Progress, Result, StopFlag};
 
 use super::assignment::Assignment;
 use super::dominance::{self, Dominance};
@@ -108,7 +108,7 @@ pub fn branch_and_bound(
     let pool = thicket_core::pool(opts.threads)?;
     let (heur_tour, heur_cost) = heuristic_tour(inst);
     let run = |threshold: i64, best: Option<(i64, Vec<usize>)>, stop_on_first: bool| {
-        let shared = Shared::new(inst, opts, threshold, best, stop_on_first);
+        let shared = Shared::new(inst, opts, threshold, best, stop_on_first, progress);
         pool.install(|| search(&shared, progress));
         shared.finish()
     };
@@ -142,7 +142,7 @@ pub fn solve_below(
     threshold: i64,
     progress: &Progress,
 ) -> AtspSolution {
-    let shared = Shared::new(inst, opts, threshold, None, false);
+    let shared = Shared::new(inst, opts, threshold, None, false, progress);
     search(&shared, progress);
     shared.finish()
 }
@@ -159,6 +159,8 @@ pub(super) struct Shared<'a> {
     nodes: AtomicU64,
     node_limit: u64,
     pub(super) stop: AtomicBool,
+    /// The caller's request to stop (Ctrl-C in Python), checked with the node count.
+    caller_stop: Option<StopFlag>,
     stopped_early: AtomicBool,
     stop_on_first: bool,
     pub(super) dominance: Option<Dominance>,
@@ -173,6 +175,7 @@ impl<'a> Shared<'a> {
         threshold: i64,
         best: Option<(i64, Vec<usize>)>,
         stop_on_first: bool,
+        progress: &Progress,
     ) -> Shared<'a> {
         Shared {
             inst,
@@ -183,6 +186,7 @@ impl<'a> Shared<'a> {
             nodes: AtomicU64::new(0),
             node_limit: opts.node_limit.unwrap_or(u64::MAX),
             stop: AtomicBool::new(false),
+            caller_stop: progress.stop_flag(),
             stopped_early: AtomicBool::new(false),
             stop_on_first,
             dominance: (opts.bound != Bound::Partial && inst.n <= dominance::MAX_CITIES)
@@ -217,7 +221,8 @@ impl<'a> Shared<'a> {
     pub(super) fn flush(&self, nodes: &mut u64) -> bool {
         let total = self.nodes.fetch_add(*nodes, Ordering::Relaxed) + *nodes;
         *nodes = 0;
-        if total >= self.node_limit {
+        let caller_stopped = self.caller_stop.as_ref().is_some_and(StopFlag::is_raised);
+        if total >= self.node_limit || caller_stopped {
             self.stopped_early.store(true, Ordering::Relaxed);
             self.stop.store(true, Ordering::Relaxed);
         }
@@ -466,4 +471,37 @@ impl<'a, 'b> Dfs<'a, 'b> {
 #[inline(always)]
 pub(super) fn bit(c: usize) -> u128 {
     1u128.checked_shl(c as u32).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thicket_core::{stoppable, StopFlag};
+
+    #[test]
+    fn a_raised_stop_flag_ends_the_search_unproven() {
+        // 14 cities under the partial bound: millions of nodes, so the workers flush.
+        let mut x = 7u64;
+        let rows: Vec<Vec<i64>> = (0..14)
+            .map(|_| {
+                (0..14)
+                    .map(|_| 1 + crate::test_support::lcg_below(&mut x, 1000) as i64)
+                    .collect()
+            })
+            .collect();
+        let inst = Instance::from_rows("random", &rows).unwrap();
+        let opts = AtspOptions {
+            bound: Bound::Partial,
+            threads: 2,
+            ..AtspOptions::default()
+        };
+        let flag = StopFlag::new();
+        flag.raise();
+        let stopped = stoppable(&flag, || {
+            branch_and_bound(&inst, &opts, &Progress::hidden())
+        })
+        .unwrap();
+        assert!(!stopped.proven_optimal);
+        assert!(stopped.nodes < 1 << 16, "{} nodes", stopped.nodes);
+    }
 }

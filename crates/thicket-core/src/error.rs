@@ -31,6 +31,10 @@ pub enum Error {
     /// The run ledger could not be read or written; exit code 1.
     #[error("ledger error: {0}")]
     Ledger(String),
+    /// The caller asked the run to stop ([`crate::StopFlag`]) before it finished; exit
+    /// code 1.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
     /// Reading or writing a file failed; exit code 1.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -48,7 +52,7 @@ impl Error {
     }
 
     /// The error's kind as a short name (`invalid`, `unavailable`, `gpu`, `too-large`, `overflow`,
-    /// `verification`, `ledger`, `io`), so that errors can cross a process boundary (MPI)
+    /// `verification`, `ledger`, `interrupted`, `io`), so that errors can cross a process boundary (MPI)
     /// with [`Error::from_kind`].
     pub fn kind(&self) -> &'static str {
         match self {
@@ -59,6 +63,7 @@ impl Error {
             Error::Overflow(_) => "overflow",
             Error::Verification(_) => "verification",
             Error::Ledger(_) => "ledger",
+            Error::Interrupted(_) => "interrupted",
             Error::Io(_) => "io",
         }
     }
@@ -72,7 +77,8 @@ impl Error {
             | Error::TooLarge(m)
             | Error::Overflow(m)
             | Error::Verification(m)
-            | Error::Ledger(m) => m.clone(),
+            | Error::Ledger(m)
+            | Error::Interrupted(m) => m.clone(),
             Error::Io(e) => e.to_string(),
         }
     }
@@ -87,6 +93,7 @@ impl Error {
             "too-large" => Error::TooLarge(message),
             "overflow" => Error::Overflow(message),
             "ledger" => Error::Ledger(message),
+            "interrupted" => Error::Interrupted(message),
             "io" => Error::Io(std::io::Error::other(message)),
             _ => Error::Verification(message),
         }

@@ -114,7 +114,8 @@ pub fn object(value: Value) -> Map<String, Value> {
 
 /// Runs `kernel` as `options` ask: `trials` times on the backend (with `Auto`, on the GPU,
 /// else on the CPU with a note in [`RunInfo::notes`] naming why), with progress unless
-/// `quiet`, and checks the last output when asked.
+/// `quiet`, and checks the last output when asked. A run its caller stopped
+/// ([`crate::stoppable`]) is [`Error::Interrupted`], whatever the kernel returned.
 pub fn benchmark_kernel<K: Kernel>(
     kernel: &mut K,
     options: &RunOptions,
@@ -133,6 +134,8 @@ pub fn benchmark_kernel<K: Kernel>(
                     .map(|(output, placement)| (output, placement, backend))
             })?;
         progress.finish();
+        // A stopped run may have skipped work: its answer is not one.
+        progress.check_stop()?;
         trial_seconds.push(started.elapsed().as_secs_f64());
         // Later trials go straight to the backend the first one ran on.
         backend = ran_on;
@@ -258,5 +261,20 @@ mod tests {
         };
         let refused = benchmark_kernel(&mut kernel, &cuda).err().unwrap();
         assert_eq!(refused.exit_code(), 1);
+    }
+
+    #[test]
+    fn a_stopped_run_is_interrupted_whatever_the_kernel_returned() {
+        let mut kernel = Double { runs: 0 };
+        let options = RunOptions {
+            backend: Backend::Cpu,
+            quiet: true,
+            ..RunOptions::default()
+        };
+        let flag = crate::StopFlag::new();
+        flag.raise();
+        let stopped = crate::stoppable(&flag, || benchmark_kernel(&mut kernel, &options));
+        assert!(matches!(stopped, Err(Error::Interrupted(_))));
+        assert!(benchmark_kernel(&mut kernel, &options).is_ok());
     }
 }

@@ -28,7 +28,9 @@ pub use kernel::{
 pub use memory::{available_memory, check_fits};
 pub use named::parse_named;
 pub use pool::{available_threads, on_threads, pool};
-pub use progress::{observe_progress, Progress, ProgressObserver, ProgressView};
+pub use progress::{
+    observe_progress, stoppable, Progress, ProgressObserver, ProgressView, StopFlag,
+};
 pub use report::RunInfo;
 pub use splitmix::SplitMix;
 pub use text::{input_name, number, os_reason, quoted, token};

@@ -2,9 +2,19 @@
 //! [`Progress`] only counts, and passes what it counts to the [`ProgressObserver`] the
 //! program installed ([`observe_progress`]); the `thicket` binary installs one that draws a
 //! bar with ETA on stderr, and a library caller may install its own or none.
+//!
+//! A caller may also ask a run to stop: a run started inside [`stoppable`] carries its
+//! [`StopFlag`] in its [`Progress`], solvers look at it where they report progress (between
+//! batches, tasks or launches, [`Progress::stop_requested`]) and skip the work left, and
+//! [`crate::benchmark_kernel`] turns a stopped run into [`Error::Interrupted`]. The flag
+//! belongs to the thread that starts the run, not to the process, so that one caller's
+//! Ctrl-C stops its own run and no other.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+
+use crate::{Error, Result};
 
 /// One run's progress as an observer shows it (a terminal bar, a log line, a callback).
 pub trait ProgressView: Send + Sync {
@@ -34,10 +44,58 @@ pub fn observe_progress(observer: Arc<dyn ProgressObserver>) -> bool {
     OBSERVER.set(observer).is_ok()
 }
 
+/// A request to stop, shared by the caller that raises it and the runs that watch it.
+#[derive(Debug, Clone, Default)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    /// A flag not raised.
+    pub fn new() -> StopFlag {
+        StopFlag::default()
+    }
+
+    /// Asks every run started under this flag to stop.
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the flag was raised.
+    pub fn is_raised(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+thread_local! {
+    /// The flag of the [`stoppable`] call this thread is inside, if any.
+    static CURRENT_STOP: RefCell<Option<StopFlag>> = const { RefCell::new(None) };
+}
+
+/// Runs `run` on this thread with `flag` as the stop request of every [`Progress`] it
+/// creates (every run it starts), and restores the previous flag afterwards.
+pub fn stoppable<T>(flag: &StopFlag, run: impl FnOnce() -> T) -> T {
+    let previous = CURRENT_STOP.with(|current| current.replace(Some(flag.clone())));
+    /// Puts the previous flag back even if `run` unwinds.
+    struct Restore(Option<StopFlag>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            CURRENT_STOP.with(|current| *current.borrow_mut() = previous);
+        }
+    }
+    let _restore = Restore(previous);
+    run()
+}
+
+/// The flag of the [`stoppable`] call this thread is inside.
+fn current_stop() -> Option<StopFlag> {
+    CURRENT_STOP.with(|current| current.borrow().clone())
+}
+
 /// Thread-safe progress over a number of work units.
 pub struct Progress {
     position: AtomicU64,
     view: Option<Box<dyn ProgressView>>,
+    stop: Option<StopFlag>,
 }
 
 impl Progress {
@@ -51,6 +109,7 @@ impl Progress {
         Progress {
             position: AtomicU64::new(0),
             view,
+            stop: current_stop(),
         }
     }
 
@@ -59,6 +118,31 @@ impl Progress {
         Progress {
             position: AtomicU64::new(0),
             view: None,
+            stop: current_stop(),
+        }
+    }
+
+    /// Whether the caller asked the run to stop ([`stoppable`]): a solver checks it between
+    /// batches, tasks or launches and skips the work left (its partial answer is then
+    /// discarded by [`crate::benchmark_kernel`]).
+    pub fn stop_requested(&self) -> bool {
+        self.stop.as_ref().is_some_and(StopFlag::is_raised)
+    }
+
+    /// The caller's stop request, for solvers whose workers watch a flag of their own.
+    pub fn stop_flag(&self) -> Option<StopFlag> {
+        self.stop.clone()
+    }
+
+    /// [`Error::Interrupted`] if the caller asked the run to stop, for solvers that can end
+    /// early with `?`.
+    pub fn check_stop(&self) -> Result<()> {
+        if self.stop_requested() {
+            Err(Error::Interrupted(
+                "the run was stopped by its caller".into(),
+            ))
+        } else {
+            Ok(())
         }
     }
 
@@ -122,6 +206,22 @@ mod tests {
         });
         assert_eq!(progress.position(), 1000);
         progress.finish();
+    }
+
+    #[test]
+    fn a_run_sees_only_the_flag_it_was_started_under() {
+        let outside = Progress::hidden();
+        let flag = StopFlag::new();
+        let inside = stoppable(&flag, || Progress::new(10, "test", true));
+        assert!(!inside.stop_requested() && inside.check_stop().is_ok());
+        flag.raise();
+        assert!(inside.stop_requested());
+        assert!(matches!(inside.check_stop(), Err(Error::Interrupted(_))));
+        assert!(!outside.stop_requested());
+        assert!(
+            !Progress::hidden().stop_requested(),
+            "the flag ends with its call"
+        );
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub fn search_constellations(
                 .par_iter()
                 .with_max_len(1)
                 .map(|group| {
+                    if progress.stop_requested() {
+                        return Contribution::asymmetric(0);
+                    }
                     let solutions = count_joined(n, group);
                     progress.inc(group.members.len() as u64);
                     Contribution::asymmetric(solutions)
@@ -85,6 +88,9 @@ pub fn search_constellations(
             tasks
                 .par_iter()
                 .map(|task| {
+                    if progress.stop_requested() {
+                        return Contribution::asymmetric(0);
+                    }
                     let part = run(n, task);
                     progress.inc(1);
                     part

@@ -1,0 +1,90 @@
+//! The Rust side of `bench/bench.py`: the same work as the Python calls, through the same
+//! front doors, timed here (the fastest of `trials`), printed as one JSON line.
+//!
+//! `same_work bfs GRAPH.tgr TRIALS SOURCE...`: `Graph::from_csr` on the graph's arrays (moved
+//! in, as a Rust caller that owns them would), `bfs` from every source, hop counts as int32
+//! with -1 unreached: what `thicket.bfs` does.
+//! `same_work book OPTIONS STEPS TRIALS`: `price_book` of OPTIONS American puts (spot 80 to
+//! 120, strike 100, 1 year, 25% volatility, 5% rate): what `thicket.price_book` does.
+
+use std::time::Instant;
+
+use thicket_core::{Backend, RunOptions};
+use thicket_graph::{Graph, SearchOptions, INFINITE};
+use thicket_lattice::{Contract, Market, Payoff, PriceOptions, Style};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let backend: Backend = std::env::var("BACKEND")
+        .unwrap_or_else(|_| "cpu".into())
+        .parse()?;
+    let run = RunOptions {
+        backend,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    let mut best = f64::INFINITY;
+    match args.first().map(String::as_str) {
+        Some("bfs") => {
+            let loaded = thicket_graph::io::read(std::path::Path::new(&args[1]))?;
+            let trials: usize = args[2].parse()?;
+            let sources = args[3..]
+                .iter()
+                .map(|s| s.parse())
+                .collect::<Result<Vec<u32>, _>>()?;
+            let options = SearchOptions {
+                run,
+                ..SearchOptions::default()
+            };
+            for _ in 0..trials {
+                let offsets = loaded.graph.offsets().to_vec();
+                let targets = loaded.graph.targets().to_vec();
+                let started = Instant::now();
+                let graph = Graph::from_csr(offsets, targets, None)?;
+                let paths = thicket_graph::bfs(&graph, &sources, &options)?.output.paths;
+                let hops: Vec<i32> = paths
+                    .iter()
+                    .flat_map(|p| p.distances.iter())
+                    .map(|&d| if d == INFINITE { -1 } else { d as i32 })
+                    .collect();
+                best = best.min(started.elapsed().as_secs_f64());
+                std::hint::black_box(hops);
+            }
+        }
+        Some("book") => {
+            let (options, steps, trials): (usize, usize, usize) =
+                (args[1].parse()?, args[2].parse()?, args[3].parse()?);
+            let book: Vec<Contract> = (0..options)
+                .map(|i| Contract {
+                    payoff: Payoff::Put { strike: 100.0 },
+                    style: Style::American,
+                    market: Market {
+                        spot: 80.0 + 40.0 * i as f64 / (options.max(2) - 1) as f64,
+                        maturity: 1.0,
+                        volatility: 0.25,
+                        rate: 0.05,
+                    },
+                    steps,
+                })
+                .collect();
+            let price_options = PriceOptions {
+                run,
+                ..PriceOptions::default()
+            };
+            for _ in 0..trials {
+                let started = Instant::now();
+                let priced = thicket_lattice::price_book(&book, &price_options)?;
+                best = best.min(started.elapsed().as_secs_f64());
+                std::hint::black_box(priced);
+            }
+        }
+        _ => {
+            return Err(
+                "usage: same_work bfs GRAPH.tgr TRIALS SOURCE... | book OPTIONS STEPS TRIALS"
+                    .into(),
+            )
+        }
+    }
+    println!("{{\"seconds\": {best}}}");
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! Integer arrays from numpy in the dtypes people have (int32 and int64 from scipy and
+//! numpy, uint32 and uint64), borrowed, and narrowed to what a library takes only where the
+//! dtype differs: an array already of the library's dtype is used in place.
+
+use std::borrow::Cow;
+
+use numpy::{Element, PyReadonlyArray1};
+use pyo3::prelude::*;
+
+use crate::errors::invalid;
+
+/// A C-contiguous 1-D integer array borrowed from numpy.
+#[derive(FromPyObject)]
+pub enum Ints<'py> {
+    /// int64 (numpy's default).
+    I64(PyReadonlyArray1<'py, i64>),
+    /// int32 (scipy's sparse indices).
+    I32(PyReadonlyArray1<'py, i32>),
+    /// uint32 (thicket's vertex ids).
+    U32(PyReadonlyArray1<'py, u32>),
+    /// uint64 (thicket's CSR offsets).
+    U64(PyReadonlyArray1<'py, u64>),
+}
+
+/// The elements of `array`, borrowed (the package hands only C-contiguous arrays).
+pub fn slice<'a, T: Element>(array: &'a PyReadonlyArray1<'_, T>, what: &str) -> PyResult<&'a [T]> {
+    array
+        .as_slice()
+        .map_err(|_| invalid(format!("{what} is not a contiguous array")))
+}
+
+impl Ints<'_> {
+    /// The elements as `u32`, borrowed if they are; any outside `0..=limit` is a `ValueError`
+    /// naming `what`, its index and its value.
+    pub fn as_u32(&self, what: &str, limit: u64) -> PyResult<Cow<'_, [u32]>> {
+        match self {
+            Ints::U32(a) => {
+                let values = slice(a, what)?;
+                if let Some(i) = values.iter().position(|&v| u64::from(v) > limit) {
+                    return Err(out_of_range(what, i, values[i], limit));
+                }
+                Ok(Cow::Borrowed(values))
+            }
+            _ => Ok(Cow::Owned(
+                self.narrowed(what, limit)?
+                    .into_iter()
+                    .map(|v| v as u32)
+                    .collect(),
+            )),
+        }
+    }
+
+    /// The elements as `u64`, each in `0..=limit` (a `ValueError` naming the first that is
+    /// not).
+    pub fn to_u64(&self, what: &str, limit: u64) -> PyResult<Vec<u64>> {
+        self.narrowed(what, limit)
+    }
+
+    /// The elements as `u64`, checked against `0..=limit`.
+    fn narrowed(&self, what: &str, limit: u64) -> PyResult<Vec<u64>> {
+        fn checked<T: Copy + std::fmt::Display>(
+            values: &[T],
+            what: &str,
+            limit: u64,
+            widen: impl Fn(T) -> Option<u64>,
+        ) -> PyResult<Vec<u64>> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    widen(v)
+                        .filter(|&w| w <= limit)
+                        .ok_or_else(|| out_of_range(what, i, v, limit))
+                })
+                .collect()
+        }
+        match self {
+            Ints::I64(a) => checked(slice(a, what)?, what, limit, |v| u64::try_from(v).ok()),
+            Ints::I32(a) => checked(slice(a, what)?, what, limit, |v| u64::try_from(v).ok()),
+            Ints::U32(a) => checked(slice(a, what)?, what, limit, |v| Some(u64::from(v))),
+            Ints::U64(a) => checked(slice(a, what)?, what, limit, Some),
+        }
+    }
+}
+
+/// `ValueError: invalid input: tails[3] is -1, outside 0..=9`.
+fn out_of_range(what: &str, index: usize, value: impl std::fmt::Display, limit: u64) -> PyErr {
+    invalid(format!("{what}[{index}] is {value}, outside 0..={limit}"))
+}

@@ -1,0 +1,31 @@
+//! `thicket._native`: the solver libraries' front doors for Python. The `thicket` package
+//! (`python/thicket/__init__.py`) normalises the arguments (scipy matrices, scalars, dtypes,
+//! broadcasting) and calls these functions with arrays of the dtypes they borrow; every solve
+//! runs with the GIL released and stops on Ctrl-C ([`solve::solve`]).
+
+use pyo3::prelude::*;
+
+mod arrays;
+mod atsp;
+mod devices;
+mod errors;
+mod flow;
+mod graph;
+mod lattice;
+mod queens;
+mod schedule;
+mod solve;
+
+/// The native module: one function per solver, called by the `thicket` package.
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(devices::devices, module)?)?;
+    module.add_function(wrap_pyfunction!(queens::queens, module)?)?;
+    module.add_function(wrap_pyfunction!(lattice::price_one, module)?)?;
+    module.add_function(wrap_pyfunction!(lattice::price_book, module)?)?;
+    module.add_function(wrap_pyfunction!(graph::search, module)?)?;
+    module.add_function(wrap_pyfunction!(flow::maxflow, module)?)?;
+    module.add_function(wrap_pyfunction!(schedule::schedule, module)?)?;
+    module.add_function(wrap_pyfunction!(atsp::atsp, module)?)?;
+    Ok(())
+}

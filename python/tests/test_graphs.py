@@ -1,0 +1,86 @@
+"""BFS and shortest paths against scipy.sparse.csgraph on random graphs."""
+
+import numpy as np
+import pytest
+
+import thicket
+from conftest import needs_gpu
+
+scipy_sparse = pytest.importorskip("scipy.sparse")
+csgraph = pytest.importorskip("scipy.sparse.csgraph")
+
+
+def random_graph(rng, n, m, max_weight=100):
+    """A CSR matrix of m distinct arcs (no self-loops) with whole weights >= 1."""
+    pairs = set()
+    while len(pairs) < m:
+        u, v = rng.integers(0, n, size=2)
+        if u != v:
+            pairs.add((int(u), int(v)))
+    tails, heads = np.array(sorted(pairs)).T
+    weights = rng.integers(1, max_weight + 1, size=m).astype(np.float64)
+    return scipy_sparse.csr_matrix((weights, (tails, heads)), shape=(n, n))
+
+
+@pytest.mark.parametrize("n,m", [(50, 120), (300, 900), (1000, 5000)])
+def test_bfs_matches_scipy(rng, n, m):
+    graph = random_graph(rng, n, m)
+    sources = rng.choice(n, size=4, replace=False)
+    hops = thicket.bfs(graph, sources)
+    assert hops.dtype == np.int32 and hops.shape == (4, n)
+    reference = csgraph.shortest_path(graph, directed=True, unweighted=True, indices=sources)
+    np.testing.assert_array_equal(np.where(hops < 0, np.inf, hops), reference)
+
+
+@pytest.mark.parametrize("n,m", [(50, 120), (300, 900), (1000, 5000)])
+def test_sssp_matches_scipy(rng, n, m):
+    graph = random_graph(rng, n, m)
+    sources = rng.choice(n, size=3, replace=False)
+    distances = thicket.sssp(graph, sources, backend="cpu")
+    assert distances.dtype == np.float64 and distances.shape == (3, n)
+    reference = csgraph.shortest_path(graph, method="D", directed=True, indices=sources)
+    np.testing.assert_array_equal(distances, reference)
+
+
+def test_csr_array_tuple_and_a_single_source(rng):
+    graph = random_graph(rng, 100, 400)
+    from_matrix = thicket.sssp(graph, 7)
+    from_array = thicket.sssp(scipy_sparse.csr_array(graph), [7])
+    from_tuple = thicket.sssp((graph.indptr, graph.indices, graph.data), [7])
+    np.testing.assert_array_equal(from_matrix, from_array)
+    np.testing.assert_array_equal(from_matrix, from_tuple)
+    order = csgraph.breadth_first_order(graph, 7, directed=True, return_predecessors=False)
+    reached = np.flatnonzero(thicket.bfs(graph, 7)[0] >= 0)
+    assert set(order) == set(reached)
+
+
+def test_delta_does_not_change_distances(rng):
+    graph = random_graph(rng, 200, 800)
+    np.testing.assert_array_equal(thicket.sssp(graph, 0, delta=1), thicket.sssp(graph, 0, delta=500))
+
+
+def test_graph_errors_are_value_errors():
+    indptr, indices = np.array([0, 2, 3, 3]), np.array([1, 2, 2])
+    with pytest.raises(ValueError, match="source"):
+        thicket.bfs((indptr, indices), [5])
+    with pytest.raises(ValueError, match=r"weights"):
+        thicket.sssp((indptr, indices, np.array([1.0, -2.0, 1.0])), 0)
+    with pytest.raises(ValueError, match="dtype float64"):
+        thicket.bfs((indptr.astype(float), indices), 0)
+    with pytest.raises(ValueError, match="invalid input"):
+        thicket.bfs((indptr, indices[:2]), 0)  # shape mismatch: indptr says 3 arcs
+    with pytest.raises(ValueError, match="square"):
+        thicket.bfs(scipy_sparse.csr_matrix(np.ones((2, 3))), 0)
+    with pytest.raises(ValueError, match="sources\\[0\\] is -1"):
+        thicket.bfs((indptr, indices), -1)
+
+
+@needs_gpu
+def test_gpu_searches_match_the_cpu(rng):
+    graph = random_graph(rng, 5000, 40000)
+    np.testing.assert_array_equal(
+        thicket.bfs(graph, [0, 1], backend="cuda"), thicket.bfs(graph, [0, 1], backend="cpu")
+    )
+    np.testing.assert_array_equal(
+        thicket.sssp(graph, [0, 1], backend="cuda"), thicket.sssp(graph, [0, 1], backend="cpu")
+    )

@@ -1,0 +1,95 @@
+"""Lattice pricing against Hull's published example and Black-Scholes at large N."""
+
+import math
+
+import numpy as np
+import pytest
+
+import thicket
+from conftest import needs_gpu
+
+
+def black_scholes(spot, strike, maturity, volatility, rate, call):
+    """The closed form of a European vanilla, written here from its definition."""
+    d1 = (math.log(spot / strike) + (rate + volatility**2 / 2) * maturity) / (
+        volatility * math.sqrt(maturity)
+    )
+    d2 = d1 - volatility * math.sqrt(maturity)
+    cdf = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))  # noqa: E731
+    discounted = strike * math.exp(-rate * maturity)
+    if call:
+        return spot * cdf(d1) - discounted * cdf(d2)
+    return discounted * cdf(-d2) - spot * cdf(-d1)
+
+
+def test_hulls_lookback_put():
+    # Hull, Technical Note 13: S = 50, T = 0.25, sigma = 0.4, r = 0.1, 3 steps: 5.47.
+    answer = thicket.lookback(50, 0.25, 0.4, 0.1, 3, backend="cpu")
+    assert answer["price"] == pytest.approx(5.4702, abs=1e-4)
+    assert {"price", "delta", "gamma", "seconds", "backend"} <= set(answer)
+
+
+def test_european_vanillas_approach_black_scholes(rng):
+    for _ in range(6):
+        spot, strike = rng.uniform(60, 140), rng.uniform(60, 140)
+        maturity, volatility, rate = rng.uniform(0.2, 2), rng.uniform(0.1, 0.5), rng.uniform(0, 0.08)
+        for call in (False, True):
+            answer = thicket.binomial(
+                spot, strike, maturity, volatility, rate, 4000, call=call, european=True
+            )
+            reference = black_scholes(spot, strike, maturity, volatility, rate, call)
+            assert answer["price"] == pytest.approx(reference, abs=2e-3 * spot / 100 + 1e-3)
+
+
+def test_american_put_is_worth_at_least_the_european():
+    american = thicket.binomial(100, 110, 1, 0.2, 0.06, 500)["price"]
+    european = thicket.binomial(100, 110, 1, 0.2, 0.06, 500, european=True)["price"]
+    assert american > european
+
+
+def test_book_broadcasts_and_matches_single_prices(rng):
+    spot = rng.uniform(80, 120, size=16)
+    prices = thicket.price_book("put", "american", spot, 100.0, 1.0, 0.25, 0.05, 300)
+    assert prices.shape == (16,) and prices.dtype == np.float64
+    for s, p in zip(spot, prices):
+        assert p == pytest.approx(thicket.binomial(s, 100, 1, 0.25, 0.05, 300)["price"], rel=1e-12)
+
+
+def test_book_of_mixed_payoffs_with_greeks():
+    book = thicket.price_book(
+        ["lookback-put", "lookback-call", "put", "call"],
+        ["american", "european", "european", "american"],
+        50.0,
+        [np.nan, np.nan, 50.0, 50.0],
+        0.25,
+        0.4,
+        0.1,
+        [3, 3, 200, 200],
+        greeks=True,
+    )
+    assert {"price", "delta", "gamma"} <= set(book)
+    assert book["price"][0] == pytest.approx(5.4702, abs=1e-4)
+    assert book["delta"][2] < 0 < book["delta"][3]
+    single = thicket.lookback(50, 0.25, 0.4, 0.1, 3, call=True, european=True)
+    assert book["price"][1] == pytest.approx(single["price"], rel=1e-12)
+
+
+def test_bad_options_are_value_errors():
+    with pytest.raises(ValueError, match="volatility is -0.2"):
+        thicket.binomial(100, 100, 1, -0.2, 0.05, 100)
+    with pytest.raises(ValueError, match="option 2 of 3"):
+        thicket.price_book("put", "american", [100, -1, 100], 100, 1, 0.2, 0.05, 100)
+    with pytest.raises(ValueError, match="unknown payoff"):
+        thicket.price_book("straddle", "american", 100, 100, 1, 0.2, 0.05, 100)
+    with pytest.raises(ValueError, match="broadcast"):
+        thicket.price_book("put", "american", [1.0, 2.0], 100, 1, [0.2, 0.3, 0.4], 0.05, 100)
+    with pytest.raises(ValueError, match="dtype"):
+        thicket.price_book("put", "american", ["a"], 100, 1, 0.2, 0.05, 100)
+
+
+@needs_gpu
+def test_book_on_the_gpu_matches_the_cpu():
+    spot = np.linspace(80, 120, 64)
+    cpu = thicket.price_book("put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1000, backend="cpu")
+    gpu = thicket.price_book("put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1000, backend="cuda")
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-9)

@@ -1,0 +1,439 @@
+"""thicket's GPU/CPU solvers from numpy and scipy.
+
+Every function runs its solver with the GIL released; Ctrl-C stops a long run within a
+second and raises ``KeyboardInterrupt``. Bad input raises ``ValueError`` with the one-line
+message the ``thicket`` command prints; a missing or failing GPU (``backend="cuda"``) raises
+``RuntimeError``. ``backend="auto"`` (the default) uses a GPU where one is usable and runs on
+the CPU otherwise, saying why in the answer's ``notes``. Nothing is printed.
+
+Arrays are borrowed without a copy where their dtype and layout are the ones the solver
+reads (C-contiguous; the dtypes each function names), and converted once otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _native
+
+__all__ = [
+    "devices",
+    "queens",
+    "lookback",
+    "binomial",
+    "price_book",
+    "bfs",
+    "sssp",
+    "maxflow",
+    "schedule",
+    "atsp",
+]
+
+# Arrays converted (copied) on the way in since the module was imported: the tests read it to
+# check that arrays of the right dtype and layout are borrowed.
+_conversions = 0
+
+_INTEGER_KINDS = "iub"
+_REAL_KINDS = "iubf"
+
+
+def _array(value, name, dtype, kinds, ndim):
+    """`value` as an aligned C-contiguous array of `dtype` with `ndim` dimensions, the same
+    object where it already is one (no copy), converted once otherwise."""
+    global _conversions
+    array = np.asarray(value)
+    if array.dtype.kind not in kinds:
+        raise ValueError(
+            f"invalid input: {name} has dtype {array.dtype}; it must hold "
+            + ("integers" if kinds == _INTEGER_KINDS else "numbers")
+        )
+    if array.ndim != ndim:
+        raise ValueError(
+            f"invalid input: {name} has {array.ndim} dimensions (shape {array.shape}); "
+            f"it must have {ndim}"
+        )
+    converted = np.require(array, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
+    if converted is not value:
+        _conversions += 1
+    return converted
+
+
+def _ints(value, name, ndim=1):
+    """An integer array as the native module borrows it: int32, int64, uint32 and uint64
+    arrays as they are, anything else converted to int64."""
+    if isinstance(value, np.ndarray) and value.dtype in (
+        np.int32,
+        np.int64,
+        np.uint32,
+        np.uint64,
+    ):
+        return _array(value, name, value.dtype, _INTEGER_KINDS, ndim)
+    return _array(value, name, np.int64, _INTEGER_KINDS, ndim)
+
+
+def _reals(value, name, ndim=1):
+    """A float64 array, borrowed where `value` is one."""
+    return _array(value, name, np.float64, _REAL_KINDS, ndim)
+
+
+def devices():
+    """The CUDA devices thicket's GPU solvers can use.
+
+    Returns a list with one dict per device: ``ordinal``, ``name``, ``sms`` (streaming
+    multiprocessors), ``memory`` (bytes), ``shared_memory_per_sm`` (bytes),
+    ``compute_capability`` and ``driver_version`` as ``(major, minor)``. Empty where there is
+    no NVIDIA driver, NVRTC or device.
+    """
+    return _native.devices()
+
+
+def queens(n, *, backend="auto"):
+    """Counts the placements of ``n`` non-attacking queens on an n x n board.
+
+    Args:
+        n: the board size, 1 to 32 (counts past about 20 take hours on a CPU).
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        dict: ``total`` (OEIS A000170), ``unique`` (distinct under rotations and
+        reflections, A002562), ``seconds`` (wall time), ``backend`` (where it ran),
+        ``notes``.
+    """
+    return _native.queens(_count(n, "n"), backend)
+
+
+def _count(value, name):
+    """A non-negative Python int from an int-like scalar."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"invalid input: {name} is {value!r}; it must be an integer")
+    if value < 0:
+        raise ValueError(f"invalid input: {name} is {value}; it must be at least 0")
+    return int(value)
+
+
+def _price(payoff, style, spot, strike, maturity, volatility, rate, steps, precision, backend):
+    return _native.price_one(
+        payoff,
+        style,
+        float(spot),
+        float(strike),
+        float(maturity),
+        float(volatility),
+        float(rate),
+        _count(steps, "steps"),
+        precision,
+        backend,
+    )
+
+
+def lookback(
+    spot,
+    maturity,
+    volatility,
+    rate,
+    steps,
+    *,
+    call=False,
+    european=False,
+    precision="f64",
+    backend="auto",
+):
+    """Prices a floating-strike lookback option on an N-step Cox-Ross-Rubinstein lattice.
+
+    The put pays the running maximum of the stock (monitored at the lattice dates, from the
+    spot) minus the stock; the call pays the stock minus its running minimum.
+
+    Args:
+        spot: the stock price today (> 0).
+        maturity: time to maturity in years (> 0).
+        volatility: annual volatility, e.g. 0.4 for 40% (> 0).
+        rate: continuously compounded risk-free rate per year, e.g. 0.1.
+        steps: lattice steps N (1 to 100,000,000).
+        call: the lookback call instead of the put.
+        european: exercise at maturity only (default: American, at every step).
+        precision: ``"f64"`` or ``"f32"`` (the lattice's working precision).
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        dict: ``price``, ``delta`` (d price / d spot), ``gamma`` (d2 price / d spot2) and any
+        further sensitivity the lattice library computes, each a float, with ``seconds``,
+        ``backend`` and ``notes``.
+    """
+    payoff = "lookback-call" if call else "lookback-put"
+    style = "european" if european else "american"
+    return _price(
+        payoff, style, spot, float("nan"), maturity, volatility, rate, steps, precision, backend
+    )
+
+
+def binomial(
+    spot,
+    strike,
+    maturity,
+    volatility,
+    rate,
+    steps,
+    *,
+    call=False,
+    european=False,
+    precision="f64",
+    backend="auto",
+):
+    """Prices a vanilla put (or call) on an N-step Cox-Ross-Rubinstein lattice.
+
+    Args:
+        spot: the stock price today (> 0).
+        strike: the strike price (> 0).
+        maturity: time to maturity in years (> 0).
+        volatility: annual volatility, e.g. 0.2 for 20% (> 0).
+        rate: continuously compounded risk-free rate per year.
+        steps: lattice steps N (1 to 100,000,000).
+        call: a call instead of a put.
+        european: exercise at maturity only (default: American).
+        precision: ``"f64"`` or ``"f32"``.
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        dict: ``price``, ``delta``, ``gamma`` (and any further sensitivity the lattice
+        library computes), with ``seconds``, ``backend`` and ``notes``.
+    """
+    payoff = "call" if call else "put"
+    style = "european" if european else "american"
+    return _price(payoff, style, spot, strike, maturity, volatility, rate, steps, precision, backend)
+
+
+def price_book(
+    payoff,
+    style,
+    spot,
+    strike,
+    maturity,
+    volatility,
+    rate,
+    steps,
+    *,
+    greeks=False,
+    precision="f64",
+    backend="auto",
+):
+    """Prices a book of options in one call (on the GPU, a block per option).
+
+    Every argument is a scalar or a 1-D array; they are broadcast together numpy-style.
+
+    Args:
+        payoff: ``"lookback-put"``, ``"lookback-call"``, ``"put"`` or ``"call"``.
+        style: ``"american"`` or ``"european"``.
+        spot: stock prices today (> 0), float64.
+        strike: strikes (> 0) of vanillas; ignored (NaN is fine) for lookbacks.
+        maturity: times to maturity in years (> 0).
+        volatility: annual volatilities (> 0).
+        rate: continuously compounded risk-free rates per year.
+        steps: lattice steps per option (integers, 1 to 100,000,000).
+        greeks: return every sensitivity, not only prices.
+        precision: ``"f64"`` or ``"f32"``.
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        numpy.ndarray: float64 prices, one per option; with ``greeks=True`` a dict of such
+        arrays: ``price``, ``delta``, ``gamma`` (and any further sensitivity the lattice
+        library computes).
+    """
+    text = np.broadcast_arrays(np.asarray(payoff, dtype=str), np.asarray(style, dtype=str))
+    numbers = [spot, strike, maturity, volatility, rate]
+    names = ["spot", "strike", "maturity", "volatility", "rate"]
+    for value, name in zip(numbers, names):
+        _reals(np.atleast_1d(value), name)  # dtype check before broadcasting
+    _ints(np.atleast_1d(steps), "steps")
+    try:
+        columns = np.broadcast_arrays(*text, *numbers, steps)
+    except ValueError as shapes:
+        raise ValueError(f"invalid input: the book's arguments do not broadcast ({shapes})") from None
+    if columns[0].ndim > 1:
+        raise ValueError(
+            f"invalid input: the book's arguments broadcast to shape {columns[0].shape}; "
+            "each must be a scalar or a 1-D array"
+        )
+    columns = [np.atleast_1d(c) for c in columns]
+    reals = [_reals(c, name) for c, name in zip(columns[2:7], names)]
+    arrays, _info = _native.price_book(
+        columns[0].tolist(),
+        columns[1].tolist(),
+        *reals,
+        _ints(columns[7], "steps"),
+        precision,
+        backend,
+    )
+    return arrays if greeks else arrays["price"]
+
+
+def _csr(graph):
+    """(indptr, indices, weights or None) of a scipy CSR matrix or array, or of a tuple."""
+    if hasattr(graph, "indptr") and hasattr(graph, "indices"):
+        if getattr(graph, "format", "csr") != "csr":
+            raise ValueError(
+                f"invalid input: graph is a scipy {graph.format} matrix; pass it as CSR "
+                "(graph.tocsr())"
+            )
+        rows, columns = graph.shape
+        if rows != columns:
+            raise ValueError(f"invalid input: graph has shape {graph.shape}; it must be square")
+        return graph.indptr, graph.indices, graph.data
+    if isinstance(graph, tuple) and len(graph) in (2, 3):
+        return graph[0], graph[1], graph[2] if len(graph) == 3 else None
+    raise ValueError(
+        "invalid input: graph must be a scipy.sparse CSR matrix or array, or a tuple "
+        "(indptr, indices[, weights])"
+    )
+
+
+def _sources(sources):
+    return _ints(np.atleast_1d(sources), "sources")
+
+
+def bfs(graph, sources, *, backend="auto"):
+    """Breadth-first search from every source: hop counts.
+
+    Args:
+        graph: a directed graph as a ``scipy.sparse.csr_matrix``/``csr_array`` (row u's
+            columns are the arcs u -> v; the values are ignored) or a tuple
+            ``(indptr, indices[, weights])`` of integer arrays (int32 or int64 are borrowed
+            as they are).
+        sources: a vertex id or a sequence of them.
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        numpy.ndarray: int32 hop counts of shape (len(sources), n), -1 where a vertex is
+        unreachable.
+    """
+    indptr, indices, _weights = _csr(graph)
+    return _native.search(
+        "bfs",
+        _ints(indptr, "indptr"),
+        _ints(indices, "indices"),
+        None,
+        _sources(sources),
+        None,
+        backend,
+    )
+
+
+def sssp(graph, sources, *, delta=None, backend="auto"):
+    """Single-source shortest paths from every source (delta-stepping).
+
+    Args:
+        graph: a ``scipy.sparse.csr_matrix``/``csr_array`` whose values are the arc weights,
+            or a tuple ``(indptr, indices, weights)``; weights are whole numbers
+            0 to 4,294,967,295 (float64 borrowed; negative weights are refused). A tuple
+            without weights gives every arc weight 1.
+        sources: a vertex id or a sequence of them.
+        delta: delta-stepping's bucket width (a positive integer); None picks it from the
+            weights.
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        numpy.ndarray: float64 distances of shape (len(sources), n), inf where a vertex is
+        unreachable.
+    """
+    indptr, indices, weights = _csr(graph)
+    if weights is not None:
+        weights = _reals(weights, "weights")
+    if delta is not None:
+        delta = _count(delta, "delta")
+    return _native.search(
+        "sssp",
+        _ints(indptr, "indptr"),
+        _ints(indices, "indices"),
+        weights,
+        _sources(sources),
+        delta,
+        backend,
+    )
+
+
+def maxflow(n, tails, heads, capacities, source, sink, *, strategy=None, backend="auto"):
+    """A maximum flow and a minimum cut, checked by the min-cut certificate.
+
+    Args:
+        n: the number of vertices.
+        tails: the arcs' tail vertices (integers; uint32 is borrowed as it is).
+        heads: the arcs' head vertices.
+        capacities: the arcs' capacities (non-negative integers; int64 is borrowed).
+        source: the source vertex.
+        sink: the sink vertex.
+        strategy: ``None`` (the backend's default), ``"push-relabel"``, ``"mpm-serial"``
+            or a GPU strategy (``"mpm"``, ``"mpm-active"``, ``"mpm-scan"``,
+            ``"push-relabel-gpu"``).
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        dict: ``flow`` (int), ``flows`` (uint64 per arc, in input order), ``cut`` (bool per
+        vertex: the source side of a minimum cut), ``cut_arcs`` (the arcs across it),
+        ``verified``, ``strategy``, ``seconds``, ``backend``, ``notes``.
+    """
+    tails = _ints(tails, "tails")
+    heads = _ints(heads, "heads")
+    capacities = _array(capacities, "capacities", np.int64, _INTEGER_KINDS, 1)
+    return _native.maxflow(
+        _count(n, "n"),
+        tails,
+        heads,
+        capacities,
+        _count(source, "source"),
+        _count(sink, "sink"),
+        strategy,
+        backend,
+    )
+
+
+def schedule(etc, *, method="lp-ils", time_limit=10.0, seed=1, backend="auto"):
+    """Assigns independent tasks to heterogeneous machines, minimising the makespan.
+
+    Args:
+        etc: a (tasks, machines) float64 array: row t holds task t's time on each machine
+            (borrowed where it is float64 and C-contiguous).
+        method: ``"lp-ils"`` (the LP bound and an iterated local search, default), ``"ils"``,
+            a list heuristic (``"min-min"``, ``"max-min"``, ``"sufferage"``, ``"mct"``,
+            ``"met"``, ``"olb"``, ``"fcfs"``) or a particle swarm (``"pso"``, ``"mspso"``).
+        time_limit: seconds the search may run.
+        seed: seed of the randomised methods.
+        backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        dict: ``makespan``, ``assignment`` (uint32 machine per task), ``lower_bound`` (no
+        schedule is shorter), ``gap`` (percent above the bound), ``method``, ``seconds``,
+        ``backend``, ``notes``.
+    """
+    return _native.schedule(
+        _reals(etc, "etc", ndim=2),
+        method,
+        float(time_limit),
+        _count(seed, "seed"),
+        backend,
+    )
+
+
+def atsp(distances, *, time_limit=None, backend="auto"):
+    """The cheapest tour of an asymmetric travelling salesman instance, proven optimal.
+
+    Args:
+        distances: a square (n, n) array; row i holds the cost of each arc from city i,
+            whole numbers (the diagonal is ignored). float64 is borrowed as it is.
+        time_limit: None (search to proven optimality). Stopping early is not supported by
+            the solver yet: any other value is refused.
+        backend: ``"auto"`` or ``"cpu"`` (Held-Karp bound, every core), or ``"cuda"``
+            (the thesis's GPU strategy).
+
+    Returns:
+        dict: ``cost``, ``tour`` (uint64 cities from city 0), ``proven_optimal``,
+        ``lower_bound`` (the cost when proven), ``nodes``, ``seconds``, ``backend``,
+        ``notes``.
+    """
+    if time_limit is not None:
+        raise ValueError(
+            f"invalid input: time_limit is {time_limit!r}; the ATSP search runs to proven "
+            "optimality (time_limit=None)"
+        )
+    matrix = _reals(distances, "distances", ndim=2)
+    if matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"invalid input: distances has shape {matrix.shape}; it must be square")
+    return _native.atsp(matrix, backend)

@@ -1,0 +1,106 @@
+"""Type stubs of the thicket package (docs/python.md has the documentation)."""
+
+from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+Backend = Literal["auto", "cpu", "cuda"]
+Precision = Literal["f64", "f32"]
+Payoff = Literal["lookback-put", "lookback-call", "put", "call"]
+Style = Literal["american", "european"]
+IntArray = Union[int, Sequence[int], npt.NDArray[np.integer]]
+RealArray = Union[float, Sequence[float], npt.NDArray[np.floating]]
+# A scipy.sparse csr_matrix/csr_array, or (indptr, indices[, weights]).
+Graph = Union[Any, Tuple[npt.ArrayLike, npt.ArrayLike], Tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike]]
+
+def devices() -> list[dict[str, Any]]: ...
+def queens(n: int, *, backend: Backend = "auto") -> dict[str, Any]: ...
+def lookback(
+    spot: float,
+    maturity: float,
+    volatility: float,
+    rate: float,
+    steps: int,
+    *,
+    call: bool = False,
+    european: bool = False,
+    precision: Precision = "f64",
+    backend: Backend = "auto",
+) -> dict[str, Any]: ...
+def binomial(
+    spot: float,
+    strike: float,
+    maturity: float,
+    volatility: float,
+    rate: float,
+    steps: int,
+    *,
+    call: bool = False,
+    european: bool = False,
+    precision: Precision = "f64",
+    backend: Backend = "auto",
+) -> dict[str, Any]: ...
+@overload
+def price_book(
+    payoff: Union[Payoff, Sequence[Payoff]],
+    style: Union[Style, Sequence[Style]],
+    spot: RealArray,
+    strike: RealArray,
+    maturity: RealArray,
+    volatility: RealArray,
+    rate: RealArray,
+    steps: IntArray,
+    *,
+    greeks: Literal[False] = False,
+    precision: Precision = "f64",
+    backend: Backend = "auto",
+) -> npt.NDArray[np.float64]: ...
+@overload
+def price_book(
+    payoff: Union[Payoff, Sequence[Payoff]],
+    style: Union[Style, Sequence[Style]],
+    spot: RealArray,
+    strike: RealArray,
+    maturity: RealArray,
+    volatility: RealArray,
+    rate: RealArray,
+    steps: IntArray,
+    *,
+    greeks: Literal[True],
+    precision: Precision = "f64",
+    backend: Backend = "auto",
+) -> dict[str, npt.NDArray[np.float64]]: ...
+def bfs(graph: Graph, sources: IntArray, *, backend: Backend = "auto") -> npt.NDArray[np.int32]: ...
+def sssp(
+    graph: Graph,
+    sources: IntArray,
+    *,
+    delta: Optional[int] = None,
+    backend: Backend = "auto",
+) -> npt.NDArray[np.float64]: ...
+def maxflow(
+    n: int,
+    tails: IntArray,
+    heads: IntArray,
+    capacities: IntArray,
+    source: int,
+    sink: int,
+    *,
+    strategy: Optional[str] = None,
+    backend: Backend = "auto",
+) -> dict[str, Any]: ...
+def schedule(
+    etc: npt.ArrayLike,
+    *,
+    method: str = "lp-ils",
+    time_limit: float = 10.0,
+    seed: int = 1,
+    backend: Backend = "auto",
+) -> dict[str, Any]: ...
+def atsp(
+    distances: npt.ArrayLike,
+    *,
+    time_limit: Optional[float] = None,
+    backend: Backend = "auto",
+) -> dict[str, Any]: ...
