@@ -10,7 +10,7 @@
 #     --backend B        cpu (default) or cuda
 #     --time-limit S     seconds per run (default 10)
 #     --threads N        threads per run (default: thicket's, every core)
-#     --set NAME         dev (instance seeds 11 12) or holdout (21 22 23; default), or
+#     --set NAME         dev (instance seed 11) or holdout (21 22; default), or
 #                        --seeds "S ..." for others
 #     --run-seeds "R .." search seeds per instance (default 1)
 #     --jobs J           runs side by side (default 1)
@@ -23,16 +23,19 @@
 #     --table-only       print the table of --runs without running anything
 #     --update-best      fold the runs' makespans into the best-known file (the smaller wins)
 #
-# The lead's device runs (the carried release binary; GPU 1 s from a cold kernel cache, then
-# the 16-core CPU's long runs that feed the best knowns):
-#   scripts/schedule-eval.sh --backend cuda --time-limit 1 --set holdout --cold --runs gpu.tsv
-#   scripts/schedule-eval.sh --backend cpu --threads 1 --time-limit 60 --set holdout \
-#       --run-seeds "7 8" --jobs 16 --runs best.tsv --update-best
+# On a GPU machine with the carried release binary (docs/schedule.md, "Generated evaluation
+# set"): the GPU at 1 s from a cold kernel cache, then 16 long single-core runs side by side
+# that feed the best knowns, then the GPU's table again against them:
+#   scripts/schedule-eval.sh --backend cuda --time-limit 1 --seeds "11 21 22" \
+#       --run-seeds "1 2" --cold --runs gpu1.tsv
+#   scripts/schedule-eval.sh --threads 1 --time-limit 120 --seeds "11 21 22" --run-seeds 7 \
+#       --jobs 16 --pin --runs best.tsv --update-best
+#   scripts/schedule-eval.sh --table-only --runs gpu1.tsv
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${THICKET_BIN:-$root/target/release/thicket}
-backend=cpu limit=10 threads="" seeds="21 22 23" run_seeds="1" jobs=1
+backend=cpu limit=10 threads="" seeds="21 22" run_seeds="1" jobs=1
 runs=schedule-eval-runs.tsv cold=0 table_only=0 update_best=0 pin=0
 best_file=$root/crates/thicket-schedule/data/generated/best-known.txt
 while [ $# -gt 0 ]; do
@@ -42,8 +45,8 @@ while [ $# -gt 0 ]; do
         --time-limit) limit=$2; shift ;;
         --threads) threads=$2; shift ;;
         --set) case $2 in
-                   dev) seeds="11 12" ;;
-                   holdout) seeds="21 22 23" ;;
+                   dev) seeds="11" ;;
+                   holdout) seeds="21 22" ;;
                    *) echo "schedule-eval: --set is dev or holdout, not $2" >&2; exit 2 ;;
                esac; shift ;;
         --seeds) seeds=$2; shift ;;
@@ -130,6 +133,7 @@ fi
 # the LP bound (min / median / max, percent), the longest run and whether every run verified.
 awk -v limit="$limit" '
     FNR == NR { if ($0 !~ /^#/) best[$1 " " $2] = $3; next }
+    /^#/ { next }
     { key = $1 " " $2; class = $1; count[class]++
       if ($7 != "true") bad[class]++
       g = (key in best) ? 100 * ($4 / best[key] - 1) : "nan"
