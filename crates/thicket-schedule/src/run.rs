@@ -349,7 +349,11 @@ impl ScheduleKernel<'_> {
                 })
             });
             let wait = latest_start.saturating_duration_since(Instant::now());
-            let gpu = match opened.take().ok_or(()).or_else(|_| opening.recv_timeout(wait)) {
+            let gpu = match opened
+                .take()
+                .ok_or(())
+                .or_else(|_| opening.recv_timeout(wait))
+            {
                 // Not ready in time (a cold kernel cache): the CPU chains alone.
                 Err(_) => None,
                 Ok((kernels, ready)) => {
