@@ -114,6 +114,8 @@ fn default_schedule_on_the_gpu(files: &[&str], seconds: &str) {
         "u_c_hihi:64x8",
         "--backend",
         "cuda",
+        "--time-limit",
+        "1",
     ];
     run_json(&warm).expect("a warm-up run on the GPU");
     let mut checks = Checks::default();
