@@ -401,8 +401,8 @@ impl ScheduleKernel<'_> {
             }
             Some(other) => other?,
             None => {
-                searching = Instant::now();
-                releasing = searching;
+                // The search stage is then the CPU chains', from the relaxation on.
+                releasing = Instant::now();
                 gpu_search::GpuSearchRun {
                     run: search::SearchRun {
                         kicks: 0,
