@@ -123,3 +123,59 @@ fn bad_input_is_one_line_naming_the_file_and_line_with_exit_2() {
     let output = thicket(&["schedule", "--generate", "u_q_hihi:5x5", "--method", "mct"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// Issue 32: a plain CSV matrix (tasks as lines, machines as columns, no header) reads as the
+/// same matrix as its Braun file, refusals name file:line:column, and `--assignment -` puts
+/// the assignment on stdout with the summary on stderr.
+#[test]
+fn a_csv_matrix_reads_like_braun_and_the_assignment_goes_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (etc, csv) = (dir.path().join("g.etc"), dir.path().join("g.csv"));
+    for out in [&etc, &csv] {
+        let made = thicket(&[
+            "schedule",
+            "--generate",
+            "u_i_lohi:40x6",
+            "--seed",
+            "4",
+            "--write-etc",
+            out.to_str().unwrap(),
+        ]);
+        assert!(made.status.success(), "{}", stderr(&made));
+    }
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv_text.lines().count(), 40);
+    assert!(csv_text.lines().all(|l| l.split(',').count() == 6));
+    let run = |file: &std::path::Path| {
+        let output = thicket(&[
+            "schedule",
+            file.to_str().unwrap(),
+            "--method",
+            "min-min",
+            "--assignment",
+            "-",
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let assignment = String::from_utf8(output.stdout.clone()).unwrap();
+        assert_eq!(assignment.lines().count(), 40);
+        assert!(assignment
+            .lines()
+            .all(|l| l.parse::<u32>().is_ok_and(|m| m < 6)));
+        assert!(stderr(&output).contains("makespan"));
+        assignment
+    };
+    assert_eq!(run(&etc), run(&csv));
+    let bad = dir.path().join("bad.csv");
+    for (text, wanted) in [
+        ("1,2\n3,x\n", "bad.csv:2:2: \"x\" is not a number"),
+        ("1,2\n3\n", "bad.csv:2: 1 values where line 1 has 2"),
+        ("1,-4\n", "bad.csv:1:2: time -4"),
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        let output = thicket(&["schedule", bad.to_str().unwrap(), "--method", "mct"]);
+        assert_eq!(output.status.code(), Some(2), "{text:?}");
+        let message = stderr(&output);
+        assert_eq!(message.trim().lines().count(), 1, "{message}");
+        assert!(message.contains(wanted), "{message}");
+    }
+}

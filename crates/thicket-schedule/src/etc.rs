@@ -118,11 +118,26 @@ impl Etc {
         longest.max(sum / self.machines as f64)
     }
 
-    /// Reads a file in Braun's format (see the module; `-`: standard input) through
-    /// [`thicket_core::read_text`]; errors name the file and line (`u_c_hihi.0:7: ...`).
+    /// Reads a matrix file (`-`: standard input) through [`thicket_core::read_text`]: a
+    /// name ending in `.csv` (any case) as CSV ([`Etc::parse_csv_named`]: tasks as lines,
+    /// machines as columns, no header; errors name the file, line and column), any other in
+    /// Braun's format (see the module; errors name the file and line, `u_c_hihi.0:7: ...`).
     pub fn read(path: &Path) -> Result<Etc> {
         let text = thicket_core::read_text(path)?;
-        Etc::parse_named(&thicket_core::input_name(path), &text)
+        let name = thicket_core::input_name(path);
+        match is_csv(path) {
+            true => Etc::parse_csv_named(&name, &text),
+            false => Etc::parse_named(&name, &text),
+        }
+    }
+
+    /// The matrix in the format `path`'s name asks for: CSV for a name ending in `.csv`,
+    /// else Braun's ([`Etc::to_text`]).
+    pub fn to_text_for(&self, path: &Path) -> String {
+        match is_csv(path) {
+            true => self.to_csv(),
+            false => self.to_text(),
+        }
     }
 
     /// Parses the text of a Braun file; errors name the line as `ETC:7: ...`.
@@ -235,6 +250,12 @@ impl Etc {
         }
         out
     }
+}
+
+/// Whether `path` names a CSV file (its extension `csv`, any case).
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("csv"))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //!
 //! [`schedule`] is the front door: a matrix and [`ScheduleOptions`] in, a measured
 //! [`ScheduleRun`] out; [`verify`] checks any schedule independently. Matrices come from an
-//! array ([`Etc::from_rows`], [`Etc::new`]), a file in Braun's format ([`Etc::read`]) or a
+//! array ([`Etc::from_rows`], [`Etc::new`]), a file in Braun's format or plain CSV ([`Etc::read`]) or a
 //! generator ([`Generator`]); [`assignment`] reads and writes schedules.
 //!
 //! ```
@@ -33,6 +33,7 @@
 //! ```
 
 pub mod assignment;
+mod csv;
 mod etc;
 mod generate;
 mod gpu;
@@ -49,5 +50,5 @@ pub use generate::{Consistency, Generator, Heterogeneity};
 pub use gpu::mspso::{Scratch, SWARM_PHASES};
 pub use kernels::{ALL as KERNEL_MODULES, MAX_PARTICLES, SHARED_SCRATCH_BYTES};
 pub use pso::SwarmParams;
-pub use run::{schedule, Method, ScheduleOptions, ScheduleRun, STAGES};
+pub use run::{finish_gpu_setup, schedule, Method, ScheduleOptions, ScheduleRun, STAGES};
 pub use verify::{verify, Verdict, F32_TOLERANCE, F64_TOLERANCE};

@@ -1,6 +1,7 @@
 //! The front door: [`schedule`] runs one method on one matrix as a [`Kernel`], checked by
 //! [`crate::verify`] when asked.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -158,7 +159,8 @@ pub struct ScheduleRun {
     /// Profiled GPU swarms: device seconds per phase of [`SWARM_PHASES`].
     pub phase_seconds: Option<Vec<f64>>,
     /// The default on the GPU: wall seconds of each of [`STAGES`] (the device's opening runs
-    /// beside the relaxation).
+    /// beside the relaxation and the CPU chains; "device" is when it was ready, NaN (JSON
+    /// null) where it was not ready in time and the GPU took no part).
     pub stage_seconds: Option<[f64; 4]>,
     /// The searches (`ils`, `lp-ils`): the best makespan after every epoch, as (seconds from
     /// the run's start, makespan); empty for the other methods.
@@ -289,101 +291,143 @@ impl ScheduleKernel<'_> {
 }
 
 impl ScheduleKernel<'_> {
-    /// The default on the GPU: the relaxation on the CPU threads while another thread opens
-    /// the device, then the chains on the GPU, and chains on the other CPU threads beside
-    /// them, until the run's deadline less [`GPU_RELEASE`]; the better schedule is kept.
+    /// The default on the GPU: the device and its kernels open on a thread of their own
+    /// (on a cold kernel cache that includes the NVRTC compile) while the relaxation runs on
+    /// the CPU threads and then the CPU chains search from its start on all threads but the
+    /// one that drives the GPU; once the device is ready the GPU's chains search too, until
+    /// the run's deadline less [`GPU_RELEASE`], and the better schedule is kept. A device
+    /// not ready by [`gpu_latest_start`] takes no part: the CPU chains' schedule is the
+    /// answer, and the set-up finishes on its thread for the next run (see
+    /// [`crate::finish_gpu_setup`]), so the compile never pushes a run past its limit.
     fn run_gpu_search(&mut self, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
         let (etc, o) = (self.etc, self.options);
+        gpu_search::check_fits(etc)?;
         let pool = thicket_core::pool(o.threads)?;
         let started = Instant::now();
         let finish = finish_by(o.time_limit, started);
+        let search_end = finish.checked_sub(GPU_RELEASE).unwrap_or(started);
+        let latest_start = gpu_latest_start(o.time_limit, search_end);
         let limit_ms = o.time_limit.as_millis().max(1) as u64;
         progress.set_total(limit_ms);
         let label = self.label();
-        let (relaxation, opened) = std::thread::scope(|scope| {
-            let opening = scope.spawn(|| {
-                let device = gpu_search::Device::open(etc, o.device);
-                (device, started.elapsed().as_secs_f64())
+        let opening = gpu_search::open_beside(o.device);
+        let relaxation = pool.install(|| lp::start(etc))?;
+        let relaxed = started.elapsed().as_secs_f64();
+        // Without a driver or a GPU the opening has failed by now: `auto` goes on on the CPU
+        // at once, with the relaxation.
+        let mut opened = opening.try_recv().ok();
+        if let Some((Err(Error::Unavailable(why)), _)) = opened {
+            self.fallback = Some((started, relaxation));
+            return Err(Error::Unavailable(why));
+        }
+        let stop = AtomicBool::new(false);
+        // The host's other cores search beside the GPU (one is left to drive it): an
+        // independent search from the same start, the better of the two kept.
+        let beside = o.threads.saturating_sub(1).max(1);
+        let mut trace = Vec::new();
+        let mut device_seconds = f64::NAN;
+        let mut device_name = None;
+        let mut searching = Instant::now();
+        let mut releasing = searching;
+        let (gpu_run, cpu_run) = std::thread::scope(|scope| {
+            let cpu = scope.spawn(|| {
+                pool.install(|| {
+                    search::search(
+                        etc,
+                        relaxation.start.clone(),
+                        beside,
+                        o.seed ^ BESIDE_SEED,
+                        search::Limits {
+                            time: search_end.saturating_duration_since(Instant::now()),
+                            epochs: None,
+                            bound: relaxation.bound,
+                            slack: BESIDE_SLACK,
+                            stop: Some(&stop),
+                        },
+                        |_| {},
+                    )
+                })
             });
-            let relaxation = pool.install(|| lp::start(etc));
-            let relaxed = started.elapsed().as_secs_f64();
-            let opened = opening
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (relaxation.map(|r| (r, relaxed)), opened)
+            let wait = latest_start.saturating_duration_since(Instant::now());
+            let gpu = match opened
+                .take()
+                .ok_or(())
+                .or_else(|_| opening.recv_timeout(wait))
+            {
+                // Not ready in time (a cold kernel cache): the CPU chains alone.
+                Err(_) => None,
+                Ok((kernels, ready)) => {
+                    device_seconds = (ready - started).as_secs_f64();
+                    let run = kernels
+                        .and_then(|kernels| gpu_search::Device::load(kernels, etc))
+                        .and_then(|device| {
+                            searching = Instant::now();
+                            let run = gpu_search::search(
+                                &device,
+                                etc,
+                                &relaxation.start,
+                                o.seed,
+                                search_end,
+                                relaxation.bound,
+                                |best| {
+                                    trace.push((started.elapsed().as_secs_f64(), best));
+                                    progress
+                                        .set_message(format!("{label}: best makespan {best:.3}"));
+                                    progress.advance_to(started.elapsed().as_millis() as u64);
+                                },
+                            );
+                            releasing = Instant::now();
+                            device_name = Some(device.name().to_owned());
+                            run
+                        });
+                    // A failed GPU ends the CPU chains at once: its error decides the run.
+                    if run.is_err() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    Some(run)
+                }
+            };
+            let cpu = cpu.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (gpu, cpu)
         });
-        let (relaxation, relaxed) = relaxation?;
-        let (device, device_seconds) = opened;
-        let device = match device {
-            Err(Error::Unavailable(why)) => {
+        let mut run = match gpu_run {
+            Some(Err(Error::Unavailable(why))) => {
+                // `auto` goes on on the CPU from the relaxation, started from the best
+                // schedule found so far, under the same clock.
+                let mut relaxation = relaxation;
+                relaxation.start = cpu_run.assignment;
                 self.fallback = Some((started, relaxation));
                 return Err(Error::Unavailable(why));
             }
-            other => other?,
-        };
-        let searching = Instant::now();
-        let search_end = finish.checked_sub(GPU_RELEASE).unwrap_or(started);
-        // The host's other cores search beside the GPU (one is left to drive it): an
-        // independent search from the same start, the better of the two kept.
-        let beside = o.threads.saturating_sub(1);
-        let mut trace = Vec::new();
-        let (run, cpu_run) = std::thread::scope(|scope| {
-            let cpu = (beside > 0).then(|| {
-                scope.spawn(|| {
-                    pool.install(|| {
-                        search::search(
-                            etc,
-                            relaxation.start.clone(),
-                            beside,
-                            o.seed ^ BESIDE_SEED,
-                            search::Limits {
-                                time: search_end.saturating_duration_since(Instant::now()),
-                                epochs: None,
-                                bound: relaxation.bound,
-                                slack: BESIDE_SLACK,
-                            },
-                            |_| {},
-                        )
-                    })
-                })
-            });
-            let gpu = gpu_search::search(
-                &device,
-                etc,
-                &relaxation.start,
-                o.seed,
-                search_end,
-                relaxation.bound,
-                |best| {
-                    trace.push((started.elapsed().as_secs_f64(), best));
-                    progress.set_message(format!("{label}: best makespan {best:.3}"));
-                    progress.advance_to(started.elapsed().as_millis() as u64);
-                },
-            );
-            let cpu = cpu.map(|c| c.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            (gpu, cpu)
-        });
-        let mut run = run?;
-        let cpu_kicks = cpu_run.as_ref().map_or(0, |c| c.kicks);
-        if let Some(cpu) = cpu_run {
-            if cpu.makespan < run.run.makespan {
-                run.run = search::SearchRun {
-                    kicks: run.run.kicks,
-                    ..cpu
-                };
+            Some(other) => other?,
+            None => {
+                // The search stage is then the CPU chains', from the relaxation on.
+                releasing = Instant::now();
+                gpu_search::GpuSearchRun {
+                    run: search::SearchRun {
+                        kicks: 0,
+                        ..cpu_run.clone()
+                    },
+                    chains: 0,
+                    kernel_seconds: 0.0,
+                }
             }
+        };
+        let gpu_took_part = device_name.is_some();
+        if cpu_run.makespan < run.run.makespan || !gpu_took_part {
+            run.run = search::SearchRun {
+                kicks: run.run.kicks,
+                ..cpu_run.clone()
+            };
         }
-        run.run.kicks += cpu_kicks;
+        run.run.kicks += cpu_run.kicks;
         if trace
             .last()
-            .is_some_and(|&(_, best)| best > run.run.makespan)
+            .is_none_or(|&(_, best)| best > run.run.makespan)
         {
             trace.push((started.elapsed().as_secs_f64(), run.run.makespan));
         }
-        let releasing = Instant::now();
-        let name = device.name().to_owned();
         let (loads, makespan) = crate::assignment::loads(etc, &run.run.assignment);
-        drop(device);
         let released = releasing.elapsed().as_secs_f64();
         progress.advance_to(limit_ms);
         let seconds = started.elapsed().as_secs_f64();
@@ -400,7 +444,7 @@ impl ScheduleKernel<'_> {
                 kicks: Some(run.run.kicks),
                 swarm: None,
                 scratch: None,
-                kernel_seconds: Some(run.kernel_seconds),
+                kernel_seconds: gpu_took_part.then_some(run.kernel_seconds),
                 phase_seconds: None,
                 stage_seconds: Some([
                     relaxed,
@@ -412,11 +456,24 @@ impl ScheduleKernel<'_> {
             },
             Placement {
                 threads: o.threads,
-                devices: vec![name],
+                devices: device_name.into_iter().collect(),
             },
         ))
     }
 }
+
+/// The latest moment the GPU may join a run that searches until `search_end`: a device
+/// ready later (on a cold kernel cache, the compile) would search for less than
+/// [`GPU_MIN_SHARE`] of the limit, and its first launch (one kick per chain, not cut to the
+/// time left) could pass the deadline.
+fn gpu_latest_start(limit: Duration, search_end: Instant) -> Instant {
+    search_end
+        .checked_sub(limit.mul_f64(GPU_MIN_SHARE))
+        .unwrap_or(search_end)
+}
+
+/// Of a GPU run's limit, the least search time the GPU must have left to join it.
+const GPU_MIN_SHARE: f64 = 0.1;
 
 /// Of a run's time limit, the share by which the whole run (relaxation, device setup,
 /// search and what follows it) aims to end: a margin for the time a stop takes to act (a
@@ -525,6 +582,7 @@ impl Kernel for ScheduleKernel<'_> {
                             epochs: o.epochs,
                             bound: bound.unwrap_or(0.0),
                             slack: 0.0,
+                            stop: None,
                         },
                         |best| {
                             trace.push((started.elapsed().as_secs_f64(), best));
@@ -603,6 +661,14 @@ type Answer = (
 fn plain(etc: &Etc, assignment: Vec<u32>) -> Answer {
     let (_, makespan) = crate::assignment::loads(etc, &assignment);
     (assignment, makespan, None, None, None)
+}
+
+/// Waits for the GPU set-up (device, and on a cold kernel cache the NVRTC compile) that a
+/// default run on the GPU started and stopped waiting for when it was not ready in time; a
+/// program that ends right after its runs calls this so that the compiled kernels reach the
+/// kernel cache and the next process finds them. Returns at once where none is under way.
+pub fn finish_gpu_setup() {
+    gpu_search::finish_opening();
 }
 
 /// Runs `options.method` on `etc` as the options ask (backend, trials, verification).

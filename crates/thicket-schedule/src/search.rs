@@ -17,6 +17,7 @@
 //! seed and epochs (and a time limit that does not bind) are the same; the time limit is
 //! checked before every kick, and the search ends early at the lower bound.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -32,8 +33,8 @@ pub const RESTART_GAP: f64 = 0.002;
 const EPS: f64 = 1e-12;
 
 /// When the search stops.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
+#[derive(Debug, Clone, Copy)]
+pub struct Limits<'a> {
     /// Wall time.
     pub time: Duration,
     /// Epochs at most (for reproducible runs and tests).
@@ -45,6 +46,16 @@ pub struct Limits {
     /// kept (record-to-record travel, Dueck 1993); 0: only results no worse than the record.
     /// Each epoch ends at the chain's record, so a chain never leaves an epoch worse off.
     pub slack: f64,
+    /// Set by another thread to end the search before its time (checked before every kick,
+    /// like the time).
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl Limits<'_> {
+    /// Whether another thread asked the search to stop.
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+    }
 }
 
 /// A schedule with its loads and, per machine, its tasks.
@@ -349,12 +360,13 @@ pub fn search(
     let deadline = started + limits.time;
     report(best.makespan());
     while started.elapsed() < limits.time
+        && !limits.stopped()
         && limits.epochs.is_none_or(|e| epochs < e)
         && best.makespan() > lower * (1.0 + 1e-9)
     {
         kicks += states
             .par_iter_mut()
-            .map(|(state, rng)| chain_epoch(etc, state, rng, deadline, limits.slack))
+            .map(|(state, rng)| chain_epoch(etc, state, rng, deadline, &limits))
             .sum::<u64>();
         epochs += 1;
         // The best chain, the lowest index on ties, so that runs repeat.
@@ -387,20 +399,21 @@ pub fn search(
 }
 
 /// One chain's epoch: [`EPOCH_KICKS`] kicks, each followed by a descent and kept if no
-/// worse, fewer if the deadline comes first (large matrices: an epoch may take seconds);
-/// the kicks run.
+/// worse, fewer if the deadline or a stop comes first (large matrices: an epoch may take
+/// seconds); the kicks run.
 fn chain_epoch(
     etc: &Etc,
     state: &mut State,
     rng: &mut SplitMix,
     deadline: Instant,
-    slack: f64,
+    limits: &Limits,
 ) -> u64 {
+    let slack = limits.slack;
     let mut kicks = 0;
     // The chain's best schedule of the epoch, kept only once the walk may leave it.
     let mut record = state.makespan();
     let mut record_state = (slack > 0.0).then(|| state.clone());
-    while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline {
+    while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline && !limits.stopped() {
         let before = state.clone();
         let k = 2 + rng.below(3) as usize;
         state.kick(etc, rng, k);
@@ -463,6 +476,7 @@ mod tests {
                 epochs: Some(3),
                 bound: 0.0,
                 slack,
+                stop: None,
             };
             let run = search(&etc, start.clone(), 2, 9, limits, |_| {});
             assert_eq!(run.assignment.len(), etc.tasks());

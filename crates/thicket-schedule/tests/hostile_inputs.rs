@@ -48,6 +48,20 @@ fn mutated_etc_files_give_a_matrix_or_a_one_line_error() {
 }
 
 #[test]
+fn mutated_csv_matrices_give_a_matrix_or_a_one_line_error() {
+    let matrix = braun("u_c_hihi.0");
+    let values: Vec<&str> = matrix.lines().take(48).collect();
+    let sample: String = values.chunks(8).map(|row| row.join(",") + "\n").collect();
+    for input in mutations(sample.as_bytes(), 31, 2000) {
+        let text = String::from_utf8_lossy(&input);
+        match Etc::parse_csv_named("m.csv", &text) {
+            Ok(etc) => assert!(etc.times().iter().sum::<f64>().is_finite()),
+            Err(error) => assert_one_line_naming(&error.to_string(), "m.csv:"),
+        }
+    }
+}
+
+#[test]
 fn mutated_assignment_files_give_an_assignment_or_a_one_line_error() {
     let etc =
         Etc::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/braun/u_c_lolo.0")).unwrap();

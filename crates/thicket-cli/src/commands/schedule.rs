@@ -13,9 +13,10 @@ use crate::stdio::write_output;
 /// Options of `thicket schedule`.
 #[derive(Debug, Args)]
 pub struct ScheduleArgs {
-    /// The ETC matrix in Braun et al.'s format: a header `TASKS MACHINES [x]` (or none for
-    /// Braun's 512 x 16), then the times task-major, one task's machines after another; `-`
-    /// reads it from stdin.
+    /// The ETC matrix: a `.csv` file has one line per task, one comma-separated time per
+    /// machine, no header; any other is in Braun et al.'s format: a header `TASKS MACHINES
+    /// [x]` (or none for Braun's 512 x 16), then the times task-major, one task's machines
+    /// after another; `-` reads Braun's format from stdin.
     #[arg(required_unless_present = "generate")]
     pub file: Option<std::path::PathBuf>,
     /// Instead of FILE, a seeded matrix: `thesis:TxM` (task lengths / machine MIPS) or
@@ -23,7 +24,8 @@ pub struct ScheduleArgs {
     /// e.g. `u_c_hihi:512x16`.
     #[arg(long, value_name = "SPEC", conflicts_with = "file")]
     pub generate: Option<thicket_schedule::Generator>,
-    /// With --generate: write the matrix to this file (Braun's format; `-`: stdout) and stop.
+    /// With --generate: write the matrix to this file (CSV for a name ending in `.csv`, else
+    /// Braun's format; `-`: stdout, Braun's format) and stop.
     #[arg(long, value_name = "FILE", requires = "generate")]
     pub write_etc: Option<std::path::PathBuf>,
     /// fcfs (the thesis's: each task to the machine that finishes it first; = mct), olb,
@@ -97,7 +99,7 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         (None, None) => return Err(Error::InvalidInput("no ETC file or --generate".into())),
     };
     if let Some(out) = &args.write_etc {
-        return write_output(out, &etc.to_text());
+        return write_output(out, &etc.to_text_for(out));
     }
     let result_on_stdout = result_on_stdout(
         args.output.json,
@@ -148,7 +150,11 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
     let measured = schedule(&etc, &options).map_err(|e| match e {
         Error::InvalidInput(m) => Error::InvalidInput(format!("{source}: {m}")),
         other => other,
-    })?;
+    });
+    // A GPU set-up the run did not wait for (a cold kernel cache's compile) ends here, after
+    // the run and outside its time, so that the next thicket finds the kernels cached.
+    thicket_schedule::finish_gpu_setup();
+    let measured = measured?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = &args.output_file {

@@ -1,14 +1,15 @@
 //! thicket's default on the GPU (kernels in `kernels/ils.cu`): the iterated local search of
 //! [`crate::search`], one chain per block ([`BLOCKS_PER_SM`] per multiprocessor), each
-//! descent step evaluating all moves and swaps of one machine at once. [`Device::open`]
-//! readies the GPU (context, kernels, the matrix) so that the caller can do it while the
-//! relaxation runs; [`search`] then runs epochs: one launch of a number of kicks per chain
+//! descent step evaluating all moves and swaps of one machine at once. [`SearchKernels::open`]
+//! readies the GPU (context and kernels) so that the caller can do it on another thread
+//! while the relaxation and the CPU chains run, [`Device::load`] adds the matrix; [`search`] then runs epochs: one launch of a number of kicks per chain
 //! (grown until a launch takes about [`EPOCH_SECONDS`]), then the best chain's makespan read
 //! back and every chain more than [`RESTART_GAP`] behind it restarted from it; it stops
 //! before its deadline or at the lower bound. The chains' random numbers differ from the
 //! CPU's, so the GPU's schedule is not the CPU's; both go through the verifier.
 
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
@@ -39,6 +40,78 @@ pub fn shared_bytes(tasks: usize, machines: usize) -> usize {
     16 * machines + 12 * warps + 2 * machines + 6 * tasks + 8
 }
 
+/// The device and the search's kernels, without a matrix: what [`SearchKernels::open`]
+/// readies, which on the process's first call includes the NVRTC compile (or the kernel
+/// cache's read) and so may take longer than a short run's whole limit.
+pub struct SearchKernels {
+    gpu: Arc<Gpu>,
+    chains_kernel: CudaFunction,
+    restart: CudaFunction,
+}
+
+impl SearchKernels {
+    /// Opens GPU `ordinal` (the process's shared device) and loads the search's kernels,
+    /// compiled by NVRTC or read from the kernel cache on the process's first call.
+    pub fn open(ordinal: usize) -> Result<SearchKernels> {
+        let gpu = Gpu::shared(ordinal)?;
+        let [chains_kernel, restart] = functions(&gpu, &ILS, ["ils_chains", "ils_restart"])?;
+        Ok(SearchKernels {
+            gpu,
+            chains_kernel,
+            restart,
+        })
+    }
+}
+
+/// The threads [`open_beside`] started, until [`finish_opening`] joins them.
+static OPENING: Mutex<Vec<JoinHandle<()>>> = Mutex::new(Vec::new());
+
+/// Starts [`SearchKernels::open`] on a thread of its own and returns where its result (with
+/// the moment it was ready) will arrive. A run that stops waiting drops the receiver; the
+/// thread still finishes (the compiled module lands in the kernel cache and in the process's
+/// shared device for the next run), and [`finish_opening`] waits for it.
+pub fn open_beside(ordinal: usize) -> mpsc::Receiver<(Result<SearchKernels>, Instant)> {
+    let (send, receive) = mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        let kernels = SearchKernels::open(ordinal);
+        // A run that gave up waiting has dropped its receiver: nothing to hand over.
+        let _ = send.send((kernels, Instant::now()));
+    });
+    let mut opening = OPENING.lock().unwrap_or_else(|e| e.into_inner());
+    opening.retain(|thread| !thread.is_finished());
+    opening.push(handle);
+    receive
+}
+
+/// Waits for every GPU set-up a run started and stopped waiting for (see [`open_beside`]).
+pub fn finish_opening() {
+    let threads = std::mem::take(&mut *OPENING.lock().unwrap_or_else(|e| e.into_inner()));
+    for thread in threads {
+        // A panic there was a failed set-up, which a later run reports when it tries again.
+        let _ = thread.join();
+    }
+}
+
+/// Refuses a matrix the GPU search cannot hold ([`Error::TooLarge`]): more than 65,535 tasks
+/// or machines, or a chain's shared memory past [`SHARED_BYTES`].
+pub fn check_fits(etc: &Etc) -> Result<()> {
+    let (t_n, m_n) = (etc.tasks(), etc.machines());
+    let keys = (t_n as u64) * (t_n as u64 + m_n as u64);
+    let shared = shared_bytes(t_n, m_n);
+    if t_n > u16::MAX as usize || m_n > u16::MAX as usize || keys >= u32::MAX as u64 {
+        return Err(Error::TooLarge(format!(
+            "the GPU search takes at most 65,535 tasks and machines, not {t_n} x {m_n}"
+        )));
+    }
+    if shared > SHARED_BYTES {
+        return Err(Error::TooLarge(format!(
+            "{t_n} tasks x {m_n} machines need {shared} bytes of shared memory per chain, \
+             more than the GPU search's {SHARED_BYTES} (use --backend cpu)"
+        )));
+    }
+    Ok(())
+}
+
 /// A GPU readied for the search of one matrix: the process's shared device, the search's
 /// kernels and the matrix in device memory. Dropping it frees the matrix; the device and
 /// its kernels stay for the next run.
@@ -51,26 +124,15 @@ pub struct Device {
 }
 
 impl Device {
-    /// Readies GPU `ordinal` for `etc`: refuses a matrix the kernel cannot hold
-    /// ([`Error::TooLarge`]), opens the device and loads the kernels on the process's first
-    /// call (compiled by NVRTC, or from the kernel cache) and copies the matrix.
-    pub fn open(etc: &Etc, ordinal: usize) -> Result<Device> {
-        let (t_n, m_n) = (etc.tasks(), etc.machines());
-        let keys = (t_n as u64) * (t_n as u64 + m_n as u64);
-        let shared = shared_bytes(t_n, m_n);
-        if t_n > u16::MAX as usize || m_n > u16::MAX as usize || keys >= u32::MAX as u64 {
-            return Err(Error::TooLarge(format!(
-                "the GPU search takes at most 65,535 tasks and machines, not {t_n} x {m_n}"
-            )));
-        }
-        if shared > SHARED_BYTES {
-            return Err(Error::TooLarge(format!(
-                "{t_n} tasks x {m_n} machines need {shared} bytes of shared memory per chain, \
-                 more than the GPU search's {SHARED_BYTES} (use --backend cpu)"
-            )));
-        }
-        let gpu = Gpu::shared(ordinal)?;
-        let [chains_kernel, restart] = functions(&gpu, &ILS, ["ils_chains", "ils_restart"])?;
+    /// Readies `kernels`' GPU for `etc`: checks that the search can hold it ([`check_fits`])
+    /// and copies the matrix.
+    pub fn load(kernels: SearchKernels, etc: &Etc) -> Result<Device> {
+        check_fits(etc)?;
+        let SearchKernels {
+            gpu,
+            chains_kernel,
+            restart,
+        } = kernels;
         let chains = (gpu.info().sm_count as usize * BLOCKS_PER_SM).max(1);
         let etc = gpu
             .stream()
