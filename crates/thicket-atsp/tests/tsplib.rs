@@ -51,6 +51,7 @@ fn prove_given_optimum(bound: Bound) {
         upper_bound: Some(39),
         threads: 2,
         node_limit: None,
+        deadline: None,
     };
     let started = Instant::now();
     let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
