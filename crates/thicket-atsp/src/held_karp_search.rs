@@ -37,6 +37,7 @@ const ROOT: Schedule = Schedule {
     step: 1.0,
     patience: 100,
     deflection: 0.9,
+    deadline: None,
 };
 
 /// The ascent at every other node, from its parent's multipliers.
@@ -45,6 +46,7 @@ const CHILD: Schedule = Schedule {
     step: 1.0,
     patience: 6,
     deflection: 0.5,
+    deadline: None,
 };
 
 /// A child of an expanded node, waiting to be searched.
@@ -86,7 +88,10 @@ pub(super) fn search(shared: &Shared, progress: &Progress) {
         &cities,
         &mut pi,
         shared.threshold(),
-        &ROOT,
+        &Schedule {
+            deadline: shared.deadline(),
+            ..ROOT
+        },
     );
     match outcome {
         Outcome::Tour(order) => {

@@ -238,6 +238,11 @@ impl<'a> Shared<'a> {
         self.expired() || self.stop.load(Ordering::Relaxed)
     }
 
+    /// When the search must stop, if ever.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// Whether the deadline has passed (which stops every worker, the answer not proven).
     pub(super) fn expired(&self) -> bool {
         let late = self.deadline.is_some_and(|d| Instant::now() >= d);
