@@ -38,9 +38,9 @@ pub struct SolveOptions {
     /// bound on the GPU.
     pub bound: Option<Bound>,
     /// How the CPU search branches; `None` picks it per instance when no bound is asked for
-    /// (the assignment bound with subtour branching where that bound is close to the
-    /// heuristic tour at the root, else Held–Karp with path branching), path branching when
-    /// one is.
+    /// (the assignment bound with subtour branching where that bound is close to the tour
+    /// patched from its cycles at the root, else Held–Karp with path branching), path
+    /// branching when one is.
     pub branching: Option<Branching>,
     /// Stop after this long (from the call, the choice of the search included) with the best
     /// tour, a proven lower bound and the gap between them (CPU strategies only).
@@ -240,7 +240,7 @@ fn check_time_limit(strategy: Strategy, options: &SolveOptions) -> Result<()> {
     Ok(())
 }
 
-/// The bound and branching of a run, and the root bounds and heuristic tour that chose them
+/// The bound and branching of a run, and the root bounds and first tour that chose them
 /// (when the CPU search picks them per instance; see `policy`).
 fn choose_search(
     instance: &Instance,
@@ -263,20 +263,19 @@ fn choose_search(
         (_, Some(bound)) => Ok((bound, Branching::Path, None, None)),
         (Some(Branching::Path), None) => Ok((Bound::HeldKarp, Branching::Path, None, None)),
         (None, None) => {
-            let (tour, upper) = heuristic_tour(instance);
-            let root = RootBounds::of(instance, upper);
+            let (root, patched) = RootBounds::of(instance);
             let (bound, branching) = root.choice();
             let branching = match options.batched {
                 Some(_) => Branching::Path,
                 None => branching,
             };
-            Ok((bound, branching, Some(root), Some((upper, tour))))
+            Ok((bound, branching, Some(root), Some(patched)))
         }
     }
 }
 
 /// What [`choose_search`] picks: the bound, the branching, and where the root decided them,
-/// its bounds and the heuristic tour (`(cost, tour)`).
+/// its bounds and the tour patched from its assignment (`(cost, tour)`).
 type Chosen = (
     Bound,
     Branching,
@@ -317,7 +316,7 @@ struct AtspKernel<'a> {
     upper_bound: Option<i64>,
     /// When the call began: the first trial's time limit counts from it.
     started: Option<Instant>,
-    /// The heuristic tour as `(cost, tour)`, where the choice of the search computed it.
+    /// A first tour as `(cost, tour)`, where the choice of the search found one.
     heuristic: Option<(i64, Vec<usize>)>,
 }
 
@@ -358,8 +357,8 @@ impl AtspKernel<'_> {
         branch_and_bound(self.instance, &opts, progress).map(|solution| (solution, None))
     }
 
-    /// The subtour-elimination search from the heuristic tour (or below the upper bound
-    /// asked for, falling back to the heuristic tour should that bound be wrong).
+    /// The subtour-elimination search from the root's patched tour or the heuristic's (or
+    /// below the upper bound asked for, falling back to that tour should the bound be wrong).
     fn subtour_search(
         &self,
         opts: &AtspOptions,
@@ -521,7 +520,7 @@ fn solve_batched(
     };
     // Out of time: the open subtrees are bounded by the root's bounds alone.
     let (cost, tour) = Subtrees::best(&context)?;
-    let root = root.unwrap_or_else(|| RootBounds::of(instance, cost));
+    let root = root.unwrap_or_else(|| RootBounds::of(instance).0);
     let run = AtspRun {
         solution: AtspSolution {
             cost,

@@ -321,9 +321,25 @@ impl<'a> Worker<'a> {
         let cost = tour_cost(self.inst, &tour);
         if cost - incumbent <= incumbent - bound {
             improve(self.inst, &mut tour);
+            // Local search moves segments around: start the tour at city 0 again.
+            let zero = tour.iter().position(|&c| c == 0).expect("a tour visits city 0");
+            tour.rotate_left(zero);
         }
         shared.offer(tour_cost(self.inst, &tour), &tour);
     }
+}
+
+/// A tour from the cycles of the assignment `succ` (patched, then polished by local search),
+/// from city 0, with its cost.
+pub(super) fn patched_tour(inst: &Instance, succ: &[usize]) -> (i64, Vec<usize>) {
+    let mut tour = tour_from(&patch(inst, succ, &cycles(succ)));
+    improve(inst, &mut tour);
+    let zero = tour
+        .iter()
+        .position(|&c| c == 0)
+        .expect("a tour visits city 0");
+    tour.rotate_left(zero);
+    (tour_cost(inst, &tour), tour)
 }
 
 /// The cycles of the successor function `succ`, each from its lowest city.
@@ -438,7 +454,7 @@ mod tests {
                 pool.install(|| search(&inst, (start_cost, start), None, &Progress::hidden()));
             let optimum = brute_force(&inst);
             assert_eq!(found.cost, optimum, "seed {seed}");
-            assert_eq!(tour_cost(&inst, &found.tour), optimum, "seed {seed}");
+            crate::verify(&inst, &found.tour, optimum).unwrap();
             assert!(found.proven_optimal && found.lower_bound == optimum);
         }
     }
