@@ -322,7 +322,10 @@ impl<'a> Worker<'a> {
         if cost - incumbent <= incumbent - bound {
             improve(self.inst, &mut tour);
             // Local search moves segments around: start the tour at city 0 again.
-            let zero = tour.iter().position(|&c| c == 0).expect("a tour visits city 0");
+            let zero = tour
+                .iter()
+                .position(|&c| c == 0)
+                .expect("a tour visits city 0");
             tour.rotate_left(zero);
         }
         shared.offer(tour_cost(self.inst, &tour), &tour);

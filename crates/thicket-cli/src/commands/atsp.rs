@@ -289,10 +289,10 @@ pub fn print_run(measured: &Measured<AtspRun>, json: bool, summary: Summary) {
         say!(
             summary,
             "  verified   {}",
-            if verified {
-                "against the TSPLIB optimum"
-            } else {
-                "NO"
+            match (verified, solution.proven_optimal) {
+                (true, true) => "against the TSPLIB optimum",
+                (true, false) => "the TSPLIB optimum lies between the lower bound and the cost",
+                (false, _) => "NO",
             }
         );
     }
