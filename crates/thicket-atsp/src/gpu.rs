@@ -352,6 +352,7 @@ pub fn solve_gpu(
                     tour,
                     nodes: outcome.nodes,
                     proven_optimal: true,
+                    lower_bound: cost,
                 },
                 outcome.run,
             ))

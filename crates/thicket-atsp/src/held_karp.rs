@@ -19,6 +19,8 @@
 //! Arcs that break the order in which twins are visited (see `twins`) are given a
 //! prohibitive cost, as in the assignment bound.
 
+use std::time::Instant;
+
 use super::arborescence::Arborescence;
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::twins::Twins;
@@ -41,7 +43,13 @@ pub(crate) struct Schedule {
     pub(crate) patience: usize,
     /// How much of the previous direction the next one keeps (deflected subgradient).
     pub(crate) deflection: f64,
+    /// Stop the ascent at this instant with the best bound so far (checked every
+    /// [`DEADLINE_EVERY`] iterations).
+    pub(crate) deadline: Option<Instant>,
 }
+
+/// How often (in iterations) the ascent looks at the clock.
+const DEADLINE_EVERY: usize = 16;
 
 /// What the bound found out about a completion.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +101,11 @@ impl HeldKarp {
         let mut stale = 0;
         self.dir.clear();
         self.dir.resize(k, 0.0);
-        for _ in 0..schedule.iterations {
+        for iteration in 0..schedule.iterations {
+            let late = |d: Instant| iteration % DEADLINE_EVERY == 0 && Instant::now() >= d;
+            if iteration > 0 && schedule.deadline.is_some_and(late) {
+                break;
+            }
             let value = self.evaluate(k, pi);
             let scale = value.abs() + self.owner.iter().map(|&c| pi[c].abs()).sum::<f64>() + 1.0;
             let rounded = (value - ROUNDING_SLACK * scale).ceil() as i64;
@@ -261,6 +273,7 @@ mod tests {
             step: 1.0,
             patience: 10,
             deflection: 0.7,
+            deadline: None,
         };
         let mut hk = HeldKarp::default();
         for seed in 0..60 {

@@ -19,7 +19,7 @@
 //! With more than one thread, the root's children are handed out cheapest first from a
 //! shared queue, so every thread works on the most promising subtree left.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use thicket_core::Progress;
 
@@ -37,6 +37,7 @@ const ROOT: Schedule = Schedule {
     step: 1.0,
     patience: 100,
     deflection: 0.9,
+    deadline: None,
 };
 
 /// The ascent at every other node, from its parent's multipliers.
@@ -45,6 +46,7 @@ const CHILD: Schedule = Schedule {
     step: 1.0,
     patience: 6,
     deflection: 0.5,
+    deadline: None,
 };
 
 /// A child of an expanded node, waiting to be searched.
@@ -86,7 +88,10 @@ pub(super) fn search(shared: &Shared, progress: &Progress) {
         &cities,
         &mut pi,
         shared.threshold(),
-        &ROOT,
+        &Schedule {
+            deadline: shared.deadline(),
+            ..ROOT
+        },
     );
     match outcome {
         Outcome::Tour(order) => {
@@ -94,22 +99,40 @@ pub(super) fn search(shared: &Shared, progress: &Progress) {
             return;
         }
         Outcome::Bound(b) if b >= shared.threshold() => return,
-        Outcome::Bound(_) => {}
+        Outcome::Bound(b) => shared.raise_floor(b),
     }
     let tasks = root.expand(0, &pi);
+    // A deadline during the root's expansion leaves its children incomplete.
+    let all_children = !shared.stop.load(Ordering::Relaxed);
     root.finish();
     progress.set_total(tasks.len() as u64);
     let next = AtomicUsize::new(0);
+    let done: Vec<AtomicBool> = tasks.iter().map(|_| AtomicBool::new(false)).collect();
     rayon::broadcast(|_| {
         let mut worker = Worker::new(shared);
-        while let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+        while let Some(k) = Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&k| k < tasks.len())
+        {
             if !shared.stop.load(Ordering::Relaxed) {
-                worker.run(task);
+                worker.run(&tasks[k]);
+                done[k].store(!shared.stop.load(Ordering::Relaxed), Ordering::Relaxed);
             }
             progress.inc(1);
         }
         worker.finish();
     });
+    // A stopped search proved nothing below the cheapest root child it left unfinished (the
+    // finished ones hold no tour below the incumbent).
+    if let Some(open) = all_children
+        .then_some(&tasks)
+        .into_iter()
+        .flatten()
+        .zip(&done)
+        .filter(|(_, done)| !done.load(Ordering::Relaxed))
+        .map(|(task, _)| task.bound)
+        .min()
+    {
+        shared.raise_floor(open);
+    }
 }
 
 /// One thread's search state.
@@ -171,6 +194,9 @@ impl<'a, 'b> Worker<'a, 'b> {
             next: 0,
         }];
         while let Some(frame) = stack.last_mut() {
+            if self.shared.expired() {
+                break;
+            }
             let threshold = self.shared.threshold();
             let Some(child) = frame.children.get_mut(frame.next) else {
                 stack.pop();
@@ -247,6 +273,9 @@ impl<'a, 'b> Worker<'a, 'b> {
         for (&city, &after) in open.iter().zip(&screen) {
             if shared.twins.before(city).is_some_and(|t| !self.visited[t]) {
                 continue;
+            }
+            if shared.expired() {
+                break;
             }
             let threshold = shared.threshold();
             let through = partial + inst.cost(last, city);

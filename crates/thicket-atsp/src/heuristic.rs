@@ -73,7 +73,7 @@ fn nearest_neighbour(inst: &Instance, start: usize) -> Vec<usize> {
 }
 
 /// Applies improving segment insertions until none is left.
-fn improve(inst: &Instance, tour: &mut Vec<usize>) {
+pub(super) fn improve(inst: &Instance, tour: &mut Vec<usize>) {
     let n = tour.len();
     let longest = if n <= ALL_LENGTHS_UP_TO {
         n.saturating_sub(2)

@@ -13,11 +13,14 @@
 //! round.
 
 use std::path::Path;
+use std::time::Instant;
 
 use serde_json::{json, Value};
 use thicket_core::{Error, Progress, Result};
-use thicket_run::runner::run_ledgered;
-use thicket_run::{BatchPlan, BatchRecord, BatchValue, BatchWorker, Finished, Recheck, Shard};
+use thicket_run::runner::{self, run_ledgered};
+use thicket_run::{
+    BatchPlan, BatchRecord, BatchValue, BatchWorker, Finished, Ledger, Recheck, Shard,
+};
 
 use super::heuristic::{heuristic_tour, tour_cost};
 use super::instance::Instance;
@@ -207,6 +210,15 @@ impl BatchWorker for SubtreeSolver<'_> {
 
     /// Solves subtree `id` below the context's incumbent.
     fn run(&mut self, id: u64, context: &Value) -> Result<BatchValue> {
+        self.solve_subtree(id, context)?
+            .ok_or_else(|| Error::InvalidInput(format!("subtree {id} was stopped by the deadline")))
+    }
+}
+
+impl SubtreeSolver<'_> {
+    /// Solves subtree `id` below the context's incumbent; `None` when the deadline of the
+    /// solver's options stopped it first (nothing is then known about the subtree).
+    fn solve_subtree(&mut self, id: u64, context: &Value) -> Result<Option<BatchValue>> {
         let (mut best_cost, _) = Subtrees::best(context)?;
         let inst = &self.plan.inst;
         let prefix = self
@@ -219,21 +231,77 @@ impl BatchWorker for SubtreeSolver<'_> {
         let found = self
             .pool
             .install(|| solve_below(&sub, opts, best_cost - offset, &Progress::hidden()));
+        if !found.proven_optimal {
+            return Ok(None);
+        }
         let mut detail = String::new();
         if !found.tour.is_empty() {
             best_cost = found.cost + offset;
             let tour = expand(inst.n, prefix, &found.tour);
             detail = format!("best={best_cost} tour={}", join(&tour));
         }
-        Ok(BatchValue {
+        Ok(Some(BatchValue {
             count: u128::from(found.nodes),
             detail: Some(
                 format!("incumbent={best_cost} {detail}")
                     .trim_end()
                     .to_string(),
             ),
-        })
+        }))
     }
+}
+
+/// How a ledgered run with a deadline ended.
+pub(crate) enum Ledgered {
+    /// Every subtree of the shard is recorded.
+    Finished(Finished),
+    /// The deadline came first: the incumbent after the recorded subtrees and their nodes (a
+    /// later run resumes from the ledger).
+    Stopped {
+        /// The context (best tour) after every recorded subtree.
+        context: Value,
+        /// Nodes of the recorded subtrees.
+        nodes: u128,
+    },
+}
+
+/// [`run_ledgered`] that stops at the deadline of `solver`'s options: the subtree in progress
+/// then is not recorded, and each one recorded before stays in the ledger for the next run.
+pub(crate) fn run_ledgered_until(
+    plan: &Subtrees,
+    solver: &mut SubtreeSolver,
+    path: &Path,
+    shard: Shard,
+    progress: &Progress,
+) -> Result<Ledgered> {
+    let ledger = Ledger::open_or_create(path, &runner::ledger_spec(plan, shard))?;
+    let done = ledger.batches()?;
+    let mut context = runner::fold(plan, &done)?;
+    let todo = runner::todo(ledger.spec(), &done);
+    let mut nodes: u128 = done.iter().map(|record| record.count).sum();
+    let owned = ledger.spec().owned().count() as u64;
+    progress.set_total(owned);
+    progress.inc(owned - todo.len() as u64);
+    let device = solver.device();
+    for id in todo {
+        let started = Instant::now();
+        let expired = || solver.opts.deadline.is_some_and(|d| started >= d);
+        let value = match expired() {
+            true => None,
+            false => solver.solve_subtree(id, &context)?,
+        };
+        let Some(value) = value else {
+            return Ok(Ledgered::Stopped { context, nodes });
+        };
+        nodes += value.count;
+        let seconds = started.elapsed().as_secs_f64();
+        let record =
+            BatchRecord::new(id, value.count, "cpu", &device, seconds).with_detail(value.detail);
+        context = plan.advance(context, &record)?;
+        ledger.record(&record)?;
+        progress.inc(1);
+    }
+    Ok(Ledgered::Finished(runner::finished(plan, &ledger)?))
 }
 
 /// Solves `inst` subtree by subtree, recording each finished subtree in the ledger at
@@ -261,6 +329,8 @@ pub fn solution(finished: &Finished) -> Result<AtspSolution> {
         tour,
         nodes: u64::try_from(finished.total).unwrap_or(u64::MAX),
         proven_optimal: finished.is_whole(),
+        // One shard bounds nothing about the others' tours but that costs are not negative.
+        lower_bound: if finished.is_whole() { cost } else { 0 },
     })
 }
 

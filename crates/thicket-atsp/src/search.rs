@@ -21,6 +21,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -64,6 +65,9 @@ pub struct AtspOptions {
     pub threads: usize,
     /// Stop after about this many nodes, returning the best tour found as not proven.
     pub node_limit: Option<u64>,
+    /// Stop at this instant, returning the best tour found as not proven, with a proven
+    /// lower bound.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for AtspOptions {
@@ -73,6 +77,7 @@ impl Default for AtspOptions {
             upper_bound: None,
             threads: 1,
             node_limit: None,
+            deadline: None,
         }
     }
 }
@@ -88,6 +93,9 @@ pub struct AtspSolution {
     pub nodes: u64,
     /// Whether the search finished, so that no tour is cheaper than `cost`.
     pub proven_optimal: bool,
+    /// No tour is cheaper than this: `cost` itself once proven optimal, else the cheapest
+    /// bound of the parts of the search left open when it stopped.
+    pub lower_bound: i64,
 }
 
 /// Finds a cheapest tour of `inst` and proves it optimal.
@@ -125,6 +133,7 @@ pub fn branch_and_bound(
     if !witness.tour.is_empty() {
         return Ok(AtspSolution {
             nodes: proof.nodes,
+            lower_bound: witness.cost,
             proven_optimal: true,
             ..witness
         });
@@ -158,6 +167,10 @@ pub(super) struct Shared<'a> {
     best: Mutex<Option<(i64, Vec<usize>)>>,
     nodes: AtomicU64,
     node_limit: u64,
+    deadline: Option<Instant>,
+    /// A proven lower bound on every tour of the parts left open should the search stop
+    /// early (raised by the searches as they learn more).
+    floor: AtomicI64,
     pub(super) stop: AtomicBool,
     /// The caller's request to stop (Ctrl-C in Python), checked with the node count.
     caller_stop: Option<StopFlag>,
@@ -185,6 +198,8 @@ impl<'a> Shared<'a> {
             best: Mutex::new(best),
             nodes: AtomicU64::new(0),
             node_limit: opts.node_limit.unwrap_or(u64::MAX),
+            deadline: opts.deadline,
+            floor: AtomicI64::new(i64::MIN),
             stop: AtomicBool::new(false),
             caller_stop: progress.stop_flag(),
             stopped_early: AtomicBool::new(false),
@@ -223,20 +238,48 @@ impl<'a> Shared<'a> {
         *nodes = 0;
         let caller_stopped = self.caller_stop.as_ref().is_some_and(StopFlag::is_raised);
         if total >= self.node_limit || caller_stopped {
-            self.stopped_early.store(true, Ordering::Relaxed);
-            self.stop.store(true, Ordering::Relaxed);
+            self.stop_early();
         }
-        self.stop.load(Ordering::Relaxed)
+        self.expired() || self.stop.load(Ordering::Relaxed)
+    }
+
+    /// When the search must stop, if ever.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Whether the deadline has passed (which stops every worker, the answer not proven).
+    pub(super) fn expired(&self) -> bool {
+        let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+        if late {
+            self.stop_early();
+        }
+        late
+    }
+
+    fn stop_early(&self) {
+        self.stopped_early.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Records that no tour of the parts left open costs less than `bound`.
+    pub(super) fn raise_floor(&self, bound: i64) {
+        self.floor.fetch_max(bound, Ordering::Relaxed);
     }
 
     fn finish(self) -> AtspSolution {
         let best = self.best.into_inner().unwrap_or_else(|e| e.into_inner());
         let (cost, tour) = best.unwrap_or((self.threshold.into_inner(), Vec::new()));
+        let proven_optimal = !self.stopped_early.into_inner();
         AtspSolution {
             cost,
             tour,
             nodes: self.nodes.into_inner(),
-            proven_optimal: !self.stopped_early.into_inner(),
+            proven_optimal,
+            lower_bound: match proven_optimal {
+                true => cost,
+                false => self.floor.into_inner().min(cost),
+            },
         }
     }
 }
@@ -262,6 +305,7 @@ fn search(shared: &Shared, progress: &Progress) {
             Assignment::solve(shared.inst, &shared.twins, 0, &visited)
         }),
     };
+    shared.raise_floor(root.relaxation.as_ref().map_or(0, Assignment::value));
     if shared.threads == 1 {
         progress.set_total(1);
         Dfs::new(shared, root, usize::MAX).run(&mut Vec::new());

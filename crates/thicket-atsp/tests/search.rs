@@ -73,6 +73,7 @@ fn solve_matches_enumeration_with_every_bound_and_thread_count() {
                         upper_bound,
                         threads,
                         node_limit: None,
+                        deadline: None,
                     };
                     let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
                     let what = format!("case {case} {bound:?} x{threads} ub {upper_bound:?}");
@@ -121,6 +122,7 @@ fn partial_bound_node_counts_follow_the_thesis_definition() {
             upper_bound: Some(6),
             threads,
             node_limit: None,
+            deadline: None,
         };
         let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
         assert_eq!(sol.nodes, 5 + 20 + 60 + 120 + 120, "threads {threads}");
@@ -134,6 +136,7 @@ fn a_node_limit_stops_the_search_unproven() {
     let opts = AtspOptions {
         bound: Bound::Partial,
         node_limit: Some(10),
+        deadline: None,
         ..AtspOptions::default()
     };
     let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
@@ -153,6 +156,7 @@ fn a_node_limit_stops_the_held_karp_search_unproven() {
     let opts = AtspOptions {
         bound: Bound::HeldKarp,
         node_limit: Some(1),
+        deadline: None,
         ..AtspOptions::default()
     };
     let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();

@@ -4,8 +4,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use thicket_atsp::{branch_and_bound, read_tsplib, tour_cost, AtspOptions, Bound};
-use thicket_core::Progress;
+use thicket_atsp::{
+    bound_name, branch_and_bound, known_optimum, read_tsplib, solve, tour_cost, verify,
+    AtspOptions, Bound, SolveOptions, Solved,
+};
+use thicket_core::{Progress, RunOptions};
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -51,6 +54,7 @@ fn prove_given_optimum(bound: Bound) {
         upper_bound: Some(39),
         threads: 2,
         node_limit: None,
+        deadline: None,
     };
     let started = Instant::now();
     let sol = branch_and_bound(&inst, &opts, &Progress::hidden()).unwrap();
@@ -119,4 +123,53 @@ fn ftv64_is_proven_optimal() {
 #[ignore = "release builds: cargo test --release -- --ignored"]
 fn ft70_is_proven_optimal() {
     prove("ft70", 38673);
+}
+
+/// Solves `name` through the front door with the default search (chosen per instance) on two
+/// threads and checks the TSPLIB optimum, the tour and the lower bound.
+fn prove_by_default(name: &str) {
+    let inst = read_tsplib(data(name)).unwrap();
+    let options = SolveOptions {
+        run: RunOptions {
+            quiet: true,
+            ..RunOptions::default()
+        },
+        threads: 2,
+        ..SolveOptions::default()
+    };
+    let Solved::Whole(measured) = solve(&inst, &options).unwrap() else {
+        panic!("a whole solve")
+    };
+    let run = &measured.output;
+    let sol = &run.solution;
+    eprintln!(
+        "{name}: {} bound, {} branching, cost {} nodes {} in {:.2} s",
+        bound_name(run.bound),
+        run.branching.name(),
+        sol.cost,
+        sol.nodes,
+        measured.info.seconds
+    );
+    let optimum = known_optimum(name).unwrap();
+    assert_eq!(
+        (sol.cost, sol.lower_bound, sol.proven_optimal),
+        (optimum, optimum, true)
+    );
+    verify(&inst, &sol.tour, optimum).unwrap();
+}
+
+#[test]
+fn the_default_search_proves_the_small_instances() {
+    for name in ["br17", "ftv33", "ftv35", "ftv38", "ftv44"] {
+        prove_by_default(name);
+    }
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn the_default_search_proves_the_large_instances() {
+    // p43 goes to the Held-Karp path search, the others to the subtour search.
+    for name in ["p43", "ftv64", "ft70", "ftv70", "rbg323"] {
+        prove_by_default(name);
+    }
 }

@@ -1,17 +1,22 @@
 //! `thicket atsp FILE`: an asymmetric TSP instance solved to proven optimality.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
 use clap::Args;
 use serde_json::json;
 use thicket_atsp::{
-    generate, parse_generator_spec, read_tsplib, AtspRun, Batching, Bound, Instance, SolveOptions,
-    Solved,
+    generate, parse_generator_spec, read_tsplib, AtspRun, Batching, Bound, Branching, Instance,
+    SolveOptions, Solved,
 };
 use thicket_core::{Error, Measured, Result};
 use thicket_perm::Strategy;
 use thicket_run::Shard;
 
 use super::perm::PermSearchArgs;
+use super::{result_on_stdout, say, Summary};
 use crate::flags::{parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::stdio::write_output;
 
 /// The lower bound of `thicket atsp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,6 +33,16 @@ pub enum AtspBound {
     HeldKarp,
 }
 
+/// How `thicket atsp` branches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AtspBranching {
+    /// Depth-first path extension from city 0 (the thesis's search), with any bound.
+    Path,
+    /// Subtour elimination on the assignment relaxation, cheapest bound first (Carpaneto,
+    /// Dell'Amico and Toth 1995), with the assignment bound.
+    Subtour,
+}
+
 /// Options of `thicket atsp`.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("batched").args(["ledger", "mpi"]).multiple(true)))]
@@ -39,10 +54,24 @@ pub struct AtspArgs {
     /// (after Cirasella et al. 2001), e.g. tsmat:15:1.
     #[arg(long, value_name = "CLASS:N:SEED")]
     pub generate: Option<String>,
-    /// The lower bound to prune with (default: held-karp for the CPU strategies; the GPU
-    /// strategies take only the thesis's partial bound).
+    /// The lower bound to prune with (default: chosen per instance on the CPU from the root's
+    /// assignment and Held-Karp bounds; the GPU strategies take only the thesis's partial
+    /// bound).
     #[arg(long, value_enum)]
     pub bound: Option<AtspBound>,
+    /// How the CPU search branches (default: chosen with the bound; path when --bound is
+    /// given). subtour takes the assignment bound and no --ledger.
+    #[arg(long, value_enum)]
+    pub branching: Option<AtspBranching>,
+    /// Stop after this many seconds (the whole run, from parsing on) with the best tour, a
+    /// proven lower bound and the gap; with --ledger a later run resumes where this one
+    /// stopped. CPU strategies only.
+    #[arg(long, value_name = "SECONDS", conflicts_with = "mpi")]
+    pub time_limit: Option<f64>,
+    /// Write the tour in TSPLIB .tour format (1-based TOUR_SECTION ended by -1); `-` for
+    /// stdout (the summary then goes to stderr).
+    #[arg(long, value_name = "FILE")]
+    pub tour: Option<PathBuf>,
     /// Start from this tour length instead of the heuristic's: the search proves it optimal or
     /// finds a shorter tour.
     #[arg(long, conflicts_with = "optimal_ub")]
@@ -72,8 +101,8 @@ pub struct AtspArgs {
     /// best GPU strategy (bp-dfs-pool).
     #[command(flatten)]
     pub backend: BackendArgs,
-    /// How to report. JSON keys: name, n, cost, tour, nodes, proven_optimal, known_optimum,
-    /// bound, strategy, threads, seconds, backend, devices, gpu.
+    /// How to report. JSON keys: name, n, cost, tour, nodes, proven_optimal, lower_bound, gap,
+    /// known_optimum, bound, branching, strategy, threads, seconds, backend, devices, gpu.
     #[command(flatten)]
     pub output: OutputArgs,
     /// How often, and checked against the TSPLIB optimum.
@@ -83,6 +112,9 @@ pub struct AtspArgs {
 
 /// Runs `thicket atsp` with its parsed arguments.
 pub fn run(args: &AtspArgs) -> Result<()> {
+    let started = std::time::Instant::now();
+    let tour_on_stdout = result_on_stdout(args.output.json, &[("--tour", args.tour.as_deref())])?;
+    let time_limit = args.time_limit.map(time_limit).transpose()?;
     let instance = load(args)?;
     let bound = args.bound.map(|b| match b {
         AtspBound::Partial => Bound::Partial,
@@ -118,11 +150,27 @@ pub fn run(args: &AtspArgs) -> Result<()> {
         threads: args.backend.thread_count(),
         gpu: args.search.gpu_params(&args.backend)?,
         batched,
+        branching: args.branching.map(|b| match b {
+            AtspBranching::Path => Branching::Path,
+            AtspBranching::Subtour => Branching::Subtour,
+        }),
+        // The limit counts from the start of the command: reading the file is part of it.
+        time_limit: time_limit.map(|limit| limit.saturating_sub(started.elapsed())),
     };
+    if options.time_limit.is_some_and(|limit| limit.is_zero()) {
+        return Err(Error::InvalidInput(format!(
+            "time limit {} s passed while reading the instance",
+            args.time_limit.unwrap_or(0.0)
+        )));
+    }
     match thicket_atsp::solve(&instance, &options)? {
         Solved::Whole(measured) => {
             super::say_notes(&measured.info, args.output.quiet);
-            print_run(&measured, args.output.json)
+            if let Some(path) = &args.tour {
+                write_output(path, &tsplib_tour(&measured.output))?;
+            }
+            let summary = Summary::beside(tour_on_stdout, args.output.quiet);
+            print_run(&measured, args.output.json, summary)
         }
         Solved::Shard { shard, run } => {
             if args.output.json {
@@ -144,6 +192,37 @@ pub fn run(args: &AtspArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--time-limit` as a duration: a positive number of seconds up to 10^6.
+fn time_limit(seconds: f64) -> Result<Duration> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 1e6) {
+        return Err(Error::InvalidInput(format!(
+            "time limit {seconds} is not a number of seconds in (0, 1e6]"
+        )));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// The tour in TSPLIB's .tour format: cities numbered from 1, the section ended by -1.
+pub fn tsplib_tour(run: &AtspRun) -> String {
+    let s = &run.solution;
+    let mut text = format!(
+        "NAME : {}.tour\nCOMMENT : Length {}{}\nTYPE : TOUR\nDIMENSION : {}\nTOUR_SECTION\n",
+        run.name,
+        s.cost,
+        if s.proven_optimal {
+            " (proven optimal)".to_string()
+        } else {
+            format!(" (lower bound {})", s.lower_bound)
+        },
+        run.n
+    );
+    for city in &s.tour {
+        text.push_str(&format!("{}\n", city + 1));
+    }
+    text.push_str("-1\nEOF\n");
+    text
+}
+
 fn load(args: &AtspArgs) -> Result<Instance> {
     match (&args.file, &args.generate) {
         (Some(path), _) => read_tsplib(path),
@@ -157,8 +236,8 @@ fn load(args: &AtspArgs) -> Result<Instance> {
     }
 }
 
-/// Prints a solve as text or JSON.
-pub fn print_run(measured: &Measured<AtspRun>, json: bool) {
+/// Prints a solve as JSON, or as a text summary where `summary` says.
+pub fn print_run(measured: &Measured<AtspRun>, json: bool, summary: Summary) {
     let run = &measured.output;
     if json {
         outln!("{}", measured.json(run.stats()));
@@ -167,26 +246,30 @@ pub fn print_run(measured: &Measured<AtspRun>, json: bool) {
     let solution = &run.solution;
     let known = thicket_atsp::known_optimum(&run.name);
     let tour: Vec<String> = solution.tour.iter().map(usize::to_string).collect();
-    outln!("ATSP {} ({} cities)", run.name, run.n);
-    outln!(
+    say!(summary, "ATSP {} ({} cities)", run.name, run.n);
+    say!(
+        summary,
         "  cost       {:>12}{}",
         solution.cost,
-        verdict(known, solution.cost)
+        verdict(known, solution)
     );
-    outln!("  tour       {}", tour.join(" "));
-    outln!("  nodes      {:>12}", solution.nodes);
-    outln!(
-        "  optimal    {}",
-        if solution.proven_optimal {
-            "proven"
-        } else {
-            "not proven"
-        }
-    );
-    outln!("  wall time  {:>10.3} s", measured.info.seconds);
+    say!(summary, "  tour       {}", tour.join(" "));
+    say!(summary, "  nodes      {:>12}", solution.nodes);
+    if solution.proven_optimal {
+        say!(summary, "  optimal    proven");
+    } else {
+        say!(
+            summary,
+            "  optimal    not proven: lower bound {}, gap {:.3}%",
+            solution.lower_bound,
+            100.0 * run.gap()
+        );
+    }
+    say!(summary, "  wall time  {:>10.3} s", measured.info.seconds);
     let bound = thicket_atsp::bound_name(run.bound);
     match &run.gpu {
-        Some(gpu) => outln!(
+        Some(gpu) => say!(
+            summary,
             "  search     {bound} bound, {} on {}, d_cpu {}, d_gpu {}, {} roots",
             run.strategy.name(),
             gpu.device,
@@ -194,27 +277,33 @@ pub fn print_run(measured: &Measured<AtspRun>, json: bool) {
             gpu.depths.d_gpu,
             gpu.roots
         ),
-        None => outln!(
-            "  search     {bound} bound, {}, {} threads",
+        None => say!(
+            summary,
+            "  search     {bound} bound, {} branching, {}, {} threads",
+            run.branching.name(),
             run.strategy.name(),
             run.threads
         ),
     }
     if let Some(verified) = measured.verified {
-        outln!(
+        say!(
+            summary,
             "  verified   {}",
-            if verified {
-                "against the TSPLIB optimum"
-            } else {
-                "NO"
+            match (verified, solution.proven_optimal) {
+                (true, true) => "against the TSPLIB optimum",
+                (true, false) => "the TSPLIB optimum lies between the lower bound and the cost",
+                (false, _) => "NO",
             }
         );
     }
 }
 
-fn verdict(known: Option<i64>, cost: i64) -> String {
+fn verdict(known: Option<i64>, solution: &thicket_atsp::AtspSolution) -> String {
     match known {
-        Some(optimum) if optimum == cost => format!("   TSPLIB optimum {optimum}: match"),
+        Some(optimum) if optimum == solution.cost => format!("   TSPLIB optimum {optimum}: match"),
+        Some(optimum) if !solution.proven_optimal && optimum < solution.cost => {
+            format!("   TSPLIB optimum {optimum}: not reached")
+        }
         Some(optimum) => format!("   TSPLIB optimum {optimum}: MISMATCH"),
         None => String::new(),
     }

@@ -112,7 +112,7 @@ impl Plan {
                     trial_seconds: Vec::new(),
                     verified: None,
                 };
-                crate::commands::atsp::print_run(&measured, json);
+                crate::commands::atsp::print_run(&measured, json, super::Summary::Stdout);
             }
         }
         Ok(())

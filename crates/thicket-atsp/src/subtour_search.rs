@@ -1,0 +1,480 @@
+//! Exact ATSP by the assignment bound with subtour-elimination branching, after Carpaneto,
+//! Dell'Amico and Toth (1995), *Exact solution of large-scale, asymmetric traveling salesman
+//! problems* (ACM TOMS 21(4)).
+//!
+//! A node is the assignment relaxation under some forced and forbidden arcs. Its optimal
+//! assignment is a set of cycles; if it is one cycle, that is the cheapest tour of the node.
+//! Otherwise every tour leaves out at least one arc of any of its subtours, so the node splits
+//! on the subtour with the fewest free arcs `a1..ak`: child r forbids `ar` and forces
+//! `a1..a(r-1)`, which partitions the node's tours. A child's relaxation is its parent's with
+//! costs only raised, so one augmenting path re-solves it (see `lap`).
+//!
+//! Nodes are taken cheapest bound first from one queue that every thread shares, so the
+//! cheapest open bound is always a proven lower bound on the optimum: a run stopped by its
+//! deadline still answers with it (the stopped threads put their nodes back). Every node's
+//! cycles are also patched into a tour (Karp's patching: the two cycles whose arcs swap most
+//! cheaply are merged until one is left), which gives the incumbent on instances whose
+//! assignment bound is tight, the ones this search is for.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+use thicket_core::Progress;
+
+use super::heuristic::{improve, tour_cost};
+use super::instance::{Instance, MAX_COST, MAX_N};
+use super::lap::{Lap, LapScratch};
+use super::search::AtspSolution;
+
+/// The cost of an arc a node forbids (or of a city to itself): more than any tour.
+const FORBIDDEN: i64 = 4 * MAX_COST * MAX_N as i64;
+
+/// Bytes of queued nodes' assignments kept for warm starts; past it, nodes are queued bare
+/// and re-solved from scratch when taken.
+const WARM_BYTES: usize = 1 << 30;
+
+/// One node of the search: its constraints and, unless memory ran short, its solved
+/// relaxation.
+struct Node {
+    bound: i64,
+    depth: u32,
+    forbidden: Vec<(u32, u32)>,
+    forced: Vec<(u32, u32)>,
+    lap: Option<Lap>,
+}
+
+impl Node {
+    /// Cheapest bound first; among equal bounds the deepest, which is closest to a tour.
+    fn key(&self) -> (Reverse<i64>, u32) {
+        (Reverse(self.bound), self.depth)
+    }
+}
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Node) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Node {}
+impl PartialOrd for Node {
+    fn partial_cmp(&self, other: &Node) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Node {
+    fn cmp(&self, other: &Node) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// The queue of open nodes and how many threads are expanding one.
+struct Frontier {
+    open: BinaryHeap<Node>,
+    busy: usize,
+    warm: usize,
+}
+
+/// What the threads share.
+struct Shared {
+    frontier: Mutex<Frontier>,
+    wake: Condvar,
+    /// The incumbent's cost: nodes bounded at or above it are pruned.
+    threshold: AtomicI64,
+    best: Mutex<(i64, Vec<usize>)>,
+    nodes: AtomicU64,
+    deadline: Option<Instant>,
+    warm_limit: usize,
+}
+
+impl Shared {
+    fn offer(&self, cost: i64, tour: &[usize]) {
+        if cost >= self.threshold.fetch_min(cost, Ordering::Relaxed) {
+            return;
+        }
+        let mut best = self.best.lock().unwrap_or_else(|e| e.into_inner());
+        if cost < best.0 {
+            *best = (cost, tour.to_vec());
+        }
+    }
+
+    fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Queues `children` (those still below the incumbent) and marks one thread idle.
+    fn put_back(&self, children: Vec<Node>) {
+        let threshold = self.threshold.load(Ordering::Relaxed);
+        let mut frontier = self.frontier.lock().unwrap_or_else(|e| e.into_inner());
+        for mut child in children.into_iter().filter(|c| c.bound < threshold) {
+            if child.lap.is_some() {
+                if frontier.warm < self.warm_limit {
+                    frontier.warm += 1;
+                } else {
+                    child.lap = None;
+                }
+            }
+            frontier.open.push(child);
+        }
+        frontier.busy -= 1;
+        self.wake.notify_all();
+    }
+
+    /// The next node to expand, or `None` once the search is over (or out of time).
+    fn take(&self) -> Option<Node> {
+        let mut frontier = self.frontier.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if self.expired() {
+                self.wake.notify_all();
+                return None;
+            }
+            let threshold = self.threshold.load(Ordering::Relaxed);
+            if frontier.open.peek().is_some_and(|n| n.bound >= threshold) {
+                // Cheapest first: every open node is pruned.
+                frontier.open.clear();
+                frontier.warm = 0;
+            }
+            if let Some(node) = frontier.open.pop() {
+                frontier.warm -= usize::from(node.lap.is_some());
+                frontier.busy += 1;
+                return Some(node);
+            }
+            if frontier.busy == 0 {
+                self.wake.notify_all();
+                return None;
+            }
+            frontier = self.wake.wait(frontier).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Searches `inst` from the incumbent `start` on the current rayon pool until the optimum is
+/// proven or `deadline` passes; the answer's `lower_bound` is then the cheapest open bound.
+pub(super) fn search(
+    inst: &Instance,
+    start: (i64, Vec<usize>),
+    deadline: Option<Instant>,
+    progress: &Progress,
+) -> AtspSolution {
+    let n = inst.n;
+    let root = Node {
+        bound: 0,
+        depth: 0,
+        forbidden: Vec::new(),
+        forced: Vec::new(),
+        lap: None,
+    };
+    let shared = Shared {
+        frontier: Mutex::new(Frontier {
+            open: BinaryHeap::from([root]),
+            busy: 0,
+            warm: 0,
+        }),
+        wake: Condvar::new(),
+        threshold: AtomicI64::new(start.0),
+        best: Mutex::new(start),
+        nodes: AtomicU64::new(0),
+        deadline,
+        warm_limit: WARM_BYTES / (n * 24).max(1),
+    };
+    rayon::broadcast(|_| {
+        let mut worker = Worker::new(inst);
+        while let Some(node) = shared.take() {
+            let children = worker.expand(&shared, node);
+            shared.nodes.fetch_add(1, Ordering::Relaxed);
+            progress.inc(1);
+            shared.put_back(children);
+        }
+    });
+    let frontier = shared
+        .frontier
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    let (cost, tour) = shared.best.into_inner().unwrap_or_else(|e| e.into_inner());
+    let open = frontier.open.peek().map_or(i64::MAX, |node| node.bound);
+    AtspSolution {
+        cost,
+        tour,
+        nodes: shared.nodes.into_inner(),
+        proven_optimal: open >= cost,
+        lower_bound: open.min(cost),
+    }
+}
+
+/// One thread's work space.
+struct Worker<'a> {
+    inst: &'a Instance,
+    /// The costs under the constraints of the node being expanded (then of its children).
+    costs: Vec<i64>,
+    scratch: LapScratch,
+}
+
+impl<'a> Worker<'a> {
+    fn new(inst: &'a Instance) -> Worker<'a> {
+        Worker {
+            inst,
+            costs: Vec::with_capacity(inst.n * inst.n),
+            scratch: LapScratch::default(),
+        }
+    }
+
+    /// Fills `costs` with the instance's under `node`'s constraints.
+    fn constrain(&mut self, node: &Node) {
+        let n = self.inst.n;
+        self.costs.clear();
+        self.costs.extend_from_slice(&self.inst.cost);
+        for i in 0..n {
+            self.costs[i * n + i] = FORBIDDEN;
+        }
+        for &(i, j) in &node.forbidden {
+            self.costs[i as usize * n + j as usize] = FORBIDDEN;
+        }
+        for &(i, j) in &node.forced {
+            self.force(i as usize, j as usize);
+        }
+    }
+
+    /// Forbids every arc that leaves `i` or enters `j` but `i -> j`.
+    fn force(&mut self, i: usize, j: usize) {
+        let n = self.inst.n;
+        let kept = self.inst.cost(i, j);
+        self.costs[i * n..(i + 1) * n].fill(FORBIDDEN);
+        for r in 0..n {
+            self.costs[r * n + j] = FORBIDDEN;
+        }
+        self.costs[i * n + j] = kept;
+    }
+
+    /// Expands `node`: offers its tour or patched cycles, and returns its children.
+    fn expand(&mut self, shared: &Shared, mut node: Node) -> Vec<Node> {
+        let n = self.inst.n;
+        self.constrain(&node);
+        let lap = match node.lap.take() {
+            Some(lap) => lap,
+            None => {
+                let lap = Lap::solve(n, &self.costs, &mut self.scratch);
+                node.bound = lap.value(n, &self.costs);
+                lap
+            }
+        };
+        if node.bound >= shared.threshold.load(Ordering::Relaxed) || node.bound >= FORBIDDEN {
+            return Vec::new();
+        }
+        let succ: Vec<usize> = (0..n).map(|i| lap.col_of(i)).collect();
+        let cycles = cycles(&succ);
+        if cycles.len() == 1 {
+            shared.offer(node.bound, &tour_from(&succ));
+            return Vec::new();
+        }
+        self.patch_and_offer(shared, &succ, &cycles, node.bound);
+        let mut is_forced = vec![false; n];
+        for &(i, _) in &node.forced {
+            is_forced[i as usize] = true;
+        }
+        let free_arcs = |cycle: &Vec<usize>| -> Vec<(usize, usize)> {
+            cycle
+                .iter()
+                .filter(|&&i| !is_forced[i])
+                .map(|&i| (i, succ[i]))
+                .collect()
+        };
+        let Some(branch) = cycles.iter().map(free_arcs).min_by_key(Vec::len) else {
+            return Vec::new();
+        };
+        let mut children = Vec::with_capacity(branch.len());
+        let mut forced = node.forced.clone();
+        for (r, &(i, j)) in branch.iter().enumerate() {
+            if r > 0 {
+                let (pi, pj) = branch[r - 1];
+                self.force(pi, pj);
+                forced.push((pi as u32, pj as u32));
+            }
+            let kept = self.costs[i * n + j];
+            self.costs[i * n + j] = FORBIDDEN;
+            let mut child_lap = lap.clone();
+            child_lap.forbid_assigned(n, &self.costs, i, &mut self.scratch);
+            let bound = child_lap.value(n, &self.costs);
+            self.costs[i * n + j] = kept;
+            if bound >= shared.threshold.load(Ordering::Relaxed) || bound >= FORBIDDEN {
+                continue;
+            }
+            let mut forbidden = node.forbidden.clone();
+            forbidden.push((i as u32, j as u32));
+            children.push(Node {
+                bound,
+                depth: node.depth + 1,
+                forbidden,
+                forced: forced.clone(),
+                lap: Some(child_lap),
+            });
+        }
+        children
+    }
+
+    /// Patches the cycles into one tour and offers it (polished by local search when it is
+    /// close to the incumbent).
+    fn patch_and_offer(&self, shared: &Shared, succ: &[usize], cycles: &[Vec<usize>], bound: i64) {
+        let mut tour = tour_from(&patch(self.inst, succ, cycles));
+        let incumbent = shared.threshold.load(Ordering::Relaxed);
+        let cost = tour_cost(self.inst, &tour);
+        if cost - incumbent <= incumbent - bound {
+            improve(self.inst, &mut tour);
+            // Local search moves segments around: start the tour at city 0 again.
+            let zero = tour
+                .iter()
+                .position(|&c| c == 0)
+                .expect("a tour visits city 0");
+            tour.rotate_left(zero);
+        }
+        shared.offer(tour_cost(self.inst, &tour), &tour);
+    }
+}
+
+/// A tour from the cycles of the assignment `succ` (patched, then polished by local search),
+/// from city 0, with its cost.
+pub(super) fn patched_tour(inst: &Instance, succ: &[usize]) -> (i64, Vec<usize>) {
+    let mut tour = tour_from(&patch(inst, succ, &cycles(succ)));
+    improve(inst, &mut tour);
+    let zero = tour
+        .iter()
+        .position(|&c| c == 0)
+        .expect("a tour visits city 0");
+    tour.rotate_left(zero);
+    (tour_cost(inst, &tour), tour)
+}
+
+/// The cycles of the successor function `succ`, each from its lowest city.
+fn cycles(succ: &[usize]) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; succ.len()];
+    let mut found = Vec::new();
+    for start in 0..succ.len() {
+        if seen[start] {
+            continue;
+        }
+        let mut cycle = Vec::new();
+        let mut at = start;
+        while !seen[at] {
+            seen[at] = true;
+            cycle.push(at);
+            at = succ[at];
+        }
+        found.push(cycle);
+    }
+    found
+}
+
+/// The tour a one-cycle successor function describes, from city 0.
+fn tour_from(succ: &[usize]) -> Vec<usize> {
+    let mut tour = Vec::with_capacity(succ.len());
+    let mut at = 0;
+    loop {
+        tour.push(at);
+        at = succ[at];
+        if at == 0 {
+            return tour;
+        }
+    }
+}
+
+/// Karp's patching: the largest cycle absorbs, one at a time, the cycle it merges with most
+/// cheaply (arcs `a -> a'` and `b -> b'` become `a -> b'` and `b -> a'`). Returns the
+/// successor function of the one cycle left.
+fn patch(inst: &Instance, succ: &[usize], cycles: &[Vec<usize>]) -> Vec<usize> {
+    let mut succ = succ.to_vec();
+    let mut cycle_of = vec![0; succ.len()];
+    for (k, cycle) in cycles.iter().enumerate() {
+        for &c in cycle {
+            cycle_of[c] = k;
+        }
+    }
+    let largest = (0..cycles.len())
+        .max_by_key(|&k| cycles[k].len())
+        .expect("a node has cycles");
+    let mut merged = vec![false; cycles.len()];
+    merged[largest] = true;
+    let mut inside = cycles[largest].clone();
+    for _ in 1..cycles.len() {
+        let mut best = (i64::MAX, 0, 0);
+        for &a in &inside {
+            let a_next = succ[a];
+            let out = inst.cost(a, a_next);
+            for b in (0..succ.len()).filter(|&b| !merged[cycle_of[b]]) {
+                let b_next = succ[b];
+                let delta =
+                    inst.cost(a, b_next) + inst.cost(b, a_next) - out - inst.cost(b, b_next);
+                if delta < best.0 {
+                    best = (delta, a, b);
+                }
+            }
+        }
+        let (_, a, b) = best;
+        let k = cycle_of[b];
+        merged[k] = true;
+        inside.extend_from_slice(&cycles[k]);
+        succ.swap(a, b);
+    }
+    succ
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::lcg_below;
+
+    /// The cheapest tour by enumeration.
+    fn brute_force(inst: &Instance) -> i64 {
+        fn go(inst: &Instance, at: usize, rest: &mut Vec<usize>) -> i64 {
+            if rest.is_empty() {
+                return inst.cost(at, 0);
+            }
+            (0..rest.len())
+                .map(|k| {
+                    let c = rest.remove(k);
+                    let v = inst.cost(at, c) + go(inst, c, rest);
+                    rest.insert(k, c);
+                    v
+                })
+                .min()
+                .expect("rest is not empty")
+        }
+        go(inst, 0, &mut (1..inst.n).collect())
+    }
+
+    #[test]
+    fn the_search_finds_the_brute_force_optimum() {
+        let pool = thicket_core::pool(2).unwrap();
+        for seed in 0..40 {
+            let n = 3 + seed as usize % 6;
+            let mut x = seed;
+            let top = if seed % 2 == 0 { 5 } else { 100 };
+            let cost = (0..n * n).map(|_| lcg_below(&mut x, top) as i64).collect();
+            let inst = Instance::new("st", n, cost).unwrap();
+            let start: Vec<usize> = (0..n).collect();
+            let start_cost = tour_cost(&inst, &start);
+            let found =
+                pool.install(|| search(&inst, (start_cost, start), None, &Progress::hidden()));
+            let optimum = brute_force(&inst);
+            assert_eq!(found.cost, optimum, "seed {seed}");
+            crate::verify(&inst, &found.tour, optimum).unwrap();
+            assert!(found.proven_optimal && found.lower_bound == optimum);
+        }
+    }
+
+    #[test]
+    fn a_search_out_of_time_answers_with_a_valid_lower_bound() {
+        let pool = thicket_core::pool(2).unwrap();
+        let mut x = 7;
+        let n = 9;
+        let cost = (0..n * n).map(|_| lcg_below(&mut x, 100) as i64).collect();
+        let inst = Instance::new("late", n, cost).unwrap();
+        let start: Vec<usize> = (0..n).collect();
+        let start_cost = tour_cost(&inst, &start);
+        let past = Some(Instant::now());
+        let found = pool.install(|| search(&inst, (start_cost, start), past, &Progress::hidden()));
+        assert!(!found.proven_optimal);
+        assert!(found.lower_bound <= brute_force(&inst));
+        assert_eq!(found.cost, start_cost);
+    }
+}
