@@ -18,7 +18,7 @@ use crate::bfs as cpu_bfs;
 use crate::gpu::bfs::{BfsGpu, GpuBfsStrategy};
 use crate::gpu::sssp::{default_delta as gpu_default_delta, SsspGpu};
 use crate::graph::Graph;
-use crate::io::Loaded;
+use crate::io::{Loaded, VertexIds};
 use crate::sssp::{self, widen, INFINITE};
 use crate::verify;
 
@@ -215,13 +215,40 @@ pub fn search(
     sources: &[u32],
     options: &SearchOptions,
 ) -> Result<Measured<SearchRun>> {
-    let input = Input {
-        graph: &loaded.graph,
-        first_id: loaded.first_id,
-        symmetric: loaded.symmetric,
-        negative_weight: loaded.negative_weight.as_deref(),
-    };
-    run(input, problem, sources, options, Keep::First)
+    run(
+        Input::loaded(loaded),
+        problem,
+        sources,
+        options,
+        Keep::First,
+    )
+}
+
+/// Searches `loaded` as [`search`] does, keeping every source's answer (what `--output`
+/// writes); answers that would not fit this machine's memory are refused before the search.
+pub fn search_all(
+    loaded: &Loaded,
+    problem: Problem,
+    sources: &[u32],
+    options: &SearchOptions,
+) -> Result<Measured<SearchRun>> {
+    // Per source and vertex: a 64-bit distance and a 32-bit parent.
+    let bytes = (sources.len() as u64).checked_mul(loaded.graph.vertices() as u64 * 12);
+    thicket_core::check_fits(
+        &format!(
+            "the answers of {} sources on {} vertices",
+            sources.len(),
+            loaded.graph.vertices()
+        ),
+        bytes,
+    )?;
+    run(
+        Input::loaded(loaded),
+        problem,
+        sources,
+        options,
+        Keep::Every,
+    )
 }
 
 /// A graph to search and what is known of it.
@@ -234,6 +261,8 @@ struct Input<'a> {
     symmetric: bool,
     /// Where the file had a negative weight (read as 0), which shortest paths refuse.
     negative_weight: Option<&'a str>,
+    /// The file's own ids, where it had sparse ones.
+    ids: Option<&'a VertexIds>,
 }
 
 impl Input<'_> {
@@ -243,6 +272,26 @@ impl Input<'_> {
             first_id: 0,
             symmetric: false,
             negative_weight: None,
+            ids: None,
+        }
+    }
+
+    fn loaded(loaded: &Loaded) -> Input<'_> {
+        Input {
+            graph: &loaded.graph,
+            first_id: loaded.first_id,
+            symmetric: loaded.symmetric,
+            negative_weight: loaded.negative_weight.as_deref(),
+            ids: loaded.ids.as_ref(),
+        }
+    }
+
+    /// The number summaries give vertex `v`: the file's own where it numbers vertices
+    /// sparsely, else `v` counted from the file's first id (a named vertex by its index).
+    fn id(&self, v: u32) -> u64 {
+        match self.ids {
+            Some(VertexIds::Numbers(ids)) => ids[v as usize],
+            _ => u64::from(v) + u64::from(self.first_id),
         }
     }
 }
@@ -400,7 +449,7 @@ impl SearchKernel<'_> {
     }
 
     fn id(&self, v: u32) -> u64 {
-        u64::from(v) + u64::from(self.input.first_id)
+        self.input.id(v)
     }
 
     /// Keeps the `index`th source's answer where [`Keep`] says so.

@@ -59,5 +59,6 @@ pub(super) fn parse(file: &str, text: &str, weighted: bool) -> Result<Loaded> {
         first_id: 0,
         negative_weight: negative,
         symmetric: false,
+        ids: None,
     })
 }
