@@ -20,6 +20,7 @@ mod binary;
 mod compressed;
 mod dimacs;
 mod edge_list;
+mod fast_lines;
 mod fields;
 mod ids;
 mod matrix_market;
@@ -222,6 +223,8 @@ pub fn parse_bytes(file: &str, bytes: &[u8], format: Format) -> Result<Loaded> {
         Format::Binary => binary::read(file, bytes),
         Format::Serialized => serialized::read(file, bytes, false),
         Format::WeightedSerialized => serialized::read(file, bytes, true),
+        Format::EdgeList => edge_list::parse_bytes(file, bytes, false),
+        Format::WeightedEdgeList => edge_list::parse_bytes(file, bytes, true),
         _ => parse(file, &String::from_utf8_lossy(bytes), format),
     }
 }

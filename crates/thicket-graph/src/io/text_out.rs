@@ -6,9 +6,9 @@ use std::io::Write;
 
 use rayon::prelude::*;
 
-use crate::graph::Graph;
+use crate::graph::{vertex_ranges, Graph};
 
-/// Arcs per slice: a few MB of text each.
+/// Arcs per slice: a few MB of text each (a vertex of more arcs is a slice alone).
 const SLICE_ARCS: u64 = 1 << 20;
 
 /// Appends the decimal digits of `x`.
@@ -34,16 +34,7 @@ pub(super) fn write_arcs(
     line: impl Fn(&mut Vec<u8>, u32, u32, u32) + Sync,
 ) -> std::io::Result<()> {
     let offsets = g.offsets();
-    let n = g.vertices();
-    // Vertex ranges of about SLICE_ARCS arcs each (a vertex of more arcs is a slice alone).
-    let mut cuts = vec![0usize];
-    while *cuts.last().expect("starts at 0") < n {
-        let start = *cuts.last().expect("starts at 0");
-        let goal = offsets[start] + SLICE_ARCS;
-        let end = offsets.partition_point(|&o| o < goal).clamp(start + 1, n);
-        cuts.push(end);
-    }
-    let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    let ranges = vertex_ranges(offsets, SLICE_ARCS);
     // A few slices per thread at a time: the text in memory stays small.
     let batch = rayon::current_num_threads().max(1) * 2;
     for group in ranges.chunks(batch) {
