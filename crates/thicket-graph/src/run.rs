@@ -390,15 +390,18 @@ impl SearchKernel<'_> {
     }
 
     /// The in-neighbours' graph: the graph itself where it is symmetric (as the file said,
-    /// or as found here: an edge list of arcs both ways needs no second copy), else its
+    /// or as found here: an edge list of arcs both ways keeps no second copy), else its
     /// reverse, built once; the time it takes is counted in the build time.
     fn reverse(&mut self) -> &Graph {
         if !self.input.symmetric && self.reverse.is_none() {
             let started = Instant::now();
-            if self.graph.simple_is_symmetric() {
+            // A transpose by counting, kept only where it differs from the graph: a lookup of
+            // every arc's reverse instead took ten times as long (a cache miss per step).
+            let reverse = self.graph.reversed();
+            if reverse == *self.graph {
                 self.input.symmetric = true;
             } else {
-                self.reverse = Some(self.graph.reversed());
+                self.reverse = Some(reverse);
             }
             self.build_seconds += started.elapsed().as_secs_f64();
         }
