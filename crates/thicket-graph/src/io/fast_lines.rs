@@ -1,5 +1,5 @@
-//! The fast path of edge-list reading: a file of plain lines (`<tail> <head>` or `<tail>
-//! <head> <weight>`, unsigned decimal numbers separated by spaces or tabs, `#`/`%` comments,
+//! The fast path of edge-list reading: a file of plain lines (`<tail> <head>` or
+//! `<tail> <head> <weight>`, unsigned decimal numbers separated by spaces or tabs, `#`/`%` comments,
 //! blank lines, `\r\n` endings) cut at line ends into slices parsed on every core. Anything
 //! else — a sign, a letter, a field too many or too few, a number past 32 bits — makes it
 //! give up, and the careful reader (which names the line and the token) reads the file
