@@ -302,12 +302,7 @@ pub fn bench(options: &BfsBenchOptions, after_case: AfterCase) -> Result<Report>
 /// Generates a graph as it is searched: arcs merged and sorted, known to be symmetric.
 fn make(spec: &GraphSpec) -> Result<Loaded> {
     let graph = spec.generator.generate(spec.seed)?.simplified();
-    Ok(Loaded {
-        graph,
-        first_id: 0,
-        negative_weight: None,
-        symmetric: true,
-    })
+    Ok(Loaded::numbered(graph, 0, true))
 }
 
 /// Bytes per generated arc while a graph is made: the list of arcs (12), the CSR (8), the

@@ -65,6 +65,10 @@ impl<'a> Files<'a> {
             Command::Graph { command } => match command {
                 GraphCommand::Gen(args) => files.outputs.push(&args.output),
                 GraphCommand::Info(args) => files.inputs.push(&args.graph),
+                GraphCommand::Convert(args) => {
+                    files.inputs.push(&args.input);
+                    files.outputs.push(&args.output);
+                }
             },
             Command::Schedule(args) => {
                 files.inputs.extend(args.file.as_deref());

@@ -97,7 +97,9 @@ fn several_sources_are_each_reported() {
 fn a_generated_graph_gives_the_same_answer_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let mut answers = Vec::new();
-    for name in ["g.el", "g.wel", "g.gr", "g.mtx", "g.tgr"] {
+    for name in [
+        "g.el", "g.wel", "g.gr", "g.mtx", "g.tgr", "g.wsg", "g.txt", "g.wel.gz",
+    ] {
         let path = dir.path().join(name);
         let path = path.to_str().unwrap();
         let made = thicket(&[
@@ -120,7 +122,11 @@ fn a_generated_graph_gives_the_same_answer_in_every_format() {
         } else {
             "10"
         };
-        let command = if name == "g.el" { "bfs" } else { "sssp" };
+        let command = if name == "g.el" || name == "g.txt" {
+            "bfs"
+        } else {
+            "sssp"
+        };
         let value = json(&thicket(&[
             command,
             path,
@@ -174,8 +180,108 @@ fn the_output_file_lists_every_vertex() {
     let text = std::fs::read_to_string(&out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 14);
-    assert_eq!(lines[1], "2 0 -");
-    assert_eq!(lines[0], "1 unreachable");
+    assert_eq!(lines[1], "2 2 0 -");
+    assert_eq!(lines[0], "2 1 unreachable");
+    // Every source's rows, in one file or one file per source.
+    let each = dir.path().join("d-{source}.txt");
+    for out in [&out, &each] {
+        let ran = thicket(&[
+            "bfs",
+            &data("gapbs-4.gr"),
+            "--source",
+            "2",
+            "--source",
+            "9",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ran.status.success(), "{}", stderr(&ran));
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 28);
+    assert!(text.contains("9 9 0 -\n"), "{text}");
+    let nine = std::fs::read_to_string(dir.path().join("d-9.txt")).unwrap();
+    assert_eq!(
+        nine,
+        text.lines()
+            .skip(14)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+    assert!(dir.path().join("d-2.txt").exists());
+}
+
+#[test]
+fn snap_files_with_named_ids_answer_in_their_names_and_convert_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("people.txt");
+    std::fs::write(
+        &snap,
+        "# who follows whom\nann\tbob\nbob\tcid\ncid\tann\nbob\tdan\n",
+    )
+    .unwrap();
+    let out = dir.path().join("d.txt");
+    let ran = thicket(&[
+        "bfs",
+        snap.to_str().unwrap(),
+        "--source",
+        "bob",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let rows = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        rows,
+        "bob ann 2 cid\nbob bob 0 -\nbob cid 1 bob\nbob dan 1 bob\n"
+    );
+    let missing = thicket(&["bfs", snap.to_str().unwrap(), "--source", "eve", "--quiet"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("source \"eve\" is not in the graph"),
+        "{}",
+        stderr(&missing)
+    );
+    // .txt -> .tgr.gz -> .txt: the structure survives, the names only in a .txt.
+    let packed = dir.path().join("p.tgr.gz");
+    let back = dir.path().join("back.txt");
+    for (from, to) in [(&snap, &packed), (&packed, &back)] {
+        let ran = thicket(&[
+            "graph",
+            "convert",
+            from.to_str().unwrap(),
+            to.to_str().unwrap(),
+        ]);
+        assert!(ran.status.success(), "{}", stderr(&ran));
+    }
+    let again = std::fs::read_to_string(&back).unwrap();
+    assert!(again.ends_with("0\t1\n1\t2\n1\t3\n2\t0\n"), "{again}");
+    // --format names the format of any file; a gzip stream on stdin reads too.
+    let plain = dir.path().join("edges.data");
+    std::fs::copy(&snap, &plain).unwrap();
+    let info = json(&thicket(&[
+        "graph",
+        "info",
+        plain.to_str().unwrap(),
+        "--format",
+        "txt",
+        "--json",
+    ]));
+    assert_eq!(info["vertices"], 4);
+    let gz = std::fs::read(&packed).unwrap();
+    let value = json(&common::thicket_with_stdin(
+        &[
+            "bfs", "-", "--format", "tgr", "--source", "1", "--json", "--quiet",
+        ],
+        &gz,
+    ));
+    assert_eq!(value["reached"], 4);
 }
 
 #[test]
@@ -202,7 +308,7 @@ fn bad_input_is_one_line_and_exit_two() {
             "source 0 is not a vertex (1..=3353)",
         ),
         (data("rome99.gr"), "3354", "source 3354 is not a vertex"),
-        (write("f.txt", "0 1\n"), "0", "unknown graph format"),
+        (write("f.xyz", "0 1\n"), "0", "unknown graph format"),
     ];
     for (path, source, want) in &cases {
         let output = thicket(&[

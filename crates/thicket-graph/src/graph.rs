@@ -3,8 +3,7 @@
 //! self-loops kept, and counted) and checked as it is built, so that every search can index
 //! it without a bounds panic; with its reverse for the searches that look at in-neighbours.
 
-use rayon::iter::{IntoParallelIterator, ParallelIterator};
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use thicket_core::{Error, Result};
 
 /// One arc: tail, head, weight (1 for an unweighted graph).
@@ -48,6 +47,52 @@ pub struct GraphStats {
     pub symmetric: bool,
     /// The smallest and largest weight, if weighted.
     pub weight_range: Option<(u32, u32)>,
+}
+
+/// Arcs per slice of vertices handed to one thread.
+const SLICE_ARCS: u64 = 1 << 16;
+
+/// Ranges of vertices of about `arcs` arcs each (a vertex of more arcs is a range alone),
+/// covering every vertex.
+pub(crate) fn vertex_ranges(offsets: &[u64], arcs: u64) -> Vec<(usize, usize)> {
+    let n = offsets.len() - 1;
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let goal = offsets[start] + arcs;
+        let end = offsets.partition_point(|&o| o < goal).clamp(start + 1, n);
+        ranges.push((start, end));
+        start = end;
+    }
+    ranges
+}
+
+/// `items` (one per arc) cut at `ranges` of vertices, each piece with its range.
+fn split_by_ranges<'a, T>(
+    items: &'a mut [T],
+    offsets: &[u64],
+    ranges: &[(usize, usize)],
+) -> Vec<((usize, usize), &'a mut [T])> {
+    let mut rest = items;
+    let mut pieces = Vec::with_capacity(ranges.len());
+    for &(from, to) in ranges {
+        let (piece, tail) = rest.split_at_mut((offsets[to] - offsets[from]) as usize);
+        rest = tail;
+        pieces.push(((from, to), piece));
+    }
+    pieces
+}
+
+/// `counts` (one per vertex) cut at `ranges`.
+fn split_counts<'a>(counts: &'a mut [u64], ranges: &[(usize, usize)]) -> Vec<&'a mut [u64]> {
+    let mut rest = counts;
+    let mut pieces = Vec::with_capacity(ranges.len());
+    for &(from, to) in ranges {
+        let (piece, tail) = rest.split_at_mut(to - from);
+        rest = tail;
+        pieces.push(piece);
+    }
+    pieces
 }
 
 /// The most vertices a graph has: ids are 32-bit and `u32::MAX` means "no vertex".
@@ -332,14 +377,82 @@ impl Graph {
 
     /// The graph searches run on: each vertex's arcs sorted by head, self-loops dropped and
     /// parallel arcs merged into the lightest (no distance or level changes), as GAPBS builds
-    /// its graphs: fewer arcs to scan and neighbours in order.
+    /// its graphs: fewer arcs to scan and neighbours in order. Each vertex's arcs are sorted
+    /// on their own, slices of vertices on every core.
     pub fn simplified(&self) -> Graph {
-        let mut arcs = self.arc_list();
-        arcs.par_sort_unstable();
-        arcs.dedup_by_key(|a| (a.0, a.1));
-        arcs.retain(|a| a.0 != a.1);
-        Graph::from_arcs(self.vertices(), &arcs, self.weights.is_some())
-            .expect("a subset of a valid graph's arcs is valid")
+        let n = self.vertices();
+        let ranges = vertex_ranges(&self.offsets, SLICE_ARCS);
+        // Each vertex's (head, weight) pairs sorted, and how many survive the merge.
+        let mut pairs: Vec<(u32, u32)> = (0..self.targets.len())
+            .into_par_iter()
+            .map(|at| (self.targets[at], self.weight(at)))
+            .collect();
+        let mut kept = vec![0u64; n + 1];
+        split_by_ranges(&mut pairs, &self.offsets, &ranges)
+            .into_par_iter()
+            .zip(split_counts(&mut kept[1..], &ranges))
+            .for_each(|((range, slice), counts)| {
+                let base = self.offsets[range.0] as usize;
+                for (v, count) in (range.0..range.1).zip(counts.iter_mut()) {
+                    let span = self.offsets[v] as usize - base..self.offsets[v + 1] as usize - base;
+                    let row = &mut slice[span];
+                    row.sort_unstable();
+                    let mut last = None;
+                    for &(head, _) in row.iter() {
+                        if head as usize != v && last != Some(head) {
+                            *count += 1;
+                        }
+                        last = Some(head);
+                    }
+                }
+            });
+        for v in 0..n {
+            kept[v + 1] += kept[v];
+        }
+        let arcs = kept[n] as usize;
+        let mut targets = vec![0u32; arcs];
+        let mut weights = self.weights.as_ref().map(|_| vec![0u32; arcs]);
+        let mut outputs: Vec<(&mut [u32], Option<&mut [u32]>)> = Vec::with_capacity(ranges.len());
+        {
+            let (mut rest_t, mut rest_w) = (&mut targets[..], weights.as_deref_mut());
+            for &(from, to) in &ranges {
+                let len = (kept[to] - kept[from]) as usize;
+                let (head, tail) = rest_t.split_at_mut(len);
+                rest_t = tail;
+                let w = rest_w.take().map(|w| {
+                    let (head, tail) = w.split_at_mut(len);
+                    rest_w = Some(tail);
+                    head
+                });
+                outputs.push((head, w));
+            }
+        }
+        let pairs = &pairs;
+        outputs
+            .into_par_iter()
+            .zip(&ranges)
+            .for_each(|((out_t, mut out_w), &(from, to))| {
+                let mut at = 0;
+                for v in from..to {
+                    let row = &pairs[self.offsets[v] as usize..self.offsets[v + 1] as usize];
+                    let mut last = None;
+                    for &(head, weight) in row {
+                        if head as usize != v && last != Some(head) {
+                            out_t[at] = head;
+                            if let Some(w) = out_w.as_deref_mut() {
+                                w[at] = weight;
+                            }
+                            at += 1;
+                        }
+                        last = Some(head);
+                    }
+                }
+            });
+        Graph {
+            offsets: kept,
+            targets,
+            weights,
+        }
     }
 
     /// Whether the graph is as [`Graph::simplified`] leaves it: each vertex's heads strictly
@@ -428,6 +541,36 @@ mod tests {
         assert_eq!(simple.neighbours(0), [1]);
         assert_eq!(simple.weight(0), 3);
         assert!(simple.neighbours(1).is_empty());
+    }
+
+    /// The simple graph as a list: every arc sorted, self-loops and all but the lightest of
+    /// parallel arcs dropped (the reference [`Graph::simplified`] must match).
+    fn simplified_by_sorting(g: &Graph) -> Graph {
+        let mut arcs = g.arc_list();
+        arcs.sort_unstable();
+        arcs.dedup_by_key(|a| (a.0, a.1));
+        arcs.retain(|a| a.0 != a.1);
+        Graph::from_arcs(g.vertices(), &arcs, g.weights.is_some()).unwrap()
+    }
+
+    #[test]
+    fn simplified_matches_the_sorted_list() {
+        let mut rng = thicket_core::SplitMix::new(3);
+        for (n, m) in [(1, 3), (5, 40), (300, 5000), (2000, 200_000)] {
+            let arcs: Vec<Arc> = (0..m)
+                .map(|_| {
+                    (
+                        rng.below(n) as u32,
+                        rng.below(n) as u32,
+                        rng.below(9) as u32,
+                    )
+                })
+                .collect();
+            let g = Graph::from_arcs(n as usize, &arcs, true).unwrap();
+            let simple = g.simplified();
+            assert_eq!(simple, simplified_by_sorting(&g), "{n} {m}");
+            assert!(simple.is_simple());
+        }
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Graph files: DIMACS shortest-path `.gr` (1-based), edge lists `.el` and weighted `.wel`
-//! (0-based, as GAPBS reads them), Matrix Market `.mtx` (coordinate, 1-based; `symmetric`
-//! files give arcs both ways) and thicket's binary CSR `.tgr`, which loads without parsing.
-//! The format follows the file's extension. A malformed line is an error naming the file, the
-//! line and what was expected; declared counts are bounded by what the rest of the file could
-//! hold before anything is reserved, and a graph that would not fit this machine is refused
-//! before it is built.
+//! (0-based, as GAPBS reads them), SNAP edge lists `.txt` (any ids, renumbered where sparse or
+//! named), Matrix Market `.mtx` (coordinate, 1-based; `symmetric` files give arcs both ways),
+//! GAPBS's serialized `.sg`/`.wsg` and thicket's binary CSR `.tgr`, which loads without
+//! parsing; any of them gzip-compressed (`.gz`). The format follows the file's extension
+//! unless the caller names it. A malformed line is an error naming the file, the line and
+//! what was expected; declared counts are bounded by what the rest of the file could hold
+//! before anything is reserved, and a graph that would not fit this machine is refused before
+//! it is built.
 
 use std::io::Write;
 use std::path::Path;
@@ -13,11 +15,22 @@ use thicket_core::{Error, Result};
 
 use crate::graph::Graph;
 
+mod answers;
 mod binary;
+mod compressed;
 mod dimacs;
 mod edge_list;
+mod fast_lines;
 mod fields;
+mod ids;
 mod matrix_market;
+mod serialized;
+mod snap;
+mod text_out;
+
+pub use answers::write_paths;
+pub use ids::VertexIds;
+use text_out::{push_number, write_arcs};
 
 /// A graph read from a file, with how the file numbers its vertices.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +44,55 @@ pub struct Loaded {
     /// Whether the graph is known to be symmetric (a symmetric Matrix Market file, a
     /// generated or symmetrised graph), so that it serves as its own reverse.
     pub symmetric: bool,
+    /// The file's own ids, where thicket renumbered them (a SNAP file's sparse numbers or
+    /// names); `None`: vertex `v` is `v + first_id`.
+    pub ids: Option<VertexIds>,
+}
+
+impl Loaded {
+    /// A graph that numbers its vertices from `first_id`, with no ids of its own.
+    pub fn numbered(graph: Graph, first_id: u32, symmetric: bool) -> Loaded {
+        Loaded {
+            graph,
+            first_id,
+            negative_weight: None,
+            symmetric,
+            ids: None,
+        }
+    }
+
+    /// The file's id of vertex `v` (0-based).
+    pub fn label(&self, v: u32) -> String {
+        match &self.ids {
+            Some(ids) => ids.label(v).into_owned(),
+            None => (u64::from(v) + u64::from(self.first_id)).to_string(),
+        }
+    }
+
+    /// The vertex the file calls `id`, or an [`Error::InvalidInput`] naming it.
+    pub fn vertex(&self, id: &str) -> Result<u32> {
+        let n = self.graph.vertices() as i128;
+        let found = match &self.ids {
+            Some(ids) => ids.find(id),
+            None => id
+                .parse::<i128>()
+                .ok()
+                .map(|x| x - i128::from(self.first_id))
+                .filter(|&x| (0..n).contains(&x))
+                .map(|x| x as u32),
+        };
+        found.ok_or_else(|| {
+            Error::InvalidInput(match &self.ids {
+                Some(_) => format!("vertex {} is not in the graph", thicket_core::quoted(id)),
+                None => format!(
+                    "vertex {} is not a vertex ({}..={})",
+                    thicket_core::token(id),
+                    self.first_id,
+                    n - 1 + i128::from(self.first_id)
+                ),
+            })
+        })
+    }
 }
 
 /// The formats thicket reads and writes.
@@ -42,29 +104,70 @@ pub enum Format {
     EdgeList,
     /// `u v w` per line.
     WeightedEdgeList,
+    /// SNAP `.txt`: `from to` (or `from to weight`) per line, any ids.
+    Snap,
     /// Matrix Market coordinate.
     MatrixMarket,
+    /// GAPBS's serialized `.sg`.
+    Serialized,
+    /// GAPBS's serialized weighted `.wsg`.
+    WeightedSerialized,
     /// thicket's binary CSR.
     Binary,
 }
 
 impl Format {
-    /// The format a file's extension names.
+    /// Every format, as [`Format::extension`] names it.
+    pub const ALL: [Format; 8] = [
+        Format::Dimacs,
+        Format::EdgeList,
+        Format::WeightedEdgeList,
+        Format::Snap,
+        Format::MatrixMarket,
+        Format::Serialized,
+        Format::WeightedSerialized,
+        Format::Binary,
+    ];
+
+    /// The extension of its files (without the dot).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Dimacs => "gr",
+            Format::EdgeList => "el",
+            Format::WeightedEdgeList => "wel",
+            Format::Snap => "txt",
+            Format::MatrixMarket => "mtx",
+            Format::Serialized => "sg",
+            Format::WeightedSerialized => "wsg",
+            Format::Binary => "tgr",
+        }
+    }
+
+    /// The format a file's extension names, under a `.gz` where the file is compressed.
     pub fn of(path: &Path) -> Result<Format> {
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        Ok(match ext {
-            "gr" => Format::Dimacs,
-            "el" => Format::EdgeList,
-            "wel" => Format::WeightedEdgeList,
-            "mtx" => Format::MatrixMarket,
-            "tgr" => Format::Binary,
-            _ => {
-                return Err(Error::InvalidInput(format!(
-                    "{}: unknown graph format (.gr, .el, .wel, .mtx or .tgr)",
+        let inner = match compressed::named_compressed(path) {
+            true => Path::new(path.file_stem().unwrap_or_default()),
+            false => path,
+        };
+        let ext = inner.extension().and_then(|e| e.to_str()).unwrap_or("");
+        Format::ALL
+            .into_iter()
+            .find(|f| f.extension() == ext)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "{}: unknown graph format (.gr, .el, .wel, .txt, .mtx, .sg, .wsg or .tgr, \
+                     each optionally .gz)",
                     path.display()
-                )))
-            }
-        })
+                ))
+            })
+    }
+
+    /// Whether the format is binary (no lines).
+    fn is_binary(self) -> bool {
+        matches!(
+            self,
+            Format::Binary | Format::Serialized | Format::WeightedSerialized
+        )
     }
 }
 
@@ -75,17 +178,53 @@ pub fn read(path: &Path) -> Result<Loaded> {
 
 /// Reads the graph file `path` (`-`: standard input) in `format`, as
 /// [`thicket_core::read_bytes`] reads every input: a missing or unreadable file is bad input
-/// naming it, and no more than the machine's memory is read.
+/// naming it, and no more than the machine's memory is read. A binary file is mapped into
+/// memory rather than read (only the pages decoded are touched); a gzip stream is inflated
+/// first, whatever the format.
 pub fn read_as(path: &Path, format: Format) -> Result<Loaded> {
+    let name = thicket_core::input_name(path);
+    if format.is_binary() && !thicket_core::is_stdio(path) {
+        if let Some(mapped) = map(path) {
+            return parse_bytes(&name, &mapped, format);
+        }
+    }
     let bytes = thicket_core::read_bytes(path)?;
-    parse_bytes(&thicket_core::input_name(path), &bytes, format)
+    parse_bytes(&name, &bytes, format)
 }
 
-/// Parses the bytes of a graph file in `format`; `file` names it in errors. Bytes that are
-/// not UTF-8 in a text format become U+FFFD, so that the error names their line.
+/// The file at `path` mapped into memory, or `None` where it cannot be (then it is read, and
+/// any error named as for every input).
+fn map(path: &Path) -> Option<memmap2::Mmap> {
+    let file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    // SAFETY: the map lives only while the graph is decoded from it: every value is copied
+    // out and validated, none referenced after. A file another process rewrites meanwhile
+    // gives a refused or different graph; one it truncates ends this process with SIGBUS,
+    // as it would any reader of a mapped file.
+    unsafe { memmap2::Mmap::map(&file) }.ok()
+}
+
+/// Parses the bytes of a graph file in `format`; `file` names it in errors. A gzip stream is
+/// inflated first. Bytes that are not UTF-8 in a text format become U+FFFD, so that the error
+/// names their line.
 pub fn parse_bytes(file: &str, bytes: &[u8], format: Format) -> Result<Loaded> {
+    if compressed::is_gzip(bytes) {
+        let inflated = compressed::inflate(file, bytes)?;
+        if compressed::is_gzip(&inflated) {
+            return Err(Error::InvalidInput(format!(
+                "{file}: compressed twice (a .gz inside a .gz)"
+            )));
+        }
+        return parse_bytes(file, &inflated, format);
+    }
     match format {
         Format::Binary => binary::read(file, bytes),
+        Format::Serialized => serialized::read(file, bytes, false),
+        Format::WeightedSerialized => serialized::read(file, bytes, true),
+        Format::EdgeList => edge_list::parse_bytes(file, bytes, false),
+        Format::WeightedEdgeList => edge_list::parse_bytes(file, bytes, true),
         _ => parse(file, &String::from_utf8_lossy(bytes), format),
     }
 }
@@ -96,74 +235,154 @@ pub fn parse(file: &str, text: &str, format: Format) -> Result<Loaded> {
         Format::Dimacs => dimacs::parse(file, text),
         Format::EdgeList => edge_list::parse(file, text, false),
         Format::WeightedEdgeList => edge_list::parse(file, text, true),
+        Format::Snap => snap::parse(file, text),
         Format::MatrixMarket => matrix_market::parse(file, text),
-        Format::Binary => Err(Error::InvalidInput(format!(
-            "{file}: a .tgr file is binary"
-        ))),
+        Format::Binary | Format::Serialized | Format::WeightedSerialized => Err(
+            Error::InvalidInput(format!("{file}: a .{} file is binary", format.extension())),
+        ),
     }
 }
 
 /// Writes `graph` to `path` in the format of its extension, vertices numbered from
 /// `first_id` in `.tgr` (the text formats use their own numbering), with `symmetric` (the
-/// caller's knowledge that every arc has its reverse) recorded in `.tgr`; replaces the file
-/// only once it is complete.
+/// caller's knowledge that every arc has its reverse) recorded in `.tgr`, `.sg` and `.wsg`;
+/// replaces the file only once it is complete.
 pub fn write(path: &Path, graph: &Graph, first_id: u32, symmetric: bool) -> Result<()> {
     let format = Format::of(path)?;
-    thicket_core::write_atomically_with(path, |out| {
-        write_to(out, graph, format, first_id, symmetric)
+    write_graph(path, format, graph, first_id, symmetric, None)
+}
+
+/// Writes `loaded` to `path` in `format` (gzip-compressed where the name ends in `.gz`): a
+/// SNAP `.txt` names vertices by the file's own ids, the other formats number them their own
+/// way. Replaces the file only once it is complete.
+pub fn write_as(path: &Path, format: Format, loaded: &Loaded) -> Result<()> {
+    write_graph(
+        path,
+        format,
+        &loaded.graph,
+        loaded.first_id,
+        loaded.symmetric,
+        loaded.ids.as_ref(),
+    )
+}
+
+fn write_graph(
+    path: &Path,
+    format: Format,
+    graph: &Graph,
+    first_id: u32,
+    symmetric: bool,
+    ids: Option<&VertexIds>,
+) -> Result<()> {
+    let weighted = format == Format::WeightedSerialized;
+    if matches!(format, Format::Serialized | Format::WeightedSerialized) {
+        if let Some(why) = serialized::unwritable(graph, weighted) {
+            return Err(Error::InvalidInput(format!("{}: {why}", path.display())));
+        }
+    }
+    let target = Written {
+        graph,
+        format,
+        first_id,
+        symmetric,
+        ids,
+    };
+    thicket_core::write_atomically_with(path, |out| match compressed::named_compressed(path) {
+        true => compressed::deflating(out, |out| target.to(out)),
+        false => target.to(out),
     })
 }
 
-fn write_to(
-    out: &mut dyn Write,
-    g: &Graph,
+/// A graph on its way to a file.
+struct Written<'a> {
+    graph: &'a Graph,
     format: Format,
     first_id: u32,
     symmetric: bool,
-) -> std::io::Result<()> {
-    let arcs = g.arc_list();
-    match format {
-        Format::Dimacs => {
-            writeln!(out, "c written by thicket")?;
-            writeln!(out, "p sp {} {}", g.vertices(), arcs.len())?;
-            for (u, v, w) in arcs {
-                writeln!(out, "a {} {} {w}", u + 1, v + 1)?;
+    ids: Option<&'a VertexIds>,
+}
+
+impl Written<'_> {
+    fn to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let g = self.graph;
+        let weighted = g.weights.is_some();
+        let number = |b: &mut Vec<u8>, x: u32, base: u64| push_number(b, u64::from(x) + base);
+        match self.format {
+            Format::Dimacs => {
+                writeln!(out, "c written by thicket")?;
+                writeln!(out, "p sp {} {}", g.vertices(), g.arcs())?;
+                write_arcs(out, g, |b, u, v, w| {
+                    b.extend_from_slice(b"a ");
+                    number(b, u, 1);
+                    b.push(b' ');
+                    number(b, v, 1);
+                    b.push(b' ');
+                    number(b, w, 0);
+                    b.push(b'\n');
+                })?;
             }
-        }
-        Format::EdgeList => {
-            for (u, v, _) in arcs {
-                writeln!(out, "{u} {v}")?;
+            Format::EdgeList | Format::WeightedEdgeList => {
+                let with_weight = self.format == Format::WeightedEdgeList;
+                write_arcs(out, g, |b, u, v, w| {
+                    number(b, u, 0);
+                    b.push(b' ');
+                    number(b, v, 0);
+                    if with_weight {
+                        b.push(b' ');
+                        number(b, w, 0);
+                    }
+                    b.push(b'\n');
+                })?;
             }
-        }
-        Format::WeightedEdgeList => {
-            for (u, v, w) in arcs {
-                writeln!(out, "{u} {v} {w}")?;
+            Format::Snap => {
+                writeln!(out, "# written by thicket")?;
+                writeln!(out, "# Nodes: {} Edges: {}", g.vertices(), g.arcs())?;
+                let first = u64::from(self.first_id);
+                let label = |b: &mut Vec<u8>, v: u32| match self.ids {
+                    Some(VertexIds::Numbers(ids)) => push_number(b, ids[v as usize]),
+                    Some(VertexIds::Names(names)) => {
+                        b.extend_from_slice(names[v as usize].as_bytes())
+                    }
+                    None => number(b, v, first),
+                };
+                write_arcs(out, g, |b, u, v, w| {
+                    label(b, u);
+                    b.push(b'\t');
+                    label(b, v);
+                    if weighted {
+                        b.push(b'\t');
+                        number(b, w, 0);
+                    }
+                    b.push(b'\n');
+                })?;
             }
-        }
-        Format::MatrixMarket => {
-            let field = if g.weights.is_some() {
-                "integer"
-            } else {
-                "pattern"
-            };
-            writeln!(out, "%%MatrixMarket matrix coordinate {field} general")?;
-            writeln!(out, "{} {} {}", g.vertices(), g.vertices(), arcs.len())?;
-            for (u, v, w) in arcs {
-                if g.weights.is_some() {
-                    writeln!(out, "{} {} {w}", u + 1, v + 1)?;
-                } else {
-                    writeln!(out, "{} {}", u + 1, v + 1)?;
-                }
+            Format::MatrixMarket => {
+                let field = if weighted { "integer" } else { "pattern" };
+                writeln!(out, "%%MatrixMarket matrix coordinate {field} general")?;
+                writeln!(out, "{} {} {}", g.vertices(), g.vertices(), g.arcs())?;
+                write_arcs(out, g, |b, u, v, w| {
+                    number(b, u, 1);
+                    b.push(b' ');
+                    number(b, v, 1);
+                    if weighted {
+                        b.push(b' ');
+                        number(b, w, 0);
+                    }
+                    b.push(b'\n');
+                })?;
             }
+            Format::Serialized => serialized::write(out, g, false, self.symmetric)?,
+            Format::WeightedSerialized => serialized::write(out, g, true, self.symmetric)?,
+            Format::Binary => binary::write(out, g, self.first_id, self.symmetric)?,
         }
-        Format::Binary => binary::write(out, g, first_id, symmetric)?,
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn err(text: &str, format: Format) -> String {
         parse("g", text, format).unwrap_err().to_string()
@@ -206,11 +425,77 @@ mod tests {
         )
         .contains("ends early"));
         let dir = tempfile::tempdir().unwrap();
-        for name in ["g.gr", "g.wel", "g.mtx", "g.tgr"] {
+        let names = [
+            "g.gr", "g.wel", "g.mtx", "g.tgr", "g.wsg", "g.txt", "g.wel.gz", "g.tgr.gz", "g.txt.gz",
+        ];
+        for name in names {
             let path = dir.path().join(name);
             write(&path, &loaded.graph, 1, false).unwrap();
             assert_eq!(read(&path).unwrap().graph, loaded.graph, "{name}");
         }
+        // A format named by the caller wins over the extension; a .gz is found by its bytes.
+        let path = dir.path().join("g.data");
+        write_as(&path, Format::Dimacs, &loaded).unwrap();
+        assert_eq!(read_as(&path, Format::Dimacs).unwrap().graph, loaded.graph);
+        assert!(read(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown graph format"));
+    }
+
+    #[test]
+    fn gapbs_serialized_graphs_read_as_gapbs_built_them() {
+        let data = |name: &str| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("data")
+                .join(name)
+        };
+        // GAPBS builds a graph as thicket searches it: duplicates and self-loops merged.
+        let built = read(&data("gapbs-4.gr")).unwrap().graph.simplified();
+        let directed = read(&data("gapbs-4.sg")).unwrap();
+        assert!(!directed.symmetric);
+        assert_eq!(directed.graph.offsets(), built.offsets());
+        assert_eq!(directed.graph.targets(), built.targets());
+        let weighted = read(&data("gapbs-4.wsg")).unwrap();
+        assert_eq!(weighted.graph.targets(), built.targets());
+        assert!(weighted.graph.weights().is_some());
+        let undirected = read(&data("gapbs-4-sym.sg")).unwrap();
+        assert!(undirected.symmetric && undirected.graph.is_symmetric());
+        let both_ways = built.symmetrised().simplified();
+        assert_eq!(undirected.graph.offsets(), both_ways.offsets());
+        assert_eq!(undirected.graph.targets(), both_ways.targets());
+        // Written back, the bytes are GAPBS's own.
+        let dir = tempfile::tempdir().unwrap();
+        for (name, loaded) in [
+            ("gapbs-4.sg", &directed),
+            ("gapbs-4.wsg", &weighted),
+            ("gapbs-4-sym.sg", &undirected),
+        ] {
+            let path = dir.path().join(name);
+            write_as(&path, Format::of(&path).unwrap(), loaded).unwrap();
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                std::fs::read(data(name)).unwrap(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn snap_files_keep_their_ids_through_a_conversion() {
+        let text = "# Directed graph\n# FromNodeId\tToNodeId\n10\t20\n20\t7\n";
+        let loaded = parse("s.txt", text, Format::Snap).unwrap();
+        assert_eq!(loaded.label(0), "7");
+        assert_eq!(loaded.vertex("20").unwrap(), 2);
+        assert!(loaded
+            .vertex("8")
+            .unwrap_err()
+            .to_string()
+            .contains("\"8\" is not in the graph"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.txt.gz");
+        write_as(&path, Format::Snap, &loaded).unwrap();
+        assert_eq!(read(&path).unwrap(), loaded);
     }
 
     #[test]

@@ -13,8 +13,11 @@
 //!   [`Graph::from_weighted_edges`]) and checked as it is built.
 //! - [`bfs`] and [`sssp`]: the front doors, every source's answer ([`SourcePaths`]) and
 //!   summary ([`SourceSearch`]) in a [`SearchRun`]; [`search`] runs either on a graph read
-//!   from a file ([`Loaded`]), as `thicket bfs` and `thicket sssp` do.
-//! - [`io`]: DIMACS `.gr`, `.el`/`.wel`, Matrix Market `.mtx` and the binary `.tgr`.
+//!   from a file ([`Loaded`]), as `thicket bfs` and `thicket sssp` do, and [`search_all`]
+//!   keeps every source's answer.
+//! - [`io`]: DIMACS `.gr`, `.el`/`.wel`, SNAP `.txt` (sparse or named ids renumbered, kept in
+//!   [`VertexIds`]), Matrix Market `.mtx`, GAPBS's `.sg`/`.wsg` and the binary `.tgr`, any of
+//!   them gzip-compressed.
 //! - [`generate`]: Kronecker, uniform, grid and Viger–Latapy-style graphs from a seed.
 //! - [`verify`]: GAPBS-style checks of any answer, independent of every strategy.
 //!
@@ -58,8 +61,8 @@ pub const UNREACHED: u32 = u32::MAX;
 
 pub use generate::{random_sources, Generator};
 pub use graph::{Graph, GraphStats};
-pub use io::{Format, Loaded};
+pub use io::{Format, Loaded, VertexIds};
 pub use report::{SearchRun, SourcePaths, SourceSearch};
-pub use run::{bfs, search, sssp, Problem, SearchOptions, Strategy};
+pub use run::{bfs, search, search_all, sssp, Problem, SearchOptions, Strategy};
 pub use sssp::INFINITE;
 pub use verify::verify;

@@ -69,6 +69,9 @@ pub struct SearchRun {
     pub delta: Option<u64>,
     /// GPU strategies: device memory the graph and a search take, in bytes.
     pub gpu_bytes: Option<u64>,
+    /// Seconds spent building what the searches read beside the file's graph: the simple
+    /// graph (sorted, merged), the reverse, the likeliest parents (JSON `build_seconds`).
+    pub build_seconds: f64,
 }
 
 impl SearchRun {
@@ -89,6 +92,7 @@ impl SearchRun {
             "sum_distances": first.sum_distances,
             "strategy": self.strategy,
             "mean_search_seconds": mean_seconds,
+            "build_seconds": self.build_seconds,
             "teps": if total_seconds > 0.0 { traversed as f64 / total_seconds } else { 0.0 },
         }));
         if let Some(delta) = self.delta {

@@ -1,5 +1,6 @@
 //! Every graph reader against hostile input: a few thousand mutations of each sample (the
-//! shipped DIMACS graphs, and the same graph as `.el`, `.wel`, `.mtx` and `.tgr`) under an
+//! shipped DIMACS graphs, the same graph as `.el`, `.wel`, `.txt`, `.mtx` and `.tgr`, GAPBS's
+//! own `.sg`/`.wsg` of it, and gzip streams of them) under an
 //! allocator that refuses any single allocation above 1 GiB, each read `Ok` or a one-line
 //! error naming the file, never a panic or an abort; then the cases of the robustness issue,
 //! by name.
@@ -15,6 +16,8 @@ static ALLOCATOR: CappedAllocator = CappedAllocator::GIB;
 
 /// Mutations per sample: a few seconds a reader in a debug build.
 const MUTATIONS: usize = 2000;
+/// Mutations per gzip sample.
+const GZIP_MUTATIONS: usize = 200;
 
 fn data(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -58,8 +61,12 @@ fn read_back(name: &str, bytes: &[u8], format: Format) -> Result<(), Error> {
 }
 
 fn mutate_and_read(name: &str, sample: &[u8], format: Format, seed: u64) {
+    mutate_and_read_times(name, sample, format, seed, MUTATIONS);
+}
+
+fn mutate_and_read_times(name: &str, sample: &[u8], format: Format, seed: u64, times: usize) {
     read_back(name, sample, format).expect("the sample itself reads");
-    let refused = mutations(sample, seed, MUTATIONS)
+    let refused = mutations(sample, seed, times)
         .filter(|input| read_back(name, input, format).is_err())
         .count();
     assert!(refused > 0, "{name}: no mutation was refused");
@@ -107,6 +114,78 @@ fn binary_mutations_read_or_are_refused_in_one_line() {
         &written(&unweighted, "u.tgr", false),
         Format::Binary,
         8,
+    );
+}
+
+#[test]
+fn snap_mutations_read_or_are_refused_in_one_line() {
+    let graph = io::parse_bytes("gapbs-cut.gr", &gapbs_cut(), Format::Dimacs).unwrap();
+    // Weighted, 1-based ids (sparse from 0, so renumbered), and the same with names.
+    let txt = written(&graph, "g.txt", false);
+    mutate_and_read("g.txt", &txt, Format::Snap, 9);
+    let named: String = String::from_utf8(txt)
+        .unwrap()
+        .lines()
+        .map(|l| match l.starts_with('#') {
+            true => format!("{l}\n"),
+            false => {
+                let f: Vec<&str> = l.split('\t').collect();
+                format!("v{}\tv{}\t{}\n", f[0], f[1], f[2])
+            }
+        })
+        .collect();
+    mutate_and_read("n.txt", named.as_bytes(), Format::Snap, 10);
+}
+
+#[test]
+fn gapbs_serialized_mutations_read_or_are_refused_in_one_line() {
+    mutate_and_read("g.sg", &data("gapbs-4.sg"), Format::Serialized, 11);
+    mutate_and_read("s.sg", &data("gapbs-4-sym.sg"), Format::Serialized, 12);
+    let wsg = data("gapbs-4.wsg");
+    mutate_and_read("g.wsg", &wsg, Format::WeightedSerialized, 13);
+}
+
+#[test]
+fn gzip_mutations_read_or_are_refused_in_one_line() {
+    let graph = io::parse_bytes("gapbs-cut.gr", &gapbs_cut(), Format::Dimacs).unwrap();
+    // Fewer: a duplicated span of a stream is up to 200 gzip members, each a new inflater,
+    // which a debug build sets up slowly.
+    let el = written(&graph, "g.el.gz", false);
+    mutate_and_read_times("g.el.gz", &el, Format::EdgeList, 14, GZIP_MUTATIONS);
+    let sg = written(&graph, "g.sg.gz", false);
+    mutate_and_read_times("g.sg.gz", &sg, Format::Serialized, 15, GZIP_MUTATIONS);
+}
+
+#[test]
+#[ignore = "inflates 1 GiB: a few seconds in release, minutes in debug"]
+fn a_gzip_bomb_past_the_cap_is_too_large_not_an_abort() {
+    // 2 GiB of zeros inflate past the test's 1 GiB cap on one allocation.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.el.gz");
+    thicket_core::write_atomically_with(&path, |out| {
+        let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::fast());
+        let zeros = vec![b'0'; 1 << 24];
+        for _ in 0..128 {
+            std::io::Write::write_all(&mut gz, &zeros)?;
+        }
+        gz.finish().map(drop)
+    })
+    .unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let e = read_back("bomb.el.gz", &bytes, Format::EdgeList).unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+}
+
+#[test]
+fn a_serialized_header_promising_more_than_its_bytes_is_refused() {
+    let mut bytes = vec![1u8];
+    bytes.extend_from_slice(&i64::MAX.to_le_bytes());
+    bytes.extend_from_slice(&(-1i64).to_le_bytes());
+    let e = read_back("g.sg", &bytes, Format::Serialized).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("g.sg: not a GAPBS .sg graph (its length"),
+        "{e}"
     );
 }
 

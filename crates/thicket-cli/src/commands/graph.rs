@@ -1,5 +1,6 @@
-//! `thicket bfs`, `thicket sssp` and `thicket graph gen|info`: read or make a graph, search it
-//! from its sources, print the summary (or JSON) and, on request, every vertex's distance.
+//! `thicket bfs`, `thicket sssp` and `thicket graph gen|info|convert`: read, make or convert a
+//! graph, search it from its sources, print the summary (or JSON) and, on request, every
+//! source's distances and parents.
 
 use std::io::Write;
 use std::path::Path;
@@ -8,7 +9,7 @@ use clap::{Args, Subcommand};
 use thicket_core::{Error, Result};
 use thicket_graph::io::{self, Loaded};
 use thicket_graph::{
-    random_sources, search, Generator, Problem, SearchOptions, SearchRun, INFINITE, UNREACHED,
+    random_sources, search, search_all, Generator, Problem, SearchOptions, SearchRun,
 };
 
 use super::{result_on_stdout, say, Summary};
@@ -20,15 +21,16 @@ use crate::stdio::{write_output, write_output_with};
 /// Options of `thicket bfs` and `thicket sssp`.
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// The graph: DIMACS .gr (1-based), .el / .wel edge lists (0-based), Matrix Market .mtx
-    /// (1-based) or thicket's binary .tgr; `-` reads it from stdin (give --format).
+    /// The graph: DIMACS .gr (1-based), .el / .wel edge lists (0-based), SNAP .txt (any ids),
+    /// Matrix Market .mtx (1-based), GAPBS .sg / .wsg or thicket's binary .tgr, each
+    /// optionally gzip-compressed (.gz); `-` reads it from stdin (give --format).
     pub graph: std::path::PathBuf,
-    /// The format of a graph read from stdin (`-`), which has no extension to tell it.
+    /// The graph's format, whatever its file is called (needed for stdin, `-`).
     #[arg(long, value_enum)]
     pub format: Option<GraphFormat>,
-    /// Source vertex, numbered as the file numbers vertices (repeatable).
+    /// Source vertex, named as the file names vertices (repeatable).
     #[arg(long, required_unless_present = "sources", allow_hyphen_values = true)]
-    pub source: Vec<i64>,
+    pub source: Vec<String>,
     /// Instead: this many random sources with at least one arc (as GAPBS picks them).
     #[arg(long, conflicts_with = "source", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub sources: Option<u32>,
@@ -46,9 +48,10 @@ pub struct SearchArgs {
     /// Delta-stepping's and near-far's bucket width (default: the mean weight).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub delta: Option<u64>,
-    /// Write the first source's distance and parent of every vertex to this file, one line
-    /// per vertex (`vertex distance parent`, `unreachable` where none); `-`: stdout, the
-    /// summary then on stderr.
+    /// Write every source's answer to this file, one `source vertex distance parent` row per
+    /// source and vertex (`source vertex unreachable` where none, parent `-` for the source);
+    /// `{source}` in the name writes one file per source; `-`: stdout, the summary then on
+    /// stderr.
     #[arg(long = "output", short = 'o', value_name = "FILE")]
     pub output_file: Option<std::path::PathBuf>,
     /// Where to run (--devices: the GPU's ordinal, default 0).
@@ -66,11 +69,14 @@ pub struct SearchArgs {
 /// `thicket graph` commands.
 #[derive(Debug, Subcommand)]
 pub enum GraphCommand {
-    /// Generate a graph (symmetric, weights 1..255) and write it in the format of the output
-    /// file's extension (.gr, .el, .wel, .mtx, .tgr).
+    /// Generate a graph (symmetric, weights 1..255; self-loops dropped and parallel arcs merged
+    /// as GAPBS builds it) and write it in the format of the output file's extension (.gr,
+    /// .el, .wel, .txt, .mtx, .sg, .wsg, .tgr, each optionally .gz).
     Gen(GraphGenArgs),
     /// Vertices, arcs, degrees, self-loops, parallel arcs, symmetry and weights of a graph.
     Info(GraphInfoArgs),
+    /// Convert a graph file from one format to another (by their extensions, or --from/--to).
+    Convert(GraphConvertArgs),
 }
 
 /// Which graph `thicket graph gen` makes.
@@ -117,9 +123,27 @@ pub struct GraphGenArgs {
     /// The output file, in the format of its extension; `-` writes to stdout (give --format).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: std::path::PathBuf,
-    /// The format of a graph written to stdout (`-`), which has no extension to tell it.
+    /// The output's format, whatever its file is called (needed for stdout, `-`).
     #[arg(long, value_enum)]
     pub format: Option<GraphFormat>,
+}
+
+/// Options of `thicket graph convert`.
+#[derive(Debug, Args)]
+pub struct GraphConvertArgs {
+    /// The graph to read; `-` reads stdin (give --from).
+    pub input: std::path::PathBuf,
+    /// The file to write (`.gz` compresses it); `-` writes stdout (give --to).
+    pub output: std::path::PathBuf,
+    /// The input's format, whatever its file is called.
+    #[arg(long, value_enum)]
+    pub from: Option<GraphFormat>,
+    /// The output's format, whatever its file is called.
+    #[arg(long, value_enum)]
+    pub to: Option<GraphFormat>,
+    /// Add the reverse of every arc (an undirected graph from a one-way edge list).
+    #[arg(long)]
+    pub symmetrise: bool,
 }
 
 /// Options of `thicket graph info`.
@@ -127,7 +151,7 @@ pub struct GraphGenArgs {
 pub struct GraphInfoArgs {
     /// The graph file; `-` reads it from stdin (give --format).
     pub graph: std::path::PathBuf,
-    /// The format of a graph read from stdin (`-`), which has no extension to tell it.
+    /// The graph's format, whatever its file is called (needed for stdin, `-`).
     #[arg(long, value_enum)]
     pub format: Option<GraphFormat>,
     /// Print one JSON object.
@@ -135,7 +159,8 @@ pub struct GraphInfoArgs {
     pub json: bool,
 }
 
-/// A graph format named on the command line, for standard input and output.
+/// A graph format named on the command line, for standard input and output or in place of
+/// a file's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum GraphFormat {
     /// DIMACS 9th challenge, 1-based.
@@ -144,37 +169,43 @@ pub enum GraphFormat {
     El,
     /// `u v w` per line, 0-based.
     Wel,
+    /// SNAP edge list: `from to` (or `from to weight`) per line, any ids.
+    Txt,
     /// Matrix Market coordinate, 1-based.
     Mtx,
+    /// GAPBS's serialized graph.
+    Sg,
+    /// GAPBS's serialized weighted graph.
+    Wsg,
     /// thicket's binary CSR.
     Tgr,
 }
 
 impl GraphFormat {
-    /// The name of a file in this format, read or written in place of stdin or stdout (the
-    /// graph library tells formats by extension).
-    fn file_name(format: Option<GraphFormat>, path: &Path) -> Result<&'static str> {
-        if format.is_some() && !is_stdio(path) {
-            return Err(Error::InvalidInput(format!(
-                "--format is for stdin and stdout (`-`); {} names its format by its extension",
-                path.display()
-            )));
+    fn format(self) -> io::Format {
+        match self {
+            GraphFormat::Gr => io::Format::Dimacs,
+            GraphFormat::El => io::Format::EdgeList,
+            GraphFormat::Wel => io::Format::WeightedEdgeList,
+            GraphFormat::Txt => io::Format::Snap,
+            GraphFormat::Mtx => io::Format::MatrixMarket,
+            GraphFormat::Sg => io::Format::Serialized,
+            GraphFormat::Wsg => io::Format::WeightedSerialized,
+            GraphFormat::Tgr => io::Format::Binary,
         }
-        let name = match format {
-            Some(GraphFormat::Gr) => "graph.gr",
-            Some(GraphFormat::El) => "graph.el",
-            Some(GraphFormat::Wel) => "graph.wel",
-            Some(GraphFormat::Mtx) => "graph.mtx",
-            Some(GraphFormat::Tgr) => "graph.tgr",
-            None if is_stdio(path) => {
-                return Err(Error::InvalidInput(
-                    "a graph on stdin or stdout needs --format (gr, el, wel, mtx or tgr)".into(),
-                ))
-            }
-            // A named file's extension tells its format.
-            None => "",
-        };
-        Ok(name)
+    }
+}
+
+/// The format of the graph file `path`: the one named, else its extension's; stdin and
+/// stdout (`-`) have none, so need one named.
+fn format_of(named: Option<GraphFormat>, path: &Path) -> Result<io::Format> {
+    match named {
+        Some(format) => Ok(format.format()),
+        None if is_stdio(path) => Err(Error::InvalidInput(
+            "a graph on stdin or stdout needs --format (gr, el, wel, txt, mtx, sg, wsg or tgr)"
+                .into(),
+        )),
+        None => io::Format::of(path),
     }
 }
 
@@ -193,19 +224,12 @@ pub fn graph(command: &GraphCommand) -> Result<()> {
     match command {
         GraphCommand::Gen(args) => generate(args),
         GraphCommand::Info(args) => info(args),
-    }
-}
-
-/// The format of the graph at `path`: `format` for stdin, else the file's extension.
-fn input_format(format: Option<GraphFormat>, path: &Path) -> Result<io::Format> {
-    match GraphFormat::file_name(format, path)? {
-        "" => io::Format::of(path),
-        name => io::Format::of(Path::new(name)),
+        GraphCommand::Convert(args) => convert(args),
     }
 }
 
 fn load(path: &Path, format: Option<GraphFormat>, symmetrise: bool) -> Result<Loaded> {
-    let mut loaded = io::read_as(path, input_format(format, path)?)?;
+    let mut loaded = io::read_as(path, format_of(format, path)?)?;
     if symmetrise {
         loaded.graph = loaded.graph.symmetrised();
         loaded.symmetric = true;
@@ -221,8 +245,6 @@ fn load(path: &Path, format: Option<GraphFormat>, symmetrise: bool) -> Result<Lo
 
 /// The 0-based sources: the ones named, or `count` random vertices with an arc.
 fn sources(args: &SearchArgs, loaded: &Loaded) -> Result<Vec<u32>> {
-    let n = loaded.graph.vertices() as i64;
-    let first = i64::from(loaded.first_id);
     if let Some(count) = args.sources {
         let picked = random_sources(&loaded.graph, count as usize, args.seed);
         if picked.is_empty() {
@@ -234,21 +256,23 @@ fn sources(args: &SearchArgs, loaded: &Loaded) -> Result<Vec<u32>> {
     }
     args.source
         .iter()
-        .map(|&id| {
-            if id < first || id >= n + first {
-                Err(Error::InvalidInput(format!(
-                    "source {id} is not a vertex ({first}..={})",
-                    n - 1 + first
-                )))
-            } else {
-                Ok((id - first) as u32)
-            }
+        .map(|id| {
+            loaded.vertex(id).map_err(|e| {
+                Error::InvalidInput(format!(
+                    "source {}",
+                    e.message().trim_start_matches("vertex ")
+                ))
+            })
         })
         .collect()
 }
 
 fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
-    let loaded = load(&args.graph, args.format, args.symmetrise)?;
+    let started = std::time::Instant::now();
+    // Read on the threads the search gets (--threads), as GAPBS reads on OMP_NUM_THREADS.
+    let pool = thicket_core::pool(args.backend.thread_count())?;
+    let loaded = pool.install(|| load(&args.graph, args.format, args.symmetrise))?;
+    let read_seconds = started.elapsed().as_secs_f64();
     let sources = sources(args, &loaded)?;
     let result_on_stdout = result_on_stdout(
         args.output.json,
@@ -261,14 +285,19 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
         device: args.backend.first_device(),
         delta: args.delta,
     };
-    let measured = search(&loaded, problem, &sources, &options)?;
+    let measured = match args.output_file {
+        Some(_) => search_all(&loaded, problem, &sources, &options)?,
+        None => search(&loaded, problem, &sources, &options)?,
+    };
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(path) = &args.output_file {
-        write_distances(path, run, loaded.first_id)?;
+        write_answers(path, run, &loaded)?;
     }
     if args.output.json {
-        outln!("{}", measured.json(run.stats()));
+        let mut stats = run.stats();
+        stats.insert("read_seconds".into(), serde_json::json!(read_seconds));
+        outln!("{}", measured.json(stats));
         return Ok(());
     }
     let summary = Summary::beside(result_on_stdout, args.output.quiet);
@@ -284,11 +313,11 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
         run.arcs,
         run.strategy
     );
-    for s in &run.searches {
+    for (s, &source) in run.searches.iter().zip(&sources) {
         say!(
             summary,
             "  source {:>10}: reached {}, max distance {}, sum of distances {}, {:.6} s",
-            s.source,
+            loaded.label(source),
             s.reached,
             s.max_distance,
             s.sum_distances,
@@ -302,6 +331,11 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
         stats["mean_search_seconds"].as_f64().unwrap_or(0.0),
         stats["teps"].as_f64().unwrap_or(0.0)
     );
+    say!(
+        summary,
+        "  read {read_seconds:.3} s, built {:.3} s (simple graph, reverse, helpers)",
+        run.build_seconds
+    );
     if let Some(ok) = measured.verified {
         say!(summary, "  verified   {}", if ok { "yes" } else { "NO" });
     }
@@ -309,30 +343,36 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
     Ok(())
 }
 
-/// Writes the first source's distances and parents (the answer `search` keeps) to `path`
-/// through the atomic writer, or to stdout for `-`; called only once the search succeeded.
-fn write_distances(path: &Path, run: &SearchRun, first_id: u32) -> Result<()> {
+/// Writes every source's answer to `path` through the atomic writer (one file per source
+/// where the name holds `{source}`), or to stdout for `-`; called only once the search
+/// succeeded.
+fn write_answers(path: &Path, run: &SearchRun, loaded: &Loaded) -> Result<()> {
+    let all = |out: &mut dyn Write| -> std::io::Result<()> {
+        for paths in &run.paths {
+            io::write_paths(out, loaded, paths)?;
+        }
+        Ok(())
+    };
     if is_stdio(path) {
         let mut bytes = Vec::new();
-        distances_to(&mut bytes, run, first_id).map_err(|e| Error::file(path, e))?;
+        all(&mut bytes).map_err(|e| Error::file(path, e))?;
         return write_output(path, &String::from_utf8_lossy(&bytes));
     }
-    thicket_core::write_atomically_with(path, |out| distances_to(out, run, first_id))
-}
-
-/// One line per vertex: `vertex distance parent`, `unreachable` where none.
-fn distances_to(out: &mut dyn Write, run: &SearchRun, first_id: u32) -> std::io::Result<()> {
-    let first = &run.paths[0];
-    for (v, (&d, &p)) in first.distances.iter().zip(&first.parents).enumerate() {
-        let id = v as u64 + u64::from(first_id);
-        match (d, p) {
-            (INFINITE, _) => writeln!(out, "{id} unreachable")?,
-            (d, UNREACHED) => writeln!(out, "{id} {d} -")?,
-            (d, p) => writeln!(out, "{id} {d} {}", u64::from(p) + u64::from(first_id))?,
-        }
+    let template = path.to_string_lossy();
+    if !template.contains(SOURCE_PLACEHOLDER) {
+        return thicket_core::write_atomically_with(path, all);
+    }
+    for paths in &run.paths {
+        let named = template.replace(SOURCE_PLACEHOLDER, &loaded.label(paths.source));
+        thicket_core::write_atomically_with(Path::new(&named), |out| {
+            io::write_paths(out, loaded, paths)
+        })?;
     }
     Ok(())
 }
+
+/// What `--output` replaces by each source's id to write one file per source.
+const SOURCE_PLACEHOLDER: &str = "{source}";
 
 fn generate(args: &GraphGenArgs) -> Result<()> {
     let generator = match args.kind {
@@ -353,26 +393,50 @@ fn generate(args: &GraphGenArgs) -> Result<()> {
             degree: args.degree,
         },
     };
-    let name = GraphFormat::file_name(args.format, &args.output)?;
-    let named = match is_stdio(&args.output) {
-        true => Path::new(name),
-        false => args.output.as_path(),
-    };
-    let format = io::Format::of(named)?;
-    let graph = generator.generate(args.seed)?;
+    let format = format_of(args.format, &args.output)?;
+    // As GAPBS builds a generated graph: self-loops dropped, parallel arcs merged (into the
+    // lightest), each vertex's arcs sorted, so that every search reads it as it is.
+    let graph = generator.generate(args.seed)?.simplified();
     let first_id = match format {
         io::Format::Dimacs | io::Format::MatrixMarket => 1,
         _ => 0,
     };
     // Every generator makes a symmetric graph (arcs both ways, the same weight).
-    write_output_with(&args.output, name, |path| {
-        io::write(path, &graph, first_id, true)
-    })?;
+    let loaded = Loaded::numbered(graph, first_id, true);
+    write_graph(&args.output, format, &loaded)?;
+    let graph = &loaded.graph;
     errln!(
         "{}: {} vertices, {} arcs",
         args.output.display(),
         graph.vertices(),
         graph.arcs()
+    );
+    Ok(())
+}
+
+/// Writes `loaded` to `path` in `format`, or to stdout for `-`.
+fn write_graph(path: &Path, format: io::Format, loaded: &Loaded) -> Result<()> {
+    let name = format!("graph.{}", format.extension());
+    write_output_with(path, &name, |path| io::write_as(path, format, loaded))
+}
+
+fn convert(args: &GraphConvertArgs) -> Result<()> {
+    let to = format_of(args.to, &args.output)?;
+    let loaded = load(&args.input, args.from, args.symmetrise)?;
+    write_graph(&args.output, to, &loaded)?;
+    if loaded.ids.is_some() && to != io::Format::Snap {
+        errln!(
+            "note: {} names its vertices by ids of its own; {} numbers them in their order \
+             (a .txt keeps the ids)",
+            args.input.display(),
+            args.output.display()
+        );
+    }
+    errln!(
+        "{}: {} vertices, {} arcs",
+        args.output.display(),
+        loaded.graph.vertices(),
+        loaded.graph.arcs()
     );
     Ok(())
 }

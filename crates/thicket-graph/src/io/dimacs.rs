@@ -109,5 +109,6 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Loaded> {
         first_id: 1,
         negative_weight: negative,
         symmetric: false,
+        ids: None,
     })
 }

@@ -9,7 +9,7 @@ use crate::graph::{build_bytes, Arc, Graph};
 
 /// The largest 0-based vertex index: ids are 32-bit, `u32::MAX` means "no vertex" and the
 /// vertex count must fit as well.
-const MAX_INDEX: u32 = u32::MAX - 2;
+pub(super) const MAX_INDEX: u32 = u32::MAX - 2;
 
 /// A malformed line's error: `FILE:LINE: what`.
 pub(super) fn bad(file: &str, line: usize, what: &str) -> Error {
@@ -197,7 +197,7 @@ pub(super) fn arcs_for(declared: u64, remaining: usize, line_bytes: usize) -> Ve
 
 /// Appends `arc`, growing the list fallibly: memory that cannot be had is an error naming
 /// the line, never an abort.
-pub(super) fn push(arcs: &mut Vec<Arc>, arc: Arc, file: &str, line: usize) -> Result<()> {
+pub(super) fn push<T>(arcs: &mut Vec<T>, arc: T, file: &str, line: usize) -> Result<()> {
     if arcs.len() == arcs.capacity() && arcs.try_reserve(arcs.len().max(16)).is_err() {
         return Err(Error::TooLarge(format!(
             "{file}:{line}: {} arcs do not fit in memory",

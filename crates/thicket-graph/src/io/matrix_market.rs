@@ -162,5 +162,6 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Loaded> {
         first_id: 1,
         negative_weight: negative,
         symmetric,
+        ids: None,
     })
 }
