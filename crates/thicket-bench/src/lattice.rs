@@ -244,6 +244,7 @@ pub fn sweep_contract(n: usize, style: Style) -> Contract {
             maturity: 0.35,
             volatility: 0.3,
             rate: 0.1,
+            dividend_yield: 0.0,
         },
         steps: n,
     }

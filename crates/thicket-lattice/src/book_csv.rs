@@ -160,6 +160,7 @@ impl Row<'_> {
                 maturity: self.number(4)?,
                 volatility: self.number(5)?,
                 rate: self.number(6)?,
+                dividend_yield: 0.0,
             },
             steps: self
                 .field(7)

@@ -21,7 +21,7 @@
 //! let put = Contract {
 //!     payoff: Payoff::LookbackPut,
 //!     style: Style::American,
-//!     market: Market { spot: 50.0, maturity: 0.25, volatility: 0.4, rate: 0.1 },
+//!     market: Market { spot: 50.0, maturity: 0.25, volatility: 0.4, rate: 0.1, dividend_yield: 0.0 },
 //!     steps: 3,
 //! };
 //! let options = PriceOptions {
@@ -38,6 +38,7 @@ mod book_csv;
 mod books;
 mod contract;
 mod gpu;
+mod greeks;
 pub mod kernels;
 mod multicore;
 mod run;
@@ -56,5 +57,6 @@ pub use run::{
 pub use scheme::{Precision, Priced};
 pub use thicket_core::{Backend, Error, Measured, Result, RunOptions};
 pub use verify::{
-    black_scholes, exhaustive, goldman_sosin_gatto, hull_tn13, verify, EXHAUSTIVE_STEPS,
+    black_scholes, exhaustive, goldman_sosin_gatto, hull_tn13, seasoned_lookback, verify,
+    EXHAUSTIVE_STEPS,
 };

@@ -49,6 +49,15 @@ pub struct LatticeArgs {
         allow_hyphen_values = true
     )]
     pub rate: Option<f64>,
+    /// Continuous dividend yield of the stock (e.g. 0.02); the risk-neutral drift is
+    /// rate − dividend yield.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub dividend_yield: f64,
     /// Time steps of the lattice.
     #[arg(
         long,
@@ -184,6 +193,7 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
             maturity: args.maturity.ok_or_else(|| missing("maturity"))?,
             volatility: args.volatility.ok_or_else(|| missing("volatility"))?,
             rate: args.rate.ok_or_else(|| missing("rate"))?,
+            dividend_yield: args.dividend_yield,
         },
         steps: args.steps.ok_or_else(|| missing("steps"))?,
     };
