@@ -322,6 +322,8 @@ fn price_options(
         precision,
         device: options.device,
         hybrid_threshold: threshold.unwrap_or(HYBRID_THRESHOLD),
+        // The sweeps time one lattice per option, as the papers and NVIDIA's sample do.
+        vega_rho: false,
     }
 }
 
