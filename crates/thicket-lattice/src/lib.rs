@@ -39,6 +39,7 @@ mod books;
 mod contract;
 mod gpu;
 mod greeks;
+mod implied;
 pub mod kernels;
 mod multicore;
 mod run;
@@ -51,6 +52,7 @@ mod verify;
 
 pub use book_csv::{parse_book, read_book, write_book_csv};
 pub use contract::{Contract, Lattice, Market, Payoff, Style};
+pub use implied::{implied_volatility, MAX_IMPLIED_VOLATILITY};
 pub use run::{
     lattice_nodes, price, price_book, BookRun, LatticeRun, PriceOptions, Strategy, HYBRID_THRESHOLD,
 };
