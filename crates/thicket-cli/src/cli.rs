@@ -74,8 +74,8 @@ pub enum Command {
     /// depth-first branch-and-bound, with the Held–Karp Lagrangian bound by default).
     Atsp(AtspArgs),
     /// Price an American (or European) floating-strike lookback put or call on Hull's
-    /// binomial lattice (Solomon 2012, ch. 3). JSON keys: price, delta, gamma, steps,
-    /// precision, strategy, backend, seconds, and the contract.
+    /// binomial lattice (Solomon 2012, ch. 3). JSON keys: price, delta, gamma, theta, vega,
+    /// rho, steps, precision, strategy, backend, seconds, and the contract.
     Lookback(LookbackArgs),
     /// Price a vanilla American (or European) put or call on the Cox-Ross-Rubinstein lattice;
     /// the same flags as `lookback`, plus --strike.
