@@ -244,6 +244,7 @@ pub fn sweep_contract(n: usize, style: Style) -> Contract {
             maturity: 0.35,
             volatility: 0.3,
             rate: 0.1,
+            dividend_yield: 0.0,
         },
         steps: n,
     }
@@ -321,6 +322,8 @@ fn price_options(
         precision,
         device: options.device,
         hybrid_threshold: threshold.unwrap_or(HYBRID_THRESHOLD),
+        // The sweeps time one lattice per option, as the papers and NVIDIA's sample do.
+        vega_rho: false,
     }
 }
 

@@ -12,6 +12,7 @@ use crate::commands::bench::BenchProblem;
 use crate::commands::completions::CompletionsArgs;
 use crate::commands::devices::DevicesArgs;
 use crate::commands::graph::{GraphCommand, SearchArgs};
+use crate::commands::implied_vol::ImpliedVolArgs;
 use crate::commands::lattice::{BinomialArgs, LookbackArgs};
 use crate::commands::ledger::{LedgerArgs, MergeArgs, VerifyArgs};
 use crate::commands::maxflow::MaxflowArgs;
@@ -73,12 +74,16 @@ pub enum Command {
     /// depth-first branch-and-bound, with the Held–Karp Lagrangian bound by default).
     Atsp(AtspArgs),
     /// Price an American (or European) floating-strike lookback put or call on Hull's
-    /// binomial lattice (Solomon 2012, ch. 3). JSON keys: price, delta, gamma, steps,
-    /// precision, strategy, backend, seconds, and the contract.
+    /// binomial lattice (Solomon 2012, ch. 3). JSON keys: price, delta, gamma, theta, vega,
+    /// rho, steps, precision, strategy, backend, seconds, and the contract.
     Lookback(LookbackArgs),
     /// Price a vanilla American (or European) put or call on the Cox-Ross-Rubinstein lattice;
     /// the same flags as `lookback`, plus --strike.
     Binomial(BinomialArgs),
+    /// The volatility at which an option's lattice price (f64) equals a quoted price, by
+    /// Brent's method to 1e-10 in volatility; one line of error where no volatility gives the
+    /// price. JSON key: volatility, with the contract.
+    ImpliedVol(ImpliedVolArgs),
     /// Breadth-first search (hop counts) from one or more sources (Solomon 2012, ch. 4; GAPBS's
     /// bfs). JSON keys: vertices, arcs, reached, max_distance (levels), sum_distances,
     /// strategy, backend, seconds, and with --sources every search.

@@ -45,6 +45,7 @@ fn run(command: Command) -> thicket_core::Result<()> {
         Command::Atsp(args) => commands::atsp::run(&args),
         Command::Lookback(args) => commands::lattice::lookback(&args),
         Command::Binomial(args) => commands::lattice::binomial(&args),
+        Command::ImpliedVol(args) => commands::implied_vol::run(&args),
         Command::Bfs(args) => commands::graph::bfs(&args),
         Command::Sssp(args) => commands::graph::sssp(&args),
         Command::Maxflow(args) => commands::maxflow::run(&args),

@@ -81,7 +81,10 @@ impl<'a> Files<'a> {
                 .inputs
                 .extend(args.ledgers.iter().map(PathBuf::as_path)),
             Command::Bench { problem } => files.bench(problem),
-            Command::PermQueens(_) | Command::Devices(_) | Command::Completions(_) => {}
+            Command::PermQueens(_)
+            | Command::ImpliedVol(_)
+            | Command::Devices(_)
+            | Command::Completions(_) => {}
             Command::Man => {}
         }
         files

@@ -544,15 +544,19 @@ fn a_book_is_priced_into_csv_and_json_files() {
     assert!(output.status.success(), "{}", stderr(&output));
     let text = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], format!("{BOOK_HEADER},price,delta,gamma"));
+    assert_eq!(
+        lines[0],
+        format!("{BOOK_HEADER},dividend_yield,price,delta,gamma,theta,vega,rho")
+    );
     assert_eq!(lines.len(), BOOK.len() + 1, "{text}");
     let csv_prices: Vec<f64> = lines[1..]
         .iter()
         .zip(BOOK)
         .map(|(line, row)| {
-            // Each line is the input row followed by its price, delta and gamma.
+            // Each line is the input row, its dividend yield (0: no column in), then its price
+            // and greeks.
             let priced = line
-                .strip_prefix(&format!("{row},"))
+                .strip_prefix(&format!("{row},0,"))
                 .expect("the input row");
             priced.split(',').next().unwrap().parse().unwrap()
         })
@@ -701,4 +705,70 @@ fn help_names_the_main_flags() {
             assert!(text.contains(flag), "{command} --help lacks {flag}");
         }
     }
+}
+
+#[test]
+fn implied_vol_recovers_the_volatility_of_a_price_with_dividends() {
+    let market = [
+        "--spot",
+        "42",
+        "--maturity",
+        "0.5",
+        "--rate",
+        "0.1",
+        "--steps",
+        "300",
+    ];
+    for (payoff, strike) in [("put", Some("40")), ("lookback-call", None)] {
+        let mut flags: Vec<&str> = market.to_vec();
+        flags.extend(["--dividend-yield", "0.03"]);
+        if let Some(k) = strike {
+            flags.extend(["--strike", k]);
+        }
+        let (command, call) = match payoff {
+            "put" => ("binomial", false),
+            _ => ("lookback", true),
+        };
+        let mut pricing = flags.clone();
+        pricing.extend(["--volatility", "0.27"]);
+        if call {
+            pricing.push("--call");
+        }
+        let price = cpu_price(command, &pricing).to_string();
+        let mut asking = vec![
+            "implied-vol",
+            "--json",
+            "--payoff",
+            payoff,
+            "--price",
+            &price,
+        ];
+        asking.extend(flags.iter());
+        let value = json(&thicket(&asking));
+        let volatility = value["volatility"].as_f64().unwrap();
+        assert!((volatility - 0.27).abs() < 1e-10, "{payoff}: {value}");
+    }
+    let below = thicket(&[
+        "implied-vol",
+        "--payoff",
+        "put",
+        "--strike",
+        "60",
+        "--price",
+        "1",
+        "--spot",
+        "50",
+        "--maturity",
+        "1",
+        "--rate",
+        "0.05",
+        "--steps",
+        "50",
+    ]);
+    assert_one_line_error(
+        &below,
+        2,
+        &["price 1", "below"],
+        "implied-vol below intrinsic",
+    );
 }

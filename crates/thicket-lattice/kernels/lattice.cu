@@ -548,10 +548,12 @@ __device__ __forceinline__ void complementary(double x, double& weight, double& 
 }
 
 // Each option's lattice from its contract, one thread an option: the host writes the contract
-// (P_SPOT ..= P_AMERICAN) and this kernel the weights and units (P_UP ..= P_D) with the CPU's
+// (P_SPOT ..= P_DIVIDEND) and this kernel the weights and units (P_UP ..= P_D) with the CPU's
 // f64 formulas (contract.rs `validate`, scheme.rs `Scheme::build`): dt = T/N,
-// u = exp(sigma*sqrt(dt)), d = exp(-sigma*sqrt(dt)), p = (exp(r*dt) - d)/(u - d),
-// disc = exp(-r*dt). The host has checked every contract, so nothing here can fail.
+// u = exp(sigma*sqrt(dt)), d = exp(-sigma*sqrt(dt)), p = (exp((r - q)*dt) - d)/(u - d),
+// disc = exp(-r*dt); the stock-unit lattices (calls) carry the dividends reinvested, weights
+// disc*p*u*exp(q*dt) and its complement, growth q*dt. The host has checked every contract, so
+// nothing here can fail.
 template <typename real>
 __device__ void records(double* params, int options) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -560,15 +562,17 @@ __device__ void records(double* params, int options) {
     }
     double* q = params + (long long)k * PARAM_DOUBLES;
     const double spot = q[P_SPOT], strike = q[P_STRIKE], rate = q[P_RATE];
+    const double dividend = q[P_DIVIDEND];
     const double dt = q[P_MATURITY] / q[P_STEPS];
     const int payoff = (int)q[P_PAYOFF];
     const double log_u = q[P_VOLATILITY] * sqrt(dt);
     const double u = exp(log_u);
     const double d = exp(-log_u);
-    const double p = (exp(rate * dt) - d) / (u - d);
+    const double p = (exp((rate - dividend) * dt) - d) / (u - d);
     const double disc = exp(-rate * dt);
+    const double yield_dt = dividend * dt;
     double stock_up, stock_down, bond_up, bond_down;
-    complementary<real>(disc * p * u, stock_up, stock_down);
+    complementary<real>(disc * p * u * exp(yield_dt), stock_up, stock_down);
     complementary<real>(p, bond_up, bond_down);
     double x_log = 0.0, x_sign = 0.0, growth = 0.0;
     if (payoff == PAYOFF_LOOKBACK_PUT) {
@@ -587,6 +591,7 @@ __device__ void records(double* params, int options) {
         q[P_UP] = stock_up;
         q[P_DOWN] = stock_down;
         q[P_EDGE] = stock_down;
+        growth = yield_dt;
         if (payoff == PAYOFF_CALL) {
             x_log = log(strike / spot);
             x_sign = -1.0;
@@ -613,8 +618,9 @@ extern "C" __global__ void lattice_records_f64(double* params, int options) {
 // A book's prices and greeks, read off the first layers its last stage wrote (six values an
 // option: layer 2's three, layer 1's two, layer 0's one) with the formulas of the CPU's
 // read-out (scheme.rs, `Scheme::read_out`, where they are derived): one thread an option,
-// price, delta and gamma out, so that the host copies three values an option back and does no
-// arithmetic. `bond(i)` takes bond units at layer i back to today's money (1 in stock units).
+// price, delta, gamma and theta out, so that the host copies four values an option back and
+// does no arithmetic. b_i takes the lattice's units at layer i back to the money of that
+// layer's date (exp(-growth*(N-i)); 1 in stock units without dividends).
 template <typename real>
 __device__ void read_out(const double* params, const real* layers, double* priced, int options) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -640,12 +646,12 @@ __device__ void read_out(const double* params, const real* layers, double* price
         fd = x * l1d * b1;
         fu = x * l1u * b1;
     } else {
-        f = s * l0;
-        fd = s * d * l1d;
-        fu = s * u * l1u;
+        f = s * l0 * b0;
+        fd = s * d * l1d * b1;
+        fu = s * u * l1u * b1;
     }
     const double delta = (fu - fd) / (s * u - s * d);
-    double gamma = 0.0;
+    double gamma = 0.0, theta = 0.0;
     if (n >= 2.0) {
         double fdd, fud, fuu;
         if (payoff == PAYOFF_LOOKBACK_PUT) {
@@ -653,13 +659,13 @@ __device__ void read_out(const double* params, const real* layers, double* price
             fud = 0.5 * (s * u * l2m + s * l2d) * b2;
             fuu = s * u * u * l2d * b2;
         } else if (payoff == PAYOFF_LOOKBACK_CALL) {
-            fdd = s * d * d * l2d;
-            fud = 0.5 * s * (l2d + l2m);
-            fuu = s * u * u * l2u;
+            fdd = s * d * d * l2d * b2;
+            fud = 0.5 * s * (l2d + l2m) * b2;
+            fuu = s * u * u * l2u * b2;
         } else if (payoff == PAYOFF_CALL) {
-            fdd = s * d * d * l2d;
-            fud = s * l2m;
-            fuu = s * u * u * l2u;
+            fdd = s * d * d * l2d * b2;
+            fud = s * l2m * b2;
+            fuu = s * u * u * l2u * b2;
         } else {
             fdd = x * l2d * b2;
             fud = x * l2m * b2;
@@ -667,10 +673,16 @@ __device__ void read_out(const double* params, const real* layers, double* price
         }
         const double suu = s * u * u, sdd = s * d * d;
         gamma = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
+        // Two steps later with the stock back at S; a lookback's running extreme still S.
+        const bool lookback = payoff == PAYOFF_LOOKBACK_PUT || payoff == PAYOFF_LOOKBACK_CALL;
+        const double later = lookback ? s * l2d * b2 : fud;
+        theta = (later - f) / (2.0 * (p[P_MATURITY] / n));
     }
-    priced[3LL * k] = f;
-    priced[3LL * k + 1] = delta;
-    priced[3LL * k + 2] = gamma;
+    double* out = priced + (long long)PRICED_VALUES * k;
+    out[0] = f;
+    out[1] = delta;
+    out[2] = gamma;
+    out[3] = theta;
 }
 
 extern "C" __global__ void lattice_read_out_f32(const double* params, const float* layers,

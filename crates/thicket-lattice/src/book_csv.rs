@@ -9,7 +9,11 @@ use thicket_core::{Error, Result};
 use crate::contract::{Contract, Market, Payoff, Style};
 use crate::scheme::Priced;
 
-/// The input columns, in the order [`write_book_csv`] writes them.
+/// The optional input column: the continuous dividend yield (0 where absent).
+const DIVIDEND_YIELD: &str = "dividend_yield";
+
+/// The required input columns, in the order [`write_book_csv`] writes them (then
+/// [`DIVIDEND_YIELD`]).
 const COLUMNS: [&str; 8] = [
     "payoff",
     "style",
@@ -30,8 +34,8 @@ pub fn read_book(path: &Path) -> Result<Vec<Contract>> {
 }
 
 /// Reads a book of options from `text`, named `file` in errors: a header line naming the columns `payoff`, `style`, `spot`,
-/// `strike`, `maturity`, `volatility`, `rate` and `steps` (in any order, each once), then one
-/// option per line; blank lines are skipped. `payoff` is `lookback-put`, `lookback-call`,
+/// `strike`, `maturity`, `volatility`, `rate` and `steps` (in any order, each once), and
+/// optionally `dividend_yield` (default 0), then one option per line; blank lines are skipped. `payoff` is `lookback-put`, `lookback-call`,
 /// `call` or `put`, `style` is `american` or `european`, and `strike` is empty for the
 /// lookbacks. A bad value is [`Error::InvalidInput`] naming the file, line and column
 /// (`book.csv:4: column volatility: "abc" is not a number`), an invalid contract names
@@ -44,7 +48,8 @@ pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
             COLUMNS.join(",")
         )));
     };
-    let order = header_order(file, header)?;
+    let (order, dividend_column) = header_order(file, header)?;
+    let width = header.split(',').count();
     let mut contracts = Vec::new();
     let mut last_line = 1;
     for (number, line) in lines {
@@ -58,14 +63,26 @@ pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
             fields: line.split(',').map(str::trim).collect(),
             order: &order,
         };
-        if row.fields.len() != COLUMNS.len() {
+        if row.fields.len() != width {
             return Err(Error::InvalidInput(format!(
-                "{file}:{number}: {} fields, the header has {}",
+                "{file}:{number}: {} fields, the header has {width}",
                 row.fields.len(),
-                COLUMNS.len()
             )));
         }
-        let contract = row.contract()?;
+        let mut contract = row.contract()?;
+        if let Some(column) = dividend_column {
+            let text = row.fields[column];
+            contract.market.dividend_yield = if text.is_empty() {
+                0.0
+            } else {
+                text.parse().map_err(|_| {
+                    Error::InvalidInput(format!(
+                        "{file}:{number}: column {DIVIDEND_YIELD}: {} is not a number",
+                        thicket_core::quoted(text)
+                    ))
+                })?
+            };
+        }
         contract
             .validate()
             .map_err(|e| Error::InvalidInput(format!("{file}:{number}: {}", e.message())))?;
@@ -79,14 +96,27 @@ pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
     Ok(contracts)
 }
 
-/// For each of [`COLUMNS`], its position in the header.
-fn header_order(file: &str, header: &str) -> Result<[usize; 8]> {
+/// For each of [`COLUMNS`], its position in the header, and that of [`DIVIDEND_YIELD`] if
+/// present.
+fn header_order(file: &str, header: &str) -> Result<([usize; 8], Option<usize>)> {
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
-    if let Some(unknown) = names.iter().find(|n| !COLUMNS.contains(n)) {
+    if let Some(unknown) = names
+        .iter()
+        .find(|n| !COLUMNS.contains(n) && **n != DIVIDEND_YIELD)
+    {
         return Err(Error::InvalidInput(format!(
-            "{file}:1: column {} is not one of {}",
+            "{file}:1: column {} is not one of {}, {DIVIDEND_YIELD}",
             thicket_core::quoted(unknown),
             COLUMNS.join(", ")
+        )));
+    }
+    let dividends: Vec<usize> = (0..names.len())
+        .filter(|&i| names[i] == DIVIDEND_YIELD)
+        .collect();
+    if dividends.len() > 1 {
+        return Err(Error::InvalidInput(format!(
+            "{file}:1: column {DIVIDEND_YIELD} appears {} times",
+            dividends.len()
         )));
     }
     let mut order = [0; 8];
@@ -103,7 +133,7 @@ fn header_order(file: &str, header: &str) -> Result<[usize; 8]> {
             }
         }
     }
-    Ok(order)
+    Ok((order, dividends.first().copied()))
 }
 
 struct Row<'a> {
@@ -160,6 +190,7 @@ impl Row<'_> {
                 maturity: self.number(4)?,
                 volatility: self.number(5)?,
                 rate: self.number(6)?,
+                dividend_yield: 0.0,
             },
             steps: self
                 .field(7)
@@ -170,18 +201,23 @@ impl Row<'_> {
 }
 
 /// The book with its prices as CSV: the input columns of [`read_book`] (so the output reads
-/// back as a book) followed by `price`, `delta` and `gamma`, one line per pair of `contracts`
+/// back as a book) and `dividend_yield`, followed by `price`, `delta`, `gamma`, `theta`, `vega` and `rho` (the last two empty where not computed), one line per pair of `contracts`
 /// and `priced` (which the caller passes in the same order and of the same length). Numbers
 /// are written in the shortest form that reads back to the same `f64`.
 pub fn write_book_csv(contracts: &[Contract], priced: &[Priced]) -> String {
-    let mut out = format!("{},price,delta,gamma\n", COLUMNS.join(","));
+    let mut out = format!(
+        "{},{DIVIDEND_YIELD},price,delta,gamma,theta,vega,rho\n",
+        COLUMNS.join(",")
+    );
     for (c, p) in contracts.iter().zip(priced) {
         let strike = c.payoff.strike().map(|k| k.to_string()).unwrap_or_default();
         let m = &c.market;
+        // Vega and rho are empty where they were not computed.
+        let optional = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
         // Writing to a String cannot fail.
         let _ = writeln!(
             out,
-            "{},{},{},{strike},{},{},{},{},{},{},{}",
+            "{},{},{},{strike},{},{},{},{},{},{},{},{},{},{},{}",
             c.payoff.name(),
             c.style.name(),
             m.spot,
@@ -189,9 +225,13 @@ pub fn write_book_csv(contracts: &[Contract], priced: &[Priced]) -> String {
             m.volatility,
             m.rate,
             c.steps,
+            m.dividend_yield,
             p.price,
             p.delta,
-            p.gamma
+            p.gamma,
+            p.theta,
+            optional(p.vega),
+            optional(p.rho)
         );
     }
     out
@@ -238,18 +278,38 @@ put,european,42,45,0.5,0.2,-0.01,201
         let priced = serial_book(&contracts, Precision::F64).unwrap();
         let out = write_book_csv(&contracts, &priced);
         assert!(out.starts_with(
-            "payoff,style,spot,strike,maturity,volatility,rate,steps,price,delta,gamma\n\
-             lookback-put,american,50,,0.25,0.4,0.1,3,5.47018137613"
+            "payoff,style,spot,strike,maturity,volatility,rate,steps,dividend_yield,price,delta,\
+             gamma,theta,vega,rho\n\
+             lookback-put,american,50,,0.25,0.4,0.1,3,0,5.47018137613"
         ));
         assert_eq!(out.lines().count(), 5);
         // The output is a book too (the extra columns removed).
         let back: String = out
             .lines()
-            .map(|line| line.rsplitn(4, ',').last().unwrap().to_string() + "\n")
+            .map(|line| line.rsplitn(7, ',').last().unwrap().to_string() + "\n")
             .collect();
         assert_eq!(
             read_book(&write(&dir, "back.csv", &back)).unwrap(),
             contracts
+        );
+    }
+
+    #[test]
+    fn a_dividend_yield_column_is_optional_and_defaults_to_zero() {
+        let text = "payoff,style,spot,strike,maturity,volatility,rate,dividend_yield,steps\n\
+                    call,american,42,40,0.5,0.2,0.1,0.03,200\n\
+                    put,european,42,45,0.5,0.2,0.1,,201\n";
+        let dir = tempfile::tempdir().unwrap();
+        let contracts = read_book(&write(&dir, "q.csv", text)).unwrap();
+        assert_eq!(contracts[0].market.dividend_yield, 0.03);
+        assert_eq!(contracts[1].market.dividend_yield, 0.0);
+        let bad = error(
+            "payoff,style,spot,strike,maturity,volatility,rate,dividend_yield,steps\n\
+             call,american,42,40,0.5,0.2,0.1,abc,200\n",
+        );
+        assert!(
+            bad.contains(":2: column dividend_yield: \"abc\" is not a number"),
+            "{bad}"
         );
     }
 

@@ -13,7 +13,8 @@ pub(crate) const MAX_STEPS: usize = 100_000_000;
 /// grows as exp(rate × maturity), which must stay well inside the range of `f32`.
 pub(crate) const MAX_RATE_TIME: f64 = 80.0;
 
-/// The market of one option: a non-dividend stock under Black–Scholes dynamics.
+/// The market of one option: a stock paying a continuous dividend yield, under Black–Scholes
+/// dynamics.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Market {
     /// The stock price today (S > 0).
@@ -24,6 +25,9 @@ pub struct Market {
     pub volatility: f64,
     /// The continuously compounded risk-free rate per year (may be zero or negative).
     pub rate: f64,
+    /// The continuous dividend yield q per year (0: no dividends; may be negative, as for a
+    /// borrow cost): the stock drifts at r − q under the risk-neutral measure.
+    pub dividend_yield: f64,
 }
 
 /// When the option may be exercised.
@@ -101,7 +105,7 @@ pub struct Contract {
 }
 
 /// The Cox–Ross–Rubinstein parameters, computed once in f64: dt = T/N, u = exp(σ·sqrt(dt)),
-/// d = 1/u, p = (exp(r·dt) − d)/(u − d), disc = exp(−r·dt).
+/// d = 1/u, p = (exp((r − q)·dt) − d)/(u − d), disc = exp(−r·dt).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Lattice {
     /// The length of one step in years, T/N.
@@ -110,7 +114,7 @@ pub struct Lattice {
     pub u: f64,
     /// The down factor of the stock per step, 1/u.
     pub d: f64,
-    /// The risk-neutral probability of an up move, (exp(r·dt) − d)/(u − d), in [0, 1].
+    /// The risk-neutral probability of an up move, (exp((r − q)·dt) − d)/(u − d), in [0, 1].
     pub p: f64,
     /// The discount factor of one step, exp(−r·dt).
     pub disc: f64,
@@ -123,12 +127,13 @@ impl Contract {
     ///
     /// Rejected, each as [`Error::InvalidInput`] with a one-line message naming the value: a
     /// spot, maturity or volatility that is not a positive finite number; a rate that is not
-    /// finite; zero steps or more than 10^8; a strike that is not a positive finite number;
-    /// |rate × maturity| above 80 (the lattice works in units of a bond growing as
-    /// exp(rate × maturity)); a step so large that u = exp(σ·sqrt(dt)) overflows; and an up
-    /// probability p outside [0, 1], which happens when exp(rate·dt) is not between d and u,
-    /// i.e. the rate is too large (or too negative) for the volatility over steps of
-    /// maturity/steps.
+    /// finite; a dividend yield that is not finite; zero steps or more than 10^8; a strike
+    /// that is not a positive finite number; |rate × maturity| or |dividend yield × maturity|
+    /// above 80 (the lattice works in units of a bond growing as exp(rate × maturity), or of
+    /// a stock whose dividends grow as exp(q × maturity)); a step so large that
+    /// u = exp(σ·sqrt(dt)) overflows; and an up probability p outside [0, 1], which happens
+    /// when exp((rate − q)·dt) is not between d and u, i.e. the drift is too large (or too
+    /// negative) for the volatility over steps of maturity/steps.
     pub fn validate(&self) -> Result<Lattice> {
         let m = &self.market;
         for (name, value) in [
@@ -143,11 +148,13 @@ impl Contract {
                 )));
             }
         }
-        if !m.rate.is_finite() {
-            return Err(invalid(format!(
-                "rate is {}; it must be a finite number",
-                thicket_core::number(m.rate)
-            )));
+        for (name, value) in [("rate", m.rate), ("dividend yield", m.dividend_yield)] {
+            if !value.is_finite() {
+                return Err(invalid(format!(
+                    "{name} is {}; it must be a finite number",
+                    thicket_core::number(value)
+                )));
+            }
         }
         if self.steps == 0 || self.steps > MAX_STEPS {
             return Err(invalid(format!(
@@ -172,6 +179,15 @@ impl Contract {
                 thicket_core::number(m.maturity)
             )));
         }
+        let yield_time = m.dividend_yield * m.maturity;
+        if yield_time.abs() > MAX_RATE_TIME {
+            return Err(invalid(format!(
+                "dividend yield × maturity is {} (dividend yield {}, maturity {}); it must be within ±{MAX_RATE_TIME}",
+                thicket_core::number(yield_time),
+                thicket_core::number(m.dividend_yield),
+                thicket_core::number(m.maturity)
+            )));
+        }
         let dt = m.maturity / self.steps as f64;
         let log_u = m.volatility * dt.sqrt();
         let u = log_u.exp();
@@ -186,15 +202,18 @@ impl Contract {
                 thicket_core::number(log_u)
             )));
         }
-        let p = ((m.rate * dt).exp() - d) / (u - d);
+        // r − q is r exactly when q = 0, so prices without dividends are unchanged.
+        let growth = ((m.rate - m.dividend_yield) * dt).exp();
+        let p = (growth - d) / (u - d);
         if !(0.0..=1.0).contains(&p) {
             return Err(invalid(format!(
-                "the up probability is {}, outside [0, 1]: exp(rate × dt) = {} is not between d = {} and u = {} (rate {}, volatility {}, maturity {}, steps {})",
+                "the up probability is {}, outside [0, 1]: exp((rate − dividend yield) × dt) = {} is not between d = {} and u = {} (rate {}, dividend yield {}, volatility {}, maturity {}, steps {})",
                 thicket_core::number(p),
-                thicket_core::number((m.rate * dt).exp()),
+                thicket_core::number(growth),
                 thicket_core::number(d),
                 thicket_core::number(u),
                 thicket_core::number(m.rate),
+                thicket_core::number(m.dividend_yield),
                 thicket_core::number(m.volatility),
                 thicket_core::number(m.maturity),
                 self.steps
@@ -228,6 +247,7 @@ mod tests {
                 maturity,
                 volatility,
                 rate,
+                dividend_yield: 0.0,
             },
             steps,
         }
@@ -267,6 +287,26 @@ mod tests {
             (contract(50.0, f64::INFINITY, 0.3, 0.1, 10), "maturity"),
             (contract(50.0, 1.0, -0.3, 0.1, 10), "volatility"),
             (contract(50.0, 1.0, 0.3, f64::NAN, 10), "rate"),
+            (
+                Contract {
+                    market: Market {
+                        dividend_yield: f64::INFINITY,
+                        ..contract(50.0, 1.0, 0.3, 0.1, 10).market
+                    },
+                    ..contract(50.0, 1.0, 0.3, 0.1, 10)
+                },
+                "dividend yield",
+            ),
+            (
+                Contract {
+                    market: Market {
+                        dividend_yield: 100.0,
+                        ..contract(50.0, 1.0, 0.3, 0.1, 10).market
+                    },
+                    ..contract(50.0, 1.0, 0.3, 0.1, 10)
+                },
+                "dividend yield × maturity",
+            ),
             (contract(50.0, 1.0, 0.3, 0.1, 0), "steps"),
             (contract(50.0, 1.0, 0.3, 0.1, MAX_STEPS + 1), "steps"),
             (contract(50.0, 1000.0, 0.3, 0.1, 10), "rate × maturity"),

@@ -9,9 +9,9 @@ use thicket_gpu::{define, THICKET_HEADER};
 /// of more registers runs smaller blocks.
 pub(crate) const TILE_BLOCK_NODES: usize = 4096;
 /// Doubles per option in the kernels' parameter array, and their offsets. The host writes the
-/// contract (`P_SPOT` ..= `P_AMERICAN`); the records kernel derives the lattice's weights and
+/// contract (`P_SPOT` ..= `P_DIVIDEND`); the records kernel derives the lattice's weights and
 /// units from it on the device (`P_UP` ..= `P_D`), as the CPU lattice does in `f64`.
-pub(crate) const PARAM_DOUBLES: usize = 18;
+pub(crate) const PARAM_DOUBLES: usize = 19;
 pub(crate) const P_SPOT: usize = 0;
 pub(crate) const P_STRIKE: usize = 1;
 pub(crate) const P_MATURITY: usize = 2;
@@ -20,16 +20,19 @@ pub(crate) const P_RATE: usize = 4;
 pub(crate) const P_STEPS: usize = 5;
 pub(crate) const P_PAYOFF: usize = 6;
 pub(crate) const P_AMERICAN: usize = 7;
-pub(crate) const P_UP: usize = 8;
-pub(crate) const P_DOWN: usize = 9;
-pub(crate) const P_EDGE: usize = 10;
-pub(crate) const P_GROWTH: usize = 11;
-pub(crate) const P_LOG_U: usize = 12;
-pub(crate) const P_X_LOG: usize = 13;
-pub(crate) const P_X_SIGN: usize = 14;
-pub(crate) const P_KIND: usize = 15;
-pub(crate) const P_U: usize = 16;
-pub(crate) const P_D: usize = 17;
+pub(crate) const P_DIVIDEND: usize = 8;
+pub(crate) const P_UP: usize = 9;
+pub(crate) const P_DOWN: usize = 10;
+pub(crate) const P_EDGE: usize = 11;
+pub(crate) const P_GROWTH: usize = 12;
+pub(crate) const P_LOG_U: usize = 13;
+pub(crate) const P_X_LOG: usize = 14;
+pub(crate) const P_X_SIGN: usize = 15;
+pub(crate) const P_KIND: usize = 16;
+pub(crate) const P_U: usize = 17;
+pub(crate) const P_D: usize = 18;
+/// Values per option the read-out kernel writes: price, delta, gamma, theta.
+pub(crate) const PRICED_VALUES: usize = 4;
 /// The kinds of lattice the tile kernel knows (a record's `P_KIND`).
 pub(crate) const KIND_LOOKBACK: usize = 0;
 pub(crate) const KIND_VANILLA: usize = 1;
@@ -51,6 +54,7 @@ fn defines() -> Vec<String> {
         define("P_STEPS", P_STEPS),
         define("P_PAYOFF", P_PAYOFF),
         define("P_AMERICAN", P_AMERICAN),
+        define("P_DIVIDEND", P_DIVIDEND),
         define("P_UP", P_UP),
         define("P_DOWN", P_DOWN),
         define("P_EDGE", P_EDGE),
@@ -63,6 +67,7 @@ fn defines() -> Vec<String> {
         define("P_D", P_D),
         define("KIND_LOOKBACK", KIND_LOOKBACK),
         define("KIND_VANILLA", KIND_VANILLA),
+        define("PRICED_VALUES", PRICED_VALUES),
         define("PAYOFF_LOOKBACK_PUT", PAYOFF_LOOKBACK_PUT),
         define("PAYOFF_LOOKBACK_CALL", PAYOFF_LOOKBACK_CALL),
         define("PAYOFF_CALL", PAYOFF_CALL),

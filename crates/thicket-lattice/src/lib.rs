@@ -21,7 +21,7 @@
 //! let put = Contract {
 //!     payoff: Payoff::LookbackPut,
 //!     style: Style::American,
-//!     market: Market { spot: 50.0, maturity: 0.25, volatility: 0.4, rate: 0.1 },
+//!     market: Market { spot: 50.0, maturity: 0.25, volatility: 0.4, rate: 0.1, dividend_yield: 0.0 },
 //!     steps: 3,
 //! };
 //! let options = PriceOptions {
@@ -38,6 +38,8 @@ mod book_csv;
 mod books;
 mod contract;
 mod gpu;
+mod greeks;
+mod implied;
 pub mod kernels;
 mod multicore;
 mod run;
@@ -50,11 +52,13 @@ mod verify;
 
 pub use book_csv::{parse_book, read_book, write_book_csv};
 pub use contract::{Contract, Lattice, Market, Payoff, Style};
+pub use implied::{implied_volatility, MAX_IMPLIED_VOLATILITY};
 pub use run::{
     lattice_nodes, price, price_book, BookRun, LatticeRun, PriceOptions, Strategy, HYBRID_THRESHOLD,
 };
 pub use scheme::{Precision, Priced};
 pub use thicket_core::{Backend, Error, Measured, Result, RunOptions};
 pub use verify::{
-    black_scholes, exhaustive, goldman_sosin_gatto, hull_tn13, verify, EXHAUSTIVE_STEPS,
+    black_scholes, exhaustive, goldman_sosin_gatto, hull_tn13, seasoned_lookback, verify,
+    EXHAUSTIVE_STEPS,
 };

@@ -11,6 +11,7 @@ use thicket_core::{
 use crate::books::{multicore_book, serial_book};
 use crate::contract::Contract;
 use crate::gpu::LatticeGpu;
+use crate::greeks::price_with_bumps;
 use crate::multicore::price_multicore;
 use crate::scheme::{Precision, Priced};
 use crate::serial::price_serial;
@@ -79,6 +80,10 @@ pub struct PriceOptions {
     pub device: usize,
     /// Layers the hybrid finishes on the CPU.
     pub hybrid_threshold: usize,
+    /// Vega and rho too: each option's lattice re-priced at σ ± h and r ± h (five lattices
+    /// an option instead of one; on the GPU in the same book launch). Off by default, so that
+    /// a price costs one lattice; `thicket lookback` and `thicket binomial` turn it on.
+    pub vega_rho: bool,
 }
 
 impl Default for PriceOptions {
@@ -89,6 +94,7 @@ impl Default for PriceOptions {
             precision: Precision::F64,
             device: 0,
             hybrid_threshold: HYBRID_THRESHOLD,
+            vega_rho: false,
         }
     }
 }
@@ -203,35 +209,68 @@ impl Kernel for OptionKernel<'_> {
     fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(LatticeRun, Placement)> {
         let strategy = strategy_on(self.options.strategy, backend);
         let precision = self.options.precision;
-        let (priced, gpu, threads, devices) = match strategy {
-            Strategy::Serial => (price_serial(self.contract, precision)?, None, 1, vec![]),
-            Strategy::Multicore => (
-                price_multicore(self.contract, precision)?,
-                None,
-                rayon::current_num_threads(),
-                vec![],
-            ),
-            Strategy::Thesis | Strategy::Hybrid | Strategy::Tiles => {
-                let gpu = LatticeGpu::shared(self.options.device)?;
-                let run = match strategy {
-                    Strategy::Thesis => gpu.thesis(self.contract, precision, None)?,
-                    Strategy::Hybrid => gpu.thesis(
-                        self.contract,
-                        precision,
-                        Some(self.options.hybrid_threshold),
-                    )?,
-                    _ => gpu.tiles(self.contract, precision)?,
-                };
-                (run.priced, Some(run), 1, vec![gpu.name()])
+        let options = self.options;
+        // GPU strategies add up the device's work over the lattices they price.
+        let mut gpu_work: Option<(f64, usize)> = None;
+        let mut add_work = |seconds: f64, launches: usize| {
+            let (s, l) = gpu_work.get_or_insert((0.0, 0));
+            *s += seconds;
+            *l += launches;
+        };
+        let mut devices = vec![];
+        // One option, or the option and its bumped lattices (vega and rho), as the strategy
+        // prices a list of them.
+        let mut price_all = |contracts: &[Contract]| -> Result<Vec<Priced>> {
+            match strategy {
+                Strategy::Serial => contracts
+                    .iter()
+                    .map(|c| price_serial(c, precision))
+                    .collect(),
+                Strategy::Multicore => contracts
+                    .iter()
+                    .map(|c| price_multicore(c, precision))
+                    .collect(),
+                Strategy::Thesis | Strategy::Hybrid => {
+                    let gpu = LatticeGpu::shared(options.device)?;
+                    devices = vec![gpu.name()];
+                    let cpu_tail =
+                        (strategy == Strategy::Hybrid).then_some(options.hybrid_threshold);
+                    let mut priced = Vec::with_capacity(contracts.len());
+                    for contract in contracts {
+                        let run = gpu.thesis(contract, precision, cpu_tail)?;
+                        add_work(run.kernel_seconds, run.launches);
+                        priced.push(run.priced);
+                    }
+                    Ok(priced)
+                }
+                Strategy::Tiles => {
+                    let gpu = LatticeGpu::shared(options.device)?;
+                    devices = vec![gpu.name()];
+                    let run = match contracts {
+                        [one] => gpu.tiles(one, precision)?.map(|p| vec![p]),
+                        many => gpu.book(many, precision)?,
+                    };
+                    add_work(run.kernel_seconds, run.launches);
+                    Ok(run.priced)
+                }
             }
+        };
+        let priced = if options.vega_rho {
+            price_with_bumps(std::slice::from_ref(self.contract), precision, price_all)?[0]
+        } else {
+            price_all(std::slice::from_ref(self.contract))?[0]
+        };
+        let threads = match strategy {
+            Strategy::Multicore => rayon::current_num_threads(),
+            _ => 1,
         };
         let run = LatticeRun {
             contract: *self.contract,
             priced,
             strategy,
             precision,
-            kernel_seconds: gpu.as_ref().map(|g| g.kernel_seconds),
-            launches: gpu.as_ref().map(|g| g.launches),
+            kernel_seconds: gpu_work.map(|w| w.0),
+            launches: gpu_work.map(|w| w.1),
         };
         Ok((run, Placement { threads, devices }))
     }
@@ -270,24 +309,31 @@ impl Kernel for BookKernel<'_> {
             span_seconds,
             nodes,
         };
-        let (run, threads, devices) = match strategy {
-            Strategy::Serial => (
-                book(serial_book(self.contracts, precision)?, None, None),
-                1,
-                vec![],
-            ),
-            Strategy::Multicore => (
-                book(multicore_book(self.contracts, precision)?, None, None),
-                rayon::current_num_threads(),
-                vec![],
-            ),
-            _ => {
-                let gpu = LatticeGpu::shared(self.options.device)?;
-                let run = gpu.book(self.contracts, precision)?;
-                let timed = book(run.priced, Some(run.kernel_seconds), Some(run.span_seconds));
-                (timed, 1, vec![gpu.name()])
+        let mut timed = None;
+        let mut devices = vec![];
+        let mut price_all = |contracts: &[Contract]| -> Result<Vec<Priced>> {
+            match strategy {
+                Strategy::Serial => serial_book(contracts, precision),
+                Strategy::Multicore => multicore_book(contracts, precision),
+                _ => {
+                    let gpu = LatticeGpu::shared(self.options.device)?;
+                    devices = vec![gpu.name()];
+                    let run = gpu.book(contracts, precision)?;
+                    timed = Some((run.kernel_seconds, run.span_seconds));
+                    Ok(run.priced)
+                }
             }
         };
+        let priced = if self.options.vega_rho {
+            price_with_bumps(self.contracts, precision, price_all)?
+        } else {
+            price_all(self.contracts)?
+        };
+        let threads = match strategy {
+            Strategy::Multicore => rayon::current_num_threads(),
+            _ => 1,
+        };
+        let run = book(priced, timed.map(|t| t.0), timed.map(|t| t.1));
         Ok((run, Placement { threads, devices }))
     }
 
@@ -306,8 +352,9 @@ impl Kernel for BookKernel<'_> {
 }
 
 impl LatticeRun {
-    /// The answer as JSON keys: `price`, `delta`, `gamma`, the contract (`payoff`, `style`,
-    /// `spot`, `strike`, `maturity`, `volatility`, `rate`, `steps`), `precision`, `strategy`,
+    /// The answer as JSON keys: `price`, `delta`, `gamma`, `theta`, `vega`, `rho` (null where
+    /// not computed), the contract (`payoff`, `style`, `spot`, `strike`, `maturity`,
+    /// `volatility`, `rate`, `dividend_yield`, `steps`), `precision`, `strategy`,
     /// `kernel_seconds`, `launches`, `nodes`.
     pub fn stats(&self) -> Map<String, Value> {
         let c = &self.contract;
@@ -315,6 +362,9 @@ impl LatticeRun {
             "price": self.priced.price,
             "delta": self.priced.delta,
             "gamma": self.priced.gamma,
+            "theta": self.priced.theta,
+            "vega": self.priced.vega,
+            "rho": self.priced.rho,
             "payoff": c.payoff.name(),
             "style": c.style.name(),
             "spot": c.market.spot,
@@ -322,6 +372,7 @@ impl LatticeRun {
             "maturity": c.market.maturity,
             "volatility": c.market.volatility,
             "rate": c.market.rate,
+            "dividend_yield": c.market.dividend_yield,
             "steps": c.steps,
             "precision": self.precision,
             "strategy": self.strategy,
@@ -334,7 +385,8 @@ impl LatticeRun {
 
 impl BookRun {
     /// The book as JSON keys: `options`, `strategy`, `precision`, `kernel_seconds`,
-    /// `span_seconds`, `nodes` and `priced` (price, delta and gamma per option).
+    /// `span_seconds`, `nodes` and `priced` (price, delta, gamma, theta, vega and rho per
+    /// option).
     pub fn stats(&self) -> Map<String, Value> {
         thicket_core::object(json!({
             "options": self.priced.len(),

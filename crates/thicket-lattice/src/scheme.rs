@@ -36,11 +36,21 @@
 //! C[i][j] = max(1 − d^j, disc·p·u·C[i+1][j+1] + disc·(1−p)·d·C[i+1][max(j−1, 0)])
 //! ```
 //!
-//! (without the max if European); the weights sum to 1.
+//! (without the max if European). The weights sum to disc·(p·u + (1−p)·d) = exp(−q·dt): 1
+//! without dividends. With a dividend yield q the lattice carries
+//! `W[i][j] = C[i][j]·exp(q·dt·(N−i))` (units of the stock with its dividends reinvested to
+//! maturity), whose weights disc·p·u·exp(q·dt) and disc·(1−p)·d·exp(q·dt) sum to 1, with
+//! exercise value (1 − d^j)·exp(q·dt·(N−i)) and price `S·W[0][0]·exp(−q·T)`.
+//!
+//! **Dividends** enter every lattice through p = (exp((r − q)·dt) − d)/(u − d) only, and the
+//! stock-unit lattices (lookback call, vanilla call) through the factor exp(q·dt) above; the
+//! bond-unit ones (lookback put, vanilla put) keep their weights p and 1 − p. With q = 0 every
+//! factor is exactly 1 and every price is what it was without the dividend input.
 //!
 //! **Vanilla call**: node j of layer i has the stock at S·u^(2j−i); in units of that price
-//! the exercise value is max(0, 1 − K/(S·u^(2j−i))) and the weights are disc·p·u and
-//! disc·(1−p)·d.
+//! (times exp(−q·(T−t)), as for the lookback call) the exercise value is
+//! max(0, 1 − K/(S·u^(2j−i)))·exp(q·dt·(N−i)) and the weights are disc·p·u·exp(q·dt) and
+//! disc·(1−p)·d·exp(q·dt).
 //!
 //! **Vanilla put**: in units of K·exp(−r·(T−t)) the exercise value is
 //! max(0, 1 − S·u^(2j−i)/K)·exp(r·dt·(N−i)) and the weights are p and 1−p.
@@ -56,6 +66,12 @@
 //! (stock back at S) is reached by up-down and down-up, which set different running extremes
 //! and so have different values; both paths have probability p(1−p), so f_ud is their mean.
 //! With one step there is no layer 2 and gamma is 0.
+//!
+//! Theta is Hull's (f_ud − f)/(2·dt): the middle node of layer 2 has the stock back at S two
+//! steps later (0 with one step). For a lookback that node is two states, and theta takes the
+//! one whose running extreme is still S (down-up for the put, up-down for the call), the
+//! state the option is in today; gamma's mean of the two would bias it. Vega and rho need other lattices: the front door re-prices
+//! the option at σ ± h and r ± h (`crate::greeks`).
 
 use std::fmt;
 use std::ops::{Add, Mul, Sub};
@@ -107,7 +123,9 @@ impl FromStr for Precision {
     }
 }
 
-/// The price of one option and its sensitivities to the spot, all in `f64`.
+/// The price of one option and its sensitivities, all in `f64`, per unit of the input (per
+/// year for theta, per unit of volatility for vega, per unit of rate for rho: a vega of 12
+/// means +0.12 for a volatility one point higher).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Priced {
     /// The option's value today.
@@ -116,6 +134,15 @@ pub struct Priced {
     pub delta: f64,
     /// d² price / d spot², from the second layer; 0 with one step.
     pub gamma: f64,
+    /// d price / d time (the value's change per year as the calendar runs, the spot fixed),
+    /// from the middle node of the second layer; 0 with one step.
+    pub theta: f64,
+    /// d price / d volatility, by re-pricing the lattice at bumped volatilities (central
+    /// differences); `None` where it was not asked for ([`crate::PriceOptions`]) or a bumped
+    /// lattice is invalid.
+    pub vega: Option<f64>,
+    /// d price / d rate, by re-pricing at bumped rates; `None` as for `vega`.
+    pub rho: Option<f64>,
 }
 
 /// The arithmetic the lattices need, for `f32` and `f64`.
@@ -181,8 +208,9 @@ pub(crate) struct Scheme<T> {
     up: T,
     down: T,
     edge: T,
-    /// r·dt where the values are in bond units (exercise values grow by exp(r·dt) per layer
-    /// back from maturity), 0 where they are in stock units.
+    /// r·dt where the values are in bond units, q·dt where they are in units of the stock
+    /// with its dividends reinvested (exercise values grow by exp(growth) per layer back from
+    /// maturity; 0 in stock units without dividends).
     growth: f64,
     /// Exercise values: per j (lookbacks, `exercise[0]` only), or per stock level S·u^k for
     /// vanilla options, even k − N in `exercise[0]` (k = 2m − N) and odd in `exercise[1]`
@@ -193,6 +221,7 @@ pub(crate) struct Scheme<T> {
     strike: f64,
     u: f64,
     d: f64,
+    dt: f64,
 }
 
 impl<T: Real> Scheme<T> {
@@ -214,8 +243,11 @@ impl<T: Real> Scheme<T> {
         let log_u = contract.market.volatility * lattice.dt.sqrt();
         let spot = contract.market.spot;
         let rate_dt = contract.market.rate * lattice.dt;
-        // Units of S: the weights disc·p·u and disc·(1−p)·d sum to 1.
-        let stock_weights = complementary::<T>(lattice.disc * lattice.p * lattice.u);
+        let yield_dt = contract.market.dividend_yield * lattice.dt;
+        // Units of S·exp(−q·(T−t)): the weights disc·p·u·exp(q·dt) and disc·(1−p)·d·exp(q·dt)
+        // sum to 1 (exp(0) = 1 exactly: without dividends the weights are unchanged).
+        let stock_weights =
+            complementary::<T>(lattice.disc * lattice.p * lattice.u * yield_dt.exp());
         // Units of a bond: the weights p and 1 − p.
         let (p, q) = complementary::<T>(lattice.p);
         let below_extreme = |j: usize| T::of(-(-(j as f64) * log_u).exp_m1());
@@ -245,7 +277,7 @@ impl<T: Real> Scheme<T> {
                 stock_weights.0,
                 stock_weights.1,
                 stock_weights.1,
-                0.0,
+                yield_dt,
                 [by_j(&below_extreme), Vec::new()],
                 f64::NAN,
             ),
@@ -256,7 +288,7 @@ impl<T: Real> Scheme<T> {
                     stock_weights.0,
                     stock_weights.1,
                     stock_weights.1,
-                    0.0,
+                    yield_dt,
                     levels(&|k| (1.0 - (log_ks - k * log_u).exp()).max(0.0)),
                     strike,
                 )
@@ -287,6 +319,7 @@ impl<T: Real> Scheme<T> {
             strike,
             u: lattice.u,
             d: lattice.d,
+            dt: lattice.dt,
         }
     }
 
@@ -377,6 +410,7 @@ impl<T: Real> Scheme<T> {
     }
 
     /// The price and greeks from layers 0, 1 and 2 (in `f64`; no layer 2 with one step).
+    /// Vega and rho need other lattices: `None` here.
     pub(crate) fn read_out(&self, top: &Top) -> Priced {
         let (s, u, d, k) = (self.spot, self.u, self.d, self.strike);
         // The factor from the lattice's bond units back to today's money at layer i.
@@ -386,12 +420,14 @@ impl<T: Real> Scheme<T> {
         // Values at layer 0, 1 (down, up) and 2 (down-down, middle, up-up).
         let (f, fd, fu) = match self.kind {
             Kind::LookbackPut => (s * l0[0] * d0, s * l1[1] * d1, s * u * l1[0] * d1),
-            Kind::LookbackCall | Kind::Call => (s * l0[0], s * d * l1[0], s * u * l1[1]),
+            Kind::LookbackCall | Kind::Call => {
+                (s * l0[0] * d0, s * d * l1[0] * d1, s * u * l1[1] * d1)
+            }
             Kind::Put => (k * l0[0] * d0, k * l1[0] * d1, k * l1[1] * d1),
         };
         let delta = (fu - fd) / (s * u - s * d);
-        let gamma = if self.steps < 2 {
-            0.0
+        let (gamma, theta) = if self.steps < 2 {
+            (0.0, 0.0)
         } else {
             let (fdd, fud, fuu) = match self.kind {
                 Kind::LookbackPut => (
@@ -400,20 +436,34 @@ impl<T: Real> Scheme<T> {
                     s * u * u * l2[0] * d2,
                 ),
                 Kind::LookbackCall => (
-                    s * d * d * l2[0],
-                    0.5 * s * (l2[0] + l2[1]),
-                    s * u * u * l2[2],
+                    s * d * d * l2[0] * d2,
+                    0.5 * s * (l2[0] + l2[1]) * d2,
+                    s * u * u * l2[2] * d2,
                 ),
-                Kind::Call => (s * d * d * l2[0], s * l2[1], s * u * u * l2[2]),
+                Kind::Call => (
+                    s * d * d * l2[0] * d2,
+                    s * l2[1] * d2,
+                    s * u * u * l2[2] * d2,
+                ),
                 Kind::Put => (k * l2[0] * d2, k * l2[1] * d2, k * l2[2] * d2),
             };
             let (suu, sdd) = (s * u * u, s * d * d);
-            ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd))
+            let gamma = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
+            // Two steps later with the stock back at S: for a lookback, the path whose running
+            // extreme is still S (j = 0), the state the option is in today.
+            let later = match self.kind {
+                Kind::LookbackPut | Kind::LookbackCall => s * l2[0] * d2,
+                Kind::Call | Kind::Put => fud,
+            };
+            (gamma, (later - f) / (2.0 * self.dt))
         };
         Priced {
             price: f,
             delta,
             gamma,
+            theta,
+            vega: None,
+            rho: None,
         }
     }
 }

@@ -15,6 +15,7 @@ pub(crate) fn lookback(payoff: Payoff, style: Style, m: [f64; 4], steps: usize) 
             maturity: m[1],
             volatility: m[2],
             rate: m[3],
+            dividend_yield: 0.0,
         },
         steps,
     }

@@ -93,62 +93,89 @@ impl Tree {
 }
 
 /// The Goldman–Sosin–Gatto (1979) closed form of the European floating-strike lookback with
-/// continuous monitoring, on a non-dividend stock whose running extreme starts at the spot:
-/// the put (`call == false`, payoff max − S_T) or the call (payoff S_T − min). The lattice
-/// monitors the extreme only at its N + 1 dates, so its European price approaches this from
-/// below as N grows (the gap shrinks like S·σ·sqrt(dt)). At a rate of (nearly) zero, where
-/// the formula's σ²/(2r) term is 0/0, its limit is used (|rate × maturity| < 1e-7, with an
-/// error of that order relative to the term).
+/// continuous monitoring, whose running extreme starts at the spot: the put (`call == false`,
+/// payoff max − S_T) or the call (payoff S_T − min); [`seasoned_lookback`] with the extreme
+/// at the spot. The lattice monitors the extreme only at its N + 1 dates, so its European
+/// price approaches this from below as N grows (the gap shrinks like S·σ·sqrt(dt)).
 pub fn goldman_sosin_gatto(market: &Market, call: bool) -> f64 {
+    seasoned_lookback(market, market.spot, call)
+}
+
+/// The continuous-monitoring price of a European floating-strike lookback already alive, its
+/// running extreme so far `extreme` (the maximum for the put, `call == false`: extreme >= S;
+/// the minimum for the call: extreme <= S), on a stock with dividend yield q: Goldman, Sosin
+/// and Gatto (1979) with Conze and Viswanathan's (1991) running extreme and cost of carry
+/// b = r − q:
+///
+/// ```text
+/// call = S·e^(−qT)·N(a1) − m·e^(−rT)·N(a2)
+///        + S·e^(−rT)·σ²/(2b)·[(S/m)^(−2b/σ²)·N(−a1 + 2b·sqrt(T)/σ) − e^(bT)·N(−a1)]
+/// put  = M·e^(−rT)·N(−a2) − S·e^(−qT)·N(−a1)
+///        + S·e^(−rT)·σ²/(2b)·[e^(bT)·N(a1) − (S/M)^(−2b/σ²)·N(a1 − 2b·sqrt(T)/σ)]
+/// a1 = (ln(S/extreme) + (b + σ²/2)·T)/(σ·sqrt(T)),  a2 = a1 − σ·sqrt(T)
+/// ```
+///
+/// Where the bracket's σ²/(2b) is 0/0 (|b·T| < 1e-7) its limit as b → 0 is used:
+/// S·e^(−rT)·(σ·sqrt(T)·φ(a1) − (L + σ²T/2)·N(−a1)) for the call and
+/// S·e^(−rT)·(σ·sqrt(T)·φ(a1) + (L + σ²T/2)·N(a1)) for the put, L = ln(S/extreme), with an
+/// error of order b·T relative to the term.
+pub fn seasoned_lookback(market: &Market, extreme: f64, call: bool) -> f64 {
     let Market {
         spot: s,
         maturity: t,
         volatility: sigma,
         rate: r,
+        dividend_yield: q,
     } = *market;
+    let b = r - q;
     let sd = sigma * t.sqrt();
-    // ln(S/extreme) = 0: the extreme is the spot.
-    let a1 = (r + 0.5 * sigma * sigma) * t / sd;
+    let log_ratio = (s / extreme).ln();
+    let a1 = (log_ratio + (b + 0.5 * sigma * sigma) * t) / sd;
     let a2 = a1 - sd;
     let discount = (-r * t).exp();
+    let carry = (-q * t).exp();
+    let near_zero = (b * t).abs() < 1e-7;
+    let drift = log_ratio + 0.5 * sd * sd;
     if call {
-        let extreme_term = if (r * t).abs() < 1e-7 {
-            s * (sd * density(a1) - 0.5 * sd * sd * normal(-a1))
+        let extreme_term = if near_zero {
+            s * discount * (sd * density(a1) - drift * normal(-a1))
         } else {
-            s * discount
-                * (sigma * sigma / (2.0 * r))
-                * (normal(-a1 + 2.0 * r * t.sqrt() / sigma) - (r * t).exp() * normal(-a1))
+            let x = 2.0 * b / (sigma * sigma);
+            s * discount / x
+                * ((s / extreme).powf(-x) * normal(-a1 + x * sd) - (b * t).exp() * normal(-a1))
         };
-        s * normal(a1) - s * discount * normal(a2) + extreme_term
+        s * carry * normal(a1) - extreme * discount * normal(a2) + extreme_term
     } else {
-        let extreme_term = if (r * t).abs() < 1e-7 {
-            s * (0.5 * sd * sd * normal(a1) + sd * density(a1))
+        let extreme_term = if near_zero {
+            s * discount * (sd * density(a1) + drift * normal(a1))
         } else {
-            s * discount
-                * (sigma * sigma / (2.0 * r))
-                * (-normal(a1 - 2.0 * r * t.sqrt() / sigma) + (r * t).exp() * normal(a1))
+            let x = 2.0 * b / (sigma * sigma);
+            s * discount / x
+                * ((b * t).exp() * normal(a1) - (s / extreme).powf(-x) * normal(a1 - x * sd))
         };
-        s * discount * normal(-a2) - s * normal(-a1) + extreme_term
+        extreme * discount * normal(-a2) - s * carry * normal(-a1) + extreme_term
     }
 }
 
-/// The Black–Scholes price of a European call (`call == true`) or put with `strike` on a
-/// non-dividend stock; the CRR lattice's European price converges to it.
+/// The Black–Scholes–Merton price of a European call (`call == true`) or put with `strike`
+/// on a stock with dividend yield q; the CRR lattice's European price converges to it.
 pub fn black_scholes(market: &Market, strike: f64, call: bool) -> f64 {
     let Market {
         spot: s,
         maturity: t,
         volatility: sigma,
         rate: r,
+        dividend_yield: q,
     } = *market;
     let sd = sigma * t.sqrt();
-    let d1 = ((s / strike).ln() + (r + 0.5 * sigma * sigma) * t) / sd;
+    let d1 = ((s / strike).ln() + (r - q + 0.5 * sigma * sigma) * t) / sd;
     let d2 = d1 - sd;
     let k = strike * (-r * t).exp();
+    let forward = s * (-q * t).exp();
     if call {
-        s * normal(d1) - k * normal(d2)
+        forward * normal(d1) - k * normal(d2)
     } else {
-        k * normal(-d2) - s * normal(-d1)
+        k * normal(-d2) - forward * normal(-d1)
     }
 }
 
@@ -163,6 +190,7 @@ pub fn hull_tn13() -> Contract {
             maturity: 0.25,
             volatility: 0.4,
             rate: 0.1,
+            dividend_yield: 0.0,
         },
         steps: 3,
     }
@@ -321,6 +349,7 @@ mod tests {
             maturity,
             volatility,
             rate,
+            dividend_yield: 0.0,
         };
         for (m, want) in [
             (market(50.0, 0.25, 0.4, 0.1), 7.790_219_259_9),
@@ -343,6 +372,7 @@ mod tests {
                         maturity: 0.5,
                         volatility: 0.3,
                         rate,
+                        dividend_yield: 0.0,
                     },
                     call,
                 )
@@ -362,6 +392,7 @@ mod tests {
             maturity: 0.5,
             volatility: 0.2,
             rate: 0.1,
+            dividend_yield: 0.0,
         };
         let (call, put) = (
             black_scholes(&m, 40.0, true),

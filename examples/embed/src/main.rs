@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             maturity: 0.25,
             volatility: 0.4,
             rate: 0.1,
+            dividend_yield: 0.0,
         },
         steps: 3,
     };

@@ -34,6 +34,7 @@ pub fn sample_books(count: usize, steps: usize) -> [(&'static str, Vec<Contract>
                 maturity: uniform(0.25, 2.0),
                 volatility: uniform(0.15, 0.45),
                 rate: uniform(0.02, 0.1),
+                dividend_yield: 0.0,
             },
             steps,
         })
@@ -51,6 +52,7 @@ pub fn sample_books(count: usize, steps: usize) -> [(&'static str, Vec<Contract>
                     maturity,
                     volatility: 0.10,
                     rate: 0.06,
+                    dividend_yield: 0.0,
                 },
                 steps,
             }

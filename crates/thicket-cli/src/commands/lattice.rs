@@ -49,6 +49,15 @@ pub struct LatticeArgs {
         allow_hyphen_values = true
     )]
     pub rate: Option<f64>,
+    /// Continuous dividend yield of the stock (e.g. 0.02); the risk-neutral drift is
+    /// rate − dividend yield.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub dividend_yield: f64,
     /// Time steps of the lattice.
     #[arg(
         long,
@@ -71,6 +80,10 @@ pub struct LatticeArgs {
     /// kernel). Default: tiles on a GPU, multicore on the CPU.
     #[arg(long, value_parser = choices(&Strategy::ALL, Strategy::name))]
     pub strategy: Option<Strategy>,
+    /// Skip vega and rho (each re-prices the lattice twice: five lattices an option instead
+    /// of one); they are then null in JSON and absent from the text.
+    #[arg(long)]
+    pub no_vega_rho: bool,
     /// Layers the hybrid strategy finishes on the CPU.
     #[arg(long, default_value_t = thicket_lattice::HYBRID_THRESHOLD)]
     pub hybrid_threshold: usize,
@@ -157,6 +170,7 @@ fn options(args: &LatticeArgs) -> PriceOptions {
         precision: args.precision,
         device: args.backend.first_device(),
         hybrid_threshold: args.hybrid_threshold,
+        vega_rho: !args.no_vega_rho,
     }
 }
 
@@ -184,6 +198,7 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
             maturity: args.maturity.ok_or_else(|| missing("maturity"))?,
             volatility: args.volatility.ok_or_else(|| missing("volatility"))?,
             rate: args.rate.ok_or_else(|| missing("rate"))?,
+            dividend_yield: args.dividend_yield,
         },
         steps: args.steps.ok_or_else(|| missing("steps"))?,
     };
@@ -207,6 +222,11 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
     outln!("  price      {:.10}", run.priced.price);
     outln!("  delta      {:.10}", run.priced.delta);
     outln!("  gamma      {:.10}", run.priced.gamma);
+    outln!("  theta      {:.10}", run.priced.theta);
+    if let (Some(vega), Some(rho)) = (run.priced.vega, run.priced.rho) {
+        outln!("  vega       {vega:.10}");
+        outln!("  rho        {rho:.10}");
+    }
     match (&run.kernel_seconds, measured.info.devices.first()) {
         (Some(kernel), Some(device)) => outln!(
             "  strategy   {} on {device}, {:.3} ms of kernels in {} launch(es)",

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod completions;
 pub mod devices;
 pub mod graph;
+pub mod implied_vol;
 pub mod lattice;
 pub mod ledger;
 pub mod man;

@@ -59,6 +59,18 @@ pub(crate) struct GpuPriced<T> {
     pub(crate) launches: usize,
 }
 
+impl<T> GpuPriced<T> {
+    /// The same run with its answer turned by `f`.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> GpuPriced<U> {
+        GpuPriced {
+            priced: f(self.priced),
+            kernel_seconds: self.kernel_seconds,
+            span_seconds: self.span_seconds,
+            launches: self.launches,
+        }
+    }
+}
+
 /// The element types the kernels are compiled for.
 trait DeviceReal:
     DeviceRepr

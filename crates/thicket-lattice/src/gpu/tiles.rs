@@ -56,7 +56,7 @@ struct KernelRun {
     options: Range<usize>,
 }
 
-/// Writes `contract` into its parameter record (the `P_SPOT` ..= `P_AMERICAN` offsets of
+/// Writes `contract` into its parameter record (the `P_SPOT` ..= `P_DIVIDEND` offsets of
 /// [`crate::kernels`]); the records kernel derives the rest on the device.
 fn stage(contract: &Contract, record: &mut [f64]) {
     let market = &contract.market;
@@ -74,6 +74,7 @@ fn stage(contract: &Contract, record: &mut [f64]) {
     record[P_STEPS] = contract.steps as f64;
     record[P_PAYOFF] = payoff as f64;
     record[P_AMERICAN] = f64::from(u8::from(contract.style == Style::American));
+    record[P_DIVIDEND] = market.dividend_yield;
 }
 
 /// The kernels every call of `T` runs around the tile kernel: the one that derives the
@@ -160,8 +161,8 @@ impl LatticeGpu {
         let context = self.gpu.context();
         let (records, layers) = T::split(workspace);
         let params = records.device.at_least(stream, PARAM_DOUBLES)?;
-        let priced = records.priced.at_least(stream, 3)?;
-        let priced_host = records.priced_host.at_least(context, 3)?;
+        let priced = records.priced.at_least(stream, PRICED_VALUES)?;
+        let priced_host = records.priced_host.at_least(context, PRICED_VALUES)?;
         let even = layers.even.at_least(stream, steps + 1)?;
         let odd = layers.odd.at_least(stream, steps + 1)?;
         let first = layers.first.at_least(stream, 6)?;
@@ -224,7 +225,7 @@ impl LatticeGpu {
         bookends.read_out(stream, params, first, priced, 1)?;
         let kernels_end = record_event(stream)?;
         stream
-            .memcpy_dtoh(&priced.slice(..3), priced_host)
+            .memcpy_dtoh(&priced.slice(..PRICED_VALUES), priced_host)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         let span_end = record_event(stream)?;
         // Waiting for the last event is what makes the copied answer readable.
@@ -332,8 +333,10 @@ impl LatticeGpu {
         let prices = layers.prices.at_least(stream, options)?;
         let even = layers.even.at_least(stream, width * options)?;
         let odd = layers.odd.at_least(stream, width * options)?;
-        let priced = records.priced.at_least(stream, 3 * options)?;
-        let priced_host = records.priced_host.at_least(context, 3 * options)?;
+        let priced = records.priced.at_least(stream, PRICED_VALUES * options)?;
+        let priced_host = records
+            .priced_host
+            .at_least(context, PRICED_VALUES * options)?;
         let span_start = record_event(stream)?;
         stream
             .memcpy_htod(&*staged, params)
@@ -389,12 +392,12 @@ impl LatticeGpu {
             }
         }
         // The prices and greeks are read off the first layers on the device, so that the host
-        // copies back three values an option and computes nothing.
+        // copies back four values an option and computes nothing.
         bookends.read_out(stream, params, first, priced, options)?;
         launches += 1;
         let kernels_end = record_event(stream)?;
         stream
-            .memcpy_dtoh(&priced.slice(..3 * options), priced_host)
+            .memcpy_dtoh(&priced.slice(..PRICED_VALUES * options), priced_host)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
         let span_end = record_event(stream)?;
         let kernel_seconds = seconds_between(&start, &kernels_end)?;
@@ -439,7 +442,7 @@ impl Bookends {
         Ok(())
     }
 
-    /// Writes three values per option (price, delta, gamma) into `priced`, read off the six
+    /// Writes four values per option (price, delta, gamma, theta) into `priced`, read off the six
     /// first-layer values per option in `first`.
     fn read_out<T: DeviceReal>(
         &self,
@@ -453,7 +456,7 @@ impl Bookends {
         let mut launch = stream.launch_builder(&self.read_out);
         launch.arg(params).arg(first).arg(priced).arg(&count);
         // SAFETY: the arguments match lattice_read_out_*: at least `options` derived parameter
-        // records, six first-layer values and three outputs per option, and their number;
+        // records, six first-layer values and four outputs per option, and their number;
         // threads past it return at once.
         unsafe { launch.launch(LaunchConfig::for_num_elems(options as u32)) }
             .map_err(GpuError::driver("cuLaunchKernel"))?;
@@ -467,12 +470,15 @@ fn read_priced(host: &PinnedHostSlice<f64>, options: usize) -> Result<Vec<Priced
     let values = host
         .as_slice()
         .map_err(GpuError::driver("cuEventSynchronize"))?;
-    Ok(values[..3 * options]
-        .chunks_exact(3)
+    Ok(values[..PRICED_VALUES * options]
+        .chunks_exact(PRICED_VALUES)
         .map(|v| Priced {
             price: v[0],
             delta: v[1],
             gamma: v[2],
+            theta: v[3],
+            vega: None,
+            rho: None,
         })
         .collect())
 }

@@ -1,0 +1,205 @@
+//! Implied volatility: the volatility at which an option's lattice price (f64, one thread)
+//! equals a quoted price, by Brent's method (inverse quadratic interpolation and secant steps
+//! safeguarded by bisection) on a bracket of volatilities whose prices straddle the quote.
+
+use thicket_core::{number, Error, Result};
+
+use crate::contract::Contract;
+use crate::scheme::Precision;
+use crate::serial::price_serial;
+
+/// The highest volatility searched: 1,000% a year.
+pub const MAX_IMPLIED_VOLATILITY: f64 = 10.0;
+
+/// How close in volatility the answer is: the bracket is narrowed to this width.
+const VOLATILITY_TOLERANCE: f64 = 1e-12;
+
+/// The volatility at which `contract`'s lattice price (its own volatility ignored) is `price`,
+/// to 1e-10 or better where the price is attainable.
+///
+/// The search runs between the lowest volatility the lattice accepts (its up probability must
+/// stay in [0, 1]: σ above |r − q|·sqrt(dt)) and [`MAX_IMPLIED_VOLATILITY`]; the lattice price
+/// increases with the volatility there. A price below the lowest volatility's (for an option
+/// in the money, about its intrinsic value) or above the highest's (the bound: the spot for a
+/// call, the discounted strike for a European put) is [`Error::InvalidInput`] with one line
+/// naming the price and the bound.
+pub fn implied_volatility(contract: &Contract, price: f64) -> Result<f64> {
+    if !(price.is_finite() && price >= 0.0) {
+        return Err(Error::InvalidInput(format!(
+            "price is {}; it must be a finite number >= 0",
+            number(price)
+        )));
+    }
+    let at = |volatility: f64| -> Result<f64> {
+        let mut c = *contract;
+        c.market.volatility = volatility;
+        Ok(price_serial(&c, Precision::F64)?.price - price)
+    };
+    let m = &contract.market;
+    let dt = m.maturity / contract.steps as f64;
+    // Just above the volatility where u = exp((r − q)·dt) and p leaves [0, 1].
+    let floor = ((m.rate - m.dividend_yield).abs() * dt.sqrt() * (1.0 + 1e-9)).max(1e-6);
+    let (mut a, mut b) = (floor, MAX_IMPLIED_VOLATILITY);
+    let (mut fa, mut fb) = (at(a)?, at(b)?);
+    if fa > 0.0 {
+        return Err(Error::InvalidInput(format!(
+            "price {} is below the lowest price the lattice gives, {} at volatility {} (the \
+             intrinsic value or the price of no uncertainty)",
+            number(price),
+            number(fa + price),
+            number(a)
+        )));
+    }
+    if fb < 0.0 {
+        return Err(Error::InvalidInput(format!(
+            "price {} is above the highest price the lattice gives, {} at volatility {} (the \
+             bound no volatility reaches)",
+            number(price),
+            number(fb + price),
+            number(b)
+        )));
+    }
+    if fa == 0.0 {
+        return Ok(a);
+    }
+    // Brent's method: b is the best estimate, a the previous one, c the bracket's other end.
+    let (mut c, mut fc) = (a, fa);
+    let mut d = b - a;
+    let mut e = d;
+    for _ in 0..200 {
+        if fb.signum() == fc.signum() {
+            (c, fc) = (a, fa);
+            d = b - a;
+            e = d;
+        }
+        if fc.abs() < fb.abs() {
+            (a, fa) = (b, fb);
+            (b, fb) = (c, fc);
+            (c, fc) = (a, fa);
+        }
+        let tolerance = 2.0 * f64::EPSILON * b.abs() + 0.5 * VOLATILITY_TOLERANCE;
+        let half = 0.5 * (c - b);
+        if half.abs() <= tolerance || fb == 0.0 {
+            return Ok(b);
+        }
+        if e.abs() >= tolerance && fa.abs() > fb.abs() {
+            let s = fb / fa;
+            let (mut p, mut q) = if a == c {
+                (2.0 * half * s, 1.0 - s)
+            } else {
+                let (q, r) = (fa / fc, fb / fc);
+                (
+                    s * (2.0 * half * q * (q - r) - (b - a) * (r - 1.0)),
+                    (q - 1.0) * (r - 1.0) * (s - 1.0),
+                )
+            };
+            if p > 0.0 {
+                q = -q;
+            } else {
+                p = -p;
+            }
+            if 2.0 * p < (3.0 * half * q - (tolerance * q).abs()).min((e * q).abs()) {
+                e = d;
+                d = p / q;
+            } else {
+                d = half;
+                e = d;
+            }
+        } else {
+            d = half;
+            e = d;
+        }
+        (a, fa) = (b, fb);
+        b += if d.abs() > tolerance {
+            d
+        } else {
+            tolerance.copysign(half)
+        };
+        fb = at(b)?;
+    }
+    Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{Market, Payoff, Style};
+    use thicket_core::SplitMix;
+
+    #[test]
+    fn a_thousand_random_options_round_trip_price_volatility_price() {
+        let mut random = SplitMix::new(34);
+        let mut uniform = |lo: f64, hi: f64| lo + (hi - lo) * random.unit();
+        let mut worst: f64 = 0.0;
+        for k in 0..1_000 {
+            let payoff = match k % 4 {
+                0 => Payoff::Call {
+                    strike: uniform(30.0, 70.0),
+                },
+                1 => Payoff::Put {
+                    strike: uniform(30.0, 70.0),
+                },
+                2 => Payoff::LookbackPut,
+                _ => Payoff::LookbackCall,
+            };
+            let contract = Contract {
+                payoff,
+                style: if k % 8 < 4 {
+                    Style::American
+                } else {
+                    Style::European
+                },
+                market: Market {
+                    spot: 50.0,
+                    maturity: uniform(0.1, 2.0),
+                    volatility: uniform(0.05, 0.9),
+                    rate: uniform(0.0, 0.08),
+                    dividend_yield: uniform(0.0, 0.05),
+                },
+                steps: 10 + k % 23,
+            };
+            let price = price_serial(&contract, Precision::F64).unwrap().price;
+            // Far out of the money a price barely moves with the volatility: no vol to find.
+            let mut flatter = contract;
+            flatter.market.volatility *= 0.999;
+            let moves = price - price_serial(&flatter, Precision::F64).unwrap().price;
+            if moves < 1e-9 {
+                continue;
+            }
+            let volatility = implied_volatility(&contract, price).unwrap();
+            let mut back = contract;
+            back.market.volatility = volatility;
+            let again = price_serial(&back, Precision::F64).unwrap().price;
+            assert!(
+                (again - price).abs() < 1e-10 * price.max(1.0),
+                "{contract:?}: {price} -> {volatility} -> {again}"
+            );
+            worst = worst.max((volatility - contract.market.volatility).abs());
+        }
+        assert!(worst < 1e-8, "{worst}");
+    }
+
+    #[test]
+    fn unattainable_prices_are_one_line_naming_the_bound() {
+        let contract = Contract {
+            payoff: Payoff::Put { strike: 60.0 },
+            style: Style::American,
+            market: Market {
+                spot: 50.0,
+                maturity: 1.0,
+                volatility: 0.3,
+                rate: 0.05,
+                dividend_yield: 0.0,
+            },
+            steps: 50,
+        };
+        let below = implied_volatility(&contract, 9.0).unwrap_err().to_string();
+        assert!(below.contains("below the lowest price"), "{below}");
+        let above = implied_volatility(&contract, 61.0).unwrap_err().to_string();
+        assert!(above.contains("above the highest price"), "{above}");
+        for text in [below, above] {
+            assert!(!text.contains('\n'));
+        }
+        assert!(implied_volatility(&contract, f64::NAN).is_err());
+    }
+}
