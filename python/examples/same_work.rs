@@ -63,6 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         maturity: 1.0,
                         volatility: 0.25,
                         rate: 0.05,
+                        dividend_yield: 0.0,
                     },
                     steps,
                 })

@@ -1,4 +1,5 @@
-//! `thicket.atsp`: the asymmetric travelling salesman problem, to proven optimality.
+//! `thicket.atsp`: the asymmetric travelling salesman problem, to proven optimality or to a
+//! time limit (the best tour, a proven lower bound and the gap).
 
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyRuntimeError;
@@ -11,21 +12,35 @@ use crate::errors::invalid;
 use crate::solve::solve;
 
 /// The cheapest tour of the square matrix `distances` (row i: the arcs from city i, whole
-/// numbers; the diagonal is ignored): a dict of `cost`, `tour` (from city 0),
-/// `proven_optimal`, `lower_bound`, `nodes`.
+/// numbers; the diagonal is ignored), searched for at most `time_limit` seconds where given:
+/// a dict of `cost`, `tour` (from city 0), `proven_optimal`, `lower_bound`, `gap`, `nodes`.
 #[pyfunction]
-#[pyo3(signature = (distances, backend))]
+#[pyo3(signature = (distances, time_limit, backend))]
 pub fn atsp<'py>(
     py: Python<'py>,
     distances: PyReadonlyArray2<'py, f64>,
+    time_limit: Option<f64>,
     backend: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let time_limit = time_limit
+        .map(|seconds| {
+            std::time::Duration::try_from_secs_f64(seconds)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "time_limit is {seconds}; it must be a positive number of seconds"
+                    ))
+                })
+        })
+        .transpose()?;
     let columns = distances.shape()[1];
     let values = distances
         .as_slice()
         .map_err(|_| invalid("distances is not a contiguous array".into()))?;
     let options = SolveOptions {
         run: run_options(backend)?,
+        time_limit,
         ..SolveOptions::default()
     };
     let solved = solve(py, || {
@@ -44,11 +59,14 @@ pub fn atsp<'py>(
     let tour: Vec<u64> = solution.tour.iter().map(|&c| c as u64).collect();
     dict.set_item("tour", PyArray1::from_vec(py, tour))?;
     dict.set_item("proven_optimal", solution.proven_optimal)?;
-    // A finished search proves the tour optimal: its cost is then the best lower bound.
-    dict.set_item(
-        "lower_bound",
-        solution.proven_optimal.then_some(solution.cost),
-    )?;
+    dict.set_item("lower_bound", solution.lower_bound)?;
+    // The gap as a fraction of the tour's cost (0 once proven).
+    let gap = if solution.cost > 0 {
+        (solution.cost - solution.lower_bound) as f64 / solution.cost as f64
+    } else {
+        0.0
+    };
+    dict.set_item("gap", gap)?;
     dict.set_item("nodes", solution.nodes)?;
     add_run_info(&dict, &measured.info)?;
     Ok(dict)

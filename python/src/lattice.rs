@@ -39,7 +39,7 @@ fn style(name: &str) -> thicket_core::Result<Style> {
 }
 
 /// Price and every sensitivity of `priced`, by name, the price first.
-fn greeks(priced: &Priced) -> Vec<(String, f64)> {
+fn sensitivities(priced: &Priced) -> Vec<(String, f64)> {
     let mut named: Vec<(String, f64)> = match serde_json::to_value(priced) {
         Ok(Value::Object(map)) => map
             .into_iter()
@@ -51,19 +51,21 @@ fn greeks(priced: &Priced) -> Vec<(String, f64)> {
     named
 }
 
-/// Pricing options from the Python keywords.
-fn options(precision: &str, backend: &str) -> PyResult<PriceOptions> {
+/// Pricing options from the Python keywords; `vega_rho` re-prices bumped lattices for vega
+/// and rho (four more lattices an option).
+fn options(precision: &str, backend: &str, vega_rho: bool) -> PyResult<PriceOptions> {
     Ok(PriceOptions {
         run: run_options(backend)?,
         precision: choice(precision)?,
+        vega_rho,
         ..PriceOptions::default()
     })
 }
 
 /// Prices one option on an N-step Cox–Ross–Rubinstein lattice: a dict of `price` and its
-/// sensitivities (`delta`, `gamma`, ...) with `seconds` and `backend`.
+/// sensitivities (`delta`, `gamma`, `theta`, `vega`, `rho`) with `seconds` and `backend`.
 #[pyfunction]
-#[pyo3(signature = (payoff_name, style_name, spot, strike, maturity, volatility, rate, steps, precision, backend))]
+#[pyo3(signature = (payoff_name, style_name, spot, strike, maturity, volatility, rate, dividend_yield, steps, precision, backend))]
 #[allow(clippy::too_many_arguments)] // the option's terms, as Python passes them
 pub fn price_one<'py>(
     py: Python<'py>,
@@ -74,6 +76,7 @@ pub fn price_one<'py>(
     maturity: f64,
     volatility: f64,
     rate: f64,
+    dividend_yield: f64,
     steps: usize,
     precision: &str,
     backend: &str,
@@ -86,13 +89,14 @@ pub fn price_one<'py>(
             maturity,
             volatility,
             rate,
+            dividend_yield,
         },
         steps,
     };
-    let options = options(precision, backend)?;
+    let options = options(precision, backend, true)?;
     let measured = solve(py, || thicket_lattice::price(&contract, &options))?;
     let dict = PyDict::new(py);
-    for (name, value) in greeks(&measured.output.priced) {
+    for (name, value) in sensitivities(&measured.output.priced) {
         dict.set_item(name, value)?;
     }
     add_run_info(&dict, &measured.info)?;
@@ -103,7 +107,7 @@ pub fn price_one<'py>(
 /// a dict of arrays, `price` and every sensitivity, and a dict of the run's `seconds`,
 /// `backend` and `notes`.
 #[pyfunction]
-#[pyo3(signature = (payoffs, styles, spot, strike, maturity, volatility, rate, steps, precision, backend))]
+#[pyo3(signature = (payoffs, styles, spot, strike, maturity, volatility, rate, dividend_yield, steps, greeks, precision, backend))]
 #[allow(clippy::too_many_arguments)] // the book's columns, as Python passes them
 pub fn price_book<'py>(
     py: Python<'py>,
@@ -114,7 +118,9 @@ pub fn price_book<'py>(
     maturity: PyReadonlyArray1<'py, f64>,
     volatility: PyReadonlyArray1<'py, f64>,
     rate: PyReadonlyArray1<'py, f64>,
+    dividend_yield: PyReadonlyArray1<'py, f64>,
     steps: Ints<'py>,
+    greeks: bool,
     precision: &str,
     backend: &str,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
@@ -124,6 +130,7 @@ pub fn price_book<'py>(
         slice(&volatility, "volatility")?,
     );
     let rate = slice(&rate, "rate")?;
+    let dividend_yield = slice(&dividend_yield, "dividend_yield")?;
     let steps = steps.to_u64("steps", usize::MAX as u64)?;
     let count = steps.len();
     let columns = [
@@ -134,6 +141,7 @@ pub fn price_book<'py>(
         maturity.len(),
         volatility.len(),
         rate.len(),
+        dividend_yield.len(),
     ];
     if columns.iter().any(|&len| len != count) {
         return Err(invalid(format!(
@@ -153,14 +161,15 @@ pub fn price_book<'py>(
                     maturity: maturity[i],
                     volatility: volatility[i],
                     rate: rate[i],
+                    dividend_yield: dividend_yield[i],
                 },
                 steps: steps[i] as usize,
             })
         })
         .collect::<PyResult<Vec<Contract>>>()?;
-    let options = options(precision, backend)?;
+    let options = options(precision, backend, greeks)?;
     let measured = solve(py, || thicket_lattice::price_book(&contracts, &options))?;
-    let rows: Vec<Vec<(String, f64)>> = measured.output.priced.iter().map(greeks).collect();
+    let rows: Vec<Vec<(String, f64)>> = measured.output.priced.iter().map(sensitivities).collect();
     let arrays = PyDict::new(py);
     arrays.set_item("price", PyArray1::<f64>::zeros(py, 0, false))?;
     for (at, (name, _)) in rows.first().into_iter().flatten().enumerate() {

@@ -42,9 +42,9 @@ def test_other_dtypes_and_layouts_are_converted_once():
 def test_the_fixed_signatures():
     keywords = {
         thicket.queens: ["backend"],
-        thicket.lookback: ["call", "european", "precision", "backend"],
-        thicket.binomial: ["call", "european", "precision", "backend"],
-        thicket.price_book: ["greeks", "precision", "backend"],
+        thicket.lookback: ["call", "european", "dividend_yield", "precision", "backend"],
+        thicket.binomial: ["call", "european", "dividend_yield", "precision", "backend"],
+        thicket.price_book: ["dividend_yield", "greeks", "precision", "backend"],
         thicket.bfs: ["backend"],
         thicket.sssp: ["delta", "backend"],
         thicket.maxflow: ["strategy", "backend"],

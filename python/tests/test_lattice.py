@@ -41,6 +41,29 @@ def test_european_vanillas_approach_black_scholes(rng):
             assert answer["price"] == pytest.approx(reference, abs=2e-3 * spot / 100 + 1e-3)
 
 
+def test_dividends_and_greeks_approach_black_scholes_merton(rng):
+    for _ in range(4):
+        spot, strike = rng.uniform(70, 130), rng.uniform(70, 130)
+        maturity, volatility = rng.uniform(0.3, 2), rng.uniform(0.15, 0.45)
+        rate, dividend = rng.uniform(0, 0.08), rng.uniform(0, 0.06)
+        for call in (False, True):
+            answer = thicket.binomial(
+                spot, strike, maturity, volatility, rate, 2000,
+                call=call, european=True, dividend_yield=dividend, backend="cpu",
+            )
+            # Black-Scholes-Merton: the spot carries its dividends away, e^(-qT).
+            forward_spot = spot * math.exp(-dividend * maturity)
+            reference = black_scholes(forward_spot, strike, maturity, volatility, rate, call)
+            assert answer["price"] == pytest.approx(reference, abs=3e-3 * spot / 100 + 1e-3)
+            d1 = (
+                math.log(spot / strike) + (rate - dividend + volatility**2 / 2) * maturity
+            ) / (volatility * math.sqrt(maturity))
+            vega = forward_spot * math.exp(-d1 * d1 / 2) / math.sqrt(2 * math.pi) * math.sqrt(maturity)
+            # The lattice's vega wobbles with N where the option is far from the money.
+            assert answer["vega"] == pytest.approx(vega, rel=0.02, abs=0.005 * spot * math.sqrt(maturity))
+            assert {"theta", "rho"} <= set(answer)
+
+
 def test_american_put_is_worth_at_least_the_european():
     american = thicket.binomial(100, 110, 1, 0.2, 0.06, 500)["price"]
     european = thicket.binomial(100, 110, 1, 0.2, 0.06, 500, european=True)["price"]

@@ -74,4 +74,21 @@ def test_atsp_errors_are_value_errors():
     with pytest.raises(ValueError, match="invalid input"):
         thicket.atsp(np.full((4, 4), 1.5))
     with pytest.raises(ValueError, match="time_limit"):
-        thicket.atsp(np.ones((4, 4)), time_limit=1.0)
+        thicket.atsp(np.ones((4, 4)), time_limit=-1.0)
+    with pytest.raises(ValueError, match="time_limit"):
+        thicket.atsp(np.ones((4, 4)), time_limit="soon")
+
+
+def test_atsp_within_a_time_limit_brackets_the_optimum_with_its_bound():
+    rng = np.random.default_rng(7)
+    distances = rng.integers(1, 1000, size=(9, 9)).astype(np.float64)
+    exact = thicket.atsp(distances, backend="cpu")
+    limited = thicket.atsp(distances, time_limit=30.0, backend="cpu")
+    assert limited["cost"] == exact["cost"] and limited["proven_optimal"]
+    assert limited["gap"] == 0.0 and limited["lower_bound"] == limited["cost"]
+    # A limit too short to prove anything still answers: a tour and a bound below it.
+    big = rng.integers(1, 1000, size=(120, 120)).astype(np.float64)
+    early = thicket.atsp(big, time_limit=0.001, backend="cpu")
+    assert sorted(early["tour"]) == list(range(120))
+    assert early["lower_bound"] <= early["cost"]
+    assert 0.0 <= early["gap"] <= 1.0

@@ -111,7 +111,9 @@ def _count(value, name):
     return int(value)
 
 
-def _price(payoff, style, spot, strike, maturity, volatility, rate, steps, precision, backend):
+def _price(
+    payoff, style, spot, strike, maturity, volatility, rate, dividend_yield, steps, precision, backend
+):
     return _native.price_one(
         payoff,
         style,
@@ -120,6 +122,7 @@ def _price(payoff, style, spot, strike, maturity, volatility, rate, steps, preci
         float(maturity),
         float(volatility),
         float(rate),
+        float(dividend_yield),
         _count(steps, "steps"),
         precision,
         backend,
@@ -135,6 +138,7 @@ def lookback(
     *,
     call=False,
     european=False,
+    dividend_yield=0.0,
     precision="f64",
     backend="auto",
 ):
@@ -151,18 +155,30 @@ def lookback(
         steps: lattice steps N (1 to 100,000,000).
         call: the lookback call instead of the put.
         european: exercise at maturity only (default: American, at every step).
+        dividend_yield: continuous dividend yield per year (default 0).
         precision: ``"f64"`` or ``"f32"`` (the lattice's working precision).
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
-        dict: ``price``, ``delta`` (d price / d spot), ``gamma`` (d2 price / d spot2) and any
-        further sensitivity the lattice library computes, each a float, with ``seconds``,
-        ``backend`` and ``notes``.
+        dict: ``price``, ``delta`` (d price / d spot), ``gamma`` (d2 price / d spot2),
+        ``theta`` (d price / d t, per year), ``vega`` (per unit of volatility) and ``rho``
+        (per unit of rate), each a float (NaN where a bumped lattice is invalid), with
+        ``seconds``, ``backend`` and ``notes``.
     """
     payoff = "lookback-call" if call else "lookback-put"
     style = "european" if european else "american"
     return _price(
-        payoff, style, spot, float("nan"), maturity, volatility, rate, steps, precision, backend
+        payoff,
+        style,
+        spot,
+        float("nan"),
+        maturity,
+        volatility,
+        rate,
+        dividend_yield,
+        steps,
+        precision,
+        backend,
     )
 
 
@@ -176,6 +192,7 @@ def binomial(
     *,
     call=False,
     european=False,
+    dividend_yield=0.0,
     precision="f64",
     backend="auto",
 ):
@@ -190,16 +207,29 @@ def binomial(
         steps: lattice steps N (1 to 100,000,000).
         call: a call instead of a put.
         european: exercise at maturity only (default: American).
+        dividend_yield: continuous dividend yield per year (default 0).
         precision: ``"f64"`` or ``"f32"``.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
-        dict: ``price``, ``delta``, ``gamma`` (and any further sensitivity the lattice
-        library computes), with ``seconds``, ``backend`` and ``notes``.
+        dict: ``price``, ``delta``, ``gamma``, ``theta``, ``vega`` and ``rho`` (as for
+        :func:`lookback`), with ``seconds``, ``backend`` and ``notes``.
     """
     payoff = "call" if call else "put"
     style = "european" if european else "american"
-    return _price(payoff, style, spot, strike, maturity, volatility, rate, steps, precision, backend)
+    return _price(
+        payoff,
+        style,
+        spot,
+        strike,
+        maturity,
+        volatility,
+        rate,
+        dividend_yield,
+        steps,
+        precision,
+        backend,
+    )
 
 
 def price_book(
@@ -212,6 +242,7 @@ def price_book(
     rate,
     steps,
     *,
+    dividend_yield=0.0,
     greeks=False,
     precision="f64",
     backend="auto",
@@ -229,18 +260,19 @@ def price_book(
         volatility: annual volatilities (> 0).
         rate: continuously compounded risk-free rates per year.
         steps: lattice steps per option (integers, 1 to 100,000,000).
-        greeks: return every sensitivity, not only prices.
+        dividend_yield: continuous dividend yields per year (default 0).
+        greeks: return every sensitivity, not only prices (vega and rho re-price four bumped
+            lattices an option, so this costs about five times the prices alone).
         precision: ``"f64"`` or ``"f32"``.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
         numpy.ndarray: float64 prices, one per option; with ``greeks=True`` a dict of such
-        arrays: ``price``, ``delta``, ``gamma`` (and any further sensitivity the lattice
-        library computes).
+        arrays: ``price``, ``delta``, ``gamma``, ``theta``, ``vega`` and ``rho``.
     """
     text = np.broadcast_arrays(np.asarray(payoff, dtype=str), np.asarray(style, dtype=str))
-    numbers = [spot, strike, maturity, volatility, rate]
-    names = ["spot", "strike", "maturity", "volatility", "rate"]
+    numbers = [spot, strike, maturity, volatility, rate, dividend_yield]
+    names = ["spot", "strike", "maturity", "volatility", "rate", "dividend_yield"]
     for value, name in zip(numbers, names):
         _reals(np.atleast_1d(value), name)  # dtype check before broadcasting
     _ints(np.atleast_1d(steps), "steps")
@@ -254,12 +286,13 @@ def price_book(
             "each must be a scalar or a 1-D array"
         )
     columns = [np.atleast_1d(c) for c in columns]
-    reals = [_reals(c, name) for c, name in zip(columns[2:7], names)]
+    reals = [_reals(c, name) for c, name in zip(columns[2:8], names)]
     arrays, _info = _native.price_book(
         columns[0].tolist(),
         columns[1].tolist(),
         *reals,
-        _ints(columns[7], "steps"),
+        _ints(columns[8], "steps"),
+        bool(greeks),
         precision,
         backend,
     )
@@ -413,27 +446,30 @@ def schedule(etc, *, method="lp-ils", time_limit=10.0, seed=1, backend="auto"):
 
 
 def atsp(distances, *, time_limit=None, backend="auto"):
-    """The cheapest tour of an asymmetric travelling salesman instance, proven optimal.
+    """The cheapest tour of an asymmetric travelling salesman instance, proven optimal, or
+    the best one found within a time limit with a proven lower bound.
 
     Args:
         distances: a square (n, n) array; row i holds the cost of each arc from city i,
             whole numbers (the diagonal is ignored). float64 is borrowed as it is.
-        time_limit: None (search to proven optimality). Stopping early is not supported by
-            the solver yet: any other value is refused.
+        time_limit: seconds the search may run (None: until the tour is proven optimal).
+            A search stopped by it returns its best tour, ``proven_optimal`` False and the
+            lower bound it proved.
         backend: ``"auto"`` or ``"cpu"`` (Held-Karp bound, every core), or ``"cuda"``
             (the thesis's GPU strategy).
 
     Returns:
         dict: ``cost``, ``tour`` (uint64 cities from city 0), ``proven_optimal``,
-        ``lower_bound`` (the cost when proven), ``nodes``, ``seconds``, ``backend``,
-        ``notes``.
+        ``lower_bound`` (no tour costs less; the cost when proven), ``gap`` ((cost -
+        lower_bound) / cost), ``nodes``, ``seconds``, ``backend``, ``notes``.
     """
     if time_limit is not None:
-        raise ValueError(
-            f"invalid input: time_limit is {time_limit!r}; the ATSP search runs to proven "
-            "optimality (time_limit=None)"
-        )
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number)):
+            raise ValueError(
+                f"invalid input: time_limit is {time_limit!r}; it must be a number of seconds"
+            )
+        time_limit = float(time_limit)
     matrix = _reals(distances, "distances", ndim=2)
     if matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"invalid input: distances has shape {matrix.shape}; it must be square")
-    return _native.atsp(matrix, backend)
+    return _native.atsp(matrix, time_limit, backend)

@@ -25,6 +25,7 @@ def lookback(
     *,
     call: bool = False,
     european: bool = False,
+    dividend_yield: float = 0.0,
     precision: Precision = "f64",
     backend: Backend = "auto",
 ) -> dict[str, Any]: ...
@@ -38,6 +39,7 @@ def binomial(
     *,
     call: bool = False,
     european: bool = False,
+    dividend_yield: float = 0.0,
     precision: Precision = "f64",
     backend: Backend = "auto",
 ) -> dict[str, Any]: ...
@@ -52,6 +54,7 @@ def price_book(
     rate: RealArray,
     steps: IntArray,
     *,
+    dividend_yield: RealArray = 0.0,
     greeks: Literal[False] = False,
     precision: Precision = "f64",
     backend: Backend = "auto",
@@ -67,6 +70,7 @@ def price_book(
     rate: RealArray,
     steps: IntArray,
     *,
+    dividend_yield: RealArray = 0.0,
     greeks: Literal[True],
     precision: Precision = "f64",
     backend: Backend = "auto",

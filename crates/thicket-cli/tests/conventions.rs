@@ -286,9 +286,12 @@ fn a_book_without_output_prints_clean_csv() {
     let csv = stdout(&output);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 3, "{csv}");
-    assert_eq!(lines[0], format!("{header},price,delta,gamma"));
+    assert_eq!(
+        lines[0],
+        format!("{header},dividend_yield,price,delta,gamma,theta,vega,rho")
+    );
     assert!(
-        lines[1..].iter().all(|l| l.split(',').count() == 11),
+        lines[1..].iter().all(|l| l.split(',').count() == 15),
         "{csv}"
     );
     assert!(stderr(&output).contains("options/s"), "{}", stderr(&output));
