@@ -1,11 +1,9 @@
 //! `thicket.lookback`, `thicket.binomial` and `thicket.price_book`: binomial-lattice pricing.
-//! Every sensitivity the library's `Priced` carries comes back under its own name, so a Greek
-//! the library adds reaches Python with no change here.
+//! Every sensitivity the library's `Priced` carries comes back under its own name.
 
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use serde_json::Value;
 use thicket_lattice::{Contract, Market, Payoff, PriceOptions, Priced, Style};
 
 use crate::arrays::{slice, Ints};
@@ -38,17 +36,22 @@ fn style(name: &str) -> thicket_core::Result<Style> {
     }
 }
 
-/// Price and every sensitivity of `priced`, by name, the price first.
-fn sensitivities(priced: &Priced) -> Vec<(String, f64)> {
-    let mut named: Vec<(String, f64)> = match serde_json::to_value(priced) {
-        Ok(Value::Object(map)) => map
-            .into_iter()
-            .map(|(name, value)| (name, value.as_f64().unwrap_or(f64::NAN)))
-            .collect(),
-        _ => Vec::new(),
-    };
-    named.sort_by_key(|(name, _)| name != "price");
-    named
+/// The names of an answer's values, the price first.
+const NAMES: [&str; 6] = ["price", "delta", "gamma", "theta", "vega", "rho"];
+
+/// Price and every sensitivity of `priced`, in the order of [`NAMES`]; NaN where the lattice
+/// gives none (vega and rho of a bumped lattice that is invalid, or not asked for). Read
+/// field by field: a book of a thousand options turned into JSON values first cost more than
+/// the GPU's whole call.
+fn sensitivities(priced: &Priced) -> [f64; 6] {
+    [
+        priced.price,
+        priced.delta,
+        priced.gamma,
+        priced.theta,
+        priced.vega.unwrap_or(f64::NAN),
+        priced.rho.unwrap_or(f64::NAN),
+    ]
 }
 
 /// Pricing options from the Python keywords; `vega_rho` re-prices bumped lattices for vega
@@ -96,7 +99,7 @@ pub fn price_one<'py>(
     let options = options(precision, backend, true)?;
     let measured = solve(py, || thicket_lattice::price(&contract, &options))?;
     let dict = PyDict::new(py);
-    for (name, value) in sensitivities(&measured.output.priced) {
+    for (name, value) in NAMES.iter().zip(sensitivities(&measured.output.priced)) {
         dict.set_item(name, value)?;
     }
     add_run_info(&dict, &measured.info)?;
@@ -169,11 +172,10 @@ pub fn price_book<'py>(
         .collect::<PyResult<Vec<Contract>>>()?;
     let options = options(precision, backend, greeks)?;
     let measured = solve(py, || thicket_lattice::price_book(&contracts, &options))?;
-    let rows: Vec<Vec<(String, f64)>> = measured.output.priced.iter().map(sensitivities).collect();
+    let rows: Vec<[f64; 6]> = measured.output.priced.iter().map(sensitivities).collect();
     let arrays = PyDict::new(py);
-    arrays.set_item("price", PyArray1::<f64>::zeros(py, 0, false))?;
-    for (at, (name, _)) in rows.first().into_iter().flatten().enumerate() {
-        let column: Vec<f64> = rows.iter().map(|row| row[at].1).collect();
+    for (at, name) in NAMES.iter().enumerate() {
+        let column: Vec<f64> = rows.iter().map(|row| row[at]).collect();
         arrays.set_item(name, PyArray1::from_vec(py, column))?;
     }
     let info = PyDict::new(py);

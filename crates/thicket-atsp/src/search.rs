@@ -113,7 +113,7 @@ pub fn branch_and_bound(
     if opts.threads == 0 {
         return Err(Error::InvalidInput("threads must be at least 1".into()));
     }
-    let pool = thicket_core::pool(opts.threads)?;
+    let pool = thicket_core::Workers::new(opts.threads)?;
     let (heur_tour, heur_cost) = heuristic_tour(inst);
     let run = |threshold: i64, best: Option<(i64, Vec<usize>)>, stop_on_first: bool| {
         let shared = Shared::new(inst, opts, threshold, best, stop_on_first, progress);

@@ -27,7 +27,7 @@ pub use kernel::{
 };
 pub use memory::{available_memory, check_fits};
 pub use named::parse_named;
-pub use pool::{available_threads, on_threads, pool};
+pub use pool::{available_threads, on_threads, pool, Workers};
 pub use progress::{
     observe_progress, stoppable, Progress, ProgressObserver, ProgressView, StopFlag,
 };

@@ -16,15 +16,33 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool> {
         .map_err(|e| Error::Unavailable(format!("cannot start {threads} CPU threads: {e}")))
 }
 
-/// Runs `op` on `threads` worker threads: on the caller's own rayon pool where it already has
-/// that many (the default pool, or one the caller installed), so that a call that asks for what
-/// it has builds no pool (tens to hundreds of microseconds a call), else on a pool built for
-/// it.
-pub fn on_threads<R: Send>(threads: usize, op: impl FnOnce() -> R + Send) -> Result<R> {
-    if threads == rayon::current_num_threads() {
-        return Ok(op());
+/// `threads` worker threads for a run: the caller's own rayon pool where it already has that
+/// many (the default pool, or one the caller installed), so that a call that asks for what it
+/// has builds no pool (tens to hundreds of microseconds a call), else a pool built for the run.
+pub struct Workers(Option<rayon::ThreadPool>);
+
+impl Workers {
+    /// Workers for `threads` threads (at least one; a pool that cannot start is
+    /// [`Error::Unavailable`]).
+    pub fn new(threads: usize) -> Result<Workers> {
+        if threads == rayon::current_num_threads() {
+            return Ok(Workers(None));
+        }
+        pool(threads).map(|pool| Workers(Some(pool)))
     }
-    Ok(pool(threads)?.install(op))
+
+    /// Runs `op` on the workers.
+    pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        match &self.0 {
+            None => op(),
+            Some(pool) => pool.install(op),
+        }
+    }
+}
+
+/// Runs `op` on `threads` worker threads ([`Workers`]).
+pub fn on_threads<R: Send>(threads: usize, op: impl FnOnce() -> R + Send) -> Result<R> {
+    Ok(Workers::new(threads)?.install(op))
 }
 
 /// All cores of this machine (one where the count cannot be read).

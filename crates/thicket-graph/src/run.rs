@@ -342,7 +342,7 @@ fn run(
     let simple = if input.graph.is_simple() {
         Cow::Borrowed(input.graph)
     } else {
-        Cow::Owned(thicket_core::pool(options.threads)?.install(|| input.graph.simplified()))
+        Cow::Owned(thicket_core::Workers::new(options.threads)?.install(|| input.graph.simplified()))
     };
     benchmark_kernel(
         &mut SearchKernel {
@@ -586,7 +586,7 @@ impl SearchKernel<'_> {
         } else {
             self.options.threads
         };
-        let pool = thicket_core::pool(threads)?;
+        let pool = thicket_core::Workers::new(threads)?;
         if strategy == Strategy::Multicore && self.likeliest.is_none() {
             // Once per graph, untimed like the graph's own build, on every core.
             pool.install(|| self.reverse());

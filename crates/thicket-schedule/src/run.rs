@@ -302,7 +302,7 @@ impl ScheduleKernel<'_> {
     fn run_gpu_search(&mut self, progress: &Progress) -> Result<(ScheduleRun, Placement)> {
         let (etc, o) = (self.etc, self.options);
         gpu_search::check_fits(etc)?;
-        let pool = thicket_core::pool(o.threads)?;
+        let pool = thicket_core::Workers::new(o.threads)?;
         let started = Instant::now();
         let finish = finish_by(o.time_limit, started);
         let search_end = finish.checked_sub(GPU_RELEASE).unwrap_or(started);
@@ -529,7 +529,7 @@ impl Kernel for ScheduleKernel<'_> {
                 _ => self.run_gpu(),
             };
         }
-        let pool = thicket_core::pool(self.options.threads)?;
+        let pool = thicket_core::Workers::new(self.options.threads)?;
         let fallback = self.fallback.take();
         let started = fallback.as_ref().map_or_else(Instant::now, |(at, _)| *at);
         let (etc, o) = (self.etc, &self.options);
