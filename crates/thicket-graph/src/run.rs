@@ -342,7 +342,9 @@ fn run(
     let simple = if input.graph.is_simple() {
         Cow::Borrowed(input.graph)
     } else {
-        Cow::Owned(thicket_core::Workers::new(options.threads)?.install(|| input.graph.simplified()))
+        Cow::Owned(
+            thicket_core::Workers::new(options.threads)?.install(|| input.graph.simplified()),
+        )
     };
     benchmark_kernel(
         &mut SearchKernel {
