@@ -238,27 +238,8 @@ impl HeldKarp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::lcg_below;
+    use crate::test_support::{cheapest_completion, lcg_below};
     use crate::tour_cost;
-
-    /// The cheapest path from `last` through all of `cities` to city 0, by enumeration.
-    fn cheapest_completion(inst: &Instance, last: usize, cities: &[usize]) -> i64 {
-        fn go(inst: &Instance, at: usize, rest: &mut Vec<usize>) -> i64 {
-            if rest.is_empty() {
-                return inst.cost(at, 0);
-            }
-            (0..rest.len())
-                .map(|k| {
-                    let c = rest.remove(k);
-                    let v = inst.cost(at, c) + go(inst, c, rest);
-                    rest.insert(k, c);
-                    v
-                })
-                .min()
-                .expect("rest is not empty")
-        }
-        go(inst, last, &mut cities.to_vec())
-    }
 
     fn sample(n: usize, seed: u64, top: u64) -> Instance {
         let mut x = seed;

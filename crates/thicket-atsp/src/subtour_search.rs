@@ -421,25 +421,11 @@ fn patch(inst: &Instance, succ: &[usize], cycles: &[Vec<usize>]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::lcg_below;
+    use crate::test_support::{cheapest_completion, lcg_below};
 
     /// The cheapest tour by enumeration.
     fn brute_force(inst: &Instance) -> i64 {
-        fn go(inst: &Instance, at: usize, rest: &mut Vec<usize>) -> i64 {
-            if rest.is_empty() {
-                return inst.cost(at, 0);
-            }
-            (0..rest.len())
-                .map(|k| {
-                    let c = rest.remove(k);
-                    let v = inst.cost(at, c) + go(inst, c, rest);
-                    rest.insert(k, c);
-                    v
-                })
-                .min()
-                .expect("rest is not empty")
-        }
-        go(inst, 0, &mut (1..inst.n).collect())
+        cheapest_completion(inst, 0, &(1..inst.n).collect::<Vec<_>>())
     }
 
     #[test]

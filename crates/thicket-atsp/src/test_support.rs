@@ -8,3 +8,23 @@ pub(super) fn lcg_below(x: &mut u64, modulus: u64) -> u64 {
         .wrapping_add(1442695040888963407);
     (*x >> 33) % modulus
 }
+
+/// The cheapest path from `last` through all of `cities` to city 0, by enumeration (the
+/// cheapest tour is the path from city 0 through all the others).
+pub(super) fn cheapest_completion(inst: &crate::Instance, last: usize, cities: &[usize]) -> i64 {
+    fn go(inst: &crate::Instance, at: usize, rest: &mut Vec<usize>) -> i64 {
+        if rest.is_empty() {
+            return inst.cost(at, 0);
+        }
+        (0..rest.len())
+            .map(|k| {
+                let c = rest.remove(k);
+                let v = inst.cost(at, c) + go(inst, c, rest);
+                rest.insert(k, c);
+                v
+            })
+            .min()
+            .expect("rest is not empty")
+    }
+    go(inst, last, &mut cities.to_vec())
+}
