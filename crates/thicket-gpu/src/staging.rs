@@ -2,8 +2,8 @@
 //!
 //! A copy from or to pageable memory goes through the driver's own staging buffer, one piece
 //! at a time, and a fresh `Vec` pays a page fault per page on top (issue 33 measured about
-//! 1 GB/s returning a max flow's residual capacities). [`download_map`] and [`upload_staged`]
-//! move a large array in chunks through two page-locked buffers of [`STAGING_BYTES`]: the
+//! 1 GB/s returning a max flow's residual capacities). [`download_map`], [`upload_map`] and
+//! [`upload_staged`] move a large array in chunks through two page-locked buffers of [`STAGING_BYTES`]: the
 //! DMA engine copies one chunk while the host's cores (the caller's rayon pool) convert the
 //! chunk before it out of the other buffer, or fill the next one. [`page_locked`] gives a
 //! buffer for a caller that overlaps its own copies (the graph searches' per-source answers).
@@ -106,27 +106,49 @@ where
 }
 
 /// A device copy of `values`, sent through two page-locked buffers that the caller's rayon
-/// pool fills, one chunk while the chunk before crosses the bus (the last, shorter chunk goes
-/// straight from `values`).
+/// pool fills, one chunk while the chunk before crosses the bus.
 pub fn upload_staged<T>(stream: &Arc<CudaStream>, values: &[T]) -> Result<CudaSlice<T>, GpuError>
 where
     T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync,
 {
+    upload_map(stream, values, |x| x)
+}
+
+/// A device copy of `values` converted by `convert`, sent as [`upload_staged`] sends: the
+/// caller's rayon pool converts each chunk into a page-locked buffer while the chunk before
+/// crosses the bus (the last, shorter chunk goes from an ordinary vector).
+pub fn upload_map<T, U, F>(
+    stream: &Arc<CudaStream>,
+    values: &[T],
+    convert: F,
+) -> Result<CudaSlice<U>, GpuError>
+where
+    T: Copy + Sync,
+    U: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync,
+    F: Fn(T) -> U + Sync + Send,
+{
     // SAFETY: every value is written by the copies below before anything reads it.
-    let mut device = unsafe { stream.alloc::<T>(values.len().max(1)) }
+    let mut device = unsafe { stream.alloc::<U>(values.len().max(1)) }
         .map_err(GpuError::driver("cuMemAlloc"))?;
-    let chunk = chunk_len::<T>(values.len());
+    let chunk = chunk_len::<U>(values.len());
     let ranges = chunks(values.len(), chunk);
     let full = ranges.iter().filter(|r| r.len() == chunk).count();
     let mut buffers = Vec::new();
     for _ in 0..full.min(2) {
-        buffers.push(page_locked::<T>(stream, chunk)?);
+        buffers.push(page_locked::<U>(stream, chunk)?);
     }
     for (k, range) in ranges.into_iter().enumerate() {
         let mut target = device.slice_mut(range.clone());
-        if range.len() < chunk || buffers.is_empty() {
+        let from = &values[range];
+        if from.len() < chunk || buffers.is_empty() {
+            let mut part = Vec::with_capacity(from.len());
+            part.par_extend(
+                from.par_iter()
+                    .with_min_len(HOST_PIECE)
+                    .map(|&x| convert(x)),
+            );
             stream
-                .memcpy_htod(&values[range], &mut target)
+                .memcpy_htod(&part, &mut target)
                 .map_err(GpuError::driver("cuMemcpyHtoD"))?;
             continue;
         }
@@ -135,9 +157,10 @@ where
         let host = buffers[slot]
             .as_mut_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?;
-        host.par_chunks_mut(HOST_PIECE)
-            .zip(values[range].par_chunks(HOST_PIECE))
-            .for_each(|(to, from)| to.copy_from_slice(from));
+        host.par_iter_mut()
+            .zip(from.par_iter())
+            .with_min_len(HOST_PIECE)
+            .for_each(|(to, &x)| *to = convert(x));
         stream
             .memcpy_htod(&buffers[slot], &mut target)
             .map_err(GpuError::driver("cuMemcpyHtoDAsync"))?;
