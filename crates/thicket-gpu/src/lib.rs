@@ -61,5 +61,5 @@ pub use peer::{peer_atomics, PeerMemory};
 pub use per_device::PerDevice;
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};
-pub use staging::{download_map, page_locked, upload_map, upload_staged, STAGING_BYTES};
+pub use staging::{download_map, mark, page_locked, upload_map, upload_staged, STAGING_BYTES};
 pub use timing::{record_event, seconds_between};

@@ -11,7 +11,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaEvent, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+};
 use rayon::prelude::*;
 
 use crate::GpuError;
@@ -25,7 +27,8 @@ pub const STAGING_BYTES: usize = 32 << 20;
 const HOST_PIECE: usize = 1 << 16;
 
 /// `len` zeroed values of page-locked host memory in `stream`'s context, cached (not
-/// write-combined: the host reads what comes back at memory speed).
+/// write-combined: the host reads what comes back at memory speed). A copy queued to or from
+/// it is complete only once an event recorded after it ([`mark`]) is.
 pub fn page_locked<T: DeviceRepr + ValidAsZeroBits>(
     stream: &CudaStream,
     len: usize,
@@ -41,6 +44,16 @@ pub fn page_locked<T: DeviceRepr + ValidAsZeroBits>(
     // else uses yet.
     unsafe { std::ptr::write_bytes(start, 0, len.max(1)) };
     Ok(buffer)
+}
+
+/// An event recorded on `stream` now: what a host must wait for before it touches a
+/// page-locked buffer that a queued copy reads or writes. cudarc records a buffer's own
+/// event only in a context with several streams, so every caller of these copies marks them
+/// itself.
+pub fn mark(stream: &CudaStream) -> Result<CudaEvent, GpuError> {
+    stream
+        .record_event(None)
+        .map_err(GpuError::driver("cuEventRecord"))
 }
 
 /// The chunks of `len` values, `chunk` at a time.
@@ -81,17 +94,23 @@ where
     if ranges.len() > 1 {
         buffers.push(page_locked::<T>(stream, chunk)?);
     }
+    // The copy into each buffer, marked by an event of our own: cudarc records a page-locked
+    // buffer's own event only when its context runs several streams.
     let enqueue = |k: usize, buffers: &mut Vec<PinnedHostSlice<T>>| {
         let slot = k % buffers.len();
         stream
             .memcpy_dtoh(&source.slice(ranges[k].clone()), &mut buffers[slot])
-            .map_err(GpuError::driver("cuMemcpyDtoHAsync"))
+            .map_err(GpuError::driver("cuMemcpyDtoHAsync"))?;
+        mark(stream)
     };
-    enqueue(0, &mut buffers)?;
+    let mut copied = vec![enqueue(0, &mut buffers)?];
     for (k, range) in ranges.iter().enumerate() {
         if k + 1 < ranges.len() {
-            enqueue(k + 1, &mut buffers)?;
+            copied.push(enqueue(k + 1, &mut buffers)?);
         }
+        copied[k]
+            .synchronize()
+            .map_err(GpuError::driver("cuEventSynchronize"))?;
         let host = buffers[k % buffers.len()]
             .as_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?;
@@ -137,6 +156,8 @@ where
     for _ in 0..full.min(2) {
         buffers.push(page_locked::<U>(stream, chunk)?);
     }
+    // Each buffer's last copy out, marked by an event of our own (as in `download_map`).
+    let mut sent: Vec<Option<CudaEvent>> = (0..buffers.len()).map(|_| None).collect();
     for (k, range) in ranges.into_iter().enumerate() {
         let mut target = device.slice_mut(range.clone());
         let from = &values[range];
@@ -154,6 +175,11 @@ where
         }
         let slot = k % buffers.len();
         // Waits for this buffer's previous chunk to have left.
+        if let Some(event) = &sent[slot] {
+            event
+                .synchronize()
+                .map_err(GpuError::driver("cuEventSynchronize"))?;
+        }
         let host = buffers[slot]
             .as_mut_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?;
@@ -164,6 +190,31 @@ where
         stream
             .memcpy_htod(&buffers[slot], &mut target)
             .map_err(GpuError::driver("cuMemcpyHtoDAsync"))?;
+        sent[slot] = Some(mark(stream)?);
+    }
+    // The buffers are freed on return: every copy out of them must have happened.
+    for event in sent.iter().flatten() {
+        event
+            .synchronize()
+            .map_err(GpuError::driver("cuEventSynchronize"))?;
     }
     Ok(device)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chunks_cover_every_value_once_in_order() {
+        for (len, chunk) in [(0, 4), (1, 4), (4, 4), (9, 4), (8, 1)] {
+            let ranges = chunks(len, chunk);
+            let flat: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(flat, (0..len).collect::<Vec<_>>(), "{len} by {chunk}");
+            assert!(ranges.iter().all(|r| !r.is_empty() && r.len() <= chunk));
+        }
+        assert_eq!(chunk_len::<u64>(10), 10);
+        assert_eq!(chunk_len::<u64>(usize::MAX), STAGING_BYTES / 8);
+        assert_eq!(chunk_len::<u32>(0), 1);
+    }
 }

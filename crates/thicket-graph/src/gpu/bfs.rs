@@ -19,7 +19,7 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use thicket_core::{Error, Result};
-use thicket_gpu::{page_locked, record_event, seconds_between, GpuError};
+use thicket_gpu::{mark, page_locked, record_event, seconds_between, GpuError};
 
 use super::{upload, DeviceGraph};
 use crate::graph::Graph;
@@ -77,6 +77,8 @@ pub(crate) struct Launched {
     slot: usize,
     start: CudaEvent,
     end: CudaEvent,
+    /// After the summary's and the depth's copies to the slot's page-locked words.
+    summarised: CudaEvent,
     scan_seconds: f64,
     answer: bool,
 }
@@ -95,6 +97,9 @@ struct Slot {
     host_depth: PinnedHostSlice<u32>,
     /// Levels and parents, allocated at the slot's first search that asks for its answer.
     host_answer: Option<(PinnedHostSlice<u32>, PinnedHostSlice<u32>)>,
+    /// After the last copy of the answer (on the copy stream): the slot's next search waits
+    /// for it before it writes the levels and parents again, the host before it reads them.
+    copied: Option<CudaEvent>,
 }
 
 /// One GPU with the BFS kernels loaded and a graph uploaded.
@@ -211,6 +216,7 @@ impl BfsGpu {
             host_totals: page_locked(stream, 4)?,
             host_depth: page_locked(stream, 2)?,
             host_answer: None,
+            copied: None,
         })
     }
 
@@ -238,6 +244,11 @@ impl BfsGpu {
                 "the source {source} is not a vertex (0..{})",
                 self.graph.vertices
             )));
+        }
+        if let Some(copied) = slot.copied.take() {
+            self.stream()
+                .wait(&copied)
+                .map_err(GpuError::driver("cuStreamWaitEvent"))?;
         }
         self.fill(&mut slot.levels, UNREACHED)?;
         self.fill(&mut slot.parents, UNREACHED)?;
@@ -271,11 +282,12 @@ impl BfsGpu {
         let mut slot = self.take_slot(index)?;
         let queued = self.queue(&mut slot, source, degree, strategy, copy.as_ref());
         self.slots[index] = Some(slot);
-        let (start, end, scan_seconds) = queued?;
+        let (start, end, summarised, scan_seconds) = queued?;
         Ok(Launched {
             slot: index,
             start,
             end,
+            summarised,
             scan_seconds,
             answer,
         })
@@ -290,7 +302,7 @@ impl BfsGpu {
         degree: u64,
         strategy: GpuBfsStrategy,
         copy: Option<&Arc<CudaStream>>,
-    ) -> Result<(CudaEvent, CudaEvent, f64)> {
+    ) -> Result<(CudaEvent, CudaEvent, CudaEvent, f64)> {
         self.start(slot, source)?;
         let start = record_event(self.stream())?;
         let scan_seconds = match strategy {
@@ -300,7 +312,10 @@ impl BfsGpu {
         };
         let end = record_event(self.stream())?;
         self.summarise(slot)?;
+        let summarised = mark(self.stream())?;
         if let Some(copy) = copy {
+            copy.wait(&summarised)
+                .map_err(GpuError::driver("cuStreamWaitEvent"))?;
             let n = self.graph.vertices;
             if slot.host_answer.is_none() {
                 slot.host_answer = Some((page_locked(copy, n)?, page_locked(copy, n)?));
@@ -310,13 +325,15 @@ impl BfsGpu {
                 .map_err(GpuError::driver("cuMemcpyDtoHAsync"))?;
             copy.memcpy_dtoh(&slot.parents, parents)
                 .map_err(GpuError::driver("cuMemcpyDtoHAsync"))?;
+            slot.copied = Some(mark(copy)?);
         }
-        Ok((start, end, scan_seconds))
+        Ok((start, end, summarised, scan_seconds))
     }
 
     /// The stream answers come back on, made at the first call: the copy of one search's
-    /// answer waits for that search (cudarc's events on the arrays), and the slot's next
-    /// search waits for the copy, while the other slot's search runs beside it.
+    /// answer waits for that search and its summary (an event), and the slot's next search
+    /// waits for the copy (the slot's `copied`), while the other slot's search runs beside
+    /// it.
     fn copy_stream(&mut self) -> Result<Arc<CudaStream>> {
         if self.copy.is_none() {
             let copy = self
@@ -372,6 +389,15 @@ impl BfsGpu {
         let slot = self.slots[launched.slot]
             .as_ref()
             .expect("a launched search's slot is back");
+        let mut done = vec![&launched.summarised];
+        if launched.answer {
+            done.extend(&slot.copied);
+        }
+        for event in done {
+            event
+                .synchronize()
+                .map_err(GpuError::driver("cuEventSynchronize"))?;
+        }
         let words = slot
             .host_totals
             .as_slice()
