@@ -118,6 +118,10 @@ pub(crate) struct BfsGpu {
     upload_seconds: f64,
 }
 
+/// A search's span on the device: events before its first launch and after its last, and
+/// of it the active-vertices variant's scans, in seconds.
+type Timed = (CudaEvent, CudaEvent, f64);
+
 /// Searches that alternate between slots.
 const SLOTS: usize = 2;
 
@@ -304,13 +308,11 @@ impl BfsGpu {
         copy: Option<&Arc<CudaStream>>,
     ) -> Result<(CudaEvent, CudaEvent, CudaEvent, f64)> {
         self.start(slot, source)?;
-        let start = record_event(self.stream())?;
-        let scan_seconds = match strategy {
-            GpuBfsStrategy::Thesis => self.thesis(slot).map(|_| 0.0)?,
+        let (start, end, scan_seconds) = match strategy {
+            GpuBfsStrategy::Thesis => self.thesis(slot)?,
             GpuBfsStrategy::ThesisActive => self.thesis_active(slot, source)?,
-            GpuBfsStrategy::Fast => self.fast(slot, source, degree).map(|_| 0.0)?,
+            GpuBfsStrategy::Fast => self.fast(slot, source, degree)?,
         };
-        let end = record_event(self.stream())?;
         self.summarise(slot)?;
         let summarised = mark(self.stream())?;
         if let Some(copy) = copy {
@@ -433,7 +435,7 @@ impl BfsGpu {
     }
 
     /// The thesis's kernel, one launch per level, until a level labels nothing.
-    fn thesis(&self, slot: &mut Slot) -> Result<()> {
+    fn thesis(&self, slot: &mut Slot) -> Result<Timed> {
         let stream = self.stream();
         let kernel = self.function("thesis_bfs")?;
         let mut flag = stream
@@ -445,6 +447,7 @@ impl BfsGpu {
             block_dim: (THESIS_THREADS as u32, 1, 1),
             shared_mem_bytes: 0,
         };
+        let start = record_event(stream)?;
         let mut level = 1u32;
         loop {
             stream
@@ -471,11 +474,11 @@ impl BfsGpu {
             }
             level += 1;
         }
-        Ok(())
+        Ok((start, record_event(stream)?, 0.0))
     }
 
     /// The thesis's active-vertices variant: the seconds of its scans and compactions.
-    fn thesis_active(&self, slot: &mut Slot, source: u32) -> Result<f64> {
+    fn thesis_active(&self, slot: &mut Slot, source: u32) -> Result<Timed> {
         let stream = self.stream();
         let n = self.graph.vertices;
         let level_kernel = self.function("active_bfs")?;
@@ -504,6 +507,7 @@ impl BfsGpu {
             shared_mem_bytes: 0,
         };
         let (n_arg, tiles_arg) = (n as u32, tiles as u32);
+        let start = record_event(stream)?;
         let mut scan_seconds = 0.0;
         let mut count = 1u32;
         let mut level = 1u32;
@@ -552,12 +556,12 @@ impl BfsGpu {
             std::mem::swap(&mut active, &mut next);
             level += 1;
         }
-        Ok(scan_seconds)
+        Ok((start, record_event(stream)?, scan_seconds))
     }
 
     /// thicket's search in one cooperative launch (its depth and bottom-up levels left in
     /// the slot's `depth`).
-    fn fast(&self, slot: &mut Slot, source: u32, degree: u64) -> Result<()> {
+    fn fast(&self, slot: &mut Slot, source: u32, degree: u64) -> Result<Timed> {
         let stream = self.stream();
         let n = self.graph.vertices;
         let kernel = self.function("fast_bfs")?;
@@ -606,6 +610,7 @@ impl BfsGpu {
             shared_mem_bytes: 0,
         };
         let (n_arg, arcs_arg) = (n as u32, self.graph.arcs);
+        let start = record_event(stream)?;
         let mut launch = stream.launch_builder(&kernel);
         launch.arg(&self.graph.offsets).arg(&self.graph.targets);
         match &self.reverse {
@@ -630,6 +635,6 @@ impl BfsGpu {
         // barrier needs.
         unsafe { launch.launch_cooperative(config) }
             .map_err(GpuError::driver("cuLaunchCooperativeKernel"))?;
-        Ok(())
+        Ok((start, record_event(stream)?, 0.0))
     }
 }
