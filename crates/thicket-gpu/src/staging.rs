@@ -3,10 +3,11 @@
 //! A copy from or to pageable memory goes through the driver's own staging buffer, one piece
 //! at a time, and a fresh `Vec` pays a page fault per page on top (issue 33 measured about
 //! 1 GB/s returning a max flow's residual capacities). [`download_map`], [`upload_map`] and
-//! [`upload_staged`] move a large array in chunks through two page-locked buffers of [`STAGING_BYTES`]: the
-//! DMA engine copies one chunk while the host's cores (the caller's rayon pool) convert the
-//! chunk before it out of the other buffer, or fill the next one. [`page_locked`] gives a
-//! buffer for a caller that overlaps its own copies (the graph searches' per-source answers).
+//! [`upload_staged`] move a large array in chunks through two page-locked buffers of
+//! [`STAGING_BYTES`]: the DMA engine copies one chunk while the host's cores (the caller's
+//! rayon pool) convert the chunk before it out of the other buffer, or fill the next one
+//! (arrays under [`PAGEABLE_BELOW`] bytes go as they are). [`page_locked`] gives a buffer for
+//! a caller that overlaps its own copies (the graph searches' per-source answers).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -22,6 +23,10 @@ use crate::GpuError;
 /// a chunk's copy is far longer than its launch (tens of microseconds), small enough that
 /// allocating and pinning the pair costs a few milliseconds.
 pub const STAGING_BYTES: usize = 32 << 20;
+
+/// Bytes below which a copy goes through ordinary memory: pinning a buffer costs more than
+/// the driver's own staging of so few bytes.
+pub const PAGEABLE_BELOW: usize = 1 << 20;
 
 /// Values the host's threads copy or convert at once.
 const HOST_PIECE: usize = 1 << 16;
@@ -88,6 +93,13 @@ where
     if len == 0 {
         return Ok(out);
     }
+    if len * std::mem::size_of::<T>() < PAGEABLE_BELOW {
+        let plain = stream
+            .clone_dtoh(&source.slice(0..len))
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        out.extend(plain.into_iter().map(convert));
+        return Ok(out);
+    }
     let chunk = chunk_len::<T>(len);
     let ranges = chunks(len, chunk);
     let mut buffers = vec![page_locked::<T>(stream, chunk)?];
@@ -146,9 +158,15 @@ where
     U: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync,
     F: Fn(T) -> U + Sync + Send,
 {
+    if values.len() * std::mem::size_of::<U>() < PAGEABLE_BELOW {
+        let plain: Vec<U> = values.iter().map(|&x| convert(x)).collect();
+        return stream
+            .clone_htod(&plain)
+            .map_err(GpuError::driver("cuMemcpyHtoD"));
+    }
     // SAFETY: every value is written by the copies below before anything reads it.
-    let mut device = unsafe { stream.alloc::<U>(values.len().max(1)) }
-        .map_err(GpuError::driver("cuMemAlloc"))?;
+    let mut device =
+        unsafe { stream.alloc::<U>(values.len()) }.map_err(GpuError::driver("cuMemAlloc"))?;
     let chunk = chunk_len::<U>(values.len());
     let ranges = chunks(values.len(), chunk);
     let full = ranges.iter().filter(|r| r.len() == chunk).count();

@@ -128,8 +128,8 @@ fn gpu_work_queue_spreads_chunks_over_every_device() {
 }
 
 /// The staged copies through page-locked buffers: several chunks and a shorter last one,
-/// converted both ways, equal the values and their plain copies; a length of one chunk and
-/// an empty array too.
+/// converted both ways, equal the values and their plain copies; one chunk, one buffer
+/// shorter than a chunk, and the small arrays that go as they are too.
 #[test]
 fn staged_copies_through_page_locked_buffers_bring_back_every_value() {
     if devices_or_skip("staged_copies_through_page_locked_buffers_bring_back_every_value").is_none()
@@ -139,7 +139,7 @@ fn staged_copies_through_page_locked_buffers_bring_back_every_value() {
     let gpu = Gpu::shared(0).unwrap();
     let stream = gpu.stream();
     let per_chunk = STAGING_BYTES / 8;
-    for len in [0, 1, per_chunk, 2 * per_chunk + 12_345] {
+    for len in [0, 1, 1 << 17, per_chunk, 2 * per_chunk + 12_345] {
         let values: Vec<u64> = (0..len as u64)
             .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
