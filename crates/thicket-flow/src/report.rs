@@ -58,8 +58,9 @@ pub struct FlowStats {
     /// Host seconds around the solve, by name: `residual` (building the residual graph),
     /// `device_setup` (opening the GPU and loading the kernels, where this run was the
     /// process's first to need them), `upload` (the residual graph's structure to the GPU;
-    /// part of the solve) and `download` (the residual capacities back and the flows read
-    /// from them; part of the solve).
+    /// part of the solve), `download` (the residual capacities back through page-locked
+    /// memory and the flows read from them; part of the solve) and `certificate` (the
+    /// minimum-cut check after the run, outside its `seconds`).
     pub host: Vec<(&'static str, f64)>,
 }
 

@@ -305,4 +305,38 @@ mod tests {
             assert_eq!(reference.flows(), vec![0; network.arcs.len()]);
         }
     }
+
+    /// genrmf 128 × 128 (2.1 M vertices, 10.4 M arcs: the network of issue 33's GPU target):
+    /// the build on 1, 2 and every thread of the machine equals the serial sort. The seconds
+    /// of the generator and of each build are printed (`cargo test --release -p thicket-flow
+    /// --lib genrmf_128 -- --ignored --nocapture`).
+    #[test]
+    #[ignore = "a 2.1 M-vertex network: seconds in release"]
+    fn genrmf_128_builds_the_serial_graph_on_any_number_of_threads() {
+        use std::time::Instant;
+        let started = Instant::now();
+        let network = "genrmf:128:128:1:10000:1"
+            .parse::<crate::generate::Spec>()
+            .unwrap()
+            .generate()
+            .unwrap();
+        println!(
+            "genrmf 128: generated in {:.3} s",
+            started.elapsed().as_secs_f64()
+        );
+        let started = Instant::now();
+        let reference = serial(&network);
+        println!("serial build {:.3} s", started.elapsed().as_secs_f64());
+        let every = thicket_core::available_threads();
+        for threads in [1, 2, every] {
+            let pool = thicket_core::Workers::new(threads).unwrap();
+            let started = Instant::now();
+            let built = pool.install(|| Residual::new(&network));
+            println!(
+                "Residual::new on {threads} threads {:.3} s",
+                started.elapsed().as_secs_f64()
+            );
+            assert!(built == reference, "{threads} threads");
+        }
+    }
 }

@@ -61,22 +61,13 @@ pub fn verify(network: &Network, flows: &[u64]) -> Result<Certificate> {
         ));
     }
     let value = u64::try_from(net[t]).map_err(|_| Error::Verification("flow value".into()))?;
-    // The residual graph's arcs out of each vertex: forward arcs with room, backward arcs
-    // with flow.
-    let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (a, &f) in network.arcs.iter().zip(flows) {
-        if f < a.capacity {
-            out[a.tail as usize].push(a.head);
-        }
-        if f > 0 {
-            out[a.head as usize].push(a.tail);
-        }
-    }
+    let (first, heads) = residual_arcs(network, flows);
     let mut source_side = vec![false; n];
     source_side[s] = true;
     let mut stack = vec![s as u32];
     while let Some(u) = stack.pop() {
-        for &v in &out[u as usize] {
+        let u = u as usize;
+        for &v in &heads[first[u]..first[u + 1]] {
             if !source_side[v as usize] {
                 source_side[v as usize] = true;
                 stack.push(v);
@@ -107,6 +98,36 @@ pub fn verify(network: &Network, flows: &[u64]) -> Result<Certificate> {
         source_side,
         cut_arcs,
     })
+}
+
+/// The residual graph's arcs out of each vertex (forward arcs with room, backward arcs with
+/// flow), counted and placed in one array: the heads of the arcs out of `v` are
+/// `heads[first[v]..first[v + 1]]`. A list per vertex instead took 2.1 M allocations and most
+/// of the check's time on genrmf 128 × 128.
+fn residual_arcs(network: &Network, flows: &[u64]) -> (Vec<usize>, Vec<u32>) {
+    let n = network.vertices as usize;
+    let arcs = || {
+        network.arcs.iter().zip(flows).flat_map(|(a, &f)| {
+            let forward = (f < a.capacity).then_some((a.tail, a.head));
+            let backward = (f > 0).then_some((a.head, a.tail));
+            forward.into_iter().chain(backward)
+        })
+    };
+    let mut first = vec![0usize; n + 1];
+    for (tail, _) in arcs() {
+        first[tail as usize + 1] += 1;
+    }
+    for v in 0..n {
+        first[v + 1] += first[v];
+    }
+    let mut next = first[..n].to_vec();
+    let mut heads = vec![0u32; first[n]];
+    for (tail, head) in arcs() {
+        let at = &mut next[tail as usize];
+        heads[*at] = head;
+        *at += 1;
+    }
+    (first, heads)
 }
 
 #[cfg(test)]

@@ -15,6 +15,8 @@
 //!   [`PeerMemory`] and [`peer_atomics`]: one work list and counter on one GPU that persistent
 //!   kernels on several GPUs claim items from over peer links, one launch a GPU.
 //! - [`MappedWord`]: a host word that running kernels write their progress into.
+//! - [`download_map`], [`upload_map`], [`upload_staged`] and [`page_locked`]: large copies through
+//!   page-locked host memory, chunked so that the host's cores work while the bus copies.
 //! - [`record_event`] and [`seconds_between`]: device time by CUDA events.
 //! - [`prefer_one_hardware_queue`]: one hardware queue per context, which opens and closes
 //!   faster (call it first thing in `main`).
@@ -35,6 +37,7 @@ mod peer;
 mod per_device;
 mod probe;
 mod queue;
+mod staging;
 mod timing;
 
 pub use cache::kernel_cache_dir;
@@ -58,4 +61,5 @@ pub use peer::{peer_atomics, PeerMemory};
 pub use per_device::PerDevice;
 pub use probe::{probe, DeviceInfo};
 pub use queue::{run_work_queue, ChunkOutput, QueueError};
+pub use staging::{download_map, mark, page_locked, upload_map, upload_staged, STAGING_BYTES};
 pub use timing::{record_event, seconds_between};

@@ -6,7 +6,10 @@
 use std::ops::Range;
 
 use thicket_gpu::cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use thicket_gpu::{probe, run_work_queue, DeviceInfo, Gpu, GpuError, ImageKind, KernelSource};
+use thicket_gpu::{
+    download_map, probe, run_work_queue, upload_map, upload_staged, DeviceInfo, Gpu, GpuError,
+    ImageKind, KernelSource, STAGING_BYTES,
+};
 
 const ADD_ONE: KernelSource = KernelSource {
     name: "add_one.cu",
@@ -121,5 +124,38 @@ fn gpu_work_queue_spreads_chunks_over_every_device() {
     for worker in 0..workers.len() {
         let chunks = outputs.iter().filter(|o| o.worker == worker).count();
         println!("device {worker} processed {chunks} chunks");
+    }
+}
+
+/// The staged copies through page-locked buffers: several chunks and a shorter last one,
+/// converted both ways, equal the values and their plain copies; one chunk, one buffer
+/// shorter than a chunk, and the small arrays that go as they are too.
+#[test]
+fn staged_copies_through_page_locked_buffers_bring_back_every_value() {
+    if devices_or_skip("staged_copies_through_page_locked_buffers_bring_back_every_value").is_none()
+    {
+        return;
+    }
+    let gpu = Gpu::shared(0).unwrap();
+    let stream = gpu.stream();
+    let per_chunk = STAGING_BYTES / 8;
+    for len in [0, 1, 1 << 17, per_chunk, 2 * per_chunk + 12_345] {
+        let values: Vec<u64> = (0..len as u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let signed = upload_map(stream, &values, |v| v as i64).unwrap();
+        let plain = stream.clone_dtoh(&signed).unwrap();
+        assert!(
+            plain.iter().zip(&values).all(|(&s, &v)| s as u64 == v),
+            "{len}"
+        );
+        let back = download_map(stream, &signed, len, |s| s as u64).unwrap();
+        assert_eq!(back, values, "{len}");
+        let same = upload_staged(stream, &values).unwrap();
+        assert_eq!(
+            download_map(stream, &same, len, |v| v).unwrap(),
+            values,
+            "{len}"
+        );
     }
 }

@@ -43,6 +43,35 @@ extern "C" __global__ void fill_u32(u32* values, u64 count, u32 value) {
     }
 }
 
+// A search's summary, so that only four words come back per source: totals[0] the vertices
+// reached, [1] the sum of their levels, [2] the largest level, [3] the arcs out of them (the
+// edges the search traversed). `totals` is zero before the launch; integer sums, so the order
+// of the atomics does not change the result.
+extern "C" __global__ void summarise_levels(const u32* levels, const u64* offsets, u32 n,
+                                            u64* totals) {
+    u64 reached = 0, sum = 0, arcs = 0;
+    u32 deepest = 0;
+    for (u64 v = blockIdx.x * (u64)blockDim.x + threadIdx.x; v < n;
+         v += (u64)gridDim.x * blockDim.x) {
+        u32 level = levels[v];
+        if (level != UNVISITED) {
+            reached += 1;
+            sum += level;
+            deepest = max(deepest, level);
+            arcs += offsets[v + 1] - offsets[v];
+        }
+    }
+    add_per_warp(&totals[0], reached);
+    add_per_warp(&totals[1], sum);
+    add_per_warp(&totals[3], arcs);
+    for (unsigned int offset = 16; offset > 0; offset >>= 1) {
+        deepest = max(deepest, __shfl_down_sync(FULL_MASK, deepest, offset));
+    }
+    if ((threadIdx.x & 31u) == 0 && deepest != 0) {
+        atomicMax(&totals[2], (u64)deepest);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The thesis's kernel.
 

@@ -8,10 +8,11 @@ pub(crate) mod bfs;
 pub(crate) mod sssp;
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use cudarc::driver::{CudaSlice, DeviceRepr};
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use thicket_core::{Error, Result};
-use thicket_gpu::{Gpu, GpuError};
+use thicket_gpu::{upload_staged, Gpu, GpuError};
 
 use crate::graph::Graph;
 
@@ -25,6 +26,8 @@ pub(crate) struct DeviceGraph {
     pub(crate) targets: CudaSlice<u32>,
     /// Bytes of device memory the graph and one search take, as estimated for the check.
     pub(crate) device_bytes: u64,
+    /// Seconds the CSR arrays' copy to the device took.
+    pub(crate) upload_seconds: f64,
 }
 
 impl DeviceGraph {
@@ -54,8 +57,14 @@ impl DeviceGraph {
                 free as f64 / (1u64 << 30) as f64
             )));
         }
+        let started = Instant::now();
         let offsets = upload(&gpu, &graph.offsets)?;
         let targets = upload(&gpu, &graph.targets)?;
+        // The copies are queued; the time is theirs once they are done.
+        gpu.stream()
+            .synchronize()
+            .map_err(GpuError::driver("cuStreamSynchronize"))?;
+        let upload_seconds = started.elapsed().as_secs_f64();
         Ok(DeviceGraph {
             gpu,
             vertices: graph.vertices(),
@@ -63,6 +72,7 @@ impl DeviceGraph {
             offsets,
             targets,
             device_bytes,
+            upload_seconds,
         })
     }
 
@@ -72,10 +82,12 @@ impl DeviceGraph {
     }
 }
 
-/// A copy of `values` on `gpu`.
-pub(crate) fn upload<T: DeviceRepr>(gpu: &Gpu, values: &[T]) -> Result<CudaSlice<T>> {
-    Ok(gpu
-        .stream()
-        .clone_htod(values)
-        .map_err(GpuError::driver("cuMemcpyHtoD"))?)
+/// A copy of `values` on `gpu`, through page-locked buffers that the caller's threads fill
+/// while the bus copies (a graph's arrays are gigabytes, often read from a memory-mapped
+/// file).
+pub(crate) fn upload<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
+    gpu: &Gpu,
+    values: &[T],
+) -> Result<CudaSlice<T>> {
+    Ok(upload_staged(gpu.stream(), values)?)
 }

@@ -99,6 +99,7 @@ thicket_gpu::kernel_modules! {
             scan_compact,
             fast_bfs,
             fill_u32,
+            summarise_levels,
         ],
         functions: pub BfsKernels,
     }

@@ -69,6 +69,9 @@ pub struct SearchRun {
     pub delta: Option<u64>,
     /// GPU strategies: device memory the graph and a search take, in bytes.
     pub gpu_bytes: Option<u64>,
+    /// GPU strategies: seconds the graph's copy to the device took (JSON
+    /// `gpu_upload_seconds`), in the run's first trial's time.
+    pub upload_seconds: Option<f64>,
     /// Seconds spent building what the searches read beside the file's graph: the simple
     /// graph (sorted, merged), the reverse, the likeliest parents (JSON `build_seconds`).
     pub build_seconds: f64,
@@ -104,6 +107,9 @@ impl SearchRun {
                 "gpu_bytes_per_arc".into(),
                 json!(bytes as f64 / self.arcs.max(1) as f64),
             );
+        }
+        if let Some(seconds) = self.upload_seconds {
+            map.insert("gpu_upload_seconds".into(), json!(seconds));
         }
         if self.searches.len() > 1 {
             map.insert("searches".into(), json!(self.searches));

@@ -16,7 +16,7 @@ use thicket_core::{
 };
 
 use crate::bfs as cpu_bfs;
-use crate::gpu::bfs::{BfsGpu, GpuBfsStrategy};
+use crate::gpu::bfs::{BfsGpu, GpuBfsStrategy, Launched};
 use crate::gpu::sssp::{default_delta as gpu_default_delta, SsspGpu};
 use crate::graph::Graph;
 use crate::io::{Loaded, VertexIds};
@@ -430,20 +430,7 @@ impl SearchKernel<'_> {
         seconds: f64,
         failures: &mut Vec<String>,
     ) -> Result<SourceSearch> {
-        if self.options.run.verify {
-            let checked = match levels {
-                Some(levels) => verify::bfs(self.graph(), source, levels, parents),
-                None => verify::sssp(
-                    self.graph(),
-                    source,
-                    distances,
-                    (!parents.is_empty()).then_some(parents),
-                ),
-            };
-            if let Err(e) = checked {
-                failures.push(format!("source {}: {}", self.id(source), e.message()));
-            }
-        }
+        self.check(source, distances, parents, levels, failures);
         let g = self.graph();
         // BFS levels where the search gives them (its distances are then only built for the
         // answers kept), else the distances.
@@ -457,9 +444,41 @@ impl SearchKernel<'_> {
                 (d != INFINITE).then_some(d)
             }),
         };
+        self.summary(source, tally, seconds)
+    }
+
+    /// Checks one answer with the verifier, where `verify` asks: BFS by its `levels` and
+    /// parents, shortest paths by its distances (and parents, where it has them).
+    fn check(
+        &self,
+        source: u32,
+        distances: &[u64],
+        parents: &[u32],
+        levels: Option<&[u32]>,
+        failures: &mut Vec<String>,
+    ) {
+        if !self.options.run.verify {
+            return;
+        }
+        let checked = match levels {
+            Some(levels) => verify::bfs(self.graph(), source, levels, parents),
+            None => verify::sssp(
+                self.graph(),
+                source,
+                distances,
+                (!parents.is_empty()).then_some(parents),
+            ),
+        };
+        if let Err(e) = checked {
+            failures.push(format!("source {}: {}", self.id(source), e.message()));
+        }
+    }
+
+    /// The summary of a search from `source` that `tally` adds up.
+    fn summary(&self, source: u32, tally: Tally, seconds: f64) -> Result<SourceSearch> {
         let sum_distances = u64::try_from(tally.sum)
             .map_err(|_| Error::InvalidInput("the sum of the distances passes 2^64".into()))?;
-        let summary = SourceSearch {
+        Ok(SourceSearch {
             source: self.id(source),
             reached: tally.reached,
             max_distance: tally.max,
@@ -470,8 +489,7 @@ impl SearchKernel<'_> {
             rounds: None,
             relaxed: None,
             scan_seconds: None,
-        };
-        Ok(summary)
+        })
     }
 
     fn id(&self, v: u32) -> u64 {
@@ -528,62 +546,111 @@ impl SearchKernel<'_> {
             progress.inc(1);
         }
         out.gpu_bytes = Some(gpu.device_bytes());
+        out.upload_seconds = Some(gpu.upload_seconds());
         Ok(Placement {
             threads: 1,
             devices: vec![gpu.name()],
         })
     }
 
-    /// BFS on the GPU from every source.
+    /// BFS on the GPU from every source: each search summed up on the device, and only the
+    /// answers kept or verified brought back, the host working on one while the next search
+    /// runs ([`BfsGpu::launch`]).
     fn gpu_bfs(
         &mut self,
         strategy: Strategy,
         progress: &Progress,
         out: &mut Answers,
     ) -> Result<Placement> {
-        if self.bfs_gpu.is_none() {
-            if !self.input.symmetric {
-                self.reverse();
+        let mut gpu = match self.bfs_gpu.take() {
+            Some(gpu) => gpu,
+            None => {
+                if !self.input.symmetric {
+                    self.reverse();
+                }
+                let reverse = self.reverse.as_ref().filter(|_| !self.input.symmetric);
+                BfsGpu::open(self.options.device, self.graph(), reverse)?
             }
-            let reverse = self.reverse.as_ref().filter(|_| !self.input.symmetric);
-            self.bfs_gpu = Some(BfsGpu::open(self.options.device, self.graph(), reverse)?);
-        }
-        let gpu = self.bfs_gpu.as_ref().expect("opened above");
+        };
+        let searched = self.gpu_bfs_on(&mut gpu, strategy, progress, out);
+        out.gpu_bytes = Some(gpu.device_bytes());
+        out.upload_seconds = Some(gpu.upload_seconds());
+        let placement = Placement {
+            threads: 1,
+            devices: vec![gpu.name()],
+        };
+        self.bfs_gpu = Some(gpu);
+        searched.map(|()| placement)
+    }
+
+    /// [`SearchKernel::gpu_bfs`]'s searches on `gpu`: search i is queued before search i - 1
+    /// is collected.
+    fn gpu_bfs_on(
+        &self,
+        gpu: &mut BfsGpu,
+        strategy: Strategy,
+        progress: &Progress,
+        out: &mut Answers,
+    ) -> Result<()> {
         let kind = match strategy {
             Strategy::Thesis => GpuBfsStrategy::Thesis,
             Strategy::ThesisActive => GpuBfsStrategy::ThesisActive,
             _ => GpuBfsStrategy::Fast,
         };
+        let mut pending = None;
         for (index, &source) in self.sources.iter().enumerate() {
-            let run = gpu.run(source, kind)?;
-            // The levels make the summary; 64-bit distances only for the answers kept.
-            let distances = if self.keeps(index) {
-                widen(&run.levels)
-            } else {
-                Vec::new()
-            };
-            let mut summary = self.summarise(
-                source,
-                &distances,
-                &run.parents,
-                Some(&run.levels),
-                run.kernel_seconds,
-                &mut out.failures,
-            )?;
-            summary.bottom_up_levels =
-                (kind == GpuBfsStrategy::Fast).then_some(run.bottom_up_levels);
-            summary.scan_seconds =
-                (kind == GpuBfsStrategy::ThesisActive).then_some(run.scan_seconds);
-            out.paths
-                .extend(self.kept(index, source, distances, run.parents));
-            out.searches.push(summary);
+            let answer = self.keeps(index) || self.options.run.verify;
+            let degree = self.graph().degree(source);
+            let launched = gpu.launch(source, degree, kind, answer)?;
+            if let Some((index, source, previous)) = pending.replace((index, source, launched)) {
+                self.collect_bfs(gpu, kind, index, source, previous, out)?;
+                progress.inc(1);
+            }
+        }
+        if let Some((index, source, last)) = pending {
+            self.collect_bfs(gpu, kind, index, source, last, out)?;
             progress.inc(1);
         }
-        out.gpu_bytes = Some(gpu.device_bytes());
-        Ok(Placement {
-            threads: 1,
-            devices: vec![gpu.name()],
-        })
+        Ok(())
+    }
+
+    /// Collects the `index`th search (from `source`): its summary from the device's, its
+    /// answer checked and kept where asked.
+    fn collect_bfs(
+        &self,
+        gpu: &mut BfsGpu,
+        kind: GpuBfsStrategy,
+        index: usize,
+        source: u32,
+        launched: Launched,
+        out: &mut Answers,
+    ) -> Result<()> {
+        let run = gpu.collect(launched)?;
+        let s = run.summary;
+        let tally = Tally {
+            reached: s.reached,
+            max: s.max,
+            sum: u128::from(s.sum),
+            arcs: s.arcs,
+        };
+        let mut summary = self.summary(source, tally, run.kernel_seconds)?;
+        summary.bottom_up_levels = (kind == GpuBfsStrategy::Fast).then_some(run.bottom_up_levels);
+        summary.scan_seconds = (kind == GpuBfsStrategy::ThesisActive).then_some(run.scan_seconds);
+        if let Some((levels, parents)) = run.answer {
+            self.check(source, &[], parents, Some(levels), &mut out.failures);
+            if self.keeps(index) {
+                // 64-bit distances and an owned tree only for the answers kept.
+                let mut tree = Vec::with_capacity(parents.len());
+                tree.par_extend(parents.par_iter().copied());
+                out.paths.push(SourcePaths {
+                    source,
+                    distances: widen(levels),
+                    parents: tree,
+                });
+            }
+        }
+        out.searches.push(summary);
+        Ok(())
     }
 
     /// A CPU strategy from every source.
@@ -721,6 +788,7 @@ struct Answers {
     failures: Vec<String>,
     delta: Option<u64>,
     gpu_bytes: Option<u64>,
+    upload_seconds: Option<f64>,
 }
 
 impl Kernel for SearchKernel<'_> {
@@ -752,6 +820,7 @@ impl Kernel for SearchKernel<'_> {
             arcs: self.input.graph.arcs(),
             delta: out.delta,
             gpu_bytes: out.gpu_bytes,
+            upload_seconds: out.upload_seconds,
             build_seconds: self.build_seconds,
         };
         Ok((run, placement))

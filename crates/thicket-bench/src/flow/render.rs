@@ -21,7 +21,7 @@ pub(super) struct Row {
     /// Mean solve seconds per graph (residual graph in host memory to flows in host memory).
     pub(super) solve: Option<f64>,
     pub(super) phases: Vec<(&'static str, f64)>,
-    /// Mean host seconds per graph by name (residual, upload, download).
+    /// Mean host seconds per graph by name (residual, upload, download, certificate).
     pub(super) host: Vec<(&'static str, f64)>,
     /// The GPU's one-time setup for this strategy (context, kernels, a warm-up solve).
     pub(super) setup: Option<f64>,

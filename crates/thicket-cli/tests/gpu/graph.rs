@@ -105,3 +105,97 @@ fn bfs_and_sssp_on_the_gpu_match_the_references() {
     }
     checks.finish();
 }
+
+/// The first three fields (source, vertex, distance) of every row of an `--output` file: the
+/// parents may differ between searches (a BFS tree is not unique); `--verify` checks them.
+fn distances(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            line.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// Many sources on one upload: every search's summary as the device reduces it (no answer
+/// comes back) and every answer that `--output` brings back through the two slots and the
+/// copy stream, against the CPU's serial BFS, on a symmetric and a directed graph.
+#[test]
+fn gpu_bfs_from_many_sources_matches_the_cpu_summary_by_summary() {
+    if no_gpu("gpu_bfs_from_many_sources_matches_the_cpu_summary_by_summary") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kron = dir.path().join("kron14.tgr").display().to_string();
+    let made = thicket(&[
+        "graph", "gen", "kron", "--scale", "14", "--seed", "5", "-o", &kron,
+    ]);
+    assert!(made.status.success(), "{}", common::stderr(&made));
+    let rome = repo("crates/thicket-graph/data/rome99.gr");
+    let keys = [
+        "source",
+        "reached",
+        "sum_distances",
+        "max_distance",
+        "arcs_traversed",
+    ];
+    let rows = |v: &serde_json::Value| -> Vec<Vec<Option<u64>>> {
+        v["searches"]
+            .as_array()
+            .map(|all| {
+                all.iter()
+                    .map(|s| keys.iter().map(|k| int(s, k)).collect())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut checks = Checks::default();
+    for graph in [&kron, &rome] {
+        let name = Path::new(graph).file_name().unwrap().to_string_lossy();
+        let cpu_file = dir.path().join("cpu.tsv");
+        let cpu_out = cpu_file.display().to_string();
+        let base = ["bfs", graph.as_str(), "--sources", "9"];
+        let cpu = run_json(
+            &[
+                &base[..],
+                &["--strategy", "serial", "--backend", "cpu", "-o", &cpu_out],
+            ]
+            .concat(),
+        )
+        .expect("the CPU search finishes");
+        let expected = rows(&cpu);
+        assert_eq!(expected.len(), 9, "{cpu}");
+        for strategy in ["gpu", "thesis", "thesis-active"] {
+            let cuda = ["--strategy", strategy, "--backend", "cuda"];
+            let what = format!("bfs {name} --sources 9 --strategy {strategy}");
+            match run_json(&[&base[..], &cuda[..]].concat()) {
+                Ok(v) => {
+                    let got = rows(&v);
+                    checks.record(got == expected, format!("{what}: summaries {got:?}"));
+                }
+                Err(e) => checks.record(false, format!("{what}: {e}")),
+            }
+            let gpu_file = dir.path().join(format!("gpu-{strategy}.tsv"));
+            let gpu_out = gpu_file.display().to_string();
+            let answers = [&base[..], &cuda[..], &["--verify", "-o", &gpu_out]].concat();
+            match run_json(&answers) {
+                Ok(v) => {
+                    let same = distances(&gpu_file) == distances(&cpu_file);
+                    checks.record(
+                        same && rows(&v) == expected && v["verified"] == true,
+                        format!(
+                            "{what} --verify -o: distances equal {same}, verified {}",
+                            v["verified"]
+                        ),
+                    );
+                }
+                Err(e) => checks.record(false, format!("{what} --verify -o: {e}")),
+            }
+        }
+    }
+    checks.finish();
+}

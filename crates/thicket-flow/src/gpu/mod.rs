@@ -15,9 +15,8 @@ mod push_relabel;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
-use rayon::prelude::*;
 use thicket_core::{Error, Result};
-use thicket_gpu::{Gpu, GpuError};
+use thicket_gpu::{download_map, upload_map, upload_staged, Gpu, GpuError};
 
 use crate::kernels::{LIST_BLOCKS, THREADS};
 use crate::mpm::SolveStats;
@@ -125,11 +124,7 @@ impl<'d> FlowGpu<'d> {
             )));
         }
         let stream = gpu.stream().clone();
-        let up = |values: &[u32]| {
-            stream
-                .clone_htod(values)
-                .map_err(GpuError::driver("cuMemcpyHtoD"))
-        };
+        let up = |values: &[u32]| upload_staged(&stream, values);
         let (start, head, pair) = (
             up(&residual.start)?,
             up(&residual.head)?,
@@ -166,14 +161,21 @@ impl<'d> FlowGpu<'d> {
     }
 }
 
-/// The residual capacities as the kernels' signed words (every one fits: the capacities'
-/// sum does), converted by as many threads as there are arcs for.
-fn signed(capacity: &[u64]) -> Vec<i64> {
-    capacity
-        .par_iter()
-        .with_min_len(1 << 18)
-        .map(|&c| c as i64)
-        .collect()
+/// The residual capacities on the device as the kernels' signed words (every one fits: the
+/// capacities' sum does), converted by the host's threads on the way through page-locked
+/// memory.
+fn upload_signed(stream: &Arc<CudaStream>, capacity: &[u64]) -> Result<CudaSlice<i64>> {
+    Ok(upload_map(stream, capacity, |c| c as i64)?)
+}
+
+/// The first `len` signed words of `words` as the host's residual capacities or excesses,
+/// through page-locked memory.
+fn download_unsigned(
+    stream: &Arc<CudaStream>,
+    words: &CudaSlice<i64>,
+    len: usize,
+) -> Result<Vec<u64>> {
+    Ok(download_map(stream, words, len, |x| x as u64)?)
 }
 
 fn blocks(count: usize, threads: usize) -> LaunchConfig {

@@ -16,7 +16,10 @@ use cudarc::driver::{CudaSlice, CudaStream, PushKernelArg};
 use thicket_core::Result;
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use super::{blocks, launched, per_list, per_vertex, signed, FlowGpu, GpuPhases, GpuSolved};
+use super::{
+    blocks, download_unsigned, launched, per_list, per_vertex, upload_signed, FlowGpu, GpuPhases,
+    GpuSolved,
+};
 use crate::kernels::MpmKernels;
 use crate::kernels::{SCAN_THREADS, SCAN_TILE};
 use crate::mpm::SolveStats;
@@ -32,11 +35,9 @@ impl FlowGpu<'_> {
         let mut solve = Solve::new(&self, active)?;
         solve.run()?;
         let downloaded = Instant::now();
-        let cap = self
-            .stream()
-            .clone_dtoh(&solve.cap)
-            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let flows = self.residual.flows_from(&cap, |c| c as u64);
+        let slots = self.residual.capacity.len();
+        let cap = download_unsigned(self.stream(), &solve.cap, slots)?;
+        let flows = self.residual.flows_from(&cap, |c| c);
         Ok(GpuSolved {
             flows,
             stats: solve.stats,
@@ -82,14 +83,11 @@ impl<'a> Solve<'a> {
                 .alloc_zeros::<i64>(count.max(1))
                 .map_err(GpuError::driver("cuMemAlloc"))
         };
-        let capacities = signed(&g.residual.capacity);
         Ok(Solve {
             g,
             active,
             n: n as u32,
-            cap: stream
-                .clone_htod(&capacities)
-                .map_err(GpuError::driver("cuMemcpyHtoD"))?,
+            cap: upload_signed(stream, &g.residual.capacity)?,
             level: zeros_u32(n)?,
             alive: zeros_u32(n)?,
             inward: zeros_i64(n)?,

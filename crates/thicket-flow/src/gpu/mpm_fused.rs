@@ -9,7 +9,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use super::{signed, FlowGpu, GpuPhases, GpuSolved};
+use super::{download_unsigned, upload_signed, FlowGpu, GpuPhases, GpuSolved};
 use crate::kernels::{
     FUSED_CTL_WORDS, FUSED_THREADS, SLOT_BASE, SLOT_WORDS, STAT_PHASES, STAT_ROUNDS, STAT_STEPS,
     TIME_LAYERED, TIME_PRUNE, TIME_PUSH_PULL,
@@ -36,9 +36,7 @@ impl FlowGpu<'_> {
                 "mpm_fused does not fit on an SM with its block size".into(),
             ));
         }
-        let mut cap = stream
-            .clone_htod(&signed(&r.capacity))
-            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        let mut cap = upload_signed(&stream, &r.capacity)?;
         let zeros_u32 = |len: usize| {
             stream
                 .alloc_zeros::<u32>(len.max(1))
@@ -99,10 +97,8 @@ impl FlowGpu<'_> {
         let words = stream
             .clone_dtoh(&ctl)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let cap = stream
-            .clone_dtoh(&cap)
-            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let flows = r.flows_from(&cap, |c| c as u64);
+        let cap = download_unsigned(&stream, &cap, r.capacity.len())?;
+        let flows = r.flows_from(&cap, |c| c);
         Ok(GpuSolved {
             flows,
             stats: SolveStats {

@@ -4,12 +4,13 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaSlice, PushKernelArg};
-use rayon::prelude::*;
+use cudarc::driver::PushKernelArg;
 use thicket_core::Result;
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use super::{launched, per_list, per_vertex, signed, FlowGpu, GpuPhases, GpuSolved};
+use super::{
+    download_unsigned, launched, per_list, per_vertex, upload_signed, FlowGpu, GpuPhases, GpuSolved,
+};
 use crate::kernels::{LEVELS_PER_READ, ROUND_LAUNCHES};
 use crate::mpm::SolveStats;
 use crate::push_relabel;
@@ -24,13 +25,8 @@ impl FlowGpu<'_> {
         let mut r = self.residual;
         let excess = push_relabel::saturate_source(&mut r, s);
         let n = r.vertices;
-        let up = |values: Vec<i64>| {
-            stream
-                .clone_htod(&values)
-                .map_err(GpuError::driver("cuMemcpyHtoD"))
-        };
-        let mut cap = up(signed(&r.capacity))?;
-        let mut excess_d = up(signed(&excess))?;
+        let mut cap = upload_signed(&stream, &r.capacity)?;
+        let mut excess_d = upload_signed(&stream, &excess)?;
         let mut label = stream
             .alloc_zeros::<u32>(n as usize)
             .map_err(GpuError::driver("cuMemAlloc"))?;
@@ -137,18 +133,8 @@ impl FlowGpu<'_> {
             stats.steps += 1;
         }
         let downloaded = Instant::now();
-        let down = |values: &CudaSlice<i64>| -> Result<Vec<u64>> {
-            let words = stream
-                .clone_dtoh(values)
-                .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-            Ok(words
-                .par_iter()
-                .with_min_len(1 << 18)
-                .map(|&x| x as u64)
-                .collect())
-        };
-        r.capacity = down(&cap)?;
-        let excess = down(&excess_d)?;
+        r.capacity = download_unsigned(&stream, &cap, r.capacity.len())?;
+        let excess = download_unsigned(&stream, &excess_d, n as usize)?;
         let mut download_seconds = downloaded.elapsed().as_secs_f64();
         let started = Instant::now();
         let back = push_relabel::return_excess(&mut r, excess, s, t);

@@ -9,10 +9,11 @@
 //! A graph is uploaded once ([`SsspGpu::open`]) and searched from any number of sources.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use cudarc::driver::{CudaModule, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
-use thicket_gpu::{record_event, seconds_between, GpuError};
+use thicket_gpu::{download_map, record_event, seconds_between, GpuError};
 
 use super::{upload, DeviceGraph};
 use crate::graph::Graph;
@@ -51,6 +52,8 @@ pub(crate) struct SsspGpu {
     module: Arc<CudaModule>,
     /// The arcs' weights; `None`: every arc weighs 1.
     weights: Option<CudaSlice<u32>>,
+    /// Seconds the graph's and its weights' copy to the device took.
+    upload_seconds: f64,
 }
 
 impl SsspGpu {
@@ -70,14 +73,22 @@ impl SsspGpu {
             + 2 * 4 * giant_room;
         let uploaded = DeviceGraph::upload(ordinal, graph, device_bytes, "distances and piles")?;
         let module = uploaded.gpu.load_module(&SSSP.source, &SSSP.options())?;
+        let started = Instant::now();
         let weights = match &graph.weights {
             Some(w) => Some(upload(&uploaded.gpu, w)?),
             None => None,
         };
+        uploaded
+            .gpu
+            .stream()
+            .synchronize()
+            .map_err(GpuError::driver("cuStreamSynchronize"))?;
+        let upload_seconds = uploaded.upload_seconds + started.elapsed().as_secs_f64();
         Ok(SsspGpu {
             graph: uploaded,
             module,
             weights,
+            upload_seconds,
         })
     }
 
@@ -89,6 +100,11 @@ impl SsspGpu {
     /// Bytes of GPU memory the graph and one search take.
     pub(crate) fn device_bytes(&self) -> u64 {
         self.graph.device_bytes
+    }
+
+    /// Seconds the graph's and its weights' copy to the device took.
+    pub(crate) fn upload_seconds(&self) -> f64 {
+        self.upload_seconds
     }
 
     /// Shortest paths from `source` (0-based) with buckets of width `delta` (>= 1).
@@ -210,9 +226,8 @@ impl SsspGpu {
         let stats = stream
             .clone_dtoh(&stats)
             .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-        let distances = stream
-            .clone_dtoh(&distances)
-            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        // Through page-locked memory: a scale-24 graph's distances are 134 MB.
+        let distances = download_map(stream, &distances, n, |d| d)?;
         Ok(GpuSsspRun {
             distances,
             kernel_seconds,
