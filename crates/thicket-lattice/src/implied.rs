@@ -157,6 +157,8 @@ mod tests {
                     dividend_yield: uniform(0.0, 0.05),
                 },
                 steps: 10 + k % 23,
+                observed_extreme: None,
+                tree: Default::default(),
             };
             let price = price_serial(&contract, Precision::F64).unwrap().price;
             // Far out of the money a price barely moves with the volatility: no vol to find.
@@ -192,6 +194,8 @@ mod tests {
                 dividend_yield: 0.0,
             },
             steps: 50,
+            observed_extreme: None,
+            tree: Default::default(),
         };
         let below = implied_volatility(&contract, 9.0).unwrap_err().to_string();
         assert!(below.contains("below the lowest price"), "{below}");

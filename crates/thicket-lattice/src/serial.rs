@@ -21,7 +21,7 @@ fn serial<T: Real>(scheme: &Scheme<T>) -> Top {
     let n = scheme.steps;
     let mut cur = scheme.leaves();
     let mut next = vec![T::ZERO; n + 1];
-    let mut top = Top::default();
+    let mut top = scheme.top();
     top.capture(n, &cur);
     descend(scheme, n, &mut cur, &mut next, &mut top);
     top

@@ -80,6 +80,8 @@ pub fn run(args: &ImpliedVolArgs) -> Result<()> {
             dividend_yield: args.dividend_yield,
         },
         steps: args.steps,
+        observed_extreme: None,
+        tree: Default::default(),
     };
     if let Err(e) = contract.validate() {
         // A bad rate or steps can also show as p outside [0, 1] at 20%: only the plain

@@ -201,6 +201,8 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
             dividend_yield: args.dividend_yield,
         },
         steps: args.steps.ok_or_else(|| missing("steps"))?,
+        observed_extreme: None,
+        tree: Default::default(),
     };
     // `multicore` runs on the pool it is called in: one of --threads threads.
     let options = options(args);
