@@ -380,6 +380,17 @@ impl<T: Real> Scheme<T> {
         }
     }
 
+    /// The nodes `lo ..= hi` of layer `i` (at or above today's) that today's price and greeks
+    /// depend on: all of them where the lattice starts today; for a seasoned lookback the
+    /// states within i − today steps of the one or two read today, so that a far extreme
+    /// costs memory for its states but no work for them.
+    pub(crate) fn window(&self, i: usize) -> (usize, usize) {
+        let reach = i - self.today;
+        let Seasoning { state, weight } = self.seasoning;
+        let top = state + usize::from(weight > 0.0) + reach;
+        (state.saturating_sub(reach), top.min(i))
+    }
+
     /// An empty record of the layers the price and greeks are read off (today's and the
     /// next two, at the nodes around today's state).
     pub(crate) fn top(&self) -> Top {

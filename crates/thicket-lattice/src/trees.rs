@@ -75,7 +75,9 @@ pub(crate) fn drifted_up_down(
             let root = (v * v + 2.0 * v - 3.0).sqrt();
             (
                 0.5 * m * v * (v + 1.0 + root),
-                0.5 * m * v * (v + 1.0 - root),
+                // M·V/2·(V + 1 − root) = 2·M·V/(V + 1 + root), as (V + 1)² − root² = 4:
+                // without the cancellation at large σ²·dt.
+                2.0 * m * v / (v + 1.0 + root),
             )
         }
         Tree::LeisenReimer => {
