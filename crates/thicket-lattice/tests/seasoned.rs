@@ -231,3 +231,34 @@ fn the_json_answer_names_the_extreme_and_the_tree() {
         .stats();
     assert_eq!(json["observed_extreme"], 50.0);
 }
+
+/// The table of docs/lattice.md: the European seasoned lookbacks' error against the closed
+/// form as N grows (printed with `--nocapture`), each row smaller than the one before.
+#[test]
+#[ignore = "slow in debug builds: lattices of up to 25,600 steps"]
+fn the_error_against_the_closed_form_shrinks_with_n() {
+    let cases = [
+        (Payoff::LookbackPut, 50.0),
+        (Payoff::LookbackPut, 52.5),
+        (Payoff::LookbackPut, 60.0),
+        (Payoff::LookbackCall, 45.0),
+    ];
+    println!("| N | put, M/S = 1 | put, M/S = 1.05 | put, M/S = 1.2 | call, m/S = 0.9 |");
+    println!("|---:|---:|---:|---:|---:|");
+    let mut last = [f64::INFINITY; 4];
+    for steps in [100, 400, 1_600, 6_400, 25_600] {
+        let mut cells = vec![];
+        for (k, (payoff, extreme)) in cases.into_iter().enumerate() {
+            let want = closed_form(payoff, extreme)[0];
+            let contract = seasoned(payoff, Style::European, extreme, steps);
+            let error = priced(&contract, Strategy::Multicore, Precision::F64).price - want;
+            assert!(
+                error.abs() < last[k],
+                "{payoff:?} {extreme} N={steps}: {error}"
+            );
+            last[k] = error.abs();
+            cells.push(format!("{error:+.2e}"));
+        }
+        println!("| {steps} | {} |", cells.join(" | "));
+    }
+}
