@@ -58,6 +58,15 @@
 //! Exercise values are computed once in `f64` per j (lookbacks) or per stock level
 //! (vanilla), with exp of j·ln u, then rounded to the working precision.
 //!
+//! **Other trees** (`crate::Tree`, vanillas only) keep these units and weights with their own
+//! u, d and risk-neutral p; where u·d ≠ 1 the stock levels drift from layer to layer, so an
+//! American option's exercise values are made per layer from one `f64` table by level
+//! (`Drift`).
+//!
+//! **A seasoned lookback** (an observed extreme j states from the spot) runs the same lattice
+//! with `today` more layers before today and reads its price at layer `today`, whose node j
+//! is the option in state j with N steps to go (the recursion does not depend on the layer).
+//!
 //! # Greeks
 //!
 //! Delta and gamma are Hull's finite differences on the first two layers:
