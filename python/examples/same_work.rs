@@ -66,6 +66,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         dividend_yield: 0.0,
                     },
                     steps,
+                    observed_extreme: None,
+                    tree: Default::default(),
                 })
                 .collect();
             let price_options = PriceOptions {

@@ -95,6 +95,8 @@ pub fn price_one<'py>(
             dividend_yield,
         },
         steps,
+        observed_extreme: None,
+        tree: Default::default(),
     };
     let options = options(precision, backend, true)?;
     let measured = solve(py, || thicket_lattice::price(&contract, &options))?;
@@ -167,6 +169,8 @@ pub fn price_book<'py>(
                     dividend_yield: dividend_yield[i],
                 },
                 steps: steps[i] as usize,
+                observed_extreme: None,
+                tree: Default::default(),
             })
         })
         .collect::<PyResult<Vec<Contract>>>()?;

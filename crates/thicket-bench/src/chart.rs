@@ -118,7 +118,11 @@ where
         .x_desc(x_label)
         .y_desc(y_label)
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v:.3}"))
+        // Three decimals, or a power of ten below 0.01 (errors on a log axis).
+        .y_label_formatter(&|v| match v.abs() {
+            small if small > 0.0 && small < 0.01 => format!("{v:.0e}"),
+            _ => format!("{v:.3}"),
+        })
         .draw()?;
     for (index, line) in series.iter().enumerate() {
         let color = Palette99::pick(index).to_rgba();

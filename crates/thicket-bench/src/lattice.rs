@@ -247,6 +247,8 @@ pub fn sweep_contract(n: usize, style: Style) -> Contract {
             dividend_yield: 0.0,
         },
         steps: n,
+        observed_extreme: None,
+        tree: Default::default(),
     }
 }
 

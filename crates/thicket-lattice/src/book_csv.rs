@@ -196,6 +196,8 @@ impl Row<'_> {
                 .field(7)
                 .parse()
                 .map_err(|_| self.bad(7, "is not a whole number"))?,
+            observed_extreme: None,
+            tree: Default::default(),
         })
     }
 }

@@ -4,6 +4,8 @@
 use serde::Serialize;
 use thicket_core::{Error, Result};
 
+use crate::trees::{drifted_up_down, Tree};
+
 /// The largest number of steps accepted: the CPU lattice keeps two layers of `steps + 1`
 /// values (and a vanilla option one exercise value per stock level, `2 * steps + 1`), so this
 /// bounds its memory at a few GiB.
@@ -102,6 +104,31 @@ pub struct Contract {
     pub market: Market,
     /// The number of time steps N (the lattice has N + 1 dates).
     pub steps: usize,
+    /// A lookback already alive: the running extreme observed so far, the maximum for a
+    /// put (at or above the spot) or the minimum for a call (at or below it). `None` (the
+    /// default): the spot, a lookback that starts today. Vanilla options take `None`.
+    pub observed_extreme: Option<f64>,
+    /// The tree of the lattice ([`Tree::Crr`] by default, the only one of the lookbacks).
+    pub tree: Tree,
+}
+
+/// Where a lookback's observed extreme puts it on the lattice today: `state` steps of the
+/// up factor between the stock and the extreme, and `weight` toward `state + 1` where the
+/// extreme lies between two states (the price is interpolated linearly in log extreme).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Seasoning {
+    /// The state at or below the extreme.
+    pub(crate) state: usize,
+    /// The weight of state + 1, in [0, 1); 0 where the extreme is a state.
+    pub(crate) weight: f64,
+}
+
+impl Seasoning {
+    /// The layers the lattice adds before today so that its layer `extra()` holds every
+    /// state up to the ones read (0 for a lookback that starts today).
+    pub(crate) fn extra(&self) -> usize {
+        self.state + usize::from(self.weight > 0.0)
+    }
 }
 
 /// The Cox–Ross–Rubinstein parameters, computed once in f64: dt = T/N, u = exp(σ·sqrt(dt)),
@@ -170,6 +197,8 @@ impl Contract {
                 )));
             }
         }
+        self.check_tree()?;
+        self.check_extreme()?;
         let rate_time = m.rate * m.maturity;
         if rate_time.abs() > MAX_RATE_TIME {
             return Err(invalid(format!(
@@ -190,8 +219,26 @@ impl Contract {
         }
         let dt = m.maturity / self.steps as f64;
         let log_u = m.volatility * dt.sqrt();
-        let u = log_u.exp();
-        let d = (-log_u).exp();
+        let (u, d) = match (self.tree, self.payoff.strike()) {
+            (Tree::Crr, _) | (_, None) => (log_u.exp(), (-log_u).exp()),
+            (tree, Some(strike)) => {
+                let (u, d) = drifted_up_down(tree, m, strike, self.steps, dt);
+                if !(u.is_finite() && d.is_finite() && d > 0.0 && u > d) {
+                    return Err(invalid(format!(
+                        "the {} tree has no valid step here: u = {}, d = {} (spot {}, strike {}, volatility {}, maturity {}, steps {})",
+                        tree.name(),
+                        thicket_core::number(u),
+                        thicket_core::number(d),
+                        thicket_core::number(m.spot),
+                        thicket_core::number(strike),
+                        thicket_core::number(m.volatility),
+                        thicket_core::number(m.maturity),
+                        self.steps
+                    )));
+                }
+                (u, d)
+            }
+        };
         if !(u.is_finite() && d > 0.0) {
             return Err(invalid(format!(
                 "volatility × sqrt(maturity/steps) is {} (volatility {}, maturity {}, steps {}); the up factor exp({}) overflows",
@@ -219,14 +266,109 @@ impl Contract {
                 self.steps
             )));
         }
-        Ok(Lattice {
+        let lattice = Lattice {
             dt,
             u,
             d,
             p,
             disc: (-m.rate * dt).exp(),
             steps: self.steps,
-        })
+        };
+        let extra = self.seasoning(&lattice).extra();
+        if self.steps + extra > MAX_STEPS {
+            return Err(invalid(format!(
+                "the observed extreme {} lies {extra} steps of the lattice from the spot {}; steps + {extra} must be at most {MAX_STEPS}",
+                thicket_core::number(self.observed_extreme.unwrap_or(m.spot)),
+                thicket_core::number(m.spot)
+            )));
+        }
+        Ok(lattice)
+    }
+
+    /// Only vanilla options take a tree other than CRR, and Leisen–Reimer an odd number of
+    /// steps (its tree is centred on the strike at maturity).
+    fn check_tree(&self) -> Result<()> {
+        if self.tree == Tree::Crr {
+            return Ok(());
+        }
+        if self.payoff.strike().is_none() {
+            return Err(invalid(format!(
+                "the {} tree is for vanilla options; a {} is priced on the crr tree (its running extreme needs u·d = 1)",
+                self.tree.name(),
+                self.payoff.name()
+            )));
+        }
+        if self.tree == Tree::LeisenReimer && self.steps.is_multiple_of(2) {
+            return Err(invalid(format!(
+                "steps is {}; the leisen-reimer tree needs an odd number of steps ({} or {})",
+                self.steps,
+                self.steps - 1,
+                self.steps + 1
+            )));
+        }
+        Ok(())
+    }
+
+    /// An observed extreme is a positive finite number on the right side of the spot, and
+    /// for lookbacks only.
+    fn check_extreme(&self) -> Result<()> {
+        let Some(extreme) = self.observed_extreme else {
+            return Ok(());
+        };
+        let spot = self.market.spot;
+        let (name, wrong_side) = match self.payoff {
+            Payoff::LookbackPut => ("maximum", extreme < spot),
+            Payoff::LookbackCall => ("minimum", extreme > spot),
+            Payoff::Call { .. } | Payoff::Put { .. } => {
+                return Err(invalid(format!(
+                    "an observed extreme ({}) is for lookbacks; a {} has none",
+                    thicket_core::number(extreme),
+                    self.payoff.name()
+                )))
+            }
+        };
+        if !(extreme.is_finite() && extreme > 0.0) {
+            return Err(invalid(format!(
+                "the observed {name} is {}; it must be a positive finite number",
+                thicket_core::number(extreme)
+            )));
+        }
+        if wrong_side {
+            return Err(invalid(format!(
+                "the observed {name} {} of a {} is {} the spot {}",
+                thicket_core::number(extreme),
+                self.payoff.name(),
+                if name == "maximum" { "below" } else { "above" },
+                thicket_core::number(spot)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Where the observed extreme puts a lookback on `lattice` (this contract's, from
+    /// [`Contract::validate`]): x = ln(extreme/spot)/ln(u) steps away (of the put's maximum,
+    /// of the call's minimum the other way), a state where x is within 1e-9 of a whole number.
+    pub(crate) fn seasoning(&self, lattice: &Lattice) -> Seasoning {
+        let Some(extreme) = self.observed_extreme else {
+            return Seasoning {
+                state: 0,
+                weight: 0.0,
+            };
+        };
+        let log_u = self.market.volatility * lattice.dt.sqrt();
+        // Past MAX_STEPS it is refused (`validate`): clamped there, so that no cast saturates.
+        let x = ((extreme / self.market.spot).ln().abs() / log_u).min(MAX_STEPS as f64 + 1.0);
+        let nearest = x.round();
+        if (x - nearest).abs() <= 1e-9 * x.max(1.0) {
+            return Seasoning {
+                state: nearest as usize,
+                weight: 0.0,
+            };
+        }
+        Seasoning {
+            state: x.floor() as usize,
+            weight: x - x.floor(),
+        }
     }
 }
 
@@ -250,6 +392,8 @@ mod tests {
                 dividend_yield: 0.0,
             },
             steps,
+            observed_extreme: None,
+            tree: Tree::Crr,
         }
     }
 

@@ -116,6 +116,8 @@ mod tests {
             style: Style::European,
             market,
             steps,
+            observed_extreme: None,
+            tree: Default::default(),
         }
     }
 
@@ -212,6 +214,8 @@ mod tests {
                     style,
                     market,
                     steps: 400,
+                    observed_extreme: None,
+                    tree: Default::default(),
                 };
                 let got = price_with_bumps(&[contract], Precision::F64, serial_all).unwrap()[0];
                 let at = |dv: f64, dr: f64| {

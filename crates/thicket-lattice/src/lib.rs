@@ -15,7 +15,7 @@
 //! `data/SOURCE.md`) were computed outside thicket.
 //!
 //! ```
-//! use thicket_lattice::{price, Backend, Contract, Market, Payoff, PriceOptions, RunOptions, Style};
+//! use thicket_lattice::{price, Backend, Contract, Market, Payoff, PriceOptions, RunOptions, Style, Tree};
 //!
 //! // Hull's example: an American floating-strike lookback put on 3 steps.
 //! let put = Contract {
@@ -23,6 +23,8 @@
 //!     style: Style::American,
 //!     market: Market { spot: 50.0, maturity: 0.25, volatility: 0.4, rate: 0.1, dividend_yield: 0.0 },
 //!     steps: 3,
+//!     observed_extreme: None,
+//!     tree: Tree::Crr,
 //! };
 //! let options = PriceOptions {
 //!     run: RunOptions { backend: Backend::Cpu, verify: true, ..RunOptions::default() },
@@ -48,6 +50,7 @@ mod serial;
 #[cfg(test)]
 mod test_support;
 mod tile_shape;
+mod trees;
 mod verify;
 
 pub use book_csv::{parse_book, read_book, write_book_csv};
@@ -58,7 +61,8 @@ pub use run::{
 };
 pub use scheme::{Precision, Priced};
 pub use thicket_core::{Backend, Error, Measured, Result, RunOptions};
+pub use trees::Tree;
 pub use verify::{
-    black_scholes, exhaustive, goldman_sosin_gatto, hull_tn13, seasoned_lookback, verify,
-    EXHAUSTIVE_STEPS,
+    black_scholes, exhaustive, exhaustive_interpolated, goldman_sosin_gatto, hull_tn13,
+    seasoned_lookback, verify, EXHAUSTIVE_STEPS,
 };

@@ -66,10 +66,11 @@ fn tiled<T: Real>(scheme: &Scheme<T>, tiling: Tiling, threads: usize) -> Top {
     let n = scheme.steps;
     let mut cur = scheme.leaves();
     let mut next = vec![T::ZERO; n + 1];
-    let mut top = Top::default();
+    let mut top = scheme.top();
     top.capture(n, &cur);
-    // At least layers 1 and 0 run serially, so a block never ends below layer 2.
-    let tail = tiling.tail.max(2);
+    // At least today's layer and the next run serially, so a block never ends below the
+    // layers the price is read off.
+    let tail = tiling.tail.max(2 + scheme.today);
     let mut i0 = n;
     while i0 > tail {
         let depth = tiling.depth.max(1).min(i0 - tail);
@@ -133,6 +134,7 @@ mod tests {
     use crate::contract::{Payoff, Style};
     use crate::serial::price_serial;
     use crate::test_support::*;
+    use crate::trees::Tree;
 
     /// `price` on a pool of `threads` threads, as a caller who installs one runs it.
     fn on_threads(threads: usize, price: impl FnOnce() -> Result<Priced> + Send) -> Priced {
@@ -191,6 +193,45 @@ mod tests {
             on_threads(3, || price_multicore(&contract, Precision::F64)),
             price_serial(&contract, Precision::F64).unwrap()
         );
+    }
+
+    #[test]
+    fn multicore_equals_serial_exactly_on_other_trees_and_seasoned_lookbacks() {
+        let tiling = Tiling {
+            depth: 7,
+            width: 37,
+            tail: 2,
+        };
+        let mut contracts = vec![];
+        for tree in Tree::ALL {
+            for payoff in [Payoff::Call { strike: 55.0 }, Payoff::Put { strike: 55.0 }] {
+                contracts.push(Contract {
+                    tree,
+                    ..lookback(payoff, Style::American, [50.0, 0.75, 0.3, 0.1], 601)
+                });
+            }
+        }
+        // States 0 … 40 of the lattice, and between them: today's layer is well inside the
+        // blocks, which must stop above it.
+        for (payoff, extreme) in [
+            (Payoff::LookbackPut, 57.0),
+            (Payoff::LookbackPut, 80.0),
+            (Payoff::LookbackCall, 41.0),
+        ] {
+            contracts.push(Contract {
+                observed_extreme: Some(extreme),
+                ..lookback(payoff, Style::American, [50.0, 0.75, 0.3, 0.1], 600)
+            });
+        }
+        for contract in contracts {
+            for precision in [Precision::F64, Precision::F32] {
+                assert_eq!(
+                    on_threads(3, || price_tiled(&contract, precision, tiling)),
+                    price_serial(&contract, precision).unwrap(),
+                    "{contract:?} {precision}"
+                );
+            }
+        }
     }
 
     #[test]

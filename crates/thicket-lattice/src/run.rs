@@ -10,7 +10,7 @@ use thicket_core::{
 
 use crate::books::{multicore_book, serial_book};
 use crate::contract::Contract;
-use crate::gpu::LatticeGpu;
+use crate::gpu::{check_supported, LatticeGpu};
 use crate::greeks::price_with_bumps;
 use crate::multicore::price_multicore;
 use crate::scheme::{Precision, Priced};
@@ -231,6 +231,7 @@ impl Kernel for OptionKernel<'_> {
                     .map(|c| price_multicore(c, precision))
                     .collect(),
                 Strategy::Thesis | Strategy::Hybrid => {
+                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(options.device)?;
                     devices = vec![gpu.name()];
                     let cpu_tail =
@@ -244,6 +245,7 @@ impl Kernel for OptionKernel<'_> {
                     Ok(priced)
                 }
                 Strategy::Tiles => {
+                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(options.device)?;
                     devices = vec![gpu.name()];
                     let run = match contracts {
@@ -316,6 +318,7 @@ impl Kernel for BookKernel<'_> {
                 Strategy::Serial => serial_book(contracts, precision),
                 Strategy::Multicore => multicore_book(contracts, precision),
                 _ => {
+                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(self.options.device)?;
                     devices = vec![gpu.name()];
                     let run = gpu.book(contracts, precision)?;
@@ -354,7 +357,9 @@ impl Kernel for BookKernel<'_> {
 impl LatticeRun {
     /// The answer as JSON keys: `price`, `delta`, `gamma`, `theta`, `vega`, `rho` (null where
     /// not computed), the contract (`payoff`, `style`, `spot`, `strike`, `maturity`,
-    /// `volatility`, `rate`, `dividend_yield`, `steps`), `precision`, `strategy`,
+    /// `volatility`, `rate`, `dividend_yield`, `observed_extreme` (a lookback's running
+    /// extreme so far, the spot where none was given; null for a vanilla), `tree`, `steps`),
+    /// `precision`, `strategy`,
     /// `kernel_seconds`, `launches`, `nodes`.
     pub fn stats(&self) -> Map<String, Value> {
         let c = &self.contract;
@@ -373,6 +378,12 @@ impl LatticeRun {
             "volatility": c.market.volatility,
             "rate": c.market.rate,
             "dividend_yield": c.market.dividend_yield,
+            "observed_extreme": c
+                .payoff
+                .strike()
+                .is_none()
+                .then(|| c.observed_extreme.unwrap_or(c.market.spot)),
+            "tree": c.tree.name(),
             "steps": c.steps,
             "precision": self.precision,
             "strategy": self.strategy,

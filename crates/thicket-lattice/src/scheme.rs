@@ -58,6 +58,15 @@
 //! Exercise values are computed once in `f64` per j (lookbacks) or per stock level
 //! (vanilla), with exp of j·ln u, then rounded to the working precision.
 //!
+//! **Other trees** (`crate::Tree`, vanillas only) keep these units and weights with their own
+//! u, d and risk-neutral p; where u·d ≠ 1 the stock levels drift from layer to layer, so an
+//! American option's exercise values are made per layer from one `f64` table by level
+//! (`Drift`).
+//!
+//! **A seasoned lookback** (an observed extreme j states from the spot) runs the same lattice
+//! with `today` more layers before today and reads its price at layer `today`, whose node j
+//! is the option in state j with N steps to go (the recursion does not depend on the layer).
+//!
 //! # Greeks
 //!
 //! Delta and gamma are Hull's finite differences on the first two layers:
@@ -80,7 +89,8 @@ use std::str::FromStr;
 use serde::Serialize;
 use thicket_core::{Error, Result};
 
-use crate::contract::{Contract, Lattice, Payoff, Style};
+use crate::contract::{Contract, Lattice, Payoff, Seasoning, Style};
+use crate::trees::Tree;
 
 /// The floating-point type the lattice is computed in (the parameters and exercise values are
 /// always computed in `f64` first).
@@ -216,7 +226,16 @@ pub(crate) struct Scheme<T> {
     /// vanilla options, even k − N in `exercise[0]` (k = 2m − N) and odd in `exercise[1]`
     /// (k = 2m − N + 1), so that each layer's values are one contiguous run.
     exercise: [Vec<T>; 2],
+    /// The exercise values of a vanilla option on a drifted tree (u·d ≠ 1), whose stock
+    /// levels shift from layer to layer; `None` on CRR.
+    drift: Option<Drift>,
+    /// The layer that is today: 0, or for a seasoned lookback the layer of the extended
+    /// lattice (`steps` = N + today) whose nodes are the states N steps from maturity.
+    pub(crate) today: usize,
+    /// Where a lookback's observed extreme puts it on the lattice today.
+    seasoning: Seasoning,
     /// The option's market and lattice, for reading prices off the first layers.
+    log_u: f64,
     spot: f64,
     strike: f64,
     u: f64,
@@ -237,8 +256,12 @@ impl<T: Real> Scheme<T> {
     }
 
     fn build(contract: &Contract, lattice: &Lattice, with_exercise: bool) -> Scheme<T> {
+        // A seasoned lookback's lattice starts `today` layers earlier, so that today's layer
+        // holds every state up to the ones it is read at.
+        let seasoning = contract.seasoning(lattice);
+        let today = seasoning.extra();
         // Without exercise values every layer is empty (n + 1 = 0 values of each).
-        let n = lattice.steps;
+        let n = lattice.steps + today;
         let values = if with_exercise { n + 1 } else { 0 };
         let log_u = contract.market.volatility * lattice.dt.sqrt();
         let spot = contract.market.spot;
@@ -306,6 +329,21 @@ impl<T: Real> Scheme<T> {
                 )
             }
         };
+        let drift = match (contract.tree, contract.payoff) {
+            (Tree::Crr, _) | (_, Payoff::LookbackPut | Payoff::LookbackCall) => None,
+            (_, Payoff::Call { strike }) => Some(Drift::new(
+                lattice,
+                (strike / spot).ln(),
+                -1.0,
+                with_exercise,
+            )),
+            (_, Payoff::Put { strike }) => Some(Drift::new(
+                lattice,
+                (spot / strike).ln(),
+                1.0,
+                with_exercise,
+            )),
+        };
         Scheme {
             kind,
             american: contract.style == Style::American,
@@ -315,6 +353,10 @@ impl<T: Real> Scheme<T> {
             edge,
             growth,
             exercise,
+            drift,
+            today,
+            seasoning,
+            log_u,
             spot,
             strike,
             u: lattice.u,
@@ -341,7 +383,31 @@ impl<T: Real> Scheme<T> {
 
     /// The leaves (layer N): the payoff.
     pub(crate) fn leaves(&self) -> Vec<T> {
-        self.exercise_row(self.steps)[..=self.steps].to_vec()
+        match &self.drift {
+            Some(drift) => drift.exercise(self.steps, 0, self.steps + 1),
+            None => self.exercise_row(self.steps)[..=self.steps].to_vec(),
+        }
+    }
+
+    /// The nodes `lo ..= hi` of layer `i` (at or above today's) that today's price and greeks
+    /// depend on: all of them where the lattice starts today; for a seasoned lookback the
+    /// states within i − today steps of the one or two read today, so that a far extreme
+    /// costs memory for its states but no work for them.
+    pub(crate) fn window(&self, i: usize) -> (usize, usize) {
+        let reach = i - self.today;
+        let Seasoning { state, weight } = self.seasoning;
+        let top = state + usize::from(weight > 0.0) + reach;
+        (state.saturating_sub(reach), top.min(i))
+    }
+
+    /// An empty record of the layers the price and greeks are read off (today's and the
+    /// next two, at the nodes around today's state).
+    pub(crate) fn top(&self) -> Top {
+        Top {
+            first: self.today,
+            lo: self.seasoning.state.saturating_sub(2),
+            ..Top::default()
+        }
     }
 
     /// Layer `i` at nodes `lo .. lo + new.len()` into `new`, from layer i + 1 in `old`, whose
@@ -350,7 +416,16 @@ impl<T: Real> Scheme<T> {
     pub(crate) fn step(&self, i: usize, lo: usize, new: &mut [T], old: &[T], base: usize) {
         let hi = lo + new.len();
         let g = self.growth_at(i);
-        let exercise = &self.exercise_row(i)[lo..hi];
+        let drifted;
+        let exercise = match &self.drift {
+            None => &self.exercise_row(i)[lo..hi],
+            Some(drift) if self.american => {
+                drifted = drift.exercise(i, lo, hi);
+                &drifted[..]
+            }
+            // A European option's layers never read exercise values.
+            Some(_) => &[],
+        };
         match self.kind {
             Kind::LookbackPut | Kind::LookbackCall => {
                 let start = usize::from(lo == 0);
@@ -412,7 +487,13 @@ impl<T: Real> Scheme<T> {
     /// The price and greeks from layers 0, 1 and 2 (in `f64`; no layer 2 with one step).
     /// Vega and rho need other lattices: `None` here.
     pub(crate) fn read_out(&self, top: &Top) -> Priced {
+        if self.today > 0 {
+            return self.read_out_seasoned(top);
+        }
         let (s, u, d, k) = (self.spot, self.u, self.d, self.strike);
+        // The stock two steps on after one up and one down move: S on CRR (taken as exactly S),
+        // S·u·d on a drifted tree.
+        let middle = if self.drift.is_some() { s * u * d } else { s };
         // The factor from the lattice's bond units back to today's money at layer i.
         let bond = |i: f64| (-self.growth * (self.steps as f64 - i)).exp();
         let [l0, l1, l2] = &top.layers;
@@ -442,17 +523,22 @@ impl<T: Real> Scheme<T> {
                 ),
                 Kind::Call => (
                     s * d * d * l2[0] * d2,
-                    s * l2[1] * d2,
+                    middle * l2[1] * d2,
                     s * u * u * l2[2] * d2,
                 ),
                 Kind::Put => (k * l2[0] * d2, k * l2[1] * d2, k * l2[2] * d2),
             };
             let (suu, sdd) = (s * u * u, s * d * d);
-            let gamma = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
+            let gamma =
+                ((fuu - fud) / (suu - middle) - (fud - fdd) / (middle - sdd)) / (0.5 * (suu - sdd));
             // Two steps later with the stock back at S: for a lookback, the path whose running
-            // extreme is still S (j = 0), the state the option is in today.
+            // extreme is still S (j = 0), the state the option is in today; on a drifted tree
+            // the middle node moved back to S along layer 2's slope.
             let later = match self.kind {
                 Kind::LookbackPut | Kind::LookbackCall => s * l2[0] * d2,
+                Kind::Call | Kind::Put if self.drift.is_some() => {
+                    fud + (s - middle) * (fuu - fdd) / (suu - sdd)
+                }
                 Kind::Call | Kind::Put => fud,
             };
             (gamma, (later - f) / (2.0 * self.dt))
@@ -466,24 +552,151 @@ impl<T: Real> Scheme<T> {
             rho: None,
         }
     }
+
+    /// The price and greeks of a seasoned lookback: its state's, or interpolated linearly in
+    /// the log of the extreme between the two states around it (greeks as the price).
+    fn read_out_seasoned(&self, top: &Top) -> Priced {
+        let Seasoning { state, weight } = self.seasoning;
+        let below = self.read_out_state(top, state);
+        if weight == 0.0 {
+            return below;
+        }
+        let above = self.read_out_state(top, state + 1);
+        let mix = |a: f64, b: f64| a + weight * (b - a);
+        Priced {
+            price: mix(below.price, above.price),
+            delta: mix(below.delta, above.delta),
+            gamma: mix(below.gamma, above.gamma),
+            theta: mix(below.theta, above.theta),
+            vega: None,
+            rho: None,
+        }
+    }
+
+    /// The price and greeks of a lookback in state `j` today (j steps of u between the stock
+    /// and its extreme), from today's layer and the next two; as [`Scheme::read_out`] reads a
+    /// lookback in state 0, but with the moves' states written out.
+    fn read_out_state(&self, top: &Top, j: usize) -> Priced {
+        let (s, u, d) = (self.spot, self.u, self.d);
+        // An up move takes the put one step nearer its maximum (a new maximum at 0) and the
+        // call one step further from its minimum; a down move the other way.
+        let put = self.kind == Kind::LookbackPut;
+        let up = |j: usize| if put { j.saturating_sub(1) } else { j + 1 };
+        let down = |j: usize| if put { j + 1 } else { j.saturating_sub(1) };
+        // The value in money k layers after today, `ups` net up moves on, in state `state`:
+        // the put's units are its maximum S_node·u^state, the call's the stock; both grown
+        // to a bond or a dividend-reinvested stock at maturity.
+        let value = |k: usize, ups: i32, state: usize| {
+            let level = if put { ups + state as i32 } else { ups };
+            let bond = (-self.growth * (self.steps - self.today - k) as f64).exp();
+            s * (f64::from(level) * self.log_u).exp() * top.node(k, state) * bond
+        };
+        let f = value(0, 0, j);
+        let (fu, fd) = (value(1, 1, up(j)), value(1, -1, down(j)));
+        let delta = (fu - fd) / (s * u - s * d);
+        if self.steps - self.today < 2 {
+            return Priced {
+                price: f,
+                delta,
+                gamma: 0.0,
+                theta: 0.0,
+                vega: None,
+                rho: None,
+            };
+        }
+        let (fuu, fdd) = (value(2, 2, up(up(j))), value(2, -2, down(down(j))));
+        // Up-down and down-up differ only where one of them sets a new extreme (state 0).
+        let fud = 0.5 * (value(2, 0, down(up(j))) + value(2, 0, up(down(j))));
+        let (suu, sdd) = (s * u * u, s * d * d);
+        let gamma = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
+        // Two steps later, the stock back at S and its extreme still today's: state j.
+        let theta = (value(2, 0, j) - f) / (2.0 * self.dt);
+        Priced {
+            price: f,
+            delta,
+            gamma,
+            theta,
+            vega: None,
+            rho: None,
+        }
+    }
 }
 
-/// Layers 0, 1 and 2 of a finished induction, in `f64`: node j of layer i at `layers[i][j]`
-/// (j <= i; no allocation, so that reading out a book of prices costs no more than its
+/// The nodes of each layer [`Top`] keeps: a seasoned lookback reads states j − 2 … j + 3
+/// around today's state j.
+const TOP_NODES: usize = 6;
+
+/// Today's layer and the next two of a finished induction, in `f64`: node `lo + n` of layer
+/// `first + k` at `layers[k][n]` (layers 0, 1 and 2 from node 0 for every option that starts
+/// today; no allocation, so that reading out a book of prices costs no more than its
 /// arithmetic).
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub(crate) struct Top {
-    pub(crate) layers: [[f64; 3]; 3],
+    pub(crate) layers: [[f64; TOP_NODES]; 3],
+    /// The layer that is today.
+    first: usize,
+    /// The lowest node kept.
+    lo: usize,
 }
 
 impl Top {
-    /// Keeps layer `i`'s values if it is one of the first three.
+    /// Keeps layer `i`'s values (nodes 0 … i in `layer`) if it is today's or one of the next
+    /// two.
     pub(crate) fn capture<T: Real>(&mut self, i: usize, layer: &[T]) {
-        if i <= 2 {
-            for (kept, value) in self.layers[i].iter_mut().zip(&layer[..=i]) {
+        if (self.first..=self.first + 2).contains(&i) {
+            let hi = (self.lo + TOP_NODES).min(i + 1);
+            let kept = &mut self.layers[i - self.first];
+            for (kept, value) in kept.iter_mut().zip(&layer[self.lo..hi]) {
                 *kept = value.get();
             }
         }
+    }
+
+    /// Node `node` of layer `first + k`.
+    fn node(&self, k: usize, node: usize) -> f64 {
+        self.layers[k][node - self.lo]
+    }
+}
+
+/// The exercise values of a vanilla option on a drifted tree: at node j of layer i the
+/// stock is S·exp(i·a + (2j − i)·b), a and b the mean and half the difference of ln u and
+/// ln d, so the exercise value (in the lattice's units, before its growth) is
+/// max(0, 1 − exp(±i·a)·x[2j − i]) with x per stock level, computed once in `f64`.
+struct Drift {
+    /// x by level 2j − i, at index 2j − i + N.
+    levels: Vec<f64>,
+    /// ±a: the exponent the level's x is scaled by per layer.
+    per_layer: f64,
+    steps: usize,
+}
+
+impl Drift {
+    /// `log_ratio` is ln(S/K) (a put, `sign` 1) or ln(K/S) (a call, `sign` −1).
+    fn new(lattice: &Lattice, log_ratio: f64, sign: f64, with_exercise: bool) -> Drift {
+        let (log_up, log_down) = (lattice.u.ln(), lattice.d.ln());
+        let half = 0.5 * (log_up - log_down);
+        let n = lattice.steps;
+        let levels = if with_exercise {
+            (0..=2 * n)
+                .map(|index| (log_ratio + sign * (index as f64 - n as f64) * half).exp())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Drift {
+            levels,
+            per_layer: sign * 0.5 * (log_up + log_down),
+            steps: n,
+        }
+    }
+
+    /// The exercise values of nodes `lo .. hi` of layer `i`.
+    fn exercise<T: Real>(&self, i: usize, lo: usize, hi: usize) -> Vec<T> {
+        let shift = (i as f64 * self.per_layer).exp();
+        let levels = &self.levels[2 * lo + self.steps - i..];
+        (0..hi - lo)
+            .map(|n| T::of((1.0 - shift * levels[2 * n]).max(0.0)))
+            .collect()
     }
 }
 

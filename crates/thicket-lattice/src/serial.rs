@@ -21,13 +21,16 @@ fn serial<T: Real>(scheme: &Scheme<T>) -> Top {
     let n = scheme.steps;
     let mut cur = scheme.leaves();
     let mut next = vec![T::ZERO; n + 1];
-    let mut top = Top::default();
+    let mut top = scheme.top();
     top.capture(n, &cur);
     descend(scheme, n, &mut cur, &mut next, &mut top);
     top
 }
 
-/// Layers `from − 1` down to 0, one after the other; `cur` holds layer `from`.
+/// Layers `from − 1` down to today's (0, or a seasoned lookback's), one after the other;
+/// `cur` holds layer `from`. Only the nodes today's price reads are computed
+/// ([`Scheme::window`]: every node where the lattice starts today); a buffer's other values
+/// are left as they were.
 pub(crate) fn descend<T: Real>(
     scheme: &Scheme<T>,
     from: usize,
@@ -35,8 +38,9 @@ pub(crate) fn descend<T: Real>(
     next: &mut Vec<T>,
     top: &mut Top,
 ) {
-    for i in (0..from).rev() {
-        scheme.step(i, 0, &mut next[..=i], cur, 0);
+    for i in (scheme.today..from).rev() {
+        let (lo, hi) = scheme.window(i);
+        scheme.step(i, lo, &mut next[lo..=hi], cur, 0);
         std::mem::swap(cur, next);
         top.capture(i, cur);
     }

@@ -18,6 +18,8 @@ pub(crate) fn lookback(payoff: Payoff, style: Style, m: [f64; 4], steps: usize) 
             dividend_yield: 0.0,
         },
         steps,
+        observed_extreme: None,
+        tree: Default::default(),
     }
 }
 

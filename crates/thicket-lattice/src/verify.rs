@@ -10,6 +10,7 @@ use thicket_core::{Error, Result};
 use crate::contract::{Contract, Market, Payoff, Style};
 use crate::scheme::{Precision, Priced};
 use crate::serial::price_serial;
+use crate::trees::Tree;
 
 /// Whether `priced` is `contract`'s price computed in `precision`: within 1e-9 (f64) or the
 /// thesis's 1e-3 (f32), relative to max(1, |reference|), of the independent reference: every
@@ -17,7 +18,7 @@ use crate::serial::price_serial;
 /// lattice (exact to the reference tables in `data/`). Errors on an invalid contract.
 pub fn verify(contract: &Contract, priced: &Priced, precision: Precision) -> Result<bool> {
     let reference = if contract.steps <= EXHAUSTIVE_STEPS {
-        exhaustive(contract)?
+        exhaustive_interpolated(contract)?
     } else {
         price_serial(contract, Precision::F64)?.price
     };
@@ -31,8 +32,9 @@ pub fn verify(contract: &Contract, priced: &Priced, precision: Precision) -> Res
 /// The most steps [`exhaustive`] walks: 2^14 paths.
 pub const EXHAUSTIVE_STEPS: usize = 14;
 
-/// The price of `contract` by walking all 2^N paths of the CRR tree in `f64`, with the stock
-/// price (multiplied by u or d along the path) and its running maximum and minimum on each;
+/// The price of `contract` by walking all 2^N paths of its tree in `f64`, with the stock
+/// price (multiplied by u or d along the path) and its running maximum and minimum on each
+/// (starting at the observed extreme of a seasoned lookback);
 /// an American option compares exercise with continuation at every node. No state reduction
 /// (such as the lookbacks' Y = G/S) is used, so this checks that reduction. Errors above 14
 /// steps, and on an invalid contract.
@@ -44,7 +46,7 @@ pub fn exhaustive(contract: &Contract) -> Result<f64> {
             contract.steps
         )));
     }
-    let tree = Tree {
+    let paths = Paths {
         payoff: contract.payoff,
         american: contract.style == Style::American,
         steps: contract.steps,
@@ -54,10 +56,41 @@ pub fn exhaustive(contract: &Contract) -> Result<f64> {
         disc: lattice.disc,
     };
     let s = contract.market.spot;
-    Ok(tree.value(0, s, s, s))
+    let extreme = contract.observed_extreme.unwrap_or(s);
+    Ok(match contract.payoff {
+        Payoff::LookbackPut => paths.value(0, s, extreme, s),
+        Payoff::LookbackCall => paths.value(0, s, s, extreme),
+        Payoff::Call { .. } | Payoff::Put { .. } => paths.value(0, s, s, s),
+    })
 }
 
-struct Tree {
+/// [`exhaustive`] as the lattice reads a seasoned lookback whose observed extreme lies
+/// between two of its states: the brute-force prices with the extreme at those two states,
+/// S·u^j and S·u^(j+1) (the put; S·d^j and S·d^(j+1) the call), mixed linearly in the log of
+/// the extreme. Equal to [`exhaustive`] everywhere else.
+pub fn exhaustive_interpolated(contract: &Contract) -> Result<f64> {
+    let lattice = contract.validate()?;
+    let seasoning = contract.seasoning(&lattice);
+    if seasoning.weight == 0.0 {
+        return exhaustive(contract);
+    }
+    let log_u = contract.market.volatility * lattice.dt.sqrt();
+    let sign = if contract.payoff == Payoff::LookbackPut {
+        1.0
+    } else {
+        -1.0
+    };
+    let at = |state: usize| {
+        exhaustive(&Contract {
+            observed_extreme: Some(contract.market.spot * (sign * state as f64 * log_u).exp()),
+            ..*contract
+        })
+    };
+    let (below, above) = (at(seasoning.state)?, at(seasoning.state + 1)?);
+    Ok(below + seasoning.weight * (above - below))
+}
+
+struct Paths {
     payoff: Payoff,
     american: bool,
     steps: usize,
@@ -67,7 +100,7 @@ struct Tree {
     disc: f64,
 }
 
-impl Tree {
+impl Paths {
     /// The value at step `t` with the stock at `s`, its running maximum `high` and minimum
     /// `low` (all including `s`).
     fn value(&self, t: usize, s: f64, high: f64, low: f64) -> f64 {
@@ -193,6 +226,8 @@ pub fn hull_tn13() -> Contract {
             dividend_yield: 0.0,
         },
         steps: 3,
+        observed_extreme: None,
+        tree: Tree::Crr,
     }
 }
 

@@ -57,6 +57,8 @@ fn reference() -> Vec<(Contract, f64)> {
                     dividend_yield: number(7),
                 },
                 steps: f[8].parse().unwrap(),
+                observed_extreme: None,
+                tree: Default::default(),
             };
             (contract, number(9))
         })
@@ -105,6 +107,8 @@ fn european_put_call_parity_holds_with_dividends() {
                 style: Style::European,
                 market,
                 steps,
+                observed_extreme: None,
+                tree: Default::default(),
             };
             let strike = 50.0;
             let call = value(
@@ -140,6 +144,8 @@ fn european_prices_with_dividends_approach_the_closed_forms() {
         style: Style::European,
         market,
         steps,
+        observed_extreme: None,
+        tree: Default::default(),
     };
     for (payoff, call) in [
         (Payoff::Call { strike: 50.0 }, true),
@@ -182,6 +188,8 @@ fn a_dividend_makes_an_american_call_worth_more_than_the_european() {
         style,
         market,
         steps: 300,
+        observed_extreme: None,
+        tree: Default::default(),
     };
     let american = value(&at(Style::American), Strategy::Serial, Precision::F64);
     let european = value(&at(Style::European), Strategy::Serial, Precision::F64);

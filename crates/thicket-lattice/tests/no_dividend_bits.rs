@@ -35,6 +35,8 @@ fn zero_dividends_price_bit_for_bit_as_before() {
                             dividend_yield: 0.0,
                         },
                         steps,
+                        observed_extreme: None,
+                        tree: Default::default(),
                     };
                     let options = PriceOptions {
                         run: RunOptions {

@@ -19,6 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             dividend_yield: 0.0,
         },
         steps: 3,
+        observed_extreme: None,
+        tree: Default::default(),
     };
     let priced = price(&put, &PriceOptions::default())?;
     let graph = Graph::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4)])?;

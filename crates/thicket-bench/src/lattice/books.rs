@@ -37,6 +37,8 @@ pub fn sample_books(count: usize, steps: usize) -> [(&'static str, Vec<Contract>
                 dividend_yield: 0.0,
             },
             steps,
+            observed_extreme: None,
+            tree: Default::default(),
         })
         .collect();
     let calls = (0..count)
@@ -55,6 +57,8 @@ pub fn sample_books(count: usize, steps: usize) -> [(&'static str, Vec<Contract>
                     dividend_yield: 0.0,
                 },
                 steps,
+                observed_extreme: None,
+                tree: Default::default(),
             }
         })
         .collect();

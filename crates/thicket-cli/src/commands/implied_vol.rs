@@ -4,7 +4,9 @@
 use clap::Args;
 use serde_json::json;
 use thicket_core::{Error, Result};
-use thicket_lattice::{implied_volatility, Contract, Market, Payoff, Style};
+use thicket_lattice::{implied_volatility, Contract, Market, Payoff, Style, Tree};
+
+use crate::flags::choices;
 
 /// Options of `thicket implied-vol`.
 #[derive(Debug, Args)]
@@ -36,6 +38,20 @@ pub struct ImpliedVolArgs {
     /// European (no early exercise) instead of American.
     #[arg(long)]
     pub european: bool,
+    /// The tree of a put or call: crr, jarrow-rudd, tian or leisen-reimer (odd --steps).
+    #[arg(long, default_value = "crr", value_parser = choices(&Tree::ALL, Tree::name))]
+    pub tree: Tree,
+    /// A lookback-put already alive: the running maximum observed so far (default the spot).
+    #[arg(
+        long,
+        value_name = "M",
+        conflicts_with = "observed_min",
+        allow_hyphen_values = true
+    )]
+    pub observed_max: Option<f64>,
+    /// A lookback-call already alive: the running minimum observed so far (default the spot).
+    #[arg(long, value_name = "M", allow_hyphen_values = true)]
+    pub observed_min: Option<f64>,
     /// Print one JSON object (key `volatility`, with the contract) instead of the text.
     #[arg(long)]
     pub json: bool,
@@ -64,6 +80,22 @@ pub fn run(args: &ImpliedVolArgs) -> Result<()> {
             }
         }
     };
+    let observed_extreme = match (payoff, args.observed_max, args.observed_min) {
+        (Payoff::LookbackPut, max, None) => max,
+        (Payoff::LookbackCall, None, min) => min,
+        (_, None, None) => None,
+        (_, max, min) => {
+            let (flag, value) = match max {
+                Some(max) => ("--observed-max", max),
+                None => ("--observed-min", min.unwrap_or(f64::NAN)),
+            };
+            return Err(Error::InvalidInput(format!(
+                "{flag} {} does not fit a {}: --observed-max is a lookback-put's, --observed-min a lookback-call's",
+                thicket_core::number(value),
+                payoff.name()
+            )));
+        }
+    };
     let contract = Contract {
         payoff,
         style: if args.european {
@@ -80,6 +112,8 @@ pub fn run(args: &ImpliedVolArgs) -> Result<()> {
             dividend_yield: args.dividend_yield,
         },
         steps: args.steps,
+        observed_extreme,
+        tree: args.tree,
     };
     if let Err(e) = contract.validate() {
         // A bad rate or steps can also show as p outside [0, 1] at 20%: only the plain
@@ -102,6 +136,11 @@ pub fn run(args: &ImpliedVolArgs) -> Result<()> {
                 "maturity": args.maturity,
                 "rate": args.rate,
                 "dividend_yield": args.dividend_yield,
+                "observed_extreme": payoff
+                    .strike()
+                    .is_none()
+                    .then(|| observed_extreme.unwrap_or(args.spot)),
+                "tree": args.tree.name(),
                 "steps": args.steps,
             })
         );

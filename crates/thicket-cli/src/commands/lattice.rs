@@ -5,7 +5,7 @@ use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
     price, price_book, read_book, write_book_csv, Contract, Market, Payoff, Precision,
-    PriceOptions, Strategy, Style, EXHAUSTIVE_STEPS,
+    PriceOptions, Strategy, Style, Tree, EXHAUSTIVE_STEPS,
 };
 
 use super::{result_on_stdout, say, Summary};
@@ -123,6 +123,25 @@ pub const PRECISIONS: [Precision; 2] = [Precision::F32, Precision::F64];
 /// Options of `thicket lookback`.
 #[derive(Debug, Args)]
 pub struct LookbackArgs {
+    /// A put already alive: the running maximum of the stock observed so far (at or above
+    /// the spot; default the spot). Between two states of the lattice the price is
+    /// interpolated linearly in log maximum.
+    #[arg(
+        long,
+        value_name = "M",
+        conflicts_with_all = ["batch", "observed_min"],
+        allow_hyphen_values = true
+    )]
+    pub observed_max: Option<f64>,
+    /// A call (--call) already alive: the running minimum observed so far (at or below the
+    /// spot; default the spot).
+    #[arg(
+        long,
+        value_name = "M",
+        conflicts_with = "batch",
+        allow_hyphen_values = true
+    )]
+    pub observed_min: Option<f64>,
     /// The option, the lattice and the run.
     #[command(flatten)]
     pub lattice: LatticeArgs,
@@ -139,6 +158,15 @@ pub struct BinomialArgs {
         allow_hyphen_values = true
     )]
     pub strike: Option<f64>,
+    /// The tree: crr (Cox–Ross–Rubinstein), jarrow-rudd, tian or leisen-reimer (odd --steps
+    /// only).
+    #[arg(
+        long,
+        default_value = "crr",
+        conflicts_with = "batch",
+        value_parser = choices(&Tree::ALL, Tree::name)
+    )]
+    pub tree: Tree,
     /// The option, the lattice and the run.
     #[command(flatten)]
     pub lattice: LatticeArgs,
@@ -150,7 +178,22 @@ pub fn lookback(args: &LookbackArgs) -> Result<()> {
         true => Payoff::LookbackCall,
         false => Payoff::LookbackPut,
     };
-    run(&args.lattice, payoff)
+    let observed_extreme = match (args.lattice.call, args.observed_max, args.observed_min) {
+        (true, Some(max), _) => {
+            return Err(Error::InvalidInput(format!(
+            "--observed-max {} is a put's running maximum; a call (--call) takes --observed-min",
+            thicket_core::number(max)
+        )))
+        }
+        (false, _, Some(min)) => {
+            return Err(Error::InvalidInput(format!(
+                "--observed-min {} is a call's running minimum; a put takes --observed-max",
+                thicket_core::number(min)
+            )))
+        }
+        (_, max, min) => max.or(min),
+    };
+    run(&args.lattice, payoff, observed_extreme, Tree::Crr)
 }
 
 /// `thicket binomial`.
@@ -160,7 +203,7 @@ pub fn binomial(args: &BinomialArgs) -> Result<()> {
         true => Payoff::Call { strike },
         false => Payoff::Put { strike },
     };
-    run(&args.lattice, payoff)
+    run(&args.lattice, payoff, None, args.tree)
 }
 
 fn options(args: &LatticeArgs) -> PriceOptions {
@@ -174,7 +217,12 @@ fn options(args: &LatticeArgs) -> PriceOptions {
     }
 }
 
-fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
+fn run(
+    args: &LatticeArgs,
+    payoff: Payoff,
+    observed_extreme: Option<f64>,
+    tree: Tree,
+) -> Result<()> {
     if let Some(path) = &args.batch {
         return book(args, path);
     }
@@ -201,6 +249,8 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
             dividend_yield: args.dividend_yield,
         },
         steps: args.steps.ok_or_else(|| missing("steps"))?,
+        observed_extreme,
+        tree,
     };
     // `multicore` runs on the pool it is called in: one of --threads threads.
     let options = options(args);
@@ -219,6 +269,13 @@ fn run(args: &LatticeArgs, payoff: Payoff) -> Result<()> {
         contract.steps,
         run.precision
     );
+    if tree != Tree::Crr {
+        outln!("  tree       {tree}");
+    }
+    if let Some(extreme) = observed_extreme {
+        let which = if args.call { "minimum" } else { "maximum" };
+        outln!("  observed   {which} {}", thicket_core::number(extreme));
+    }
     outln!("  price      {:.10}", run.priced.price);
     outln!("  delta      {:.10}", run.priced.delta);
     outln!("  gamma      {:.10}", run.priced.gamma);
