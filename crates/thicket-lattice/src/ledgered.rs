@@ -176,7 +176,7 @@ impl BatchPlan for BookBatches {
         Ok(context)
     }
 
-    /// Reprices up to [`RECHECKED_PER_BATCH`] options of the batch, spread over it, on the
+    /// Reprices up to 16 options of the batch, spread over it, on the
     /// f64 serial lattice (every path of the tree for small ones).
     fn recheck(&self, record: &BatchRecord) -> Result<Recheck> {
         let priced = self.decode(record)?;
