@@ -140,7 +140,8 @@ fn set_number(slot: &mut f64, text: &str) -> std::result::Result<(), &'static st
 #[derive(Debug, Clone, PartialEq)]
 pub struct Book {
     header: Vec<String>,
-    rows: Vec<Vec<String>>,
+    /// The rows as read (one allocation each: a million-option book stays small).
+    rows: Vec<csv::StringRecord>,
     lines: Vec<u64>,
     contracts: Vec<Contract>,
     quotes: Vec<f64>,
@@ -225,13 +226,12 @@ pub fn parse_book_of(file: &str, text: &str, kind: BookKind) -> Result<Book> {
                 book.header.len()
             )));
         }
-        let fields: Vec<String> = record.iter().map(str::to_string).collect();
-        let (contract, quote) = layout.contract(file, line, &fields)?;
+        let (contract, quote) = layout.contract(file, line, &record)?;
         book.contracts.push(contract);
         if let Some(quote) = quote {
             book.quotes.push(quote);
         }
-        book.rows.push(fields);
+        book.rows.push(record);
         book.lines.push(line);
     }
     if book.contracts.is_empty() {
@@ -295,7 +295,7 @@ impl Layout {
         &self,
         file: &str,
         line: u64,
-        fields: &[String],
+        fields: &csv::StringRecord,
     ) -> Result<(Contract, Option<f64>)> {
         let bad = |name: &str, text: &str, why: &str| {
             Error::InvalidInput(format!(
@@ -305,7 +305,7 @@ impl Layout {
         };
         let mut contract = blank_contract();
         for (column, position) in COLUMNS.iter().zip(&self.positions) {
-            let Some(text) = position.map(|p| fields[p].as_str()) else {
+            let Some(text) = position.map(|p| &fields[p]) else {
                 continue;
             };
             if column.required || !text.is_empty() {
@@ -315,7 +315,7 @@ impl Layout {
         let quote = match self.price {
             None => None,
             Some(p) => {
-                let text = fields[p].as_str();
+                let text = &fields[p];
                 match text.parse::<f64>() {
                     Ok(price) if price.is_finite() && price >= 0.0 => Some(price),
                     Ok(_) => return Err(bad(PRICE, text, "is not a finite number >= 0")),
@@ -422,7 +422,7 @@ impl Book {
         let mut record = Vec::with_capacity(header.len());
         for (row, fields) in self.rows.iter().enumerate() {
             record.clear();
-            record.extend(fields.iter().cloned());
+            record.extend(fields.iter().map(str::to_string));
             record.resize(header.len(), String::new());
             for (slot, value) in slots.iter().zip(values(row)) {
                 record[*slot] = value;

@@ -277,11 +277,12 @@ impl<'a> BookPricer<'a> {
         })?;
         let on_gpu = backend == Backend::Cuda;
         let options = PriceOptions {
+            // Each batch priced once, silently: the run's progress counts batches.
             run: thicket_core::RunOptions {
                 backend,
+                trials: 1,
                 quiet: true,
                 verify: false,
-                ..options.run
             },
             strategy: Some(match (on_gpu, options.strategy) {
                 (true, _) => Strategy::Tiles,

@@ -357,9 +357,11 @@ fn ledgered_book(
     run: impl FnOnce(&BookBatches, &BookBatching, &mut Vec<String>) -> Result<LedgeredBook>,
     csv_on_stdout: bool,
 ) -> Result<()> {
-    if args.trials.verify {
+    if args.trials.verify || args.trials.trials > 1 {
         return Err(Error::InvalidInput(
-            "--verify with --ledger: check a ledger's batches with `thicket verify LEDGER`".into(),
+            "--verify and --trials with --ledger: a ledgered book prices each batch once; check \
+             its batches with `thicket verify LEDGER`"
+                .into(),
         ));
     }
     let started = std::time::Instant::now();
