@@ -259,6 +259,11 @@ impl<'a> BookPricer<'a> {
         stop: Option<StopFlag>,
         notes: &mut Vec<String>,
     ) -> Result<BookPricer<'a>> {
+        if let Some(s @ (Strategy::Thesis | Strategy::Hybrid)) = options.strategy {
+            return Err(Error::InvalidInput(format!(
+                "strategy {s} prices one option at a time; a book takes serial, multicore or tiles"
+            )));
+        }
         let backend =
             thicket_core::backend_for(options.strategy, Strategy::is_gpu, options.run.backend)?;
         let (mut names, mut ordinals) = (Vec::new(), Vec::new());
@@ -421,16 +426,11 @@ pub fn price_book_ledgered(
     let stop = progress.stop_flag();
     let ledger = batching.ledger.as_path();
     let finished = if batching.mpi {
-        let mut open = |prefix: &str| -> Result<Box<dyn BatchWorker + '_>> {
-            let mut rank_notes = Vec::new();
-            let pricer = BookPricer::open(
-                plan,
-                options,
-                batching.devices.as_deref(),
-                None,
-                &mut rank_notes,
-            )?;
-            let _ = prefix; // a worker rank's notes are not reported: rank 0 reports the run
+        // A worker rank's fallback note stays on that rank: rank 0 reports the run, and the
+        // ledger records each batch's device.
+        let mut open = |_: &str| -> Result<Box<dyn BatchWorker + '_>> {
+            let devices = batching.devices.as_deref();
+            let pricer = BookPricer::open(plan, options, devices, None, &mut Vec::new())?;
             Ok(Box::new(pricer))
         };
         match thicket_run::mpi::run(plan, Some(ledger), batching.shard, &mut open, &progress)? {
