@@ -288,10 +288,10 @@ fn a_book_without_output_prints_clean_csv() {
     assert_eq!(lines.len(), 3, "{csv}");
     assert_eq!(
         lines[0],
-        format!("{header},dividend_yield,price,delta,gamma,theta,vega,rho")
+        format!("{header},price,delta,gamma,theta,vega,rho")
     );
     assert!(
-        lines[1..].iter().all(|l| l.split(',').count() == 15),
+        lines[1..].iter().all(|l| l.split(',').count() == 14),
         "{csv}"
     );
     assert!(stderr(&output).contains("options/s"), "{}", stderr(&output));

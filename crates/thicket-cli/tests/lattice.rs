@@ -546,17 +546,16 @@ fn a_book_is_priced_into_csv_and_json_files() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        format!("{BOOK_HEADER},dividend_yield,price,delta,gamma,theta,vega,rho")
+        format!("{BOOK_HEADER},price,delta,gamma,theta,vega,rho")
     );
     assert_eq!(lines.len(), BOOK.len() + 1, "{text}");
     let csv_prices: Vec<f64> = lines[1..]
         .iter()
         .zip(BOOK)
         .map(|(line, row)| {
-            // Each line is the input row, its dividend yield (0: no column in), then its price
-            // and greeks.
+            // Each line is the input row as it was, then its price and greeks.
             let priced = line
-                .strip_prefix(&format!("{row},0,"))
+                .strip_prefix(&format!("{row},"))
                 .expect("the input row");
             priced.split(',').next().unwrap().parse().unwrap()
         })

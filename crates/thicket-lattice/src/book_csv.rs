@@ -1,414 +1,464 @@
-//! Books of options as CSV: reading them (every bad value named by file, line and column) and
-//! writing them back with their prices.
+//! Books of options as CSV, read and written with the `csv` crate: columns matched by name in
+//! any order (quoted fields, fields with commas), every bad value named by file, line and
+//! column, and every column the reader does not know (ids, desk fields) carried to the output
+//! in its place, so that a desk's book comes back as it went in with the results added.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
-use thicket_core::{Error, Result};
+use thicket_core::{quoted, Error, Result};
 
 use crate::contract::{Contract, Market, Payoff, Style};
 use crate::scheme::Priced;
+use crate::trees::Tree;
 
-/// The optional input column: the continuous dividend yield (0 where absent).
-const DIVIDEND_YIELD: &str = "dividend_yield";
+/// The column of quoted prices an implied-volatility book carries (and a priced book adds).
+const PRICE: &str = "price";
 
-/// The required input columns, in the order [`write_book_csv`] writes them (then
-/// [`DIVIDEND_YIELD`]).
-const COLUMNS: [&str; 8] = [
-    "payoff",
-    "style",
-    "spot",
-    "strike",
-    "maturity",
-    "volatility",
-    "rate",
-    "steps",
-];
-
-/// Reads a book of options from the file `path` (`-`: standard input) through
-/// [`thicket_core::read_text`], as [`parse_book`] reads text; a missing or unreadable file is
-/// [`Error::InvalidInput`] naming it.
-pub fn read_book(path: &Path) -> Result<Vec<Contract>> {
-    let text = thicket_core::read_text(path)?;
-    parse_book(&thicket_core::input_name(path), &text)
+/// What a book is read for: pricing (the volatility given), or implied volatility (a quoted
+/// `price` given, the volatility the answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookKind {
+    /// Every contract column with `volatility`: the book to price.
+    Prices,
+    /// Every contract column but `volatility` (ignored where present), and `price`: the book
+    /// whose implied volatilities to find.
+    Quotes,
 }
 
-/// Reads a book of options from `text`, named `file` in errors: a header line naming the columns `payoff`, `style`, `spot`,
-/// `strike`, `maturity`, `volatility`, `rate` and `steps` (in any order, each once), and
-/// optionally `dividend_yield` (default 0), then one option per line; blank lines are skipped. `payoff` is `lookback-put`, `lookback-call`,
-/// `call` or `put`, `style` is `american` or `european`, and `strike` is empty for the
-/// lookbacks. A bad value is [`Error::InvalidInput`] naming the file, line and column
-/// (`book.csv:4: column volatility: "abc" is not a number`), an invalid contract names
-/// the file and line, and a book of no options is an error too.
-pub fn parse_book(file: &str, text: &str) -> Result<Vec<Contract>> {
-    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
-    let Some((_, header)) = lines.next() else {
-        return Err(Error::InvalidInput(format!(
-            "{file}:1: empty; expected a header line ({})",
-            COLUMNS.join(",")
-        )));
+/// One column the reader knows: its name, whether a book must have it, and how its text sets
+/// the contract (the reason on failure, e.g. `is not a number`). An optional column that is
+/// absent or empty leaves the default of [`blank_contract`]. New contract fields become one
+/// more row of [`COLUMNS`].
+struct Column {
+    name: &'static str,
+    required: bool,
+    set: fn(&mut Contract, &str) -> std::result::Result<(), &'static str>,
+}
+
+/// The contract columns, in the order they are applied (`payoff` before `strike`, whose
+/// meaning it decides).
+const COLUMNS: [Column; 11] = [
+    Column {
+        name: "payoff",
+        required: true,
+        set: |c, text| {
+            c.payoff = match text {
+                "lookback-put" => Payoff::LookbackPut,
+                "lookback-call" => Payoff::LookbackCall,
+                "call" => Payoff::Call { strike: f64::NAN },
+                "put" => Payoff::Put { strike: f64::NAN },
+                _ => return Err("is not lookback-put, lookback-call, call or put"),
+            };
+            Ok(())
+        },
+    },
+    Column {
+        name: "style",
+        required: true,
+        set: |c, text| {
+            c.style = match text {
+                "american" => Style::American,
+                "european" => Style::European,
+                _ => return Err("is not american or european"),
+            };
+            Ok(())
+        },
+    },
+    Column {
+        name: "spot",
+        required: true,
+        set: |c, text| set_number(&mut c.market.spot, text),
+    },
+    Column {
+        name: "strike",
+        required: true,
+        set: |c, text| match &mut c.payoff {
+            Payoff::LookbackPut | Payoff::LookbackCall if text.is_empty() => Ok(()),
+            Payoff::LookbackPut | Payoff::LookbackCall => {
+                Err("must be empty for a floating-strike lookback")
+            }
+            Payoff::Call { strike } | Payoff::Put { strike } => set_number(strike, text),
+        },
+    },
+    Column {
+        name: "maturity",
+        required: true,
+        set: |c, text| set_number(&mut c.market.maturity, text),
+    },
+    Column {
+        name: "volatility",
+        required: true,
+        set: |c, text| set_number(&mut c.market.volatility, text),
+    },
+    Column {
+        name: "rate",
+        required: true,
+        set: |c, text| set_number(&mut c.market.rate, text),
+    },
+    Column {
+        name: "steps",
+        required: true,
+        set: |c, text| {
+            c.steps = text.parse().map_err(|_| "is not a whole number")?;
+            Ok(())
+        },
+    },
+    Column {
+        name: "dividend_yield",
+        required: false,
+        set: |c, text| set_number(&mut c.market.dividend_yield, text),
+    },
+    Column {
+        name: "observed_extreme",
+        required: false,
+        set: |c, text| {
+            let mut extreme = f64::NAN;
+            set_number(&mut extreme, text)?;
+            c.observed_extreme = Some(extreme);
+            Ok(())
+        },
+    },
+    Column {
+        name: "tree",
+        required: false,
+        set: |c, text| {
+            c.tree = text
+                .parse()
+                .map_err(|_| "is not crr, jarrow-rudd, tian or leisen-reimer")?;
+            Ok(())
+        },
+    },
+];
+
+/// The volatility an implied-volatility book's contracts carry while their own is unknown: a
+/// typical one, so that the other values are checked as for any contract (the search replaces
+/// it).
+const PLACEHOLDER_VOLATILITY: f64 = 0.2;
+
+/// The contract a row starts from: every optional column's default (no dividends).
+fn blank_contract() -> Contract {
+    Contract {
+        payoff: Payoff::LookbackPut,
+        style: Style::American,
+        market: Market {
+            spot: f64::NAN,
+            maturity: f64::NAN,
+            volatility: PLACEHOLDER_VOLATILITY,
+            rate: f64::NAN,
+            dividend_yield: 0.0,
+        },
+        steps: 0,
+        observed_extreme: None,
+        tree: Tree::Crr,
+    }
+}
+
+fn set_number(slot: &mut f64, text: &str) -> std::result::Result<(), &'static str> {
+    *slot = text.parse().map_err(|_| "is not a number")?;
+    Ok(())
+}
+
+/// A book read from CSV: its options, and its header and rows as read, to write it back with
+/// results added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Book {
+    header: Vec<String>,
+    /// The rows as read (one allocation each: a million-option book stays small).
+    rows: Vec<csv::StringRecord>,
+    lines: Vec<u64>,
+    contracts: Vec<Contract>,
+    quotes: Vec<f64>,
+}
+
+/// Reads a book of options to price from the file `path` (`-`: standard input) through
+/// [`thicket_core::read_text`], as [`parse_book`] reads text; a missing or unreadable file is
+/// [`Error::InvalidInput`] naming it.
+pub fn read_book(path: &Path) -> Result<Book> {
+    read_book_of(path, BookKind::Prices)
+}
+
+/// Reads a book of `kind` from the file `path` (`-`: standard input), as [`parse_book_of`].
+pub fn read_book_of(path: &Path, kind: BookKind) -> Result<Book> {
+    let text = thicket_core::read_text(path)?;
+    parse_book_of(&thicket_core::input_name(path), &text, kind)
+}
+
+/// Reads a book of options to price from `text`, named `file` in errors: a header line
+/// naming the columns `payoff`, `style`, `spot`, `strike`, `maturity`, `volatility`, `rate`
+/// and `steps` (in any order, each once), optionally `dividend_yield` (default 0; empty: 0),
+/// `observed_extreme` (a lookback's running extreme so far; empty: the spot) and `tree`
+/// (`crr`, `jarrow-rudd`, `tian` or `leisen-reimer`; empty: `crr`),
+/// and any other columns (ids, desk fields), which are carried to the output as they are;
+/// then one option per record (RFC 4180: fields may be quoted), blank lines skipped. `payoff`
+/// is `lookback-put`, `lookback-call`, `call` or `put`, `style` is `american` or `european`,
+/// and `strike` is empty for the lookbacks. A bad value is [`Error::InvalidInput`] naming the
+/// file, line and column (`book.csv:4: column volatility: "abc" is not a number`), an invalid
+/// contract names the file and line, and a book of no options is an error too.
+pub fn parse_book(file: &str, text: &str) -> Result<Book> {
+    parse_book_of(file, text, BookKind::Prices)
+}
+
+/// Reads a book of `kind` from `text` as [`parse_book`] does; a [`BookKind::Quotes`] book
+/// needs a `price` column (a number >= 0 on every row) and no `volatility`.
+pub fn parse_book_of(file: &str, text: &str, kind: BookKind) -> Result<Book> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let mut records = reader.records();
+    let header = match records.next() {
+        Some(record) => record.map_err(|e| csv_error(file, &e))?,
+        None => {
+            return Err(Error::InvalidInput(format!(
+                "{file}:1: empty; expected a header line ({})",
+                COLUMNS.map(|c| c.name).join(",")
+            )))
+        }
     };
-    let (order, dividend_column) = header_order(file, header)?;
-    let width = header.split(',').count();
-    let mut contracts = Vec::new();
-    let mut last_line = 1;
-    for (number, line) in lines {
-        last_line = number;
-        if line.trim().is_empty() {
+    let header: Vec<String> = header.iter().map(str::to_string).collect();
+    let layout = Layout::of(file, &header, kind)?;
+    let mut book = Book {
+        header,
+        rows: Vec::new(),
+        lines: Vec::new(),
+        contracts: Vec::new(),
+        quotes: Vec::new(),
+    };
+    // The reader's own line count skips blank lines: lines are counted here from the bytes.
+    let (mut last_line, mut counted_to) = (1, 0);
+    for record in records {
+        let record = record.map_err(|e| csv_error(file, &e))?;
+        // A record's position is where the reader began looking for it: before any blank
+        // lines it skipped.
+        let mut start = record.position().map_or(counted_to, |p| p.byte() as usize);
+        while matches!(text.as_bytes().get(start), Some(b'\n' | b'\r')) {
+            start += 1;
+        }
+        last_line += text.as_bytes()[counted_to..start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        counted_to = start;
+        let line = last_line;
+        if record.iter().all(str::is_empty) {
             continue;
         }
-        let row = Row {
-            file,
-            number,
-            fields: line.split(',').map(str::trim).collect(),
-            order: &order,
-        };
-        if row.fields.len() != width {
+        if record.len() != book.header.len() {
             return Err(Error::InvalidInput(format!(
-                "{file}:{number}: {} fields, the header has {width}",
-                row.fields.len(),
+                "{file}:{line}: {} fields, the header has {}",
+                record.len(),
+                book.header.len()
             )));
         }
-        let mut contract = row.contract()?;
-        if let Some(column) = dividend_column {
-            let text = row.fields[column];
-            contract.market.dividend_yield = if text.is_empty() {
-                0.0
-            } else {
-                text.parse().map_err(|_| {
-                    Error::InvalidInput(format!(
-                        "{file}:{number}: column {DIVIDEND_YIELD}: {} is not a number",
-                        thicket_core::quoted(text)
-                    ))
-                })?
-            };
+        let (contract, quote) = layout.contract(file, line, &record)?;
+        book.contracts.push(contract);
+        if let Some(quote) = quote {
+            book.quotes.push(quote);
         }
-        contract
-            .validate()
-            .map_err(|e| Error::InvalidInput(format!("{file}:{number}: {}", e.message())))?;
-        contracts.push(contract);
+        book.rows.push(record);
+        book.lines.push(line);
     }
-    if contracts.is_empty() {
+    if book.contracts.is_empty() {
         return Err(Error::InvalidInput(format!(
             "{file}:{last_line}: no options, only the header line"
         )));
     }
-    Ok(contracts)
+    Ok(book)
 }
 
-/// For each of [`COLUMNS`], its position in the header, and that of [`DIVIDEND_YIELD`] if
-/// present.
-fn header_order(file: &str, header: &str) -> Result<([usize; 8], Option<usize>)> {
-    let names: Vec<&str> = header.split(',').map(str::trim).collect();
-    if let Some(unknown) = names
-        .iter()
-        .find(|n| !COLUMNS.contains(n) && **n != DIVIDEND_YIELD)
-    {
-        return Err(Error::InvalidInput(format!(
-            "{file}:1: column {} is not one of {}, {DIVIDEND_YIELD}",
-            thicket_core::quoted(unknown),
-            COLUMNS.join(", ")
-        )));
-    }
-    let dividends: Vec<usize> = (0..names.len())
-        .filter(|&i| names[i] == DIVIDEND_YIELD)
-        .collect();
-    if dividends.len() > 1 {
-        return Err(Error::InvalidInput(format!(
-            "{file}:1: column {DIVIDEND_YIELD} appears {} times",
-            dividends.len()
-        )));
-    }
-    let mut order = [0; 8];
-    for (slot, column) in order.iter_mut().zip(COLUMNS) {
-        let positions: Vec<usize> = (0..names.len()).filter(|&i| names[i] == column).collect();
-        match positions[..] {
-            [position] => *slot = position,
-            [] => return Err(Error::InvalidInput(format!("{file}:1: no column {column}"))),
-            _ => {
-                return Err(Error::InvalidInput(format!(
-                    "{file}:1: column {column} appears {} times",
+/// A CSV error (a field that is not UTF-8 from a reader of bytes, an I/O failure) as one line
+/// naming the file and line.
+fn csv_error(file: &str, error: &csv::Error) -> Error {
+    let line = error.position().map_or(1, |p| p.line());
+    let reason = match error.kind() {
+        csv::ErrorKind::Utf8 { .. } => "a field is not UTF-8".to_string(),
+        _ => error.to_string().replace('\n', " "),
+    };
+    Error::InvalidInput(format!("{file}:{line}: {reason}"))
+}
+
+/// Where each known column sits in a book's header.
+struct Layout {
+    /// Per entry of [`COLUMNS`], its position (`None`: an optional column absent, or the
+    /// volatility of a quotes book).
+    positions: Vec<Option<usize>>,
+    /// The `price` column of a quotes book.
+    price: Option<usize>,
+}
+
+impl Layout {
+    fn of(file: &str, header: &[String], kind: BookKind) -> Result<Layout> {
+        let find = |name: &str, required: bool| -> Result<Option<usize>> {
+            let positions: Vec<usize> = (0..header.len()).filter(|&i| header[i] == name).collect();
+            match positions[..] {
+                [position] => Ok(Some(position)),
+                [] if required => Err(Error::InvalidInput(format!("{file}:1: no column {name}"))),
+                [] => Ok(None),
+                _ => Err(Error::InvalidInput(format!(
+                    "{file}:1: column {name} appears {} times",
                     positions.len()
-                )))
+                ))),
+            }
+        };
+        let mut positions = Vec::with_capacity(COLUMNS.len());
+        for column in &COLUMNS {
+            // A quotes book's volatility is what is sought: a column of it is carried, unread.
+            let sought = kind == BookKind::Quotes && column.name == "volatility";
+            let position = find(column.name, column.required && !sought)?;
+            positions.push(position.filter(|_| !sought));
+        }
+        let price = match kind {
+            BookKind::Prices => None,
+            BookKind::Quotes => find(PRICE, true)?,
+        };
+        Ok(Layout { positions, price })
+    }
+
+    /// The contract of one row (and its quoted price, in a quotes book), checked.
+    fn contract(
+        &self,
+        file: &str,
+        line: u64,
+        fields: &csv::StringRecord,
+    ) -> Result<(Contract, Option<f64>)> {
+        let bad = |name: &str, text: &str, why: &str| {
+            Error::InvalidInput(format!(
+                "{file}:{line}: column {name}: {} {why}",
+                quoted(text)
+            ))
+        };
+        let mut contract = blank_contract();
+        for (column, position) in COLUMNS.iter().zip(&self.positions) {
+            let Some(text) = position.map(|p| &fields[p]) else {
+                continue;
+            };
+            if column.required || !text.is_empty() {
+                (column.set)(&mut contract, text).map_err(|why| bad(column.name, text, why))?;
             }
         }
-    }
-    Ok((order, dividends.first().copied()))
-}
-
-struct Row<'a> {
-    file: &'a str,
-    number: usize,
-    fields: Vec<&'a str>,
-    order: &'a [usize; 8],
-}
-
-impl Row<'_> {
-    fn field(&self, column: usize) -> &str {
-        self.fields[self.order[column]]
-    }
-
-    fn bad(&self, column: usize, why: &str) -> Error {
-        Error::InvalidInput(format!(
-            "{}:{}: column {}: {} {why}",
-            self.file,
-            self.number,
-            COLUMNS[column],
-            thicket_core::quoted(self.field(column))
-        ))
-    }
-
-    fn number(&self, column: usize) -> Result<f64> {
-        self.field(column)
-            .parse()
-            .map_err(|_| self.bad(column, "is not a number"))
-    }
-
-    fn contract(&self) -> Result<Contract> {
-        let strike = || self.number(3);
-        let has_strike = !self.field(3).is_empty();
-        let payoff = match self.field(0) {
-            "lookback-put" | "lookback-call" if has_strike => {
-                return Err(self.bad(3, "must be empty for a floating-strike lookback"))
+        let quote = match self.price {
+            None => None,
+            Some(p) => {
+                let text = &fields[p];
+                match text.parse::<f64>() {
+                    Ok(price) if price.is_finite() && price >= 0.0 => Some(price),
+                    Ok(_) => return Err(bad(PRICE, text, "is not a finite number >= 0")),
+                    Err(_) => return Err(bad(PRICE, text, "is not a number")),
+                }
             }
-            "lookback-put" => Payoff::LookbackPut,
-            "lookback-call" => Payoff::LookbackCall,
-            "call" => Payoff::Call { strike: strike()? },
-            "put" => Payoff::Put { strike: strike()? },
-            _ => return Err(self.bad(0, "is not lookback-put, lookback-call, call or put")),
         };
-        let style = match self.field(1) {
-            "american" => Style::American,
-            "european" => Style::European,
-            _ => return Err(self.bad(1, "is not american or european")),
-        };
-        Ok(Contract {
-            payoff,
-            style,
-            market: Market {
-                spot: self.number(2)?,
-                maturity: self.number(4)?,
-                volatility: self.number(5)?,
-                rate: self.number(6)?,
-                dividend_yield: 0.0,
-            },
-            steps: self
-                .field(7)
-                .parse()
-                .map_err(|_| self.bad(7, "is not a whole number"))?,
-            observed_extreme: None,
-            tree: Default::default(),
+        if let Err(e) = contract.validate() {
+            // In a quotes book the placeholder volatility may put p outside [0, 1]: the search
+            // looks above the volatility where that happens, and says so if it finds nothing.
+            let placeholder_only =
+                self.price.is_some() && e.message().starts_with("the up probability");
+            if !placeholder_only {
+                return Err(Error::InvalidInput(format!(
+                    "{file}:{line}: {}",
+                    e.message()
+                )));
+            }
+        }
+        Ok((contract, quote))
+    }
+}
+
+impl Book {
+    /// The options, in the book's order.
+    pub fn contracts(&self) -> &[Contract] {
+        &self.contracts
+    }
+
+    /// The quoted prices of a [`BookKind::Quotes`] book, one per option (empty otherwise).
+    pub fn quotes(&self) -> &[f64] {
+        &self.quotes
+    }
+
+    /// The line of the file each option starts on, in the book's order.
+    pub fn lines(&self) -> &[u64] {
+        &self.lines
+    }
+
+    /// How many options the book holds.
+    pub fn len(&self) -> usize {
+        self.contracts.len()
+    }
+
+    /// Whether the book holds no option (never, for a book that was read).
+    pub fn is_empty(&self) -> bool {
+        self.contracts.is_empty()
+    }
+
+    /// The book with its prices as CSV: every column as read, in its order (a column named
+    /// `price`, `delta`, ... already there is overwritten in its place), then `price`,
+    /// `delta`, `gamma`, `theta`, `vega` and `rho` (the last two empty where not computed).
+    /// `priced` holds one answer per option, in the book's order. Numbers are written in the
+    /// shortest form that reads back to the same `f64`, and the output reads back as a book.
+    pub fn priced_csv(&self, priced: &[Priced]) -> String {
+        let optional = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
+        self.with_columns(&[PRICE, "delta", "gamma", "theta", "vega", "rho"], |row| {
+            let p = &priced[row];
+            vec![
+                p.price.to_string(),
+                p.delta.to_string(),
+                p.gamma.to_string(),
+                p.theta.to_string(),
+                optional(p.vega),
+                optional(p.rho),
+            ]
         })
     }
-}
 
-/// The book with its prices as CSV: the input columns of [`read_book`] (so the output reads
-/// back as a book) and `dividend_yield`, followed by `price`, `delta`, `gamma`, `theta`, `vega` and `rho` (the last two empty where not computed), one line per pair of `contracts`
-/// and `priced` (which the caller passes in the same order and of the same length). Numbers
-/// are written in the shortest form that reads back to the same `f64`.
-pub fn write_book_csv(contracts: &[Contract], priced: &[Priced]) -> String {
-    let mut out = format!(
-        "{},{DIVIDEND_YIELD},price,delta,gamma,theta,vega,rho\n",
-        COLUMNS.join(",")
-    );
-    for (c, p) in contracts.iter().zip(priced) {
-        let strike = c.payoff.strike().map(|k| k.to_string()).unwrap_or_default();
-        let m = &c.market;
-        // Vega and rho are empty where they were not computed.
-        let optional = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
-        // Writing to a String cannot fail.
-        let _ = writeln!(
-            out,
-            "{},{},{},{strike},{},{},{},{},{},{},{},{},{},{},{}",
-            c.payoff.name(),
-            c.style.name(),
-            m.spot,
-            m.maturity,
-            m.volatility,
-            m.rate,
-            c.steps,
-            m.dividend_yield,
-            p.price,
-            p.delta,
-            p.gamma,
-            p.theta,
-            optional(p.vega),
-            optional(p.rho)
-        );
+    /// The book with its implied volatilities as CSV: every column as read, then
+    /// `volatility` (overwritten in its place where the book has it; empty where none was
+    /// found) and `note` (empty, or why no volatility was found). `implied` holds one answer
+    /// per option, in the book's order.
+    pub fn implied_csv(&self, implied: &[Result<f64>]) -> String {
+        self.with_columns(&["volatility", "note"], |row| match &implied[row] {
+            Ok(volatility) => vec![volatility.to_string(), String::new()],
+            Err(e) => vec![String::new(), e.message().to_string()],
+        })
     }
-    out
+
+    /// The book as read, as CSV: every column in its order (quoting where a field needs
+    /// it). It reads back as the same book.
+    pub fn csv(&self) -> String {
+        self.with_columns(&[], |_| Vec::new())
+    }
+
+    /// The rows as read with `names` set to `values(row)`: in place where the header has the
+    /// name, else appended in order.
+    fn with_columns(&self, names: &[&str], values: impl Fn(usize) -> Vec<String>) -> String {
+        let mut header = self.header.clone();
+        let slots: Vec<usize> = names
+            .iter()
+            .map(|name| match header.iter().position(|h| h == name) {
+                Some(slot) => slot,
+                None => {
+                    header.push(name.to_string());
+                    header.len() - 1
+                }
+            })
+            .collect();
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        // Writing to memory cannot fail, and every field is UTF-8.
+        let _ = writer.write_record(&header);
+        let mut record = Vec::with_capacity(header.len());
+        for (row, fields) in self.rows.iter().enumerate() {
+            record.clear();
+            record.extend(fields.iter().map(str::to_string));
+            record.resize(header.len(), String::new());
+            for (slot, value) in slots.iter().zip(values(row)) {
+                record[*slot] = value;
+            }
+            let _ = writer.write_record(&record);
+        }
+        let bytes = writer.into_inner().unwrap_or_default();
+        String::from_utf8(bytes).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::books::serial_book;
-    use crate::scheme::Precision;
-
-    const BOOK: &str = "\
-payoff,style,spot,strike,maturity,volatility,rate,steps
-lookback-put,american,50,,0.25,0.4,0.1,3
-lookback-call, european ,50,,0.35,0.3,0.1,100
-
-call,american,42,40,0.5,0.2,0.1,200
-put,european,42,45,0.5,0.2,-0.01,201
-";
-
-    fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
-        let path = dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn error(text: &str) -> String {
-        let dir = tempfile::tempdir().unwrap();
-        match read_book(&write(&dir, "book.csv", text)) {
-            Err(Error::InvalidInput(m)) => m,
-            other => panic!("expected invalid input, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn a_book_reads_prices_and_reads_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let contracts = read_book(&write(&dir, "book.csv", BOOK)).unwrap();
-        assert_eq!(contracts.len(), 4);
-        assert_eq!(contracts[0], crate::verify::hull_tn13());
-        assert_eq!(contracts[1].style, Style::European);
-        assert_eq!(contracts[2].payoff, Payoff::Call { strike: 40.0 });
-        assert_eq!(contracts[3].market.rate, -0.01);
-        let priced = serial_book(&contracts, Precision::F64).unwrap();
-        let out = write_book_csv(&contracts, &priced);
-        assert!(out.starts_with(
-            "payoff,style,spot,strike,maturity,volatility,rate,steps,dividend_yield,price,delta,\
-             gamma,theta,vega,rho\n\
-             lookback-put,american,50,,0.25,0.4,0.1,3,0,5.47018137613"
-        ));
-        assert_eq!(out.lines().count(), 5);
-        // The output is a book too (the extra columns removed).
-        let back: String = out
-            .lines()
-            .map(|line| line.rsplitn(7, ',').last().unwrap().to_string() + "\n")
-            .collect();
-        assert_eq!(
-            read_book(&write(&dir, "back.csv", &back)).unwrap(),
-            contracts
-        );
-    }
-
-    #[test]
-    fn a_dividend_yield_column_is_optional_and_defaults_to_zero() {
-        let text = "payoff,style,spot,strike,maturity,volatility,rate,dividend_yield,steps\n\
-                    call,american,42,40,0.5,0.2,0.1,0.03,200\n\
-                    put,european,42,45,0.5,0.2,0.1,,201\n";
-        let dir = tempfile::tempdir().unwrap();
-        let contracts = read_book(&write(&dir, "q.csv", text)).unwrap();
-        assert_eq!(contracts[0].market.dividend_yield, 0.03);
-        assert_eq!(contracts[1].market.dividend_yield, 0.0);
-        let bad = error(
-            "payoff,style,spot,strike,maturity,volatility,rate,dividend_yield,steps\n\
-             call,american,42,40,0.5,0.2,0.1,abc,200\n",
-        );
-        assert!(
-            bad.contains(":2: column dividend_yield: \"abc\" is not a number"),
-            "{bad}"
-        );
-    }
-
-    #[test]
-    fn columns_may_come_in_any_order() {
-        let text = "steps,rate,volatility,maturity,strike,spot,style,payoff\n3,0.1,0.4,0.25,,50,american,lookback-put\n";
-        let dir = tempfile::tempdir().unwrap();
-        let contracts = read_book(&write(&dir, "b.csv", text)).unwrap();
-        assert_eq!(contracts, vec![crate::verify::hull_tn13()]);
-    }
-
-    #[test]
-    fn a_bad_value_names_file_line_and_column() {
-        let bad = BOOK.replace(
-            "call,american,42,40,0.5,0.2,",
-            "call,american,42,40,0.5,abc,",
-        );
-        let m = error(&bad);
-        assert!(
-            m.ends_with("book.csv:5: column volatility: \"abc\" is not a number"),
-            "{m}"
-        );
-        let cases = [
-            (
-                "lookback-put,american,50,,0.25,0.4,0.1,3",
-                "lookback,american,50,,0.25,0.4,0.1,3",
-                ":2: column payoff: \"lookback\" is not",
-            ),
-            (
-                "lookback-put,american,50,,0.25,0.4,0.1,3",
-                "lookback-put,bermudan,50,,0.25,0.4,0.1,3",
-                ":2: column style: \"bermudan\"",
-            ),
-            (
-                "lookback-put,american,50,,0.25,0.4,0.1,3",
-                "lookback-put,american,50,,0.25,0.4,0.1,3.5",
-                ":2: column steps: \"3.5\" is not a whole number",
-            ),
-            (
-                "lookback-put,american,50,,0.25,0.4,0.1,3",
-                "lookback-put,american,50,48,0.25,0.4,0.1,3",
-                ":2: column strike: \"48\" must be empty",
-            ),
-            (
-                "call,american,42,40,",
-                "call,american,42,,",
-                ":5: column strike: \"\" is not a number",
-            ),
-            (
-                "put,european,42,45,",
-                "put,european,x42,45,",
-                ":6: column spot: \"x42\"",
-            ),
-            (
-                "lookback-put,american,50,,0.25,0.4,0.1,3",
-                "lookback-put,american,50,,0.25,0.4,0.1",
-                ":2: 7 fields, the header has 8",
-            ),
-            (
-                "lookback-put,american,50,,0.25,0.4,0.1,3",
-                "lookback-put,american,50,,0.25,0.4,0.1,0",
-                ":2: steps is 0",
-            ),
-            (
-                "put,european,42,45,0.5,0.2",
-                "put,european,42,45,0.5,-0.2",
-                ":6: volatility is -0.2",
-            ),
-            (
-                "steps\n",
-                "steps,colour\n",
-                ":1: column \"colour\" is not one of",
-            ),
-            ("rate,steps\n", "rate\n", ":1: no column steps"),
-        ];
-        for (from, to, want) in cases {
-            let text = BOOK.replace(from, to);
-            assert_ne!(text, BOOK, "{from}");
-            let m = error(&text);
-            assert!(
-                m.contains(&format!("book.csv{want}")),
-                "{m:?} should contain {want:?}"
-            );
-            assert!(!m.contains('\n'));
-        }
-        assert!(error("").contains("book.csv:1: empty"));
-        assert!(
-            error("payoff,style,spot,strike,maturity,volatility,rate,steps,rate\n")
-                .contains("column rate appears 2 times")
-        );
-    }
-
-    #[test]
-    fn a_missing_file_is_bad_input_naming_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = read_book(&dir.path().join("nowhere.csv")).unwrap_err();
-        assert!(matches!(err, Error::InvalidInput(_)));
-        assert!(err.to_string().contains("nowhere.csv"), "{err}");
-    }
-}
+#[path = "book_csv_tests.rs"]
+mod tests;

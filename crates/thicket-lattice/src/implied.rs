@@ -2,8 +2,10 @@
 //! equals a quoted price, by Brent's method (inverse quadratic interpolation and secant steps
 //! safeguarded by bisection) on a bracket of volatilities whose prices straddle the quote.
 
+use rayon::prelude::*;
 use thicket_core::{number, Error, Result};
 
+use crate::book_csv::Book;
 use crate::contract::Contract;
 use crate::scheme::Precision;
 use crate::serial::price_serial;
@@ -148,6 +150,24 @@ pub fn implied_volatility(contract: &Contract, price: f64) -> Result<f64> {
     Ok(b)
 }
 
+/// The implied volatility of every option of a [`crate::BookKind::Quotes`] book (its quoted
+/// `price` column), one option per task of the caller's rayon pool, in the book's order: per
+/// option the volatility, or why none was found ([`implied_volatility`]'s error, the option's
+/// line of the file before it), so that one unattainable quote does not stop the book.
+pub fn implied_book(book: &Book) -> Vec<Result<f64>> {
+    let rows: Vec<(&Contract, (&f64, &u64))> = book
+        .contracts()
+        .iter()
+        .zip(book.quotes().iter().zip(book.lines()))
+        .collect();
+    rows.par_iter()
+        .map(|(contract, (price, line))| {
+            implied_volatility(contract, **price)
+                .map_err(|e| Error::from_kind(e.kind(), format!("line {line}: {}", e.message())))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +265,114 @@ mod tests {
         }
         assert!(worst < 1e-8, "{worst}");
         assert!(not_monotone < 20, "{not_monotone}");
+    }
+
+    /// `count` random options with `steps_below` steps at most, priced, as a quotes book's
+    /// CSV text (an id column carried), without those whose price barely moves with the
+    /// volatility (no volatility to find there); and their prices.
+    fn quoted_book(count: usize, steps_below: usize, seed: u64) -> (String, Vec<f64>) {
+        let mut random = SplitMix::new(seed);
+        let mut uniform = |lo: f64, hi: f64| lo + (hi - lo) * random.unit();
+        let mut text =
+            String::from("id,payoff,style,spot,strike,maturity,rate,dividend_yield,steps,price\n");
+        let mut prices = Vec::new();
+        for k in 0..count {
+            let payoff = match k % 4 {
+                0 => Payoff::Call {
+                    strike: uniform(30.0, 70.0),
+                },
+                1 => Payoff::Put {
+                    strike: uniform(30.0, 70.0),
+                },
+                2 => Payoff::LookbackPut,
+                _ => Payoff::LookbackCall,
+            };
+            let style = if k % 8 < 4 {
+                Style::American
+            } else {
+                Style::European
+            };
+            let contract = Contract {
+                payoff,
+                style,
+                market: Market {
+                    spot: 50.0,
+                    maturity: uniform(0.1, 2.0),
+                    volatility: uniform(0.05, 0.9),
+                    rate: uniform(0.0, 0.08),
+                    dividend_yield: uniform(0.0, 0.05),
+                },
+                steps: 10 + k % steps_below.saturating_sub(10).max(1),
+            };
+            let price = price_serial(&contract, Precision::F64).unwrap().price;
+            let mut flatter = contract;
+            flatter.market.volatility *= 0.999;
+            if price - price_serial(&flatter, Precision::F64).unwrap().price < 1e-9 {
+                continue;
+            }
+            let m = &contract.market;
+            let strike = payoff.strike().map(|k| k.to_string()).unwrap_or_default();
+            text += &format!(
+                "opt-{k},{},{},{},{strike},{},{},{},{},{price}\n",
+                payoff.name(),
+                style.name(),
+                m.spot,
+                m.maturity,
+                m.rate,
+                m.dividend_yield,
+                contract.steps
+            );
+            prices.push(price);
+        }
+        (text, prices)
+    }
+
+    /// Prices -> the book's implied volatilities -> prices again, through the CSV both ways.
+    fn round_trip_through_a_book(count: usize, steps_below: usize) {
+        let (text, prices) = quoted_book(count, steps_below, 34);
+        let book = crate::parse_book_of("quotes.csv", &text, crate::BookKind::Quotes).unwrap();
+        let implied = implied_book(&book);
+        let out = book.implied_csv(&implied);
+        // The answer is a book to price: its volatility column is now filled.
+        let priced = crate::parse_book("implied.csv", &out).unwrap();
+        assert_eq!(priced.len(), prices.len());
+        for (contract, price) in priced.contracts().iter().zip(&prices) {
+            let again = price_serial(contract, Precision::F64).unwrap().price;
+            assert!(
+                (again - price).abs() < 1e-10 * price.max(1.0),
+                "{contract:?}: {price} -> {again}"
+            );
+        }
+        assert!(out.starts_with("id,"), "the id column leads: {out:.40}");
+    }
+
+    #[test]
+    fn a_thousand_random_options_round_trip_through_a_quotes_book() {
+        round_trip_through_a_book(1_000, 33);
+    }
+
+    #[test]
+    #[ignore = "ten thousand options up to 200 steps: slow in debug"]
+    fn ten_thousand_random_options_round_trip_through_a_quotes_book() {
+        round_trip_through_a_book(10_000, 200);
+    }
+
+    #[test]
+    fn an_unattainable_quote_leaves_its_row_empty_with_a_note() {
+        let text = "payoff,style,spot,strike,maturity,rate,steps,price\n\
+                    put,american,50,60,1,0.05,50,9\n\
+                    put,american,50,60,1,0.05,50,11.5\n";
+        let book = crate::parse_book_of("q.csv", text, crate::BookKind::Quotes).unwrap();
+        let implied = implied_book(&book);
+        assert!(implied[1].is_ok());
+        let out = book.implied_csv(&implied);
+        let second = out.lines().nth(1).unwrap();
+        assert!(
+            second.starts_with(
+                "put,american,50,60,1,0.05,50,9,,\"line 2: price 9 is below the lowest"
+            ),
+            "{second}"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! buffers for every later call. Every answer can be checked ([`verify`]) against brute force
 //! over every path of the tree, and the lattices approach the closed forms
 //! ([`goldman_sosin_gatto`], [`black_scholes`]) as N grows. Books read from and write to CSV
-//! ([`read_book`], [`write_book_csv`]). The reference prices in `data/` (see
+//! ([`read_book`], [`Book::priced_csv`]). The reference prices in `data/` (see
 //! `data/SOURCE.md`) were computed outside thicket.
 //!
 //! ```
@@ -43,6 +43,8 @@ mod gpu;
 mod greeks;
 mod implied;
 pub mod kernels;
+#[cfg(feature = "ledger")]
+mod ledgered;
 mod multicore;
 mod run;
 mod scheme;
@@ -53,9 +55,14 @@ mod tile_shape;
 mod trees;
 mod verify;
 
-pub use book_csv::{parse_book, read_book, write_book_csv};
+pub use book_csv::{parse_book, parse_book_of, read_book, read_book_of, Book, BookKind};
 pub use contract::{Contract, Lattice, Market, Payoff, Style};
-pub use implied::{implied_volatility, MAX_IMPLIED_VOLATILITY};
+pub use implied::{implied_book, implied_volatility, MAX_IMPLIED_VOLATILITY};
+#[cfg(feature = "ledger")]
+pub use ledgered::{
+    merge_book, price_book_ledgered, BookBatches, BookBatching, BookPricer, LedgeredBook,
+    BOOK_BATCH_SIZE,
+};
 pub use run::{
     lattice_nodes, price, price_book, BookRun, LatticeRun, PriceOptions, Strategy, HYBRID_THRESHOLD,
 };

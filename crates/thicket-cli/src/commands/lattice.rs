@@ -4,12 +4,14 @@
 use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
-    price, price_book, read_book, write_book_csv, Contract, Market, Payoff, Precision,
-    PriceOptions, Strategy, Style, Tree, EXHAUSTIVE_STEPS,
+    price, price_book, price_book_ledgered, read_book, Book, BookBatches, BookBatching, Contract,
+    LedgeredBook, Market, Payoff, Precision, PriceOptions, Strategy, Style, Tree,
+    BOOK_BATCH_SIZE, EXHAUSTIVE_STEPS,
 };
+use thicket_run::Shard;
 
 use super::{result_on_stdout, say, Summary};
-use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::flags::{choices, parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
 use thicket_core::is_stdio;
 
 use crate::stdio::write_output;
@@ -88,9 +90,10 @@ pub struct LatticeArgs {
     #[arg(long, default_value_t = thicket_lattice::HYBRID_THRESHOLD)]
     pub hybrid_threshold: usize,
     /// Price a book of options from a CSV file instead (columns payoff, style, spot, strike,
-    /// maturity, volatility, rate, steps; payoff lookback-put, lookback-call, call or put);
-    /// `-` reads it from stdin. Without --output the priced book goes to stdout as CSV alone
-    /// (the summary to stderr).
+    /// maturity, volatility, rate, steps, by name in any order; optional dividend_yield; any
+    /// other column, e.g. an id, carried to the output); `-` reads it from stdin. The output
+    /// is the book with price, delta, gamma, theta, vega and rho added; without --output it
+    /// goes to stdout as CSV alone (the summary to stderr).
     #[arg(long, value_name = "FILE.csv")]
     pub batch: Option<std::path::PathBuf>,
     /// With --batch: write the prices to this file (CSV, or JSON for a .json name) and the
@@ -106,7 +109,26 @@ pub struct LatticeArgs {
         conflicts_with_all = ["spot", "maturity", "volatility", "rate", "steps", "call", "european"]
     )]
     pub output_file: Option<std::path::PathBuf>,
-    /// Where to run (--devices: the GPU's ordinal, default 0).
+    /// With --batch: price the book in batches (--batch-size options each), recording each
+    /// finished batch's prices and Greeks in this SQLite ledger and skipping those it holds: a
+    /// killed run resumes where it stopped and writes the same bytes. Batches run on every
+    /// GPU given by --devices (default: all visible), one batch per GPU at a time, or on the
+    /// CPU's threads.
+    #[arg(long, value_name = "FILE", requires = "batch")]
+    pub ledger: Option<std::path::PathBuf>,
+    /// With --ledger: price only shard i of K of the batches (batch numbers i mod K); join the
+    /// shard ledgers into the priced book with `thicket merge`.
+    #[arg(long, value_name = "i/K", requires = "ledger", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// With --ledger: run under MPI (`mpirun -n R thicket lookback --batch FILE --ledger L
+    /// --mpi`): rank 0 owns the ledger and hands batches out, ranks 1.. price them on their
+    /// own GPUs or cores (needs a binary built with the `mpi` feature).
+    #[arg(long, requires = "ledger")]
+    pub mpi: bool,
+    /// With --ledger: options per batch (a ledger remembers its batch size).
+    #[arg(long, default_value_t = BOOK_BATCH_SIZE, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub batch_size: usize,
+    /// Where to run (--devices: the GPU's ordinal, default 0; with --ledger, the GPUs).
     #[command(flatten)]
     pub backend: BackendArgs,
     /// How to report.
@@ -317,16 +339,23 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         None => !args.output.json,
         out => result_on_stdout(args.output.json, &[("--output", out)])?,
     };
-    let contracts = read_book(path)?;
+    let book = read_book(path)?;
     let options = options(args);
+    if let Some(ledger) = &args.ledger {
+        let run = |plan: &BookBatches, batching: &BookBatching, notes: &mut Vec<String>| {
+            let pool = thicket_core::pool(args.backend.thread_count())?;
+            pool.install(|| price_book_ledgered(plan, &options, batching, notes))
+        };
+        return ledgered_book(args, book, ledger, run, csv_on_stdout);
+    }
     let pool = thicket_core::pool(args.backend.thread_count())?;
-    let measured = pool.install(|| price_book(&contracts, &options))?;
+    let measured = pool.install(|| price_book(book.contracts(), &options))?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdio(out)) {
         let text = match out.extension().is_some_and(|e| e == "json") {
             true => measured.json(run.stats()).to_string(),
-            false => write_book_csv(&contracts, &run.priced),
+            false => book.priced_csv(&run.priced),
         };
         write_output(out, &text)?;
     }
@@ -335,7 +364,7 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         return Ok(());
     }
     if csv_on_stdout {
-        out!("{}", write_book_csv(&contracts, &run.priced));
+        out!("{}", book.priced_csv(&run.priced));
     }
     let summary = Summary::beside(csv_on_stdout, args.output.quiet);
     let seconds = measured.info.seconds;
@@ -373,4 +402,89 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Prices a book in batches recorded in `ledger` (`run` prices them on the pool of --threads):
+/// the priced book as [`book`] writes it once every batch is in the ledger, or a line saying
+/// which shard is done.
+fn ledgered_book(
+    args: &LatticeArgs,
+    book: Book,
+    ledger: &std::path::Path,
+    run: impl FnOnce(&BookBatches, &BookBatching, &mut Vec<String>) -> Result<LedgeredBook>,
+    csv_on_stdout: bool,
+) -> Result<()> {
+    if args.trials.verify || args.trials.trials > 1 {
+        return Err(Error::InvalidInput(
+            "--verify and --trials with --ledger: a ledgered book prices each batch once; check \
+             its batches with `thicket verify LEDGER`"
+                .into(),
+        ));
+    }
+    let started = std::time::Instant::now();
+    let plan = BookBatches::new(book, args.batch_size, args.precision, !args.no_vega_rho)?;
+    let batching = BookBatching {
+        ledger: ledger.to_path_buf(),
+        shard: args.shard.unwrap_or_default(),
+        mpi: args.mpi,
+        batch_size: args.batch_size,
+        devices: args.backend.devices.clone(),
+    };
+    let mut notes = Vec::new();
+    let outcome = run(&plan, &batching, &mut notes);
+    if !args.output.quiet {
+        for note in &notes {
+            errln!("note: {note}");
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let options_count = plan.book().len();
+    let summary = Summary::beside(csv_on_stdout, args.output.quiet);
+    match outcome? {
+        LedgeredBook::Worker => Ok(()),
+        LedgeredBook::Shard(shard) => {
+            say!(
+                Summary::beside(false, args.output.quiet),
+                "shard {} of the book of {options_count} options is priced into {}; join the shards with `thicket merge`",
+                shard.label(),
+                ledger.display()
+            );
+            Ok(())
+        }
+        LedgeredBook::Whole(priced) => {
+            let text = plan.book().priced_csv(&priced);
+            if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdio(out)) {
+                write_output(out, &text)?;
+            }
+            if args.output.json {
+                let value = serde_json::json!({
+                    "options": options_count,
+                    "ledger": ledger.display().to_string(),
+                    "seconds": seconds,
+                    "notes": notes,
+                });
+                outln!("{value}");
+                return Ok(());
+            }
+            if csv_on_stdout {
+                out!("{text}");
+            }
+            say!(
+                summary,
+                "{options_count} options, {}, ledger {}",
+                args.precision,
+                ledger.display()
+            );
+            say!(
+                summary,
+                "  wall time  {seconds:.3} s (this run: the batches the ledger lacked)"
+            );
+            say!(
+                summary,
+                "  options/s  {:.3e}",
+                options_count as f64 / seconds.max(1e-9)
+            );
+            Ok(())
+        }
+    }
 }

@@ -4,8 +4,12 @@
 use clap::Args;
 use serde_json::json;
 use thicket_atsp::Subtrees;
+use thicket_core::is_stdio;
 use thicket_core::{Error, Result, RunInfo};
+use thicket_lattice::{merge_book, BookBatches};
 use thicket_run::{inspect, runner, BatchPlan, Finished, Ledger};
+
+use crate::stdio::write_output;
 
 /// A ledger to read.
 #[derive(Debug, Args)]
@@ -39,12 +43,20 @@ pub struct MergeArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Ledgers of a book of options (`thicket lookback --batch FILE --ledger L --shard i/K`):
+    /// write the priced book (CSV) to this file instead of stdout; `-`: stdout.
+    #[arg(long = "output", short = 'o', value_name = "FILE")]
+    pub output_file: Option<std::path::PathBuf>,
 }
+
+/// The first word of a book's ledger spec.
+const BOOK_SPEC: &str = "lattice-book";
 
 /// The plan of the problem a ledger was made for.
 enum Plan {
     Queens(thicket_queens::Batches),
     Atsp(Subtrees),
+    Book(Box<BookBatches>),
 }
 
 impl Plan {
@@ -69,6 +81,8 @@ impl Plan {
                 })?;
                 Subtrees::from_input(input).map(Plan::Atsp)
             }
+            Some(BOOK_SPEC) => BookBatches::from_ledger(problem, ledger.spec().input.as_deref())
+                .map(|plan| Plan::Book(Box::new(plan))),
             _ => Err(Error::InvalidInput(format!(
                 "'{problem}' is not a ledger of a problem this thicket knows"
             ))),
@@ -79,12 +93,15 @@ impl Plan {
         match self {
             Plan::Queens(batches) => batches,
             Plan::Atsp(subtrees) => subtrees,
+            Plan::Book(book) => book.as_ref(),
         }
     }
 
     /// Prints what a complete run (or merged shards) adds up to.
     fn print(&self, finished: &Finished, json: bool) -> Result<()> {
         match self {
+            // `merge` joins a book's ledgers itself (`merge_book_ledgers`): nothing adds up.
+            Plan::Book(book) => outln!("{}", book.spec()),
             Plan::Queens(batches) => {
                 let count = thicket_queens::counts_from_total(batches.n(), finished.total)?;
                 let info = RunInfo {
@@ -187,7 +204,44 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
         .iter()
         .map(|p| Ledger::open_existing(p))
         .collect::<Result<Vec<_>>>()?;
+    if ledgers[0].spec().problem.split_whitespace().next() == Some(BOOK_SPEC) {
+        return merge_book_ledgers(&ledgers, args);
+    }
+    if let Some(out) = &args.output_file {
+        return Err(Error::InvalidInput(format!(
+            "--output {}: only the ledgers of a book of options merge into a file",
+            out.display()
+        )));
+    }
     let plan = Plan::of(&ledgers[0])?;
     let finished = runner::merge(plan.as_dyn(), &ledgers)?;
     plan.print(&finished, args.json)
+}
+
+/// `thicket merge` of a book's shard ledgers: the priced book, in the book's row order, as
+/// CSV on stdout or to `--output` (with `--json`, a summary instead of the CSV on stdout).
+fn merge_book_ledgers(ledgers: &[Ledger], args: &MergeArgs) -> Result<()> {
+    let (plan, priced) = merge_book(ledgers).map_err(|e| {
+        let message = format!("{}: {}", ledgers[0].path().display(), e.message());
+        Error::from_kind(e.kind(), message)
+    })?;
+    let text = plan.book().priced_csv(&priced);
+    let to_file = args.output_file.as_deref().filter(|out| !is_stdio(out));
+    if let Some(out) = to_file {
+        write_output(out, &text)?;
+    }
+    if args.json {
+        let value = json!({
+            "problem": BOOK_SPEC,
+            "options": priced.len(),
+            "ledgers": ledgers.len(),
+            "output": to_file.map(|p| p.display().to_string()),
+        });
+        outln!("{value}");
+    } else if to_file.is_none() {
+        out!("{text}");
+    } else {
+        outln!("{} options from {} ledgers", priced.len(), ledgers.len());
+    }
+    Ok(())
 }

@@ -227,3 +227,80 @@ fn lattice_books_of_1024_options_on_the_gpu_match_the_cpu() {
     }
     books_against_the_cpu(1024, 2048);
 }
+
+/// Issue 34: a book through the ledger on every GPU of the machine writes the bytes it writes
+/// on one GPU (the same batches, priced by the same kernel), and its prices are the CPU's.
+#[test]
+fn a_ledgered_book_on_every_gpu_matches_one_gpu_and_the_cpu() {
+    if no_gpu("a_ledgered_book_on_every_gpu_matches_one_gpu_and_the_cpu") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.csv");
+    let mut text =
+        String::from("id,payoff,style,spot,strike,maturity,volatility,rate,dividend_yield,steps\n");
+    let payoffs = ["call", "put", "lookback-put", "lookback-call"];
+    for k in 0..200 {
+        let payoff = payoffs[k % 4];
+        let strike = if k % 4 < 2 {
+            (80 + k % 40).to_string()
+        } else {
+            String::new()
+        };
+        let style = if k % 3 == 0 { "european" } else { "american" };
+        text += &format!(
+            "n{k},{payoff},{style},100,{strike},{},{},0.05,0.01,{}\n",
+            0.25 + (k % 8) as f64 * 0.25,
+            0.2 + (k % 3) as f64 * 0.1,
+            100 + k % 300
+        );
+    }
+    std::fs::write(&book, text).unwrap();
+    let book = book.to_str().unwrap();
+    let priced = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(format!("{name}.csv"));
+        let mut args = vec![
+            "lookback",
+            "--batch",
+            book,
+            "--output",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        run_json(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        out
+    };
+    let cpu = priced("cpu", &["--backend", "cpu"]);
+    let one_db = dir.path().join("one.db");
+    let every_db = dir.path().join("every.db");
+    let one = priced(
+        "one",
+        &[
+            "--backend",
+            "cuda",
+            "--ledger",
+            one_db.to_str().unwrap(),
+            "--batch-size",
+            "32",
+            "--devices",
+            "0",
+        ],
+    );
+    let every = priced(
+        "every",
+        &[
+            "--backend",
+            "cuda",
+            "--ledger",
+            every_db.to_str().unwrap(),
+            "--batch-size",
+            "32",
+        ],
+    );
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&every).unwrap());
+    let (cpu, gpu) = (book_prices(&cpu), book_prices(&every));
+    assert_eq!(cpu.len(), gpu.len());
+    for (a, b) in cpu.iter().zip(&gpu) {
+        assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0), "{a} against {b}");
+    }
+}
