@@ -173,3 +173,11 @@ fn the_default_search_proves_the_large_instances() {
         prove_by_default(name);
     }
 }
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn the_default_search_proves_the_other_tsplib_instances() {
+    for name in ["ftv47", "ry48p", "ft53", "ftv55", "kro124p"] {
+        prove_by_default(name);
+    }
+}
