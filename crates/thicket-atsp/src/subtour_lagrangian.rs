@@ -31,10 +31,10 @@ use super::lap::{Lap, LapScratch};
 const SCALE: i64 = 1024;
 
 /// Subgradient steps at most.
-const ITERATIONS: usize = 600;
+const ITERATIONS: usize = 1500;
 
 /// Steps without a better bound after which the step factor is halved.
-const PATIENCE: usize = 20;
+const PATIENCE: usize = 50;
 
 /// The step factor below which the ascent has converged.
 const MIN_STEP: f64 = 1e-3;
@@ -124,7 +124,7 @@ pub(crate) fn ascend(
     let mut costs = vec![0i64; n * n];
     let mut scratch = LapScratch::default();
     let mut best: Option<Relaxed> = None;
-    let mut step = 2.0;
+    let mut step = 1.0;
     let mut stale = 0;
     let mut steps = 0;
     for _ in 0..ITERATIONS {
