@@ -9,6 +9,11 @@
 //! `a1..a(r-1)`, which partitions the node's tours. A child's relaxation is its parent's with
 //! costs only raised, so one augmenting path re-solves it (see `lap`).
 //!
+//! Where the root found subtour-cut multipliers (see `subtour_lagrangian`), every node also
+//! keeps the assignment on the relaxed costs and its bound is the larger of the two; the plain
+//! assignment still gives the cycles to branch on (short ones, so few children) and the exact
+//! cost of a node whose assignment is a tour.
+//!
 //! Nodes are taken cheapest bound first from one queue that every thread shares, so the
 //! cheapest open bound is always a proven lower bound on the optimum: a run stopped by its
 //! deadline still answers with it (the stopped threads put their nodes back). Every node's
