@@ -80,6 +80,25 @@ impl Lap {
         self.augment(n, cost, row, scratch);
     }
 
+    /// Re-solves after any costs were raised (none below the current duals' sum): frees every
+    /// row whose assigned arc is no longer tight and augments each (O(n^2) a row).
+    pub(crate) fn reassign_loose(&mut self, n: usize, cost: &[i64], scratch: &mut LapScratch) {
+        let loose: Vec<usize> = (0..n)
+            .filter(|&i| {
+                let j = self.col_of(i);
+                cost[i * n + j] != self.u[i] + self.v[j]
+            })
+            .collect();
+        for &row in &loose {
+            let col = self.col_of(row);
+            self.row_of_col[col] = UNMATCHED;
+            self.col_of_row[row] = UNMATCHED;
+        }
+        for row in loose {
+            self.augment(n, cost, row, scratch);
+        }
+    }
+
     /// Assigns the free row `root` by a shortest augmenting path in reduced costs (Dijkstra
     /// over the columns), adjusting the duals so that they stay feasible and tight.
     fn augment(&mut self, n: usize, cost: &[i64], root: usize, scratch: &mut LapScratch) {
@@ -187,6 +206,37 @@ mod tests {
                 let row = (seed as usize + step) % n;
                 cost[row * n + lap.col_of(row)] = 1_000_000;
                 lap.forbid_assigned(n, &cost, row, &mut scratch);
+                assert_eq!(lap.value(n, &cost), brute_force(n, &cost), "seed {seed}");
+                for i in 0..n {
+                    for j in 0..n {
+                        assert!(lap.reduced(n, &cost, i, j) >= 0);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn raising_any_costs_and_reassigning_matches_brute_force() {
+        let mut scratch = LapScratch::default();
+        for seed in 0..40 {
+            let n = 2 + seed as usize % 6;
+            let mut x = seed + 5;
+            let mut cost: Vec<i64> = (0..n * n).map(|_| lcg_below(&mut x, 30) as i64).collect();
+            let mut lap = Lap::solve(n, &cost, &mut scratch);
+            // Raise a row and a column (as forcing an arc does) and some single entries.
+            for step in 0..3 {
+                let (row, col) = ((seed as usize + step) % n, (seed as usize * 7 + step) % n);
+                for k in 0..n {
+                    if k != col {
+                        cost[row * n + k] += 1000;
+                    }
+                    if k != row {
+                        cost[k * n + col] += 1000;
+                    }
+                }
+                cost[lcg_below(&mut x, (n * n) as u64) as usize] += 50;
+                lap.reassign_loose(n, &cost, &mut scratch);
                 assert_eq!(lap.value(n, &cost), brute_force(n, &cost), "seed {seed}");
                 for i in 0..n {
                     for j in 0..n {

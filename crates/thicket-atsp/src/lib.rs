@@ -44,6 +44,7 @@ mod ledgered;
 mod policy;
 mod run;
 mod search;
+mod subtour_lagrangian;
 mod subtour_search;
 #[cfg(test)]
 mod test_support;

@@ -4,6 +4,7 @@
 //! through the run layer (a resumable ledger, shards, MPI).
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -21,9 +22,9 @@ use crate::heuristic::heuristic_tour;
 use crate::ledgered::{run_ledgered_until, solution, Ledgered, SubtreeSolver, Subtrees};
 use crate::policy::{Branching, RootBounds};
 use crate::search::{branch_and_bound, AtspOptions, AtspSolution, Bound};
-use crate::subtour_search;
 use crate::verify::{known_optimum, verify};
 use crate::Instance;
+use crate::{subtour_lagrangian, subtour_search};
 
 /// How [`solve`] runs.
 #[derive(Debug, Clone)]
@@ -199,6 +200,7 @@ pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
         upper_bound: options.upper_bound,
         started: Some(started),
         heuristic,
+        ascent_note: Mutex::new(None),
     };
     if options.optimal_upper_bound {
         kernel.upper_bound = match known_optimum(&instance.name) {
@@ -211,6 +213,8 @@ pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
         ..options.run
     };
     let mut measured = benchmark_kernel(&mut kernel, &run)?;
+    let ascent_note = kernel.ascent_note.lock().map(|mut note| note.take());
+    measured.info.notes.extend(ascent_note.ok().flatten());
     if let Some(root) = root.filter(|_| options.bound.is_none() && options.branching.is_none()) {
         measured.info.notes.push(root.note());
     }
@@ -318,6 +322,8 @@ struct AtspKernel<'a> {
     started: Option<Instant>,
     /// A first tour as `(cost, tour)`, where the choice of the search found one.
     heuristic: Option<(i64, Vec<usize>)>,
+    /// What the subtour search's multipliers did at the root, for the run's notes.
+    ascent_note: Mutex<Option<String>>,
 }
 
 impl AtspKernel<'_> {
@@ -369,8 +375,19 @@ impl AtspKernel<'_> {
             let (tour, cost) = heuristic_tour(self.instance);
             (cost, tour)
         });
-        let run = |start| {
-            pool.install(|| subtour_search::search(self.instance, start, opts.deadline, progress))
+        let run = |start: (i64, Vec<usize>)| {
+            pool.install(|| {
+                let relaxed = subtour_lagrangian::ascend(
+                    self.instance,
+                    start.0,
+                    subtour_search::FORBIDDEN,
+                    opts.deadline,
+                );
+                if let Ok(mut note) = self.ascent_note.lock() {
+                    *note = Some(relaxed.note());
+                }
+                subtour_search::search(self.instance, &relaxed, start, opts.deadline, progress)
+            })
         };
         let asked = opts.upper_bound.filter(|&ub| ub < heuristic.0);
         if let Some(ub) = asked {

@@ -9,6 +9,11 @@
 //! `a1..a(r-1)`, which partitions the node's tours. A child's relaxation is its parent's with
 //! costs only raised, so one augmenting path re-solves it (see `lap`).
 //!
+//! Where the root found subtour-cut multipliers (see `subtour_lagrangian`), every node also
+//! keeps the assignment on the relaxed costs and its bound is the larger of the two; the plain
+//! assignment still gives the cycles to branch on (short ones, so few children) and the exact
+//! cost of a node whose assignment is a tour.
+//!
 //! Nodes are taken cheapest bound first from one queue that every thread shares, so the
 //! cheapest open bound is always a proven lower bound on the optimum: a run stopped by its
 //! deadline still answers with it (the stopped threads put their nodes back). Every node's
@@ -28,9 +33,14 @@ use super::heuristic::{improve, tour_cost};
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::lap::{Lap, LapScratch};
 use super::search::AtspSolution;
+use super::subtour_lagrangian::Relaxed;
 
 /// The cost of an arc a node forbids (or of a city to itself): more than any tour.
-const FORBIDDEN: i64 = 4 * MAX_COST * MAX_N as i64;
+pub(super) const FORBIDDEN: i64 = 4 * MAX_COST * MAX_N as i64;
+
+/// Assignments at or above this value use a forbidden arc: the node has no tour. Any
+/// assignment of allowed arcs costs far less (see `Relaxed`'s scale).
+const INFEASIBLE: i64 = FORBIDDEN / 2;
 
 /// Bytes of queued nodes' assignments kept for warm starts; past it, nodes are queued bare
 /// and re-solved from scratch when taken.
@@ -43,7 +53,14 @@ struct Node {
     depth: u32,
     forbidden: Vec<(u32, u32)>,
     forced: Vec<(u32, u32)>,
-    lap: Option<Lap>,
+    laps: Option<Laps>,
+}
+
+/// A node's solved relaxations: the plain assignment, whose cycles the node branches on, and
+/// the one under subtour-cut multipliers (absent for the plain bound), which bounds it.
+struct Laps {
+    plain: Lap,
+    relaxed: Option<Lap>,
 }
 
 impl Node {
@@ -109,11 +126,11 @@ impl Shared {
         let threshold = self.threshold.load(Ordering::Relaxed);
         let mut frontier = self.frontier.lock().unwrap_or_else(|e| e.into_inner());
         for mut child in children.into_iter().filter(|c| c.bound < threshold) {
-            if child.lap.is_some() {
+            if child.laps.is_some() {
                 if frontier.warm < self.warm_limit {
                     frontier.warm += 1;
                 } else {
-                    child.lap = None;
+                    child.laps = None;
                 }
             }
             frontier.open.push(child);
@@ -137,7 +154,7 @@ impl Shared {
                 frontier.warm = 0;
             }
             if let Some(node) = frontier.open.pop() {
-                frontier.warm -= usize::from(node.lap.is_some());
+                frontier.warm -= usize::from(node.laps.is_some());
                 frontier.busy += 1;
                 return Some(node);
             }
@@ -152,19 +169,22 @@ impl Shared {
 
 /// Searches `inst` from the incumbent `start` on the current rayon pool until the optimum is
 /// proven or `deadline` passes; the answer's `lower_bound` is then the cheapest open bound.
+/// Nodes are bounded by the assignment on `relaxed`'s costs (the instance's own, or those
+/// under subtour-cut multipliers).
 pub(super) fn search(
     inst: &Instance,
+    relaxed: &Relaxed,
     start: (i64, Vec<usize>),
     deadline: Option<Instant>,
     progress: &Progress,
 ) -> AtspSolution {
     let n = inst.n;
     let root = Node {
-        bound: 0,
+        bound: relaxed.root_bound,
         depth: 0,
         forbidden: Vec::new(),
         forced: Vec::new(),
-        lap: None,
+        laps: None,
     };
     let shared = Shared {
         frontier: Mutex::new(Frontier {
@@ -177,10 +197,11 @@ pub(super) fn search(
         best: Mutex::new(start),
         nodes: AtomicU64::new(0),
         deadline,
-        warm_limit: WARM_BYTES / (n * 24).max(1),
+        // A warm node keeps one assignment (24 bytes a city), or two under multipliers.
+        warm_limit: WARM_BYTES / (n * if relaxed.is_plain() { 24 } else { 48 }).max(1),
     };
     rayon::broadcast(|_| {
-        let mut worker = Worker::new(inst);
+        let mut worker = Worker::new(inst, relaxed);
         while let Some(node) = shared.take() {
             let children = worker.expand(&shared, node);
             shared.nodes.fetch_add(1, Ordering::Relaxed);
@@ -206,66 +227,114 @@ pub(super) fn search(
 /// One thread's work space.
 struct Worker<'a> {
     inst: &'a Instance,
+    relaxed: &'a Relaxed,
     /// The costs under the constraints of the node being expanded (then of its children).
     costs: Vec<i64>,
+    /// The relaxation's costs under the same constraints (empty for the plain bound).
+    relaxed_costs: Vec<i64>,
     scratch: LapScratch,
 }
 
 impl<'a> Worker<'a> {
-    fn new(inst: &'a Instance) -> Worker<'a> {
+    fn new(inst: &'a Instance, relaxed: &'a Relaxed) -> Worker<'a> {
         Worker {
             inst,
+            relaxed,
             costs: Vec::with_capacity(inst.n * inst.n),
+            relaxed_costs: Vec::new(),
             scratch: LapScratch::default(),
         }
     }
 
-    /// Fills `costs` with the instance's under `node`'s constraints.
+    /// Fills `costs` (and `relaxed_costs`) with the instance's (and the relaxation's) under
+    /// `node`'s constraints.
     fn constrain(&mut self, node: &Node) {
         let n = self.inst.n;
         self.costs.clear();
         self.costs.extend_from_slice(&self.inst.cost);
+        self.relaxed_costs.clear();
+        if !self.relaxed.is_plain() {
+            self.relaxed_costs.extend_from_slice(&self.relaxed.costs);
+        }
         for i in 0..n {
-            self.costs[i * n + i] = FORBIDDEN;
+            self.forbid(i, i);
         }
         for &(i, j) in &node.forbidden {
-            self.costs[i as usize * n + j as usize] = FORBIDDEN;
+            self.forbid(i as usize, j as usize);
         }
         for &(i, j) in &node.forced {
             self.force(i as usize, j as usize);
         }
     }
 
-    /// Forbids every arc that leaves `i` or enters `j` but `i -> j`.
+    /// Forbids `i -> j` in both matrices.
+    fn forbid(&mut self, i: usize, j: usize) {
+        let n = self.inst.n;
+        self.costs[i * n + j] = FORBIDDEN;
+        if let Some(cost) = self.relaxed_costs.get_mut(i * n + j) {
+            *cost = FORBIDDEN;
+        }
+    }
+
+    /// Forbids every arc that leaves `i` or enters `j` but `i -> j`, in both matrices.
     fn force(&mut self, i: usize, j: usize) {
         let n = self.inst.n;
-        let kept = self.inst.cost(i, j);
-        self.costs[i * n..(i + 1) * n].fill(FORBIDDEN);
-        for r in 0..n {
-            self.costs[r * n + j] = FORBIDDEN;
+        for costs in [&mut self.costs, &mut self.relaxed_costs] {
+            if costs.is_empty() {
+                continue;
+            }
+            let kept = costs[i * n + j];
+            costs[i * n..(i + 1) * n].fill(FORBIDDEN);
+            for r in 0..n {
+                costs[r * n + j] = FORBIDDEN;
+            }
+            costs[i * n + j] = kept;
         }
-        self.costs[i * n + j] = kept;
+    }
+
+    /// The bound of a node whose assignments are `laps` (under the current matrices), or
+    /// `None` where it has no tour.
+    fn bound_of(&self, laps: &Laps) -> Option<i64> {
+        let n = self.inst.n;
+        let plain = laps.plain.value(n, &self.costs);
+        if plain >= INFEASIBLE {
+            return None;
+        }
+        let Some(relaxed) = &laps.relaxed else {
+            return Some(plain);
+        };
+        let value = relaxed.value(n, &self.relaxed_costs);
+        (value < INFEASIBLE).then(|| plain.max(self.relaxed.bound(value)))
     }
 
     /// Expands `node`: offers its tour or patched cycles, and returns its children.
     fn expand(&mut self, shared: &Shared, mut node: Node) -> Vec<Node> {
         let n = self.inst.n;
         self.constrain(&node);
-        let lap = match node.lap.take() {
-            Some(lap) => lap,
+        let laps = match node.laps.take() {
+            Some(laps) => laps,
             None => {
-                let lap = Lap::solve(n, &self.costs, &mut self.scratch);
-                node.bound = lap.value(n, &self.costs);
-                lap
+                let laps = Laps {
+                    plain: Lap::solve(n, &self.costs, &mut self.scratch),
+                    relaxed: (!self.relaxed.is_plain())
+                        .then(|| Lap::solve(n, &self.relaxed_costs, &mut self.scratch)),
+                };
+                let Some(bound) = self.bound_of(&laps) else {
+                    return Vec::new();
+                };
+                node.bound = bound.max(node.bound);
+                laps
             }
         };
-        if node.bound >= shared.threshold.load(Ordering::Relaxed) || node.bound >= FORBIDDEN {
+        if node.bound >= shared.threshold.load(Ordering::Relaxed) {
             return Vec::new();
         }
-        let succ: Vec<usize> = (0..n).map(|i| lap.col_of(i)).collect();
+        // The plain assignment's cycles: its value is exact on a tour, and its subtours
+        // are short (few children).
+        let succ: Vec<usize> = (0..n).map(|i| laps.plain.col_of(i)).collect();
         let cycles = cycles(&succ);
         if cycles.len() == 1 {
-            shared.offer(node.bound, &tour_from(&succ));
+            shared.offer(laps.plain.value(n, &self.costs), &tour_from(&succ));
             return Vec::new();
         }
         self.patch_and_offer(shared, &succ, &cycles, node.bound);
@@ -291,13 +360,31 @@ impl<'a> Worker<'a> {
                 self.force(pi, pj);
                 forced.push((pi as u32, pj as u32));
             }
-            let kept = self.costs[i * n + j];
-            self.costs[i * n + j] = FORBIDDEN;
-            let mut child_lap = lap.clone();
-            child_lap.forbid_assigned(n, &self.costs, i, &mut self.scratch);
-            let bound = child_lap.value(n, &self.costs);
-            self.costs[i * n + j] = kept;
-            if bound >= shared.threshold.load(Ordering::Relaxed) || bound >= FORBIDDEN {
+            let kept = (
+                self.costs[i * n + j],
+                self.relaxed_costs.get(i * n + j).copied(),
+            );
+            self.forbid(i, j);
+            let mut child = Laps {
+                plain: laps.plain.clone(),
+                relaxed: laps.relaxed.clone(),
+            };
+            // Forced arcs are the plain assignment's: only row i moves there.
+            child
+                .plain
+                .forbid_assigned(n, &self.costs, i, &mut self.scratch);
+            if let Some(relaxed) = &mut child.relaxed {
+                relaxed.reassign_loose(n, &self.relaxed_costs, &mut self.scratch);
+            }
+            let bound = self.bound_of(&child);
+            self.costs[i * n + j] = kept.0;
+            if let Some(cost) = kept.1 {
+                self.relaxed_costs[i * n + j] = cost;
+            }
+            let Some(bound) = bound.map(|b| b.max(node.bound)) else {
+                continue;
+            };
+            if bound >= shared.threshold.load(Ordering::Relaxed) {
                 continue;
             }
             let mut forbidden = node.forbidden.clone();
@@ -307,7 +394,7 @@ impl<'a> Worker<'a> {
                 depth: node.depth + 1,
                 forbidden,
                 forced: forced.clone(),
-                lap: Some(child_lap),
+                laps: Some(child),
             });
         }
         children
@@ -346,7 +433,7 @@ pub(super) fn patched_tour(inst: &Instance, succ: &[usize]) -> (i64, Vec<usize>)
 }
 
 /// The cycles of the successor function `succ`, each from its lowest city.
-fn cycles(succ: &[usize]) -> Vec<Vec<usize>> {
+pub(super) fn cycles(succ: &[usize]) -> Vec<Vec<usize>> {
     let mut seen = vec![false; succ.len()];
     let mut found = Vec::new();
     for start in 0..succ.len() {
@@ -421,6 +508,7 @@ fn patch(inst: &Instance, succ: &[usize], cycles: &[Vec<usize>]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::subtour_lagrangian::ascend;
     use crate::test_support::{cheapest_completion, lcg_below};
 
     /// The cheapest tour by enumeration.
@@ -439,12 +527,17 @@ mod tests {
             let inst = Instance::new("st", n, cost).unwrap();
             let start: Vec<usize> = (0..n).collect();
             let start_cost = tour_cost(&inst, &start);
-            let found =
-                pool.install(|| search(&inst, (start_cost, start), None, &Progress::hidden()));
             let optimum = brute_force(&inst);
-            assert_eq!(found.cost, optimum, "seed {seed}");
-            crate::verify(&inst, &found.tour, optimum).unwrap();
-            assert!(found.proven_optimal && found.lower_bound == optimum);
+            // The plain assignment bound, and the one under subtour-cut multipliers.
+            let lagrangian = ascend(&inst, start_cost, FORBIDDEN, None);
+            for relaxed in [Relaxed::plain(&inst), lagrangian] {
+                let start = (start_cost, start.clone());
+                let found =
+                    pool.install(|| search(&inst, &relaxed, start, None, &Progress::hidden()));
+                assert_eq!(found.cost, optimum, "seed {seed}");
+                crate::verify(&inst, &found.tour, optimum).unwrap();
+                assert!(found.proven_optimal && found.lower_bound == optimum);
+            }
         }
     }
 
@@ -458,7 +551,15 @@ mod tests {
         let start: Vec<usize> = (0..n).collect();
         let start_cost = tour_cost(&inst, &start);
         let past = Some(Instant::now());
-        let found = pool.install(|| search(&inst, (start_cost, start), past, &Progress::hidden()));
+        let found = pool.install(|| {
+            search(
+                &inst,
+                &Relaxed::plain(&inst),
+                (start_cost, start),
+                past,
+                &Progress::hidden(),
+            )
+        });
         assert!(!found.proven_optimal);
         assert!(found.lower_bound <= brute_force(&inst));
         assert_eq!(found.cost, start_cost);

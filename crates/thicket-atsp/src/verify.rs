@@ -43,13 +43,16 @@ pub fn verify(instance: &Instance, tour: &[usize], cost: i64) -> Result<()> {
 
 /// `(name, optimal tour length)`; the ftv90..ftv160 instances are the first N+1 cities of
 /// ftv170.
-pub const TSPLIB_ATSP_OPTIMA: [(&str, i64); 22] = [
+pub const TSPLIB_ATSP_OPTIMA: [(&str, i64); 27] = [
     ("br17", 39),
+    ("ft53", 6905),
     ("ft70", 38673),
     ("ftv33", 1286),
     ("ftv35", 1473),
     ("ftv38", 1530),
     ("ftv44", 1613),
+    ("ftv47", 1776),
+    ("ftv55", 1608),
     ("ftv64", 1839),
     ("ftv70", 1950),
     ("ftv90", 1579),
@@ -61,11 +64,13 @@ pub const TSPLIB_ATSP_OPTIMA: [(&str, i64); 22] = [
     ("ftv150", 2611),
     ("ftv160", 2683),
     ("ftv170", 2755),
+    ("kro124p", 36230),
     ("p43", 5620),
     ("rbg323", 1326),
     ("rbg358", 1163),
     ("rbg403", 2465),
     ("rbg443", 2720),
+    ("ry48p", 14422),
 ];
 
 /// The proven optimum of the TSPLIB instance `name` (as in its NAME field), if known.

@@ -173,3 +173,20 @@ fn the_default_search_proves_the_large_instances() {
         prove_by_default(name);
     }
 }
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn the_default_search_proves_the_other_tsplib_instances() {
+    // Subtour-cut multipliers prove ft53 at the root; ry48p is the slowest (12.6 s on two
+    // busy cores).
+    for name in ["ftv47", "ry48p", "ft53", "ftv55"] {
+        prove_by_default(name);
+    }
+}
+
+#[test]
+#[ignore = "release builds: cargo test --release -- --ignored"]
+fn the_default_search_proves_kro124p() {
+    // 52.7 s on two busy cores (load average 20), the slowest proof of the data files.
+    prove_by_default("kro124p");
+}
