@@ -70,6 +70,8 @@ const MAX_VERTICES: u64 = 1 << 31;
 const MAX_EDGES: u64 = 1 << 33;
 /// Kronecker's quadrant probabilities, cumulative: A = 0.57, then B, C (0.19 each), D.
 const QUADRANTS: [f64; 3] = [0.57, 0.76, 0.95];
+/// 2^53: [`SplitMix::unit`] divides a draw's top 53 bits by it.
+const UNIT_SCALE: f64 = (1u64 << 53) as f64;
 
 /// Where each edge's numbers start in the one stream of a generator whose edges draw the
 /// same count of numbers each (Kronecker, uniform, grid): edge `k` is drawn from its own
@@ -101,15 +103,15 @@ impl EdgeStream<'_> {
         rng.skip(k * self.draws());
         match self.generator {
             Generator::Kronecker { scale, .. } => {
+                // `unit()` is the draw's top 53 bits over 2^53, so r < p exactly where those
+                // bits are below ceil(p 2^53): whole-number bounds, and the quadrant picked
+                // without branches (a random branch mispredicts about every other draw).
+                let [a, b, c] = QUADRANTS.map(|p| (p * UNIT_SCALE).ceil() as u64);
                 let (mut u, mut v) = (0u32, 0u32);
                 for _ in 0..scale {
-                    let r = rng.unit();
-                    let (bu, bv) = match r {
-                        r if r < QUADRANTS[0] => (0, 0),
-                        r if r < QUADRANTS[1] => (0, 1),
-                        r if r < QUADRANTS[2] => (1, 0),
-                        _ => (1, 1),
-                    };
+                    let bits = rng.next_u64() >> 11;
+                    let bu = u32::from(bits >= b);
+                    let bv = u32::from(((bits >= a) & (bits < b)) | (bits >= c));
                     u = (u << 1) | bu;
                     v = (v << 1) | bv;
                 }
