@@ -73,11 +73,9 @@ pub(crate) fn simple_graph(
 ) -> Result<Graph> {
     let what = format!("a graph of {vertices} vertices and {} edges", edges.len());
     // Arcs per tail, self-loops left out.
-    let counts = filled(vertices + 1, 0u64, &what)?;
+    let mut counts = filled(vertices + 1, 0u64, &what)?;
     {
-        // SAFETY: AtomicU64 has the size, alignment and bit validity of u64 (asserted above),
-        // and `counts` is borrowed only through this view while it lives.
-        let tally = unsafe { atomic_view(&counts) };
+        let tally = atomic_view(&mut counts);
         edges
             .par_iter()
             .with_min_len(1 << 12)
@@ -97,11 +95,10 @@ pub(crate) fn simple_graph(
     }
     let arcs = sum as usize;
     let mut packed = filled(arcs, 0u64, &what)?;
-    let cursors = offsets.clone();
+    let mut cursors = offsets.clone();
     {
-        // SAFETY: as above; `packed` and `cursors` are used only through these views here,
-        // and every slot of `packed` is written by the one thread whose cursor claimed it.
-        let (slots, next) = unsafe { (atomic_view(&packed), atomic_view(&cursors)) };
+        // Every slot of `packed` is written by the one thread whose cursor claimed it.
+        let (slots, next) = (atomic_view(&mut packed), atomic_view(&mut cursors));
         let place = |tail: u32, arc: u64| {
             let at = next[tail as usize].fetch_add(1, Ordering::Relaxed);
             slots[at as usize].store(arc, Ordering::Relaxed);
@@ -175,15 +172,13 @@ pub(crate) fn simple_graph(
     })
 }
 
-/// `values` seen as atomics, for threads that claim and fill slots of one array.
-///
-/// # Safety
-/// While the view lives, `values` must be read or written only through it.
-unsafe fn atomic_view(values: &[u64]) -> &[AtomicU64] {
-    // SAFETY: the same size and alignment (asserted above), every bit pattern valid for
-    // both; the caller promises no plain access meanwhile, so the shared borrow is not
-    // mutated behind the compiler's back by any non-atomic path.
-    unsafe { &*(values as *const [u64] as *const [AtomicU64]) }
+/// `values` seen as atomics, for threads that claim and fill slots of one array (the
+/// exclusive borrow keeps every plain access away while the view lives).
+fn atomic_view(values: &mut [u64]) -> &[AtomicU64] {
+    // SAFETY: AtomicU64 has the size, alignment (asserted above) and bit validity of u64;
+    // the memory comes from an exclusive borrow, so it may be written, and nothing else
+    // reaches it while the returned view borrows it.
+    unsafe { &*(values as *mut [u64] as *const [AtomicU64]) }
 }
 
 #[cfg(test)]
