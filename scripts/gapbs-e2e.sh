@@ -22,6 +22,7 @@
 #            converter from k.el, so each tool reads its own serialized form of the same graph)
 #   bfs-sg   thicket `bfs k.sg --source R` (thicket reading GAPBS's file) | as bfs-bin
 # Files are read from the page cache (each was just written); compare on a quiet machine.
+# thicket's generation stages (drawing, building, writing) are printed after the table.
 set -euo pipefail
 
 src=${1:?usage: scripts/gapbs-e2e.sh GAPBS_SRC [WORK_DIR]}
@@ -46,6 +47,7 @@ mkdir -p "$work"
 cd "$work"
 log=times.tsv
 : >"$log"
+: >stages.log
 
 # Runs a command, its output to run.log, and appends `row tool seconds` to the log.
 timed() {
@@ -70,6 +72,7 @@ echo "root $root"
 
 for round in $(seq "$rounds"); do
     timed gen thicket gen k.tgr
+    grep -h -m1 'generated' run.log >>stages.log || true
     timed gen gapbs "$gapbs/converter" -g "$scale" -k "$edge_factor" -b g.sg
     timed gen-el thicket gen k-again.el
     timed gen-el gapbs "$gapbs/converter" -g "$scale" -k "$edge_factor" -e g.el
@@ -86,6 +89,8 @@ for round in $(seq "$rounds"); do
     echo "round $round of $rounds done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "thicket's gen stages (generated, built, written), one line a round:"
+cat stages.log
 ls -l k.el k.wel k.tgr k.sg | awk '{print $5, $9}'
 python3 - "$log" <<'EOF'
 import statistics, sys

@@ -403,3 +403,66 @@ fn bench_bfs_writes_its_tables_and_checks_every_answer() {
         assert!(message.contains(want), "{args:?}: {message}");
     }
 }
+
+/// FNV-1a of a file's bytes: enough to tell one output from another.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `graph gen` writes, on any number of threads, the bytes it wrote before its generation,
+/// build and `.tgr` write ran on every core (lengths and hashes of the serial build's files,
+/// thicket at e33f2b4).
+#[test]
+fn generated_files_are_the_serial_builds_bytes_on_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, name, len, hash) in [
+        (
+            "kron --scale 10 --edge-factor 8 --seed 5",
+            "k.tgr",
+            105_138,
+            0x277c_2981_f607_bd5c_u64,
+        ),
+        (
+            "kron --scale 10 --edge-factor 8 --seed 5",
+            "k.wsg",
+            105_129,
+            0x894b_61a4_6303_dcec,
+        ),
+        (
+            "grid --rows 30 --cols 41 --seed 2",
+            "g.tgr",
+            48_098,
+            0xc245_5e2b_4a52_c567,
+        ),
+        (
+            "uniform --vertices 2000 --degree 7 --seed 3",
+            "u.wel",
+            173_974,
+            0xedee_3d28_d7b6_5b59,
+        ),
+        (
+            "vl --vertices 500 --degree 6 --seed 4",
+            "v.gr",
+            39_455,
+            0x77ff_21db_7810_8a41,
+        ),
+    ] {
+        for threads in ["1", "3"] {
+            let path = dir.path().join(name);
+            let mut command = vec!["graph", "gen"];
+            command.extend(args.split(' '));
+            command.extend(["--threads", threads, "-o", path.to_str().unwrap()]);
+            let made = thicket(&command);
+            assert!(made.status.success(), "{}", stderr(&made));
+            assert!(stderr(&made).contains("built"), "{}", stderr(&made));
+            let bytes = std::fs::read(&path).unwrap();
+            assert_eq!(
+                (bytes.len(), fnv1a(&bytes)),
+                (len, hash),
+                "{args} -o {name} on {threads} threads"
+            );
+        }
+    }
+}

@@ -4,10 +4,24 @@
 //! average degree in the manner of Viger and Latapy (the thesis's graphs). Every generator
 //! returns a symmetric graph (each edge as two arcs) with weights 1..=255.
 
+use std::time::Instant;
+
 use rayon::prelude::*;
-use thicket_core::{Error, Result, SplitMix};
+use thicket_core::{Error, Progress, Result, SplitMix};
 
 use crate::graph::{Arc, Graph};
+use crate::undirected::Edge;
+
+/// A graph made by [`Generator::generate_simple`], with the time of each stage.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// The graph, simplified.
+    pub graph: Graph,
+    /// Seconds drawing the edges.
+    pub generate_seconds: f64,
+    /// Seconds building the graph from them.
+    pub build_seconds: f64,
+}
 
 /// The graphs `thicket graph gen` makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,111 +68,177 @@ fn weight(rng: &mut SplitMix) -> u32 {
 const MAX_VERTICES: u64 = 1 << 31;
 /// The most edges a generated graph may have.
 const MAX_EDGES: u64 = 1 << 33;
-/// Kronecker edges per parallel task.
-const KRONECKER_CHUNK: u64 = 1 << 16;
+/// Kronecker's quadrant probabilities, cumulative: A = 0.57, then B, C (0.19 each), D.
+const QUADRANTS: [f64; 3] = [0.57, 0.76, 0.95];
+/// 2^53: [`SplitMix::unit`] divides a draw's top 53 bits by it.
+const UNIT_SCALE: f64 = (1u64 << 53) as f64;
 
-/// Kronecker edges first..last (of the stream `rng` at edge 0, each edge `scale` + 1 draws:
-/// scale quadrant choices, then the weight), their ends renamed by `permutation`, as arcs.
-fn kronecker_edges(
-    rng: &SplitMix,
-    scale: u32,
-    permutation: &[u32],
-    first: u64,
-    last: u64,
-) -> Vec<Arc> {
-    let mut rng = rng.clone();
-    rng.skip(first * (u64::from(scale) + 1));
-    let mut arcs = Vec::with_capacity(2 * (last - first) as usize);
-    for _ in first..last {
-        let (mut u, mut v) = (0u32, 0u32);
-        for _ in 0..scale {
-            let (bu, bv) = match rng.unit() {
-                r if r < 0.57 => (0, 0),
-                r if r < 0.76 => (0, 1),
-                r if r < 0.95 => (1, 0),
-                _ => (1, 1),
-            };
-            u = (u << 1) | bu;
-            v = (v << 1) | bv;
-        }
-        let w = weight(&mut rng);
-        let (u, v) = (permutation[u as usize], permutation[v as usize]);
-        arcs.push((u, v, w));
-        if u != v {
-            arcs.push((v, u, w));
-        }
-    }
-    arcs
+/// Where each edge's numbers start in the one stream of a generator whose edges draw the
+/// same count of numbers each (Kronecker, uniform, grid): edge `k` is drawn from its own
+/// place, so that the edges are drawn in parallel and are the ones drawn in order, on any
+/// number of threads.
+struct EdgeStream<'a> {
+    /// The stream at edge 0.
+    start: SplitMix,
+    /// The generator.
+    generator: Generator,
+    /// Kronecker's renaming of the vertices (empty for the others).
+    permutation: &'a [u32],
 }
 
+impl EdgeStream<'_> {
+    /// Numbers each edge draws: Kronecker scale quadrant choices then the weight; uniform
+    /// two ends then the weight; a grid's edge its weight.
+    fn draws(&self) -> u64 {
+        match self.generator {
+            Generator::Kronecker { scale, .. } => u64::from(scale) + 1,
+            Generator::Uniform { .. } => 3,
+            Generator::Grid { .. } | Generator::VigerLatapy { .. } => 1,
+        }
+    }
+
+    /// Edge `k` of the stream.
+    fn edge(&self, k: u64) -> Edge {
+        let mut rng = self.start.clone();
+        rng.skip(k * self.draws());
+        match self.generator {
+            Generator::Kronecker { scale, .. } => {
+                // `unit()` is the draw's top 53 bits over 2^53, so r < p exactly where those
+                // bits are below ceil(p 2^53): whole-number bounds, and the quadrant picked
+                // without branches (a random branch mispredicts about every other draw).
+                let [a, b, c] = QUADRANTS.map(|p| (p * UNIT_SCALE).ceil() as u64);
+                let (mut u, mut v) = (0u32, 0u32);
+                for _ in 0..scale {
+                    let bits = rng.next_u64() >> 11;
+                    let bu = u32::from(bits >= b);
+                    let bv = u32::from(((bits >= a) & (bits < b)) | (bits >= c));
+                    u = (u << 1) | bu;
+                    v = (v << 1) | bv;
+                }
+                let w = weight(&mut rng);
+                (
+                    self.permutation[u as usize],
+                    self.permutation[v as usize],
+                    w,
+                )
+            }
+            Generator::Uniform { vertices, .. } => {
+                let u = rng.below(u64::from(vertices)) as u32;
+                let v = rng.below(u64::from(vertices)) as u32;
+                (u, v, weight(&mut rng))
+            }
+            Generator::Grid { rows, cols } => {
+                // Row by row, each vertex's right edge then its lower one (the last column
+                // has no right edge, the last row no lower one): a row but the last has
+                // 2 cols - 1 edges, the last row's are its cols - 1 right edges.
+                let cols = u64::from(cols);
+                let (row, at) = (k / (2 * cols - 1), k % (2 * cols - 1));
+                let (col, down) = if row + 1 == u64::from(rows) {
+                    (at, false)
+                } else if at == 2 * cols - 2 {
+                    (cols - 1, true)
+                } else {
+                    (at / 2, at % 2 == 1)
+                };
+                let u = row * cols + col;
+                let v = if down { u + cols } else { u + 1 };
+                (u as u32, v as u32, weight(&mut rng))
+            }
+            Generator::VigerLatapy { .. } => unreachable!("Viger-Latapy edges are drawn in order"),
+        }
+    }
+}
+
+/// Edges drawn between two reports of progress.
+const BLOCK_EDGES: u64 = 1 << 22;
+
 impl Generator {
-    /// Generates the graph from `seed`.
+    /// Generates the graph from `seed`: each edge as two arcs (a self-loop as one), in the
+    /// order drawn.
     pub fn generate(self, seed: u64) -> Result<Graph> {
         let (vertices, edges) = self.size()?;
         thicket_core::check_fits(&self.describe(vertices, edges), self.bytes(vertices, edges))?;
-        let mut rng = SplitMix::new(seed);
+        let edges = self.edges(seed, &Progress::hidden())?;
         let mut arcs: Vec<Arc> = Vec::new();
-        arcs.try_reserve_exact(2 * edges as usize).map_err(|_| {
+        arcs.try_reserve_exact(2 * edges.len()).map_err(|_| {
             Error::TooLarge(format!(
                 "{}: its arcs do not fit in memory",
-                self.describe(vertices, edges)
+                self.describe(vertices, edges.len() as u64)
             ))
         })?;
-        let edge = |arcs: &mut Vec<Arc>, u: u32, v: u32, w: u32| {
+        for &(u, v, w) in &edges {
             arcs.push((u, v, w));
             if u != v {
                 arcs.push((v, u, w));
             }
-        };
-        match self {
-            Generator::Kronecker { scale, .. } => {
-                let permutation = permutation(vertices as u32, &mut rng);
-                // Every edge draws the same count of numbers, so chunks of edges are drawn in
-                // parallel from their places in the one stream: the graph is the one drawn in
-                // order, on any number of threads (scale 24 took minutes on one).
-                let chunks: Vec<Vec<Arc>> = (0..edges.div_ceil(KRONECKER_CHUNK))
-                    .into_par_iter()
-                    .map(|c| {
-                        let first = c * KRONECKER_CHUNK;
-                        let last = (first + KRONECKER_CHUNK).min(edges);
-                        kronecker_edges(&rng, scale, &permutation, first, last)
-                    })
-                    .collect();
-                for chunk in chunks {
-                    arcs.extend(chunk);
-                }
-            }
-            Generator::Uniform { .. } => {
-                for _ in 0..edges {
-                    let u = rng.below(vertices) as u32;
-                    let v = rng.below(vertices) as u32;
-                    let w = weight(&mut rng);
-                    edge(&mut arcs, u, v, w);
-                }
-            }
-            Generator::Grid { rows, cols } => {
-                for r in 0..rows {
-                    for c in 0..cols {
-                        let v = r * cols + c;
-                        if c + 1 < cols {
-                            let w = weight(&mut rng);
-                            edge(&mut arcs, v, v + 1, w);
-                        }
-                        if r + 1 < rows {
-                            let w = weight(&mut rng);
-                            edge(&mut arcs, v, v + cols, w);
-                        }
-                    }
-                }
-            }
-            Generator::VigerLatapy { vertices, degree } => {
-                for (u, v) in simple_connected(vertices, degree, &mut rng) {
-                    let w = weight(&mut rng);
-                    edge(&mut arcs, u, v, w);
-                }
-            }
         }
+        drop(edges);
         Graph::from_arcs(vertices as usize, &arcs, true)
+    }
+
+    /// The graph as `thicket graph gen` writes it and every search reads it:
+    /// [`Generator::generate`]'s graph simplified (each vertex's arcs sorted by head,
+    /// self-loops dropped, parallel arcs merged into the lightest), drawn and built on every
+    /// core of the caller's pool, the same for a seed on any number of threads. `progress`
+    /// counts [`Generator::work`] units; the answer carries each stage's time.
+    pub fn generate_simple(self, seed: u64, progress: &Progress) -> Result<Generated> {
+        let (vertices, edges) = self.size()?;
+        let bytes = crate::undirected::bytes(vertices, edges)
+            .and_then(|b| b.checked_add(self.own_bytes(vertices, edges)?));
+        thicket_core::check_fits(&self.describe(vertices, edges), bytes)?;
+        let started = Instant::now();
+        let edges = self.edges(seed, progress)?;
+        let generate_seconds = started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let graph = crate::undirected::simple_graph(vertices as usize, edges, progress)?;
+        Ok(Generated {
+            graph,
+            generate_seconds,
+            build_seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The units of progress [`Generator::generate_simple`] counts: the edges drawn, twice
+    /// the edges placed, the arcs sorted (at most twice the edges).
+    pub fn work(self) -> Result<u64> {
+        Ok(5 * self.size()?.1)
+    }
+
+    /// The edges from `seed`, in the order drawn: in parallel from their places in the one
+    /// stream where every edge draws the same count of numbers, else in order.
+    fn edges(self, seed: u64, progress: &Progress) -> Result<Vec<Edge>> {
+        let (vertices, count) = self.size()?;
+        let mut rng = SplitMix::new(seed);
+        let permutation = match self {
+            Generator::Kronecker { .. } => permutation(vertices as u32, &mut rng),
+            Generator::VigerLatapy { vertices, degree } => {
+                let pairs = simple_connected(vertices, degree, &mut rng);
+                progress.inc(pairs.len() as u64);
+                return Ok(pairs
+                    .into_iter()
+                    .map(|(u, v)| (u, v, weight(&mut rng)))
+                    .collect());
+            }
+            Generator::Uniform { .. } | Generator::Grid { .. } => Vec::new(),
+        };
+        let stream = EdgeStream {
+            start: rng,
+            generator: self,
+            permutation: &permutation,
+        };
+        let mut edges: Vec<Edge> = Vec::new();
+        edges.try_reserve_exact(count as usize).map_err(|_| {
+            Error::TooLarge(format!(
+                "{}: its edges do not fit in memory",
+                self.describe(vertices, count)
+            ))
+        })?;
+        for first in (0..count).step_by(BLOCK_EDGES as usize) {
+            let last = (first + BLOCK_EDGES).min(count);
+            edges.par_extend((first..last).into_par_iter().map(|k| stream.edge(k)));
+            progress.inc(last - first);
+        }
+        Ok(edges)
     }
 
     /// What the graph is, as messages name it.
@@ -172,16 +252,23 @@ impl Generator {
         format!("{kind} of {vertices} vertices and {edges} edges")
     }
 
-    /// The most bytes generating the graph holds at once (its arc list, the generator's own
-    /// arrays, the CSR graph built from them); `None` past 64 bits.
+    /// The most bytes [`Generator::generate`] holds at once (the edges drawn, the list of
+    /// their arcs, the generator's own arrays, the CSR graph built from them); `None` past
+    /// 64 bits.
     fn bytes(self, vertices: u64, edges: u64) -> Option<u64> {
         let arcs = edges.checked_mul(2)?;
-        let arc_list = arcs.checked_mul(12)?;
-        let own = match self {
-            // The parallel chunks' arcs beside the list they are gathered into, and the
-            // permutation of the ids.
-            Generator::Kronecker { .. } => arc_list.checked_add(vertices.checked_mul(4)?)?,
-            Generator::Uniform { .. } | Generator::Grid { .. } => 0,
+        crate::graph::build_bytes(vertices, arcs, true)?
+            .checked_add(arcs.checked_mul(12)?)?
+            .checked_add(edges.checked_mul(12)?)?
+            .checked_add(self.own_bytes(vertices, edges)?)
+    }
+
+    /// The bytes of the generator's own arrays beside its edges; `None` past 64 bits.
+    fn own_bytes(self, vertices: u64, edges: u64) -> Option<u64> {
+        match self {
+            // The permutation of the ids.
+            Generator::Kronecker { .. } => vertices.checked_mul(4),
+            Generator::Uniform { .. } | Generator::Grid { .. } => Some(0),
             // Edge ends (up to 3/2 of the degree a vertex), pairs, the order edges are
             // dropped in, union-find parents; a dense graph lists every pair of vertices.
             Generator::VigerLatapy { .. } => {
@@ -190,14 +277,11 @@ impl Generator {
                     .checked_add(vertices.checked_mul(4)?)?;
                 let pairs = vertices.checked_mul(vertices.saturating_sub(1))? / 2;
                 match 2 * edges > pairs {
-                    true => sparse.checked_add(pairs.checked_mul(8)?)?,
-                    false => sparse,
+                    true => sparse.checked_add(pairs.checked_mul(8)?),
+                    false => Some(sparse),
                 }
             }
-        };
-        crate::graph::build_bytes(vertices, arcs, true)?
-            .checked_add(arc_list)?
-            .checked_add(own)
+        }
     }
 
     /// The vertices and edges the graph will have, or the refusal [`Generator::generate`]
@@ -488,16 +572,27 @@ mod tests {
         assert!(uniform.arcs() <= 600);
     }
 
-    /// The parallel chunks give the graph of one stream drawn in order, edge after edge.
+    /// Arcs both ways of each edge, a self-loop once, in the order given.
+    fn both_ways(edges: &[Edge]) -> Vec<Arc> {
+        let mut arcs = Vec::new();
+        for &(u, v, w) in edges {
+            arcs.push((u, v, w));
+            if u != v {
+                arcs.push((v, u, w));
+            }
+        }
+        arcs
+    }
+
+    /// The edges drawn in parallel are those of one stream drawn in order, edge after edge,
+    /// as the generators drew them serially.
     #[test]
-    fn kronecker_chunks_draw_the_one_stream_in_order() {
+    fn parallel_edges_are_the_one_stream_drawn_in_order() {
         let (scale, edge_factor) = (12u32, 20u32);
-        let edges = u64::from(edge_factor) << scale;
-        assert!(edges > KRONECKER_CHUNK && edges % KRONECKER_CHUNK != 0);
         let mut rng = SplitMix::new(5);
         let p = permutation(1 << scale, &mut rng);
-        let mut arcs = Vec::new();
-        for _ in 0..edges {
+        let mut edges = Vec::new();
+        for _ in 0..u64::from(edge_factor) << scale {
             let (mut u, mut v) = (0u32, 0u32);
             for _ in 0..scale {
                 let r = rng.unit();
@@ -505,17 +600,79 @@ mod tests {
                 v = (v << 1) | u32::from((0.57..0.76).contains(&r) || r >= 0.95);
             }
             let w = weight(&mut rng);
-            let (u, v) = (p[u as usize], p[v as usize]);
-            arcs.push((u, v, w));
-            if u != v {
-                arcs.push((v, u, w));
-            }
+            edges.push((p[u as usize], p[v as usize], w));
         }
-        let want = Graph::from_arcs(1 << scale, &arcs, true).unwrap();
+        let want = Graph::from_arcs(1 << scale, &both_ways(&edges), true).unwrap();
         let got = Generator::Kronecker { scale, edge_factor }
             .generate(5)
             .unwrap();
         assert_eq!(got, want);
+
+        let (vertices, degree) = (1000u32, 7u32);
+        let mut rng = SplitMix::new(6);
+        let edges: Vec<Edge> = (0..vertices * degree / 2)
+            .map(|_| {
+                let u = rng.below(u64::from(vertices)) as u32;
+                let v = rng.below(u64::from(vertices)) as u32;
+                (u, v, weight(&mut rng))
+            })
+            .collect();
+        let want = Graph::from_arcs(1000, &both_ways(&edges), true).unwrap();
+        assert_eq!(
+            Generator::Uniform { vertices, degree }.generate(6).unwrap(),
+            want
+        );
+
+        for (rows, cols) in [(1, 2), (5, 1), (7, 9), (30, 4)] {
+            let mut rng = SplitMix::new(7);
+            let mut edges = Vec::new();
+            for r in 0..rows {
+                for c in 0..cols {
+                    let v = r * cols + c;
+                    if c + 1 < cols {
+                        edges.push((v, v + 1, weight(&mut rng)));
+                    }
+                    if r + 1 < rows {
+                        edges.push((v, v + cols, weight(&mut rng)));
+                    }
+                }
+            }
+            let want = Graph::from_arcs((rows * cols) as usize, &both_ways(&edges), true);
+            let got = Generator::Grid { rows, cols }.generate(7);
+            assert_eq!(got.unwrap(), want.unwrap(), "{rows} x {cols}");
+        }
+    }
+
+    /// The graph `thicket graph gen` writes is the generated graph simplified, the same on
+    /// one thread and on several.
+    #[test]
+    fn the_simple_graph_is_the_generated_one_simplified_on_any_thread_count() {
+        for generator in [
+            Generator::Kronecker {
+                scale: 11,
+                edge_factor: 16,
+            },
+            Generator::Uniform {
+                vertices: 3000,
+                degree: 9,
+            },
+            Generator::Grid { rows: 33, cols: 17 },
+            Generator::VigerLatapy {
+                vertices: 500,
+                degree: 6,
+            },
+        ] {
+            let want = generator.generate(3).unwrap().simplified();
+            for threads in [1, 2, 5] {
+                let progress = Progress::hidden();
+                let got =
+                    thicket_core::on_threads(threads, || generator.generate_simple(3, &progress))
+                        .unwrap()
+                        .unwrap();
+                assert_eq!(got.graph, want, "{generator:?} on {threads} threads");
+                assert!(progress.position() <= generator.work().unwrap());
+            }
+        }
     }
 
     #[test]

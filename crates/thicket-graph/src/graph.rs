@@ -68,7 +68,7 @@ pub(crate) fn vertex_ranges(offsets: &[u64], arcs: u64) -> Vec<(usize, usize)> {
 }
 
 /// `items` (one per arc) cut at `ranges` of vertices, each piece with its range.
-fn split_by_ranges<'a, T>(
+pub(crate) fn split_by_ranges<'a, T>(
     items: &'a mut [T],
     offsets: &[u64],
     ranges: &[(usize, usize)],
@@ -84,7 +84,10 @@ fn split_by_ranges<'a, T>(
 }
 
 /// `counts` (one per vertex) cut at `ranges`.
-fn split_counts<'a>(counts: &'a mut [u64], ranges: &[(usize, usize)]) -> Vec<&'a mut [u64]> {
+pub(crate) fn split_counts<'a>(
+    counts: &'a mut [u64],
+    ranges: &[(usize, usize)],
+) -> Vec<&'a mut [u64]> {
     let mut rest = counts;
     let mut pieces = Vec::with_capacity(ranges.len());
     for &(from, to) in ranges {

@@ -459,13 +459,25 @@ mod tests {
         let weighted = read(&data("gapbs-4.wsg")).unwrap();
         assert_eq!(weighted.graph.targets(), built.targets());
         assert!(weighted.graph.weights().is_some());
+        // A directed file whose in-arcs are its out-arcs is read as symmetric.
+        let dir = tempfile::tempdir().unwrap();
+        let both_ways = dir.path().join("both.wsg");
+        let symmetric = Graph::from_arcs(3, &[(0, 1, 4), (1, 0, 4), (2, 2, 1)], true).unwrap();
+        write(&both_ways, &symmetric, 0, false).unwrap();
+        assert_eq!(
+            std::fs::read(&both_ways).unwrap()[0],
+            1,
+            "written as directed"
+        );
+        let read_back = read(&both_ways).unwrap();
+        assert!(read_back.symmetric);
+        assert_eq!(read_back.graph, symmetric);
         let undirected = read(&data("gapbs-4-sym.sg")).unwrap();
         assert!(undirected.symmetric && undirected.graph.is_symmetric());
         let both_ways = built.symmetrised().simplified();
         assert_eq!(undirected.graph.offsets(), both_ways.offsets());
         assert_eq!(undirected.graph.targets(), both_ways.targets());
         // Written back, the bytes are GAPBS's own.
-        let dir = tempfile::tempdir().unwrap();
         for (name, loaded) in [
             ("gapbs-4.sg", &directed),
             ("gapbs-4.wsg", &weighted),

@@ -54,6 +54,7 @@ pub mod kernels;
 mod report;
 mod run;
 mod sssp;
+mod undirected;
 mod verify;
 
 /// A level, parent or vertex that no search reached.

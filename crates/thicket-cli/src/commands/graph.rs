@@ -4,9 +4,12 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::time::Instant;
 
 use clap::{Args, Subcommand};
+use thicket_core::Progress;
 use thicket_core::{Error, Result};
+use thicket_graph::generate::Generated;
 use thicket_graph::io::{self, Loaded};
 use thicket_graph::{
     random_sources, search, search_all, Generator, Problem, SearchOptions, SearchRun,
@@ -126,6 +129,13 @@ pub struct GraphGenArgs {
     /// The output's format, whatever its file is called (needed for stdout, `-`).
     #[arg(long, value_enum)]
     pub format: Option<GraphFormat>,
+    /// CPU threads drawing and building the graph (default: all cores); the graph is the
+    /// same on any number.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+    /// No progress bar, no summary line.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Options of `thicket graph convert`.
@@ -394,23 +404,45 @@ fn generate(args: &GraphGenArgs) -> Result<()> {
         },
     };
     let format = format_of(args.format, &args.output)?;
+    let threads = args
+        .threads
+        .map_or_else(thicket_core::available_threads, |t| t as usize);
+    let pool = thicket_core::pool(threads)?;
+    let label = format!("graph gen {}", args.output.display());
+    let progress = Progress::new(generator.work()?, &label, args.quiet);
     // As GAPBS builds a generated graph: self-loops dropped, parallel arcs merged (into the
-    // lightest), each vertex's arcs sorted, so that every search reads it as it is.
-    let graph = generator.generate(args.seed)?.simplified();
-    let first_id = match format {
-        io::Format::Dimacs | io::Format::MatrixMarket => 1,
-        _ => 0,
-    };
-    // Every generator makes a symmetric graph (arcs both ways, the same weight).
-    let loaded = Loaded::numbered(graph, first_id, true);
-    write_graph(&args.output, format, &loaded)?;
-    let graph = &loaded.graph;
-    errln!(
-        "{}: {} vertices, {} arcs",
-        args.output.display(),
-        graph.vertices(),
-        graph.arcs()
-    );
+    // lightest), each vertex's arcs sorted, so that every search reads it as it is; drawn,
+    // built and written on the pool's threads.
+    let (generated, write_seconds) = pool.install(|| -> Result<_> {
+        let generated = generator.generate_simple(args.seed, &progress)?;
+        progress.finish();
+        let first_id = match format {
+            io::Format::Dimacs | io::Format::MatrixMarket => 1,
+            _ => 0,
+        };
+        let started = Instant::now();
+        // Every generator makes a symmetric graph (arcs both ways, the same weight).
+        let loaded = Loaded::numbered(generated.graph, first_id, true);
+        write_graph(&args.output, format, &loaded)?;
+        let generated = Generated {
+            graph: loaded.graph,
+            ..generated
+        };
+        Ok((generated, started.elapsed().as_secs_f64()))
+    })?;
+    if !args.quiet {
+        errln!(
+            "{}: {} vertices, {} arcs (generated {:.2} s, built {:.2} s, written {:.2} s, {} \
+             threads)",
+            args.output.display(),
+            generated.graph.vertices(),
+            generated.graph.arcs(),
+            generated.generate_seconds,
+            generated.build_seconds,
+            write_seconds,
+            threads
+        );
+    }
     Ok(())
 }
 

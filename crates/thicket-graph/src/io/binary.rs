@@ -102,22 +102,58 @@ pub(super) fn write(
         flags |= SYMMETRIC;
     }
     out.write_all(&[flags, first_id.min(1) as u8])?;
-    le_bytes(out, &g.offsets, |o| o.to_le_bytes())?;
-    le_bytes(out, &g.targets, |t| t.to_le_bytes())?;
+    write_le(out, &g.offsets)?;
+    write_le(out, &g.targets)?;
     if let Some(weights) = &g.weights {
-        le_bytes(out, weights, |w| w.to_le_bytes())?;
+        write_le(out, weights)?;
     }
     Ok(())
 }
 
-/// Writes `values` little-endian, converted on every core a few million at a time.
-fn le_bytes<T: Copy + Sync, const N: usize>(
-    out: &mut dyn Write,
-    values: &[T],
-    bytes: impl Fn(T) -> [u8; N] + Sync,
-) -> std::io::Result<()> {
+/// The words a `.tgr` holds, written little-endian.
+trait Word: Copy + Sync {
+    /// Bytes a word takes.
+    const BYTES: usize;
+    /// Appends the word's little-endian bytes.
+    fn push_le(self, bytes: &mut Vec<u8>);
+}
+
+impl Word for u32 {
+    const BYTES: usize = 4;
+    fn push_le(self, bytes: &mut Vec<u8>) {
+        bytes.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl Word for u64 {
+    const BYTES: usize = 8;
+    fn push_le(self, bytes: &mut Vec<u8>) {
+        bytes.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// Writes `values` little-endian: on a little-endian machine the array's own bytes in one
+/// call (no copy, no conversion: the file is written at the speed of the page cache), else
+/// converted on every core a few million at a time.
+fn write_le<T: Word>(out: &mut dyn Write, values: &[T]) -> std::io::Result<()> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: `T` is u32 or u64 (the only `Word`s), plain integers without padding whose
+        // in-memory bytes are, on this machine, their little-endian bytes; u8 has alignment
+        // 1 and the span is exactly the slice's.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+        };
+        return out.write_all(bytes);
+    }
     for slice in values.chunks(1 << 22) {
-        let converted: Vec<u8> = slice.par_iter().flat_map_iter(|&x| bytes(x)).collect();
+        let converted: Vec<u8> = slice
+            .par_chunks(1 << 12)
+            .flat_map_iter(|words| {
+                let mut bytes = Vec::with_capacity(words.len() * T::BYTES);
+                words.iter().for_each(|w| w.push_le(&mut bytes));
+                bytes
+            })
+            .collect();
         out.write_all(&converted)?;
     }
     Ok(())

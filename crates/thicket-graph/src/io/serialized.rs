@@ -3,7 +3,8 @@
 //! count (signed 64-bit), the out-arcs' offsets (signed 64-bit, one per vertex and one more)
 //! and heads (signed 32-bit; in `.wsg` each head followed by its signed 32-bit weight), and,
 //! for a directed graph, the in-arcs in the same layout. An undirected graph's arcs go both
-//! ways, so it is read as symmetric; a directed graph's in-arcs are not read (the searches
+//! ways, so it is read as symmetric; a directed graph's in-arcs are only compared with its
+//! out-arcs (where they are the same bytes the graph is symmetric too; else the searches
 //! build the reverse they need). A file whose length is not the one its header implies is
 //! refused before anything is allocated.
 
@@ -62,6 +63,16 @@ pub(super) fn read(file: &str, bytes: &[u8], weighted: bool) -> Result<Loaded> {
     {
         return Err(corrupt("its offsets or vertex ids are out of range"));
     }
+    // GAPBS's converter writes an edge list it was not told is undirected as a directed
+    // graph with its in-arcs; where they are the out-arcs byte for byte, every arc has its
+    // reverse (with its weight) and the graph serves as its own reverse: no transpose to
+    // build before a search.
+    let half = offsets_end - HEADER + arcs.len();
+    let symmetric = !directed
+        || bytes[HEADER..HEADER + half]
+            .par_chunks(1 << 16)
+            .zip(bytes[HEADER + half..].par_chunks(1 << 16))
+            .all(|(out, back)| out == back);
     let negative_weight = signed.as_ref().and_then(|w| {
         let at = w.iter().position(|&x| x < 0)?;
         Some(format!("{file}: arc {at} (weight {})", w[at]))
@@ -75,7 +86,7 @@ pub(super) fn read(file: &str, bytes: &[u8], weighted: bool) -> Result<Loaded> {
         },
         first_id: 0,
         negative_weight,
-        symmetric: !directed,
+        symmetric,
         ids: None,
     })
 }
