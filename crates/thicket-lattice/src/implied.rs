@@ -303,6 +303,8 @@ mod tests {
                     dividend_yield: uniform(0.0, 0.05),
                 },
                 steps: 10 + k % steps_below.saturating_sub(10).max(1),
+                observed_extreme: None,
+                tree: Tree::Crr,
             };
             let price = price_serial(&contract, Precision::F64).unwrap().price;
             let mut flatter = contract;
