@@ -118,7 +118,7 @@ macro_rules! each_half {
             table: &QuarterTable,
             (rows, first_col): (u32, u32),
             middle: &Lines,
-            south: &mut Vec<(u64, u64)>,
+            south: &mut Vec<(u64, u64, u64)>,
             keys: &mut Vec<u64>,
         ) {
             let (n, half) = (cut.n, cut.half);
@@ -133,7 +133,7 @@ macro_rules! each_half {
                     for &placement in table.placements(south_rows, all_cols ^ cols) {
                         let lines = table.on_board(n, (half, first_col), placement);
                         if lines.falling & middle.falling | lines.rising & middle.rising == 0 {
-                            south.push((lines.falling, lines.rising));
+                            south.push((lines.falling, lines.rising, cut.key(lines.falling, lines.rising)));
                         }
                     }
                 }
@@ -143,11 +143,16 @@ macro_rules! each_half {
                         if above.falling & middle.falling | above.rising & middle.rising != 0 {
                             continue;
                         }
-                        for &(falling, rising) in south.iter() {
-                            if falling & above.falling | rising & above.rising == 0 {
-                                keys.push(cut.key(above.falling | falling, above.rising | rising));
-                            }
+                        let key = cut.key(above.falling, above.rising);
+                        // Branch-free: every pair writes its key, only those that fit keep it
+                        // (about half fail, unpredictably).
+                        let mut end = keys.len();
+                        keys.resize(end + south.len(), 0);
+                        for &(falling, rising, south_key) in south.iter() {
+                            keys[end] = key | south_key;
+                            end += usize::from(falling & above.falling | rising & above.rising == 0);
                         }
+                        keys.truncate(end);
                     }
                 }
                 if cols == 0 {
@@ -228,7 +233,7 @@ fn row_sets(cut: &Cut) -> Vec<RowSet> {
 struct Scratch {
     east: Vec<u64>,
     west: Vec<u64>,
-    south: Vec<(u64, u64)>,
+    south: Vec<(u64, u64, u64)>,
     matcher: MatchScratch,
 }
 
