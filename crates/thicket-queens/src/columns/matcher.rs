@@ -59,10 +59,13 @@ macro_rules! matcher_paths {
             let mut count = 0u64;
             for block in stored.chunks(BLOCK) {
                 // The planes: a set's bit is cleared in the plane of each bit it holds; sets
-                // past the block's end are in no plane's first entry (below).
+                // past the block's end are in no plane's first entry (below). Set `i` is bit
+                // `i / WORDS` of word `i % WORDS`, so that consecutive sets write different
+                // words and their read-modify-writes do not wait for each other (this loop took
+                // 60% of the count at n = 17 with set `i` in word `i / 64`).
                 planes.fill([u64::MAX; WORDS]);
                 for (i, &key) in block.iter().enumerate() {
-                    let (word, bit) = (i / 64, i % 64);
+                    let (word, bit) = (i % WORDS, i / WORDS);
                     let mut rest = key;
                     while rest != 0 {
                         planes[rest.trailing_zeros() as usize][word] &= !(1u64 << bit);
@@ -121,15 +124,17 @@ thicket_core::fast_path!(matcher_paths!(
     direct_fast
 ));
 
-/// The mask of the first `len` sets of a block.
+/// The mask of the first `len` sets of a block (set `i` is bit `i / WORDS` of word
+/// `i % WORDS`).
 fn valid_sets(len: usize) -> Entry {
     let mut mask = [0u64; WORDS];
     for (w, word) in mask.iter_mut().enumerate() {
-        let below = len.saturating_sub(64 * w).min(64);
-        *word = if below == 64 {
+        // Sets w, w + WORDS, w + 2 WORDS, ... below len.
+        let sets = len.saturating_sub(w).div_ceil(WORDS).min(64);
+        *word = if sets == 64 {
             u64::MAX
         } else {
-            (1u64 << below) - 1
+            (1u64 << sets) - 1
         };
     }
     mask
