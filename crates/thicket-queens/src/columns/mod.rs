@@ -138,22 +138,22 @@ macro_rules! each_half {
                     }
                 }
                 if !south.is_empty() {
+                    // Branch-free: every pair writes its key, only those that fit keep it
+                    // (about half fail, unpredictably); the room for all is made once.
+                    let mut end = keys.len();
+                    keys.resize(end + north.len() * south.len(), 0);
                     for &placement in north {
                         let above = table.on_board(n, (0, first_col), placement);
                         if above.falling & middle.falling | above.rising & middle.rising != 0 {
                             continue;
                         }
                         let key = cut.key(above.falling, above.rising);
-                        // Branch-free: every pair writes its key, only those that fit keep it
-                        // (about half fail, unpredictably).
-                        let mut end = keys.len();
-                        keys.resize(end + south.len(), 0);
                         for &(falling, rising, south_key) in south.iter() {
                             keys[end] = key | south_key;
                             end += usize::from(falling & above.falling | rising & above.rising == 0);
                         }
-                        keys.truncate(end);
                     }
+                    keys.truncate(end);
                 }
                 if cols == 0 {
                     break;
