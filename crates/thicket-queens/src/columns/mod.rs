@@ -1,4 +1,4 @@
-//! The column-cut join: the total count of N = 10..21 on the CPU from pairs of half boards.
+//! The column-cut join: the total count of N = 10..20 on the CPU from pairs of half boards.
 //!
 //! The board is cut down the middle into a west and an east half of `h = n / 2` columns each
 //! (odd `n`: the middle column between them holds one queen, in row `m`, and the halves share
@@ -31,9 +31,10 @@ use crate::count::board_mask;
 use matcher::{disjoint_pairs, MatchScratch};
 use quarters::QuarterTable;
 
-/// The board sizes the column join counts: below, the halves are too small to gain; above, one
-/// row set's halves take more memory than a thread should hold (n = 21: some megabytes).
-pub const COLUMN_JOIN_SIZES: std::ops::RangeInclusive<usize> = 10..=21;
+/// The board sizes the column join counts: below, the halves are too small to gain; above, the
+/// quarter table outgrows memory (its placements, 8 bytes each: n = 18 7 MB, n = 19 20 MB,
+/// n = 20 60 MB, n = 21 173 MB), and the constellations' line search counts.
+pub const COLUMN_JOIN_SIZES: std::ops::RangeInclusive<usize> = 10..=20;
 
 /// Queens' diagonals in board coordinates: "\\" ones (bit `c + n - 1 - r`) and "/" ones
 /// (bit `c + r`).
@@ -106,6 +107,14 @@ impl Cut {
     }
 }
 
+/// The next larger set with as many bits as `x` (non-zero): Gosper's hack.
+#[inline(always)]
+fn next_combination(x: u32) -> u32 {
+    let lowest = x & x.wrapping_neg();
+    let carry = x + lowest;
+    carry | (((x ^ carry) >> 2) / lowest)
+}
+
 /// Appends the keys of every half on `rows` (a board row mask) and the `cut.half` columns
 /// from `first_col`: each pair of a north and a south quarter placement on complementary
 /// columns that share no diagonal and leave the middle queen's lines free. `south` is scratch
@@ -158,10 +167,7 @@ macro_rules! each_half {
                 if cols == 0 {
                     break;
                 }
-                // Gosper's next set of as many columns.
-                let lowest = cols & cols.wrapping_neg();
-                let carry = cols + lowest;
-                cols = carry | ((cols ^ carry) >> 2) / lowest;
+                cols = next_combination(cols);
             }
         }
     };
@@ -182,7 +188,7 @@ struct RowSet {
 /// The row sets to count, one per symmetry orbit, each weighted by its orbit's size.
 fn row_sets(cut: &Cut) -> Vec<RowSet> {
     let n = cut.n;
-    let middles: Vec<Option<u32>> = if n % 2 == 0 {
+    let middles: Vec<Option<u32>> = if n.is_multiple_of(2) {
         vec![None]
     } else {
         (0..=n / 2).map(Some).collect()
@@ -200,7 +206,7 @@ fn row_sets(cut: &Cut) -> Vec<RowSet> {
             Some(m) => (x & ((1 << m) - 1)) | (x >> m) << (m + 1),
             None => x,
         };
-        // Every subset of `half` of the `2 * half` rows, as Gosper's next combination.
+        // Every subset of `half` of the `2 * half` rows.
         let mut x: u32 = (1 << cut.half) - 1;
         let end = 1u32 << (2 * cut.half);
         while x < end {
@@ -220,9 +226,7 @@ fn row_sets(cut: &Cut) -> Vec<RowSet> {
                     weight: weight * size,
                 });
             }
-            let lowest = x & x.wrapping_neg();
-            let carry = x + lowest;
-            x = carry | ((x ^ carry) >> 2) / lowest;
+            x = next_combination(x);
         }
     }
     sets
@@ -304,6 +308,31 @@ mod tests {
         }
     }
 
+    /// Both CPU paths enumerate the same halves (where this CPU has the fast one).
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn both_cpu_paths_make_the_same_halves() {
+        if !thicket_core::cpu::fast_path_supported() {
+            println!("NOTE: this CPU has no fast path, so only the portable one was tested");
+            return;
+        }
+        for n in [11, 12] {
+            let cut = Cut::new(n);
+            let table = QuarterTable::new(cut.n - cut.half, cut.half);
+            for set in row_sets(&cut) {
+                let middle = cut.start(set.middle_row);
+                let (mut portable, mut fast, mut south) = (Vec::new(), Vec::new(), Vec::new());
+                let side = (set.east_rows, cut.first_east);
+                each_half_portable(&cut, &table, side, &middle, &mut south, &mut portable);
+                // SAFETY: the CPU has the fast path's features (checked above).
+                unsafe { each_half_fast(&cut, &table, side, &middle, &mut south, &mut fast) };
+                assert_eq!(fast, portable, "n={n}");
+            }
+        }
+    }
+
+    /// The join's totals are OEIS's (the unique counts, by Burnside, are checked through
+    /// `count_cpu` in the crate's tests).
     #[test]
     fn the_join_gives_the_oeis_totals() {
         for n in COLUMN_JOIN_SIZES.take_while(|&n| n <= 13) {
