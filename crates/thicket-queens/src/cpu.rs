@@ -40,9 +40,10 @@ struct Task<'a> {
     board: [u8; 32],
 }
 
-/// Counts all and fundamental solutions of `n` queens on `threads` CPU threads: the total by
-/// the column-cut join ([`crate::columns`]) and the fundamental count by Burnside's lemma for
-/// `n` in [`COLUMN_JOIN_SIZES`], else both from the canonical constellations.
+/// Counts all and fundamental solutions of `n` queens on `threads` CPU threads: for n = 10..20
+/// the total by the column-cut join (halves of the board joined from quarter-board tables) and
+/// the fundamental count by Burnside's lemma from the rotation-symmetric solutions, else both
+/// from the canonical constellations.
 pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<QueensCount> {
     validate_n(n)?;
     if threads == 0 {
