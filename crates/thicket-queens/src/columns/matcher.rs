@@ -15,7 +15,8 @@ const BLOCK: usize = 512;
 /// 64-bit words of one entry.
 const WORDS: usize = BLOCK / 64;
 
-/// Key bits combined per table lookup (measured best among 4, 5 and 6 at n = 16 and 18).
+/// Key bits combined per table lookup: 32 entries a chunk keep a block's tables at 14 KiB for
+/// 34-bit keys (n = 18), inside the L1 cache (4 and 6 not measured).
 const CHUNK: u32 = 5;
 
 /// Entries per chunk.
@@ -138,8 +139,9 @@ enum Method {
 }
 
 /// The method of least estimated cost for lists of `a` and `b` sets of `bits` bits, in cycles
-/// per set stored, per table and per streamed set and block (estimates from `perf` of n = 16
-/// and 17: storing a set writes one plane bit per set bit it holds, about half of them).
+/// per set stored, per table and per streamed set and block: rough counts of the instructions
+/// each step runs (storing a set writes one plane bit per bit it holds, about half of them),
+/// not tuned by measurement.
 fn cheapest(a: usize, b: usize, bits: u32, wide: bool) -> Method {
     let chunks = bits.div_ceil(CHUNK) as usize;
     let per_stream = if wide { 3 + chunks } else { 8 + 3 * chunks };
