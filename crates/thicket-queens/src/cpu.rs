@@ -10,10 +10,12 @@ use std::cell::RefCell;
 use rayon::prelude::*;
 use thicket_core::{Error, Progress, Result};
 
+use crate::columns::{count_total, COLUMN_JOIN_SIZES};
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{sum_contributions, validate_n, CanonicalCount, Contribution, QueensCount};
 use crate::join::{group_by_bottom, joins, BottomGroup, BottomHalf, JoinScratch};
 use crate::lines::{search, Count, LineBoard};
+use crate::rotations::{count_fixed, unique_from_total, Turn};
 
 thread_local! {
     /// Each thread's join buffers, kept from one group to the next so that their memory is
@@ -38,7 +40,10 @@ struct Task<'a> {
     board: [u8; 32],
 }
 
-/// Counts all and fundamental solutions of `n` queens on `threads` CPU threads.
+/// Counts all and fundamental solutions of `n` queens on `threads` CPU threads: for n = 10..20
+/// the total by the column-cut join (halves of the board joined from quarter-board tables) and
+/// the fundamental count by Burnside's lemma from the rotation-symmetric solutions, else both
+/// from the canonical constellations.
 pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<QueensCount> {
     validate_n(n)?;
     if threads == 0 {
@@ -47,6 +52,12 @@ pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<Queens
         ));
     }
     thicket_core::on_threads(threads, || {
+        if COLUMN_JOIN_SIZES.contains(&n) {
+            let total = count_total(n, progress);
+            let (half, quarter) = (count_fixed(n, Turn::Half), count_fixed(n, Turn::Quarter));
+            let unique = unique_from_total(n, total, half, quarter)?;
+            return Ok(QueensCount { n, total, unique });
+        }
         let constellations = canonical_constellations(n);
         let all: Vec<&CanonicalConstellation> = constellations.iter().collect();
         Ok(search_constellations(n, &all, progress)?.into_count(n))

@@ -23,6 +23,7 @@
 //! # Ok::<(), thicket_core::Error>(())
 //! ```
 
+mod columns;
 mod constellation;
 mod count;
 mod cpu;
