@@ -505,6 +505,8 @@ impl SearchKernel<'_> {
             .unwrap_or_else(|| gpu_default_delta(self.graph()));
         out.delta = Some(d);
         for (index, &source) in self.sources.iter().enumerate() {
+            // The caller's stop request is honoured between sources.
+            progress.check_stop()?;
             let run = gpu.run(source, d)?;
             // A tree for the distances only where one is kept (as for delta-stepping).
             let parents = if self.keeps(index) {
@@ -555,6 +557,7 @@ impl SearchKernel<'_> {
             _ => GpuBfsStrategy::Fast,
         };
         for (index, &source) in self.sources.iter().enumerate() {
+            progress.check_stop()?;
             let run = gpu.run(source, kind)?;
             // The levels make the summary; 64-bit distances only for the answers kept.
             let distances = if self.keeps(index) {
@@ -615,6 +618,7 @@ impl SearchKernel<'_> {
             );
         }
         for (index, &source) in self.sources.iter().enumerate() {
+            progress.check_stop()?;
             let started = Instant::now();
             // The search's time, without the conversions after it.
             let elapsed = || started.elapsed().as_secs_f64();

@@ -275,7 +275,12 @@ put,european,42,45,0.5,0.2,-0.01,201
         assert_eq!(contracts[1].style, Style::European);
         assert_eq!(contracts[2].payoff, Payoff::Call { strike: 40.0 });
         assert_eq!(contracts[3].market.rate, -0.01);
-        let priced = serial_book(&contracts, Precision::F64).unwrap();
+        let priced = serial_book(
+            &contracts,
+            Precision::F64,
+            &thicket_core::Progress::hidden(),
+        )
+        .unwrap();
         let out = write_book_csv(&contracts, &priced);
         assert!(out.starts_with(
             "payoff,style,spot,strike,maturity,volatility,rate,steps,dividend_yield,price,delta,\
