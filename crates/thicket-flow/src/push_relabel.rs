@@ -44,8 +44,8 @@ struct PushRelabel<'a> {
     highest: usize,
     work: u64,
     stats: SolveStats,
-    /// The caller's stop request, looked at with every global relabelling (work in
-    /// proportion to the graph's size): a stopped phase ends with a preflow.
+    /// The caller's stop request, looked at before every global relabelling and every
+    /// [`STOP_EVERY`] discharges: a stopped phase ends with a preflow.
     stop: Option<&'a StopFlag>,
 }
 
@@ -304,5 +304,24 @@ pub fn solve(r: &mut Residual, source: u32, sink: u32, stop: Option<&StopFlag>) 
         steps: stats.steps + more.steps,
         relabels: stats.relabels + more.relabels,
         gaps: stats.gaps + more.gaps,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::Network;
+
+    #[test]
+    fn a_raised_stop_ends_the_solve_before_any_relabelling() {
+        let network = Network::from_arrays(4, &[0, 0, 1, 2], &[1, 2, 3, 3], &[3, 2, 2, 3], 0, 3);
+        let network = network.unwrap();
+        let flag = StopFlag::new();
+        let mut r = Residual::new(&network);
+        let full = solve(&mut r, 0, 3, Some(&flag));
+        assert!(full.phases > 0);
+        flag.raise();
+        let mut r = Residual::new(&network);
+        assert_eq!(solve(&mut r, 0, 3, Some(&flag)).phases, 0);
     }
 }
