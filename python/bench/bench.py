@@ -7,9 +7,10 @@
    on the graph's arrays against examples/same_work.rs (the same front doors called from
    Rust: Graph::from_csr, bfs, hop counts as int32), and, for reference, `thicket bfs
    graph.tgr` (its JSON `seconds`: the search alone, on a file marked symmetric, so no
-   transpose is built).
+   transpose is built) beside thicket.bfs(..., symmetric=True) (the graph is symmetric).
 2. A book of 1,024 American puts (1,000 steps): thicket.price_book against same_work's
-   price_book and `thicket binomial --batch book.csv` (its JSON `seconds`).
+   price_book and `thicket binomial --batch book.csv` (its JSON `seconds`); and the same
+   book of 1-step options, where the call's fixed cost is most of the time.
 3. CPU BFS and SSSP against scipy.sparse.csgraph.shortest_path, and max flow against
    scipy.sparse.csgraph.maximum_flow, on the same graphs, as ratios (scipy time / thicket time).
 
@@ -103,6 +104,11 @@ def main():
         rows.append((label, python, rust, "the same calls from Rust"))
         rust = cli_seconds(args.thicket, ["bfs", graph_file, *source_flags, "--backend", args.backend], args.trials)
         rows.append((label, python, rust, "`thicket bfs` (search only, symmetric file)"))
+        python = fastest(
+            args.trials,
+            lambda: thicket.bfs((indptr, indices), sources, symmetric=True, backend=args.backend),
+        )
+        rows.append((label + ", symmetric=True", python, rust, "`thicket bfs` (search only, symmetric file)"))
 
         book = os.path.join(scratch, "book.csv")
         spot = np.linspace(80, 120, 1024)  # same_work's spots
@@ -121,6 +127,16 @@ def main():
         rows.append((label, python, rust, "the same calls from Rust"))
         rust = cli_seconds(args.thicket, ["binomial", "--batch", book, "--backend", args.backend], args.trials)
         rows.append((label, python, rust, "`thicket binomial --batch`"))
+        # The fixed cost of a call: 1-step options, many trials.
+        many = max(args.trials, 1000)
+        python = fastest(
+            many,
+            lambda: thicket.price_book(
+                "put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1, backend=args.backend
+            ),
+        )
+        rust = same_work(args, ["book", "1024", "1", str(many)])
+        rows.append((f"1,024 American puts, 1 step ({args.backend})", python, rust, "the same calls from Rust"))
 
         try:
             import scipy.sparse as sparse
@@ -168,7 +184,7 @@ def main():
     print("| work | thicket from Python (s) | other (s) | other | other / Python |")
     print("|---|---:|---:|---|---:|")
     for work, ours, theirs, other in rows:
-        print(f"| {work} | {ours:.4f} | {theirs:.4f} | {other} | {theirs / ours:.2f} |")
+        print(f"| {work} | {ours:.6f} | {theirs:.6f} | {other} | {theirs / ours:.2f} |")
     return 0
 
 

@@ -1,8 +1,9 @@
 //! `thicket.bfs` and `thicket.sssp`: searches from several sources on a CSR graph.
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
-use thicket_graph::{Graph, SearchOptions, INFINITE};
+use rayon::prelude::*;
+use thicket_graph::{Graph, Loaded, Problem, SearchOptions, SourcePaths, INFINITE};
 
 use crate::arrays::{slice, Ints};
 use crate::devices::run_options;
@@ -11,9 +12,11 @@ use crate::solve::solve;
 
 /// Searches `graph` (CSR: `indptr`, `indices`, `weights` per arc) from every source:
 /// `kind` `bfs` gives an int32 array of hop counts (-1 unreached), `sssp` a float64 array of
-/// distances (inf unreached), of shape (sources, vertices).
+/// distances (inf unreached), of shape (sources, vertices). `symmetric`: the caller knows
+/// every arc's reverse is an arc too, so BFS reads the graph as its own reverse instead of
+/// building one.
 #[pyfunction]
-#[pyo3(signature = (kind, indptr, indices, weights, sources, delta, backend))]
+#[pyo3(signature = (kind, indptr, indices, weights, sources, delta, symmetric, backend))]
 #[allow(clippy::too_many_arguments)] // the graph's arrays and the search's keywords
 pub fn search<'py>(
     py: Python<'py>,
@@ -23,6 +26,7 @@ pub fn search<'py>(
     weights: Option<PyReadonlyArray1<'py, f64>>,
     sources: Ints<'py>,
     delta: Option<u64>,
+    symmetric: bool,
     backend: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let offsets = indptr.to_u64("indptr", u64::MAX)?;
@@ -34,38 +38,70 @@ pub fn search<'py>(
         delta,
         ..SearchOptions::default()
     };
-    let bfs = match kind {
-        "bfs" => true,
-        "sssp" => false,
+    let problem = match kind {
+        "bfs" => Problem::Bfs,
+        "sssp" => Problem::ShortestPaths,
         other => return Err(invalid(format!("unknown search {other:?} (bfs, sssp)"))),
     };
     let measured = solve(py, || {
         let graph = Graph::from_csr(offsets, targets, weights)?;
-        if bfs {
-            thicket_graph::bfs(&graph, &sources, &options)
-        } else {
-            thicket_graph::sssp(&graph, &sources, &options)
-        }
+        // `search_all` keeps every source's answer, as `bfs` and `sssp` do, and takes what
+        // is known of the graph: here, whether it is symmetric.
+        let loaded = Loaded::numbered(graph, 0, symmetric);
+        thicket_graph::search_all(&loaded, problem, &sources, &options)
     })?;
     let paths = measured.output.paths;
-    let shape = [paths.len(), measured.output.vertices];
-    let distances = paths.iter().flat_map(|p| p.distances.iter().copied());
-    let array = if bfs {
-        let hops: Vec<i32> = distances
-            .map(|d| if d == INFINITE { -1 } else { d as i32 })
-            .collect();
-        PyArray1::from_vec(py, hops).reshape(shape)?.into_any()
-    } else {
-        let lengths: Vec<f64> = distances
-            .map(|d| {
+    let vertices = measured.output.vertices;
+    let shape = [paths.len(), vertices];
+    Ok(match problem {
+        Problem::Bfs => rows(
+            py,
+            shape,
+            &paths,
+            |d| {
                 if d == INFINITE {
-                    f64::INFINITY
+                    -1
                 } else {
-                    d as f64
+                    d as i32
                 }
-            })
-            .collect();
-        PyArray1::from_vec(py, lengths).reshape(shape)?.into_any()
-    };
+            },
+        )?
+        .into_any(),
+        Problem::ShortestPaths => rows(py, shape, &paths, |d| {
+            if d == INFINITE {
+                f64::INFINITY
+            } else {
+                d as f64
+            }
+        })?
+        .into_any(),
+    })
+}
+
+/// One row per source of `shape`, written straight into a new numpy array, every row on a
+/// core of its own: each distance as `convert` has it.
+fn rows<'py, T: numpy::Element + Send>(
+    py: Python<'py>,
+    shape: [usize; 2],
+    paths: &[SourcePaths],
+    convert: impl Fn(u64) -> T + Sync,
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    // SAFETY: every element is written below before the array is handed to Python.
+    let array = unsafe { PyArray2::<T>::new(py, shape, false) };
+    {
+        // SAFETY: the array is new, C-contiguous and not shared with any other code yet.
+        let values = unsafe { array.as_slice_mut() }
+            .map_err(|_| invalid("the answer array is not contiguous".into()))?;
+        py.detach(|| {
+            values
+                .par_chunks_mut(shape[1].max(1))
+                .zip(paths)
+                .for_each(|(row, path)| {
+                    for (out, &d) in row.iter_mut().zip(&path.distances) {
+                        *out = convert(d);
+                    }
+                });
+        });
+    }
     Ok(array)
 }

@@ -3,7 +3,7 @@
 
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyFloat, PyInt};
 use thicket_lattice::{Contract, Market, Payoff, PriceOptions, Priced, Style};
 
 use crate::arrays::{slice, Ints};
@@ -108,67 +108,163 @@ pub fn price_one<'py>(
     Ok(dict)
 }
 
-/// Prices a book of options given as equal-length arrays (the package broadcasts them):
-/// a dict of arrays, `price` and every sensitivity, and a dict of the run's `seconds`,
-/// `backend` and `notes`.
+/// The payoffs in the order of their codes in [`price_book`] (`thicket.price_book` maps the
+/// names to these codes).
+const PAYOFFS: [&str; 4] = ["lookback-put", "lookback-call", "put", "call"];
+
+/// The exercise styles in the order of their codes.
+const STYLES: [&str; 2] = ["american", "european"];
+
+/// A column of a book's numbers: one for every option, or a float64 array (one value per
+/// option, or one for all).
+pub enum Reals<'py> {
+    /// A float64 array, borrowed.
+    Each(PyReadonlyArray1<'py, f64>),
+    /// One number.
+    One(f64),
+}
+
+// Read by hand rather than derived: a derived enum formats an error message for every
+// variant it tries and rejects, which cost more than the rest of a small book's call.
+impl<'a, 'py> FromPyObject<'a, 'py> for Reals<'py> {
+    type Error = PyErr;
+
+    fn extract(object: Borrowed<'a, 'py, PyAny>) -> PyResult<Reals<'py>> {
+        match object.cast::<PyFloat>() {
+            Ok(number) => Ok(Reals::One(number.value())),
+            Err(_) => Ok(Reals::Each(object.extract()?)),
+        }
+    }
+}
+
+/// A column of a book's whole numbers (its steps).
+pub enum Counts<'py> {
+    /// An integer array.
+    Each(Ints<'py>),
+    /// One count.
+    One(u64),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Counts<'py> {
+    type Error = PyErr;
+
+    fn extract(object: Borrowed<'a, 'py, PyAny>) -> PyResult<Counts<'py>> {
+        if object.is_instance_of::<PyInt>() {
+            Ok(Counts::One(object.extract()?))
+        } else {
+            Ok(Counts::Each(object.extract()?))
+        }
+    }
+}
+
+/// A column read for `count` options: value `i` is the column's `i`th, or its only one.
+struct Column<'a, T: Clone>(std::borrow::Cow<'a, [T]>);
+
+impl<T: Copy> Column<'_, T> {
+    /// The value of option `i`.
+    fn at(&self, i: usize) -> T {
+        self.0[if self.0.len() == 1 { 0 } else { i }]
+    }
+}
+
+/// `values` as a column of a book of `count` options: one value, or `count` of them.
+fn column<'a, T: Clone>(
+    values: impl Into<std::borrow::Cow<'a, [T]>>,
+    count: usize,
+    what: &str,
+) -> PyResult<Column<'a, T>> {
+    let values = values.into();
+    if values.len() != 1 && values.len() != count {
+        return Err(invalid(format!(
+            "{what} has {} values; a book of {count} options takes 1 or {count}",
+            values.len()
+        )));
+    }
+    Ok(Column(values))
+}
+
+impl Reals<'_> {
+    /// The column for a book of `count` options.
+    fn column(&self, count: usize, what: &str) -> PyResult<Column<'_, f64>> {
+        match self {
+            Reals::Each(array) => column(slice(array, what)?, count, what),
+            Reals::One(value) => column(vec![*value], count, what),
+        }
+    }
+}
+
+/// The code of option `i`'s payoff or style: an index into `names`.
+fn code<'n>(
+    codes: &Column<'_, u8>,
+    i: usize,
+    count: usize,
+    names: &[&'n str],
+    what: &str,
+) -> PyResult<&'n str> {
+    let code = codes.at(i);
+    names.get(usize::from(code)).copied().ok_or_else(|| {
+        invalid(format!(
+            "option {} of {count}: {what} code {code} is not one of 0..={} ({})",
+            i + 1,
+            names.len() - 1,
+            names.join(", ")
+        ))
+    })
+}
+
+/// Prices a book of `count` options given as columns of one value or `count` values (the
+/// package checks the broadcast and maps the payoff and style names to the codes of
+/// [`PAYOFFS`] and [`STYLES`], as uint8): a dict of float64 arrays, `price` and, with
+/// `greeks`, every sensitivity.
 #[pyfunction]
-#[pyo3(signature = (payoffs, styles, spot, strike, maturity, volatility, rate, dividend_yield, steps, greeks, precision, backend))]
+#[pyo3(signature = (count, payoffs, styles, spot, strike, maturity, volatility, rate, dividend_yield, steps, greeks, precision, backend))]
 #[allow(clippy::too_many_arguments)] // the book's columns, as Python passes them
 pub fn price_book<'py>(
     py: Python<'py>,
-    payoffs: Vec<String>,
-    styles: Vec<String>,
-    spot: PyReadonlyArray1<'py, f64>,
-    strike: PyReadonlyArray1<'py, f64>,
-    maturity: PyReadonlyArray1<'py, f64>,
-    volatility: PyReadonlyArray1<'py, f64>,
-    rate: PyReadonlyArray1<'py, f64>,
-    dividend_yield: PyReadonlyArray1<'py, f64>,
-    steps: Ints<'py>,
+    count: usize,
+    payoffs: PyReadonlyArray1<'py, u8>,
+    styles: PyReadonlyArray1<'py, u8>,
+    spot: Reals<'py>,
+    strike: Reals<'py>,
+    maturity: Reals<'py>,
+    volatility: Reals<'py>,
+    rate: Reals<'py>,
+    dividend_yield: Reals<'py>,
+    steps: Counts<'py>,
     greeks: bool,
     precision: &str,
     backend: &str,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let (spot, strike) = (slice(&spot, "spot")?, slice(&strike, "strike")?);
-    let (maturity, volatility) = (
-        slice(&maturity, "maturity")?,
-        slice(&volatility, "volatility")?,
-    );
-    let rate = slice(&rate, "rate")?;
-    let dividend_yield = slice(&dividend_yield, "dividend_yield")?;
-    let steps = steps.to_u64("steps", usize::MAX as u64)?;
-    let count = steps.len();
-    let columns = [
-        payoffs.len(),
-        styles.len(),
-        spot.len(),
-        strike.len(),
-        maturity.len(),
-        volatility.len(),
-        rate.len(),
-        dividend_yield.len(),
-    ];
-    if columns.iter().any(|&len| len != count) {
-        return Err(invalid(format!(
-            "the book's columns differ in length ({columns:?} and {count} steps)"
-        )));
-    }
+) -> PyResult<Bound<'py, PyDict>> {
+    let payoffs = column(slice(&payoffs, "payoff")?, count, "payoff")?;
+    let styles = column(slice(&styles, "style")?, count, "style")?;
+    let (spot, strike) = (spot.column(count, "spot")?, strike.column(count, "strike")?);
+    let maturity = maturity.column(count, "maturity")?;
+    let volatility = volatility.column(count, "volatility")?;
+    let rate = rate.column(count, "rate")?;
+    let dividend_yield = dividend_yield.column(count, "dividend_yield")?;
+    let steps = match &steps {
+        Counts::Each(ints) => ints.to_u64("steps", usize::MAX as u64)?,
+        Counts::One(steps) => vec![*steps],
+    };
+    let steps = column(steps, count, "steps")?;
     let contracts = (0..count)
         .map(|i| {
             let named = |e: thicket_core::Error| {
                 invalid(format!("option {} of {count}: {}", i + 1, e.message()))
             };
+            let payoff_name = code(&payoffs, i, count, &PAYOFFS, "payoff")?;
+            let style_name = code(&styles, i, count, &STYLES, "style")?;
             Ok(Contract {
-                payoff: payoff(&payoffs[i], strike[i]).map_err(named)?,
-                style: style(&styles[i]).map_err(named)?,
+                payoff: payoff(payoff_name, strike.at(i)).map_err(named)?,
+                style: style(style_name).map_err(named)?,
                 market: Market {
-                    spot: spot[i],
-                    maturity: maturity[i],
-                    volatility: volatility[i],
-                    rate: rate[i],
-                    dividend_yield: dividend_yield[i],
+                    spot: spot.at(i),
+                    maturity: maturity.at(i),
+                    volatility: volatility.at(i),
+                    rate: rate.at(i),
+                    dividend_yield: dividend_yield.at(i),
                 },
-                steps: steps[i] as usize,
+                steps: steps.at(i) as usize,
                 observed_extreme: None,
                 tree: Default::default(),
             })
@@ -176,13 +272,13 @@ pub fn price_book<'py>(
         .collect::<PyResult<Vec<Contract>>>()?;
     let options = options(precision, backend, greeks)?;
     let measured = solve(py, || thicket_lattice::price_book(&contracts, &options))?;
-    let rows: Vec<[f64; 6]> = measured.output.priced.iter().map(sensitivities).collect();
+    let priced = &measured.output.priced;
     let arrays = PyDict::new(py);
-    for (at, name) in NAMES.iter().enumerate() {
-        let column: Vec<f64> = rows.iter().map(|row| row[at]).collect();
-        arrays.set_item(name, PyArray1::from_vec(py, column))?;
+    // Without `greeks` only the prices are asked for.
+    let kept = if greeks { NAMES.len() } else { 1 };
+    for (at, name) in NAMES.iter().enumerate().take(kept) {
+        let values = PyArray1::from_iter(py, priced.iter().map(|p| sensitivities(p)[at]));
+        arrays.set_item(name, values)?;
     }
-    let info = PyDict::new(py);
-    add_run_info(&info, &measured.info)?;
-    Ok((arrays, info))
+    Ok(arrays)
 }

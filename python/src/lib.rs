@@ -1,7 +1,7 @@
 //! `thicket._native`: the solver libraries' front doors for Python. The `thicket` package
 //! (`python/thicket/__init__.py`) normalises the arguments (scipy matrices, scalars, dtypes,
 //! broadcasting) and calls these functions with arrays of the dtypes they borrow; every solve
-//! runs with the GIL released and stops on Ctrl-C ([`solve::solve`]).
+//! runs on the calling thread with the GIL released and stops on Ctrl-C ([`solve::solve`]).
 
 use pyo3::prelude::*;
 
@@ -19,6 +19,7 @@ mod solve;
 /// The native module: one function per solver, called by the `thicket` package.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    solve::remember_main_thread(module.py())?;
     module.add_function(wrap_pyfunction!(devices::devices, module)?)?;
     module.add_function(wrap_pyfunction!(queens::queens, module)?)?;
     module.add_function(wrap_pyfunction!(lattice::price_one, module)?)?;

@@ -84,3 +84,22 @@ def test_gpu_searches_match_the_cpu(rng):
     np.testing.assert_array_equal(
         thicket.sssp(graph, [0, 1], backend="cuda"), thicket.sssp(graph, [0, 1], backend="cpu")
     )
+
+
+def test_symmetric_graphs_give_the_same_answers_told_or_not(rng):
+    directed = random_graph(rng, 800, 3000)
+    graph = (directed + directed.T).tocsr()  # every arc both ways
+    sources = rng.choice(800, size=5, replace=False)
+    told = thicket.bfs(graph, sources, symmetric=True, backend="cpu")
+    np.testing.assert_array_equal(told, thicket.bfs(graph, sources, backend="cpu"))
+    reference = csgraph.shortest_path(graph, directed=True, unweighted=True, indices=sources)
+    np.testing.assert_array_equal(np.where(told < 0, np.inf, told), reference)
+
+
+def test_each_source_has_its_own_row(rng):
+    graph = random_graph(rng, 300, 900)
+    sources = np.array([5, 0, 5, 299])
+    together = thicket.sssp(graph, sources, backend="cpu")
+    for row, source in zip(together, sources):
+        np.testing.assert_array_equal(row, thicket.sssp(graph, source, backend="cpu")[0])
+    assert together.flags.c_contiguous and together.flags.owndata

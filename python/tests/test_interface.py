@@ -45,7 +45,7 @@ def test_the_fixed_signatures():
         thicket.lookback: ["call", "european", "dividend_yield", "precision", "backend"],
         thicket.binomial: ["call", "european", "dividend_yield", "precision", "backend"],
         thicket.price_book: ["dividend_yield", "greeks", "precision", "backend"],
-        thicket.bfs: ["backend"],
+        thicket.bfs: ["symmetric", "backend"],
         thicket.sssp: ["delta", "backend"],
         thicket.maxflow: ["strategy", "backend"],
         thicket.schedule: ["method", "time_limit", "seed", "backend"],

@@ -116,3 +116,42 @@ def test_book_on_the_gpu_matches_the_cpu():
     cpu = thicket.price_book("put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1000, backend="cpu")
     gpu = thicket.price_book("put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1000, backend="cuda")
     np.testing.assert_allclose(gpu, cpu, rtol=1e-9)
+
+
+def test_payoffs_and_styles_as_names_arrays_or_codes():
+    names = thicket.price_book(
+        ["lookback-put", "lookback-call", "put", "call"], ["american", "european"] * 2,
+        50.0, 50.0, 0.25, 0.4, 0.1, 60,
+    )
+    as_array = thicket.price_book(
+        np.array(["lookback-put", "lookback-call", "put", "call"]), np.array(["american", "european"] * 2),
+        50.0, 50.0, 0.25, 0.4, 0.1, 60,
+    )
+    codes = thicket.price_book(
+        np.arange(4, dtype=np.uint8), np.array([0, 1, 0, 1]), 50.0, 50.0, 0.25, 0.4, 0.1, 60
+    )
+    np.testing.assert_array_equal(names, as_array)
+    np.testing.assert_array_equal(names, codes)
+    european_call = thicket.binomial(50, 50, 0.25, 0.4, 0.1, 60, call=True, european=True)
+    assert names[3] == pytest.approx(european_call["price"], rel=1e-12)
+
+
+def test_one_element_columns_broadcast_and_lengths_must_agree():
+    spot = np.linspace(90, 110, 5)
+    prices = thicket.price_book("put", ["american"], spot, [100.0], 1.0, np.array([0.2]), 0.05, [50])
+    assert prices.shape == (5,)
+    np.testing.assert_array_equal(prices, thicket.price_book("put", "american", spot, 100.0, 1.0, 0.2, 0.05, 50))
+    assert thicket.price_book("put", "american", 100.0, 100.0, 1.0, 0.2, 0.05, 50).shape == (1,)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        thicket.price_book(["put", "call"], "american", spot, 100.0, 1.0, 0.2, 0.05, 50)
+
+
+def test_bad_names_and_codes_are_value_errors():
+    with pytest.raises(ValueError, match="option 3 of 3: unknown style 'bermudan'"):
+        thicket.price_book("put", ["american", "european", "bermudan"], 100, 100, 1, 0.2, 0.05, 10)
+    with pytest.raises(ValueError, match="payoff codes must be 0..=3"):
+        thicket.price_book(np.array([0, 4]), "american", 100, 100, 1, 0.2, 0.05, 10)
+    with pytest.raises(ValueError, match="dtype"):
+        thicket.price_book(np.array([0.5]), "american", 100, 100, 1, 0.2, 0.05, 10)
+    with pytest.raises(ValueError, match="dimensions"):
+        thicket.price_book("put", "american", np.ones((2, 2)), 100, 1, 0.2, 0.05, 10)

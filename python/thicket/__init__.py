@@ -252,8 +252,10 @@ def price_book(
     Every argument is a scalar or a 1-D array; they are broadcast together numpy-style.
 
     Args:
-        payoff: ``"lookback-put"``, ``"lookback-call"``, ``"put"`` or ``"call"``.
-        style: ``"american"`` or ``"european"``.
+        payoff: ``"lookback-put"``, ``"lookback-call"``, ``"put"`` or ``"call"``: a name,
+            a sequence or array of names, or an integer array of codes 0-3 in that order
+            (the fastest for a large book of mixed payoffs).
+        style: ``"american"`` or ``"european"``: a name, names, or codes 0-1 in that order.
         spot: stock prices today (> 0), float64.
         strike: strikes (> 0) of vanillas; ignored (NaN is fine) for lookbacks.
         maturity: times to maturity in years (> 0).
@@ -270,33 +272,102 @@ def price_book(
         numpy.ndarray: float64 prices, one per option; with ``greeks=True`` a dict of such
         arrays: ``price``, ``delta``, ``gamma``, ``theta``, ``vega`` and ``rho``.
     """
-    text = np.broadcast_arrays(np.asarray(payoff, dtype=str), np.asarray(style, dtype=str))
-    numbers = [spot, strike, maturity, volatility, rate, dividend_yield]
-    names = ["spot", "strike", "maturity", "volatility", "rate", "dividend_yield"]
-    for value, name in zip(numbers, names):
-        _reals(np.atleast_1d(value), name)  # dtype check before broadcasting
-    _ints(np.atleast_1d(steps), "steps")
-    try:
-        columns = np.broadcast_arrays(*text, *numbers, steps)
-    except ValueError as shapes:
-        raise ValueError(f"invalid input: the book's arguments do not broadcast ({shapes})") from None
-    if columns[0].ndim > 1:
-        raise ValueError(
-            f"invalid input: the book's arguments broadcast to shape {columns[0].shape}; "
-            "each must be a scalar or a 1-D array"
+    count = 1
+    lengths = {}
+    payoffs = _codes(payoff, _PAYOFFS, "payoff")
+    styles = _codes(style, _STYLES, "style")
+    columns = [
+        _book_reals(value, name)
+        for value, name in (
+            (spot, "spot"),
+            (strike, "strike"),
+            (maturity, "maturity"),
+            (volatility, "volatility"),
+            (rate, "rate"),
+            (dividend_yield, "dividend_yield"),
         )
-    columns = [np.atleast_1d(c) for c in columns]
-    reals = [_reals(c, name) for c, name in zip(columns[2:8], names)]
-    arrays, _info = _native.price_book(
-        columns[0].tolist(),
-        columns[1].tolist(),
-        *reals,
-        _ints(columns[8], "steps"),
-        bool(greeks),
-        precision,
-        backend,
+    ]
+    steps = _count(steps, "steps") if isinstance(steps, int) else _ints(np.atleast_1d(steps), "steps")
+    for name, value in zip(_BOOK_COLUMNS, (payoffs, styles, *columns, steps)):
+        if isinstance(value, np.ndarray) and len(value) != 1:
+            lengths[name] = len(value)
+    if lengths:
+        count = max(lengths.values())
+        if any(length != count for length in lengths.values()):
+            raise ValueError(
+                f"invalid input: the book's arguments do not broadcast (lengths {lengths})"
+            )
+    arrays = _native.price_book(
+        count, payoffs, styles, *columns, steps, bool(greeks), precision, backend
     )
     return arrays if greeks else arrays["price"]
+
+
+# The payoffs and styles by name, with their codes in the native module's order, and each
+# code as a one-element array (made once: a book of one payoff takes no array per call).
+_PAYOFFS = {"lookback-put": 0, "lookback-call": 1, "put": 2, "call": 3}
+_STYLES = {"american": 0, "european": 1}
+_CODE_ARRAYS = [np.array([code], dtype=np.uint8) for code in range(4)]
+for _code_array in _CODE_ARRAYS:
+    _code_array.flags.writeable = False
+_BOOK_COLUMNS = (
+    "payoff",
+    "style",
+    "spot",
+    "strike",
+    "maturity",
+    "volatility",
+    "rate",
+    "dividend_yield",
+    "steps",
+)
+
+
+def _codes(value, codes, name):
+    """A payoff or style column as uint8 codes: a name, a sequence or array of names, or an
+    integer array of codes (the order of `codes`)."""
+    if isinstance(value, str):
+        code = codes.get(value)
+        if code is None:
+            raise ValueError(f"invalid input: unknown {name} {value!r} ({', '.join(codes)})")
+        return _CODE_ARRAYS[code]
+    array = np.asarray(value)
+    if array.ndim > 1:
+        raise ValueError(
+            f"invalid input: {name} has shape {array.shape}; it must be a name or a 1-D array"
+        )
+    array = np.atleast_1d(array)
+    if array.dtype.kind in "iu":
+        if array.size and (array.min() < 0 or array.max() >= len(codes)):
+            raise ValueError(
+                f"invalid input: {name} codes must be 0..={len(codes) - 1} ({', '.join(codes)})"
+            )
+        return np.ascontiguousarray(array, dtype=np.uint8)
+    if array.dtype.kind not in "USO":
+        raise ValueError(f"invalid input: {name} has dtype {array.dtype}; it must hold names")
+    # Each distinct name looked up once, the codes gathered in C.
+    names, inverse = np.unique(array.astype(str), return_inverse=True)
+    lookup = np.empty(len(names), dtype=np.uint8)
+    for at, known in enumerate(names.tolist()):
+        code = codes.get(known)
+        if code is None:
+            option = int(np.flatnonzero(inverse.reshape(-1) == at)[0])
+            raise ValueError(
+                f"invalid input: option {option + 1} of {array.size}: unknown {name} "
+                f"{known!r} ({', '.join(codes)})"
+            )
+        lookup[at] = code
+    return lookup[inverse.reshape(-1)]
+
+
+def _book_reals(value, name):
+    """A book's number column: a float for one number, else a 1-D float64 array (a scalar or
+    1-D array of any other shape is refused)."""
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return _reals(np.atleast_1d(value), name)
 
 
 def _csr(graph):
@@ -323,7 +394,7 @@ def _sources(sources):
     return _ints(np.atleast_1d(sources), "sources")
 
 
-def bfs(graph, sources, *, backend="auto"):
+def bfs(graph, sources, *, symmetric=False, backend="auto"):
     """Breadth-first search from every source: hop counts.
 
     Args:
@@ -332,6 +403,11 @@ def bfs(graph, sources, *, backend="auto"):
             ``(indptr, indices[, weights])`` of integer arrays (int32 or int64 are borrowed
             as they are).
         sources: a vertex id or a sequence of them.
+        symmetric: the graph is symmetric (every arc u -> v has its v -> u: an undirected
+            graph stored both ways), as the caller knows. The search then reads the graph as
+            its own reverse instead of building the reverse (the direction-optimizing BFS
+            needs every vertex's in-arcs), which on a large graph costs more than the
+            search. Answers are wrong if the graph is not symmetric; default False.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
@@ -346,6 +422,7 @@ def bfs(graph, sources, *, backend="auto"):
         None,
         _sources(sources),
         None,
+        bool(symmetric),
         backend,
     )
 
@@ -379,6 +456,7 @@ def sssp(graph, sources, *, delta=None, backend="auto"):
         weights,
         _sources(sources),
         delta,
+        False,
         backend,
     )
 

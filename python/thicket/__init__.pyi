@@ -45,8 +45,8 @@ def binomial(
 ) -> dict[str, Any]: ...
 @overload
 def price_book(
-    payoff: Union[Payoff, Sequence[Payoff]],
-    style: Union[Style, Sequence[Style]],
+    payoff: Union[Payoff, Sequence[Payoff], npt.NDArray[np.str_], npt.NDArray[np.integer]],
+    style: Union[Style, Sequence[Style], npt.NDArray[np.str_], npt.NDArray[np.integer]],
     spot: RealArray,
     strike: RealArray,
     maturity: RealArray,
@@ -61,8 +61,8 @@ def price_book(
 ) -> npt.NDArray[np.float64]: ...
 @overload
 def price_book(
-    payoff: Union[Payoff, Sequence[Payoff]],
-    style: Union[Style, Sequence[Style]],
+    payoff: Union[Payoff, Sequence[Payoff], npt.NDArray[np.str_], npt.NDArray[np.integer]],
+    style: Union[Style, Sequence[Style], npt.NDArray[np.str_], npt.NDArray[np.integer]],
     spot: RealArray,
     strike: RealArray,
     maturity: RealArray,
@@ -75,7 +75,9 @@ def price_book(
     precision: Precision = "f64",
     backend: Backend = "auto",
 ) -> dict[str, npt.NDArray[np.float64]]: ...
-def bfs(graph: Graph, sources: IntArray, *, backend: Backend = "auto") -> npt.NDArray[np.int32]: ...
+def bfs(
+    graph: Graph, sources: IntArray, *, symmetric: bool = False, backend: Backend = "auto"
+) -> npt.NDArray[np.int32]: ...
 def sssp(
     graph: Graph,
     sources: IntArray,

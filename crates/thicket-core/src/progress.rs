@@ -63,6 +63,11 @@ impl StopFlag {
     pub fn is_raised(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// The flag itself, for searches that watch an `AtomicBool` of their own.
+    pub fn as_atomic(&self) -> &AtomicBool {
+        &self.0
+    }
 }
 
 thread_local! {

@@ -9,6 +9,8 @@
 
 use std::collections::VecDeque;
 
+use thicket_core::StopFlag;
+
 use crate::mpm::SolveStats;
 use crate::residual::Residual;
 
@@ -18,6 +20,8 @@ const NONE: u32 = u32::MAX;
 const RELABEL_WORK: u64 = 12;
 /// Global relabelling after `GLOBAL_N · n + m` units of work.
 const GLOBAL_N: u64 = 6;
+/// Discharges between two looks at the caller's stop request.
+const STOP_EVERY: u64 = 4096;
 
 struct PushRelabel<'a> {
     r: &'a mut Residual,
@@ -40,6 +44,9 @@ struct PushRelabel<'a> {
     highest: usize,
     work: u64,
     stats: SolveStats,
+    /// The caller's stop request, looked at before every global relabelling and every
+    /// [`STOP_EVERY`] discharges: a stopped phase ends with a preflow.
+    stop: Option<&'a StopFlag>,
 }
 
 impl PushRelabel<'_> {
@@ -187,16 +194,31 @@ impl PushRelabel<'_> {
     /// Discharges the highest active vertex until none is left.
     fn run(&mut self) {
         let budget = GLOBAL_N * u64::from(self.n) + self.r.head.len() as u64 / 2;
+        if self.stopped() {
+            return;
+        }
         self.global_relabel();
-        loop {
+        for discharges in 0u64.. {
             if self.work > budget {
+                if self.stopped() {
+                    return;
+                }
                 self.global_relabel();
+            }
+            // Between relabellings too: one can be seconds of discharges on a large graph.
+            if discharges % STOP_EVERY == 0 && self.stopped() {
+                return;
             }
             let Some(u) = self.pop_active() else {
                 return;
             };
             self.discharge(u);
         }
+    }
+
+    /// Whether the caller asked the solve to stop.
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(StopFlag::is_raised)
     }
 
     fn pop_active(&mut self) -> Option<u32> {
@@ -246,6 +268,7 @@ fn state(r: &mut Residual, excess: Vec<u64>, target: u32, other: u32) -> PushRel
         highest: 0,
         work: 0,
         stats: SolveStats::default(),
+        stop: None,
         r,
     }
 }
@@ -264,11 +287,16 @@ pub(crate) fn return_excess(
     phase.stats
 }
 
-/// Runs two-phase push-relabel on `r` from `source` to `sink` until the flow is maximum.
-pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
+/// Runs two-phase push-relabel on `r` from `source` to `sink` until the flow is maximum, or
+/// until `stop` is raised (then `r` holds a preflow: no answer).
+pub fn solve(r: &mut Residual, source: u32, sink: u32, stop: Option<&StopFlag>) -> SolveStats {
     let excess = saturate_source(r, source);
     let mut phase = state(r, excess, sink, source);
+    phase.stop = stop;
     phase.run();
+    if stop.is_some_and(StopFlag::is_raised) {
+        return phase.stats;
+    }
     let (stats, excess) = (phase.stats, phase.excess);
     let more = return_excess(r, excess, source, sink);
     SolveStats {
@@ -276,5 +304,24 @@ pub fn solve(r: &mut Residual, source: u32, sink: u32) -> SolveStats {
         steps: stats.steps + more.steps,
         relabels: stats.relabels + more.relabels,
         gaps: stats.gaps + more.gaps,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::Network;
+
+    #[test]
+    fn a_raised_stop_ends_the_solve_before_any_relabelling() {
+        let network = Network::from_arrays(4, &[0, 0, 1, 2], &[1, 2, 3, 3], &[3, 2, 2, 3], 0, 3);
+        let network = network.unwrap();
+        let flag = StopFlag::new();
+        let mut r = Residual::new(&network);
+        let full = solve(&mut r, 0, 3, Some(&flag));
+        assert!(full.phases > 0);
+        flag.raise();
+        let mut r = Residual::new(&network);
+        assert_eq!(solve(&mut r, 0, 3, Some(&flag)).phases, 0);
     }
 }

@@ -203,7 +203,7 @@ impl Kernel for FlowKernel<'_> {
         )
     }
 
-    fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(Solved, Placement)> {
+    fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(Solved, Placement)> {
         let strategy = self.options.strategy.unwrap_or(match backend {
             Backend::Cpu => Strategy::PushRelabel,
             _ => Strategy::PushRelabelGpu,
@@ -251,8 +251,13 @@ impl Kernel for FlowKernel<'_> {
                         }
                         (counts, Some(phases))
                     }
-                    _ => (push_relabel::solve(&mut r, s, t), None),
+                    _ => {
+                        let stop = progress.stop_flag();
+                        (push_relabel::solve(&mut r, s, t, stop.as_ref()), None)
+                    }
                 };
+                // A stopped solve leaves a preflow, not a flow.
+                progress.check_stop()?;
                 let flows = r.flows();
                 let placement = Placement {
                     threads: 1,

@@ -523,6 +523,8 @@ impl SearchKernel<'_> {
             .unwrap_or_else(|| gpu_default_delta(self.graph()));
         out.delta = Some(d);
         for (index, &source) in self.sources.iter().enumerate() {
+            // The caller's stop request is honoured between sources.
+            progress.check_stop()?;
             let run = gpu.run(source, d)?;
             // A tree for the distances only where one is kept (as for delta-stepping).
             let parents = if self.keeps(index) {
@@ -599,6 +601,7 @@ impl SearchKernel<'_> {
         };
         let mut pending = None;
         for (index, &source) in self.sources.iter().enumerate() {
+            progress.check_stop()?;
             let answer = self.keeps(index) || self.options.run.verify;
             let degree = self.graph().degree(source);
             let launched = gpu.launch(source, degree, kind, answer)?;
@@ -682,6 +685,7 @@ impl SearchKernel<'_> {
             );
         }
         for (index, &source) in self.sources.iter().enumerate() {
+            progress.check_stop()?;
             let started = Instant::now();
             // The search's time, without the conversions after it.
             let elapsed = || started.elapsed().as_secs_f64();

@@ -36,7 +36,7 @@ fn a_book_reads_prices_and_reads_back() {
     assert_eq!(contracts[2].payoff, Payoff::Call { strike: 40.0 });
     assert_eq!(contracts[3].market.rate, -0.01);
     assert_eq!(book.lines(), [2, 3, 5, 6]);
-    let priced = serial_book(contracts, Precision::F64).unwrap();
+    let priced = serial_book(contracts, Precision::F64, &thicket_core::Progress::hidden()).unwrap();
     let out = book.priced_csv(&priced);
     assert!(
         out.starts_with(
@@ -60,7 +60,7 @@ fn extra_columns_are_carried_in_their_order_and_quoted_fields_read() {
                 \"B \"\"2\"\"\",put,european,42,45,0.5,0.2,0.1,201,\n";
     let book = parse_book("desk.csv", text).unwrap();
     assert_eq!(book.len(), 2);
-    let priced = serial_book(book.contracts(), Precision::F64).unwrap();
+    let priced = serial_book(book.contracts(), Precision::F64, &thicket_core::Progress::hidden()).unwrap();
     let out = book.priced_csv(&priced);
     let mut rows = csv::Reader::from_reader(out.as_bytes());
     let header: Vec<String> = rows.headers().unwrap().iter().map(String::from).collect();

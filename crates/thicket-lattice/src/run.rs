@@ -299,7 +299,7 @@ impl Kernel for BookKernel<'_> {
         format!("{} options", self.contracts.len())
     }
 
-    fn run(&mut self, backend: Backend, _progress: &Progress) -> Result<(BookRun, Placement)> {
+    fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(BookRun, Placement)> {
         let strategy = strategy_on(self.options.strategy, backend);
         let precision = self.options.precision;
         let nodes = self.contracts.iter().map(|c| lattice_nodes(c.steps)).sum();
@@ -315,8 +315,8 @@ impl Kernel for BookKernel<'_> {
         let mut devices = vec![];
         let mut price_all = |contracts: &[Contract]| -> Result<Vec<Priced>> {
             match strategy {
-                Strategy::Serial => serial_book(contracts, precision),
-                Strategy::Multicore => multicore_book(contracts, precision),
+                Strategy::Serial => serial_book(contracts, precision, progress),
+                Strategy::Multicore => multicore_book(contracts, precision, progress),
                 _ => {
                     check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(self.options.device)?;

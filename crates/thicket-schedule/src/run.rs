@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use thicket_core::{
     benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
+    StopFlag,
 };
 
 use crate::etc::Etc;
@@ -321,6 +322,7 @@ impl ScheduleKernel<'_> {
             return Err(Error::Unavailable(why));
         }
         let stop = AtomicBool::new(false);
+        let caller_stop = progress.stop_flag();
         // The host's other cores search beside the GPU (one is left to drive it): an
         // independent search from the same start, the better of the two kept.
         let beside = o.threads.saturating_sub(1).max(1);
@@ -369,6 +371,7 @@ impl ScheduleKernel<'_> {
                                 o.seed,
                                 search_end,
                                 relaxation.bound,
+                                caller_stop.as_ref().map(StopFlag::as_atomic),
                                 |best| {
                                     trace.push((started.elapsed().as_secs_f64(), best));
                                     progress
@@ -380,8 +383,9 @@ impl ScheduleKernel<'_> {
                             device_name = Some(device.name().to_owned());
                             run
                         });
-                    // A failed GPU ends the CPU chains at once: its error decides the run.
-                    if run.is_err() {
+                    // A failed GPU ends the CPU chains at once: its error decides the run. So
+                    // does the caller's stop request (the GPU's chains have seen it).
+                    if run.is_err() || caller_stop.as_ref().is_some_and(StopFlag::is_raised) {
                         stop.store(true, Ordering::Relaxed);
                     }
                     Some(run)
@@ -570,6 +574,8 @@ impl Kernel for ScheduleKernel<'_> {
                     }
                     _ => heuristics::min_min(etc),
                 };
+                // The caller's stop request ends the chains as their time would.
+                let stop = progress.stop_flag();
                 let run = pool.install(|| {
                     search::search(
                         etc,
@@ -582,7 +588,7 @@ impl Kernel for ScheduleKernel<'_> {
                             epochs: o.epochs,
                             bound: bound.unwrap_or(0.0),
                             slack: 0.0,
-                            stop: None,
+                            stop: stop.as_ref().map(StopFlag::as_atomic),
                         },
                         |best| {
                             trace.push((started.elapsed().as_secs_f64(), best));

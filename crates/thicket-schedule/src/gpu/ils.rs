@@ -8,6 +8,7 @@
 //! before its deadline or at the lower bound. The chains' random numbers differ from the
 //! CPU's, so the GPU's schedule is not the CPU's; both go through the verifier.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -167,10 +168,12 @@ pub struct GpuSearchRun {
     pub kernel_seconds: f64,
 }
 
-/// Runs the chains on `device` from `start` until a chain reaches `bound` or the next
-/// launch would not end before `deadline`; `report(best)` after every epoch. The first
+/// Runs the chains on `device` from `start` until a chain reaches `bound`, the next launch
+/// would not end before `deadline` or `stop` is raised (checked before every launch);
+/// `report(best)` after every epoch. The first
 /// launch (one kick per chain, whose time is not known before) runs whenever the deadline
 /// has not passed; if it has, the start comes back unsearched.
+#[allow(clippy::too_many_arguments)] // the search's inputs and its three ends
 pub fn search(
     device: &Device,
     etc: &Etc,
@@ -178,6 +181,7 @@ pub fn search(
     seed: u64,
     deadline: Instant,
     bound: f64,
+    stop: Option<&AtomicBool>,
     mut report: impl FnMut(f64),
 ) -> Result<GpuSearchRun> {
     let (t_n, m_n, chains) = (etc.tasks(), etc.machines(), device.chains);
@@ -207,7 +211,7 @@ pub fn search(
     let first = record_event(&stream)?;
     let (mut kicks, mut epochs) = (1u32, 0usize);
     let mut best_chain = None;
-    while Instant::now() < deadline {
+    while Instant::now() < deadline && !stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
         let launched = Instant::now();
         let launch = epochs as u64;
         {
