@@ -106,12 +106,26 @@ where
     if ranges.len() > 1 {
         buffers.push(page_locked::<T>(stream, chunk)?);
     }
+    // cudarc's copy into a host buffer fills the whole buffer, so a last chunk shorter than
+    // the others goes into a page-locked buffer of its own length (a copy of a full chunk's
+    // bytes from it would read past the end of `source`).
+    let short = ranges.last().map_or(0, |r| r.len()) < chunk;
+    if short {
+        buffers.push(page_locked::<T>(stream, ranges[ranges.len() - 1].len())?);
+    }
+    let full_buffers = buffers.len() - usize::from(short);
+    let slot_of = |k: usize| {
+        if short && k + 1 == ranges.len() {
+            full_buffers
+        } else {
+            k % full_buffers
+        }
+    };
     // The copy into each buffer, marked by an event of our own: cudarc records a page-locked
     // buffer's own event only when its context runs several streams.
     let enqueue = |k: usize, buffers: &mut Vec<PinnedHostSlice<T>>| {
-        let slot = k % buffers.len();
         stream
-            .memcpy_dtoh(&source.slice(ranges[k].clone()), &mut buffers[slot])
+            .memcpy_dtoh(&source.slice(ranges[k].clone()), &mut buffers[slot_of(k)])
             .map_err(GpuError::driver("cuMemcpyDtoHAsync"))?;
         mark(stream)
     };
@@ -123,7 +137,7 @@ where
         copied[k]
             .synchronize()
             .map_err(GpuError::driver("cuEventSynchronize"))?;
-        let host = buffers[k % buffers.len()]
+        let host = buffers[slot_of(k)]
             .as_slice()
             .map_err(GpuError::driver("cuEventSynchronize"))?;
         out.par_extend(

@@ -144,11 +144,15 @@ fn staged_copies_through_page_locked_buffers_bring_back_every_value() {
             .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
         let signed = upload_map(stream, &values, |v| v as i64).unwrap();
-        let plain = stream.clone_dtoh(&signed).unwrap();
-        assert!(
-            plain.iter().zip(&values).all(|(&s, &v)| s as u64 == v),
-            "{len}"
-        );
+        // The driver refuses a copy of no bytes (CUDA_ERROR_INVALID_VALUE): the plain copy
+        // back is made only of values there are; the staged copies handle none themselves.
+        if len > 0 {
+            let plain = stream.clone_dtoh(&signed).unwrap();
+            assert!(
+                plain.iter().zip(&values).all(|(&s, &v)| s as u64 == v),
+                "{len}"
+            );
+        }
         let back = download_map(stream, &signed, len, |s| s as u64).unwrap();
         assert_eq!(back, values, "{len}");
         let same = upload_staged(stream, &values).unwrap();

@@ -60,7 +60,12 @@ fn extra_columns_are_carried_in_their_order_and_quoted_fields_read() {
                 \"B \"\"2\"\"\",put,european,42,45,0.5,0.2,0.1,201,\n";
     let book = parse_book("desk.csv", text).unwrap();
     assert_eq!(book.len(), 2);
-    let priced = serial_book(book.contracts(), Precision::F64, &thicket_core::Progress::hidden()).unwrap();
+    let priced = serial_book(
+        book.contracts(),
+        Precision::F64,
+        &thicket_core::Progress::hidden(),
+    )
+    .unwrap();
     let out = book.priced_csv(&priced);
     let mut rows = csv::Reader::from_reader(out.as_bytes());
     let header: Vec<String> = rows.headers().unwrap().iter().map(String::from).collect();

@@ -6,8 +6,7 @@ use serde_json::json;
 use thicket_core::is_stdio;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
-    implied_book, implied_volatility, read_book_of, BookKind, Contract, Market, Payoff, Style,
-    Tree,
+    implied_book, implied_volatility, read_book_of, BookKind, Contract, Market, Payoff, Style, Tree,
 };
 
 use super::{result_on_stdout, say, Summary};
@@ -86,7 +85,12 @@ pub struct ImpliedVolArgs {
     )]
     pub observed_max: Option<f64>,
     /// A lookback-call already alive: the running minimum observed so far (default the spot).
-    #[arg(long, value_name = "M", allow_hyphen_values = true, conflicts_with = "batch")]
+    #[arg(
+        long,
+        value_name = "M",
+        allow_hyphen_values = true,
+        conflicts_with = "batch"
+    )]
     pub observed_min: Option<f64>,
     /// Print one JSON object (key `volatility`, with the contract) instead of the text.
     #[arg(long, conflicts_with = "batch")]

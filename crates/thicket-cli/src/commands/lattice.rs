@@ -5,8 +5,8 @@ use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
     price, price_book, price_book_ledgered, read_book, Book, BookBatches, BookBatching, Contract,
-    LedgeredBook, Market, Payoff, Precision, PriceOptions, Strategy, Style, Tree,
-    BOOK_BATCH_SIZE, EXHAUSTIVE_STEPS,
+    LedgeredBook, Market, Payoff, Precision, PriceOptions, Strategy, Style, Tree, BOOK_BATCH_SIZE,
+    EXHAUSTIVE_STEPS,
 };
 use thicket_run::Shard;
 
