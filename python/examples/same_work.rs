@@ -4,8 +4,9 @@
 //! `same_work bfs GRAPH.tgr TRIALS SOURCE...`: `Graph::from_csr` on the graph's arrays (moved
 //! in, as a Rust caller that owns them would), `bfs` from every source, hop counts as int32
 //! with -1 unreached: what `thicket.bfs` does.
-//! `same_work book OPTIONS STEPS TRIALS`: `price_book` of OPTIONS American puts (spot 80 to
-//! 120, strike 100, 1 year, 25% volatility, 5% rate): what `thicket.price_book` does.
+//! `same_work book OPTIONS STEPS TRIALS`: the book of OPTIONS American puts (spot 80 to 120
+//! from an array, strike 100, 1 year, 25% volatility, 5% rate) built, priced by `price_book`
+//! and its prices gathered into one array: what `thicket.price_book` does.
 
 use std::time::Instant;
 
@@ -54,21 +55,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("book") => {
             let (options, steps, trials): (usize, usize, usize) =
                 (args[1].parse()?, args[2].parse()?, args[3].parse()?);
-            let book: Vec<Contract> = (0..options)
-                .map(|i| Contract {
-                    payoff: Payoff::Put { strike: 100.0 },
-                    style: Style::American,
-                    market: Market {
-                        spot: 80.0 + 40.0 * i as f64 / (options.max(2) - 1) as f64,
-                        maturity: 1.0,
-                        volatility: 0.25,
-                        rate: 0.05,
-                        dividend_yield: 0.0,
-                    },
-                    steps,
-                    observed_extreme: None,
-                    tree: Default::default(),
-                })
+            // The spots as a caller holds them (Python passes them as an array): the book is
+            // built from them inside the timed work, as `thicket.price_book` builds it.
+            let spots: Vec<f64> = (0..options)
+                .map(|i| 80.0 + 40.0 * i as f64 / (options.max(2) - 1) as f64)
                 .collect();
             let price_options = PriceOptions {
                 run,
@@ -76,9 +66,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             for _ in 0..trials {
                 let started = Instant::now();
-                let priced = thicket_lattice::price_book(&book, &price_options)?;
+                let book: Vec<Contract> = spots
+                    .iter()
+                    .map(|&spot| Contract {
+                        payoff: Payoff::Put { strike: 100.0 },
+                        style: Style::American,
+                        market: Market {
+                            spot,
+                            maturity: 1.0,
+                            volatility: 0.25,
+                            rate: 0.05,
+                            dividend_yield: 0.0,
+                        },
+                        steps,
+                        observed_extreme: None,
+                        tree: Default::default(),
+                    })
+                    .collect();
+                let priced = thicket_lattice::price_book(&book, &price_options)?
+                    .output
+                    .priced;
+                // The prices as one array, as Python returns them.
+                let prices: Vec<f64> = priced.iter().map(|p| p.price).collect();
                 best = best.min(started.elapsed().as_secs_f64());
-                std::hint::black_box(priced);
+                std::hint::black_box(prices);
             }
         }
         _ => {
