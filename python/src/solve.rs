@@ -23,6 +23,9 @@ where
     F: FnOnce() -> thicket_core::Result<T> + Send,
 {
     let watch = interrupt::Watch::start();
+    // A Ctrl-C that came before the handler was in place is pending in Python: it interrupts
+    // this call before any work (otherwise the work would run to its end unwatched).
+    py.check_signals()?;
     let flag = watch
         .as_ref()
         .map_or_else(StopFlag::new, |watch| watch.flag().clone());

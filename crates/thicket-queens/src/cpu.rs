@@ -54,6 +54,8 @@ pub fn count_cpu(n: usize, threads: usize, progress: &Progress) -> Result<Queens
     thicket_core::on_threads(threads, || {
         if COLUMN_JOIN_SIZES.contains(&n) {
             let total = count_total(n, progress);
+            // A stopped count skipped row sets: its total is not the board's.
+            progress.check_stop()?;
             let (half, quarter) = (count_fixed(n, Turn::Half), count_fixed(n, Turn::Quarter));
             let unique = unique_from_total(n, total, half, quarter)?;
             return Ok(QueensCount { n, total, unique });

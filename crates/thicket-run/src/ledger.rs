@@ -212,11 +212,29 @@ fn not_a_ledger(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
 
 /// Opens `path` read-only, writing nothing (no journal switch, no lock file): for files that
 /// are only read (`status`, `verify`, `merge`) and for checking a file before a run writes it.
+///
+/// The one exception: a run killed in the middle of a write leaves a write-ahead log that the
+/// next reader must first fold back (SQLite's recovery), which a read-only connection may not
+/// do ("attempt to write a readonly database"). Then the file is opened for writing (never
+/// created), which lets SQLite recover it; nothing else is written.
 fn connect_read_only(path: &Path) -> Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(db_error(path))?;
-    conn.busy_timeout(LOCK_WAIT).map_err(db_error(path))?;
-    Ok(conn)
+    let open = |flags: OpenFlags| -> Result<Connection> {
+        let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(db_error(path))?;
+        conn.busy_timeout(LOCK_WAIT).map_err(db_error(path))?;
+        Ok(conn)
+    };
+    let conn = open(OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let needs_recovery = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
+        .err()
+        .and_then(|e| e.sqlite_error_code())
+        == Some(rusqlite::ErrorCode::ReadOnly);
+    if !needs_recovery {
+        return Ok(conn);
+    }
+    drop(conn);
+    open(OpenFlags::SQLITE_OPEN_READ_WRITE)
 }
 
 /// Takes the exclusive advisory lock of a run on `path` (created if missing), or says which
