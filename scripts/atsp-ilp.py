@@ -22,32 +22,13 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix, vstack
 
+from tsplib_matrix import read_full_matrix
+
 
 def read_tsplib(path):
     """The name and the full cost matrix of a TSPLIB EXPLICIT FULL_MATRIX file."""
-    name, n, numbers, in_weights = None, None, [], False
-    with open(path) as f:
-        for line in f:
-            text = line.strip()
-            if in_weights:
-                tokens = text.split()
-                if tokens and not tokens[0].lstrip("-").isdigit():
-                    break
-                numbers.extend(int(t) for t in tokens)
-                continue
-            key, _, value = text.partition(":")
-            key = key.strip().upper()
-            if key == "NAME":
-                name = value.strip()
-            elif key == "DIMENSION":
-                n = int(value)
-            elif key == "EDGE_WEIGHT_FORMAT" and value.strip().upper() != "FULL_MATRIX":
-                sys.exit(f"{path}: EDGE_WEIGHT_FORMAT {value.strip()} is not FULL_MATRIX")
-            elif key == "EDGE_WEIGHT_SECTION":
-                in_weights = True
-    if n is None or len(numbers) < n * n:
-        sys.exit(f"{path}: expected {n}x{n} weights, found {len(numbers)}")
-    return name or path, np.array(numbers[: n * n], dtype=np.int64).reshape(n, n)
+    name, rows = read_full_matrix(path)
+    return name, np.array(rows, dtype=np.int64)
 
 
 def cycles(n, arcs):

@@ -14,37 +14,14 @@ followed by N). Needs only the Python standard library.
 import re
 import sys
 
-
-def read_matrix(path):
-    """The name and the full cost matrix (rows of ints) of a TSPLIB FULL_MATRIX file."""
-    name, n, numbers, in_weights = None, None, [], False
-    with open(path) as f:
-        for line in f:
-            text = line.strip()
-            if in_weights:
-                tokens = text.split()
-                if tokens and not tokens[0].lstrip("-").isdigit():
-                    break
-                numbers.extend(int(t) for t in tokens)
-                continue
-            key, _, value = text.partition(":")
-            key = key.strip().upper()
-            if key == "NAME":
-                name = value.strip()
-            elif key == "DIMENSION":
-                n = int(value)
-            elif key == "EDGE_WEIGHT_SECTION":
-                in_weights = True
-    if n is None or len(numbers) < n * n:
-        sys.exit(f"{path}: expected {n}x{n} weights, found {len(numbers)}")
-    return name, [numbers[i * n : (i + 1) * n] for i in range(n)]
+from tsplib_matrix import read_full_matrix
 
 
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     path, out_dir, sizes = sys.argv[1], sys.argv[2], [int(a) for a in sys.argv[3:]]
-    name, rows = read_matrix(path)
+    name, rows = read_full_matrix(path)
     stem = re.sub(r"\d+$", "", name)
     for size in sizes:
         cities = size + 1
