@@ -3,22 +3,12 @@
 //! (Black–Scholes–Merton, Goldman–Sosin–Gatto with a cost of carry) as N grows.
 
 use thicket_lattice::{
-    black_scholes, goldman_sosin_gatto, price, price_book, Backend, Contract, Market, Payoff,
-    Precision, PriceOptions, RunOptions, Strategy, Style,
+    black_scholes, goldman_sosin_gatto, price, price_book, Contract, Market, Payoff, Precision,
+    Strategy, Style,
 };
 
-fn options(strategy: Strategy, precision: Precision) -> PriceOptions {
-    PriceOptions {
-        run: RunOptions {
-            backend: Backend::Cpu,
-            quiet: true,
-            ..RunOptions::default()
-        },
-        strategy: Some(strategy),
-        precision,
-        ..PriceOptions::default()
-    }
-}
+mod support;
+use support::options;
 
 fn value(contract: &Contract, strategy: Strategy, precision: Precision) -> f64 {
     price(contract, &options(strategy, precision))

@@ -4,22 +4,12 @@
 //! (`seasoned_lookback`) as N grows.
 
 use thicket_lattice::{
-    exhaustive, exhaustive_interpolated, price, seasoned_lookback, verify, Backend, Contract,
-    Error, Market, Payoff, Precision, PriceOptions, Priced, RunOptions, Strategy, Style, Tree,
+    exhaustive, exhaustive_interpolated, price, seasoned_lookback, verify, Contract, Error, Market,
+    Payoff, Precision, Priced, Strategy, Style, Tree,
 };
 
-fn options(strategy: Strategy, precision: Precision) -> PriceOptions {
-    PriceOptions {
-        run: RunOptions {
-            backend: Backend::Cpu,
-            quiet: true,
-            ..RunOptions::default()
-        },
-        strategy: Some(strategy),
-        precision,
-        ..PriceOptions::default()
-    }
-}
+mod support;
+use support::options;
 
 fn priced(contract: &Contract, strategy: Strategy, precision: Precision) -> Priced {
     price(contract, &options(strategy, precision))

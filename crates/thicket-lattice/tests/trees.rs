@@ -3,22 +3,12 @@
 //! force over every path of each tree, and Black–Scholes–Merton's price and greeks as N grows.
 
 use thicket_lattice::{
-    black_scholes, exhaustive, price, Backend, Contract, Error, Market, Payoff, Precision,
-    PriceOptions, RunOptions, Strategy, Style, Tree,
+    black_scholes, exhaustive, price, Contract, Error, Market, Payoff, Precision, Strategy, Style,
+    Tree,
 };
 
-fn options(strategy: Strategy, precision: Precision) -> PriceOptions {
-    PriceOptions {
-        run: RunOptions {
-            backend: Backend::Cpu,
-            quiet: true,
-            ..RunOptions::default()
-        },
-        strategy: Some(strategy),
-        precision,
-        ..PriceOptions::default()
-    }
-}
+mod support;
+use support::options;
 
 fn priced(
     contract: &Contract,
