@@ -30,7 +30,7 @@ pub fn search<'py>(
     backend: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let offsets = indptr.to_u64("indptr", u64::MAX)?;
-    let targets = indices.as_u32("indices", u64::from(u32::MAX))?.into_owned();
+    let targets = indices.to_u32("indices", u64::from(u32::MAX))?;
     let weights = weights.as_ref().map(|w| slice(w, "weights")).transpose()?;
     let sources = sources.as_u32("sources", u64::from(u32::MAX))?;
     let options = SearchOptions {
