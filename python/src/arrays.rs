@@ -42,9 +42,12 @@ impl Ints<'_> {
                 }
                 Ok(Cow::Borrowed(values))
             }
-            Ints::I32(a) => narrowed_u32(slice(a, what)?, what, limit, |v| u64::try_from(v).ok()),
-            Ints::I64(a) => narrowed_u32(slice(a, what)?, what, limit, |v| u64::try_from(v).ok()),
-            Ints::U64(a) => narrowed_u32(slice(a, what)?, what, limit, Some),
+            // No u32 outside 0..=u32::MAX: the bound keeps the cast exact.
+            _ => Ok(Cow::Owned(self.converted(
+                what,
+                limit.min(u64::from(u32::MAX)),
+                |w| w as u32,
+            )?)),
         }
     }
 
@@ -64,60 +67,57 @@ impl Ints<'_> {
     /// The elements as `u64`, each in `0..=limit` (a `ValueError` naming the first that is
     /// not).
     pub fn to_u64(&self, what: &str, limit: u64) -> PyResult<Vec<u64>> {
-        self.narrowed(what, limit)
+        self.converted(what, limit, |w| w)
     }
 
-    /// The elements as `u64`, checked against `0..=limit`.
-    fn narrowed(&self, what: &str, limit: u64) -> PyResult<Vec<u64>> {
-        fn checked<T: Copy + std::fmt::Display>(
+    /// The elements checked against `0..=limit` and converted by `narrow` from `u64`, on every
+    /// core (a graph's arcs are tens of millions): a `ValueError` naming the first outside.
+    fn converted<U: Send>(
+        &self,
+        what: &str,
+        limit: u64,
+        narrow: impl Fn(u64) -> U + Sync,
+    ) -> PyResult<Vec<U>> {
+        fn checked<T, U: Send>(
             values: &[T],
             what: &str,
             limit: u64,
-            widen: impl Fn(T) -> Option<u64>,
-        ) -> PyResult<Vec<u64>> {
-            values
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| {
-                    widen(v)
-                        .filter(|&w| w <= limit)
-                        .ok_or_else(|| out_of_range(what, i, v, limit))
-                })
-                .collect()
+            widen: impl Fn(T) -> Option<u64> + Sync,
+            narrow: impl Fn(u64) -> U + Sync,
+        ) -> PyResult<Vec<U>>
+        where
+            T: Copy + Send + Sync + std::fmt::Display,
+        {
+            if let Some(i) = values
+                .par_iter()
+                .position_first(|&v| widen(v).is_none_or(|w| w > limit))
+            {
+                return Err(out_of_range(what, i, values[i], limit));
+            }
+            Ok(values
+                .par_iter()
+                .map(|&v| narrow(widen(v).unwrap_or(0)))
+                .collect())
         }
         match self {
-            Ints::I64(a) => checked(slice(a, what)?, what, limit, |v| u64::try_from(v).ok()),
-            Ints::I32(a) => checked(slice(a, what)?, what, limit, |v| u64::try_from(v).ok()),
-            Ints::U32(a) => checked(slice(a, what)?, what, limit, |v| Some(u64::from(v))),
-            Ints::U64(a) => checked(slice(a, what)?, what, limit, Some),
+            Ints::I64(a) => checked(
+                slice(a, what)?,
+                what,
+                limit,
+                |v| u64::try_from(v).ok(),
+                narrow,
+            ),
+            Ints::I32(a) => checked(
+                slice(a, what)?,
+                what,
+                limit,
+                |v| u64::try_from(v).ok(),
+                narrow,
+            ),
+            Ints::U32(a) => checked(slice(a, what)?, what, limit, |v| Some(u64::from(v)), narrow),
+            Ints::U64(a) => checked(slice(a, what)?, what, limit, Some, narrow),
         }
     }
-}
-
-/// `values` narrowed to `u32` on every core, each in `0..=limit` (at most `u32::MAX`): a
-/// `ValueError` naming the first that is not.
-fn narrowed_u32<T>(
-    values: &[T],
-    what: &str,
-    limit: u64,
-    widen: impl Fn(T) -> Option<u64> + Sync,
-) -> PyResult<Cow<'static, [u32]>>
-where
-    T: Copy + Send + Sync + std::fmt::Display,
-{
-    let limit = limit.min(u64::from(u32::MAX));
-    if let Some(i) = values
-        .par_iter()
-        .position_first(|&v| widen(v).is_none_or(|w| w > limit))
-    {
-        return Err(out_of_range(what, i, values[i], limit));
-    }
-    Ok(Cow::Owned(
-        values
-            .par_iter()
-            .map(|&v| widen(v).map_or(0, |w| w as u32))
-            .collect(),
-    ))
 }
 
 /// `ValueError: invalid input: tails[3] is -1, outside 0..=9`.
