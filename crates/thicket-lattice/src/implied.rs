@@ -174,6 +174,21 @@ mod tests {
     use crate::contract::{Market, Payoff, Style};
     use thicket_core::SplitMix;
 
+    /// The `k`th random option's payoff: calls, puts and both lookbacks in turn, the vanillas'
+    /// strikes drawn from 30 to 70.
+    fn payoff_of(k: usize, uniform: &mut impl FnMut(f64, f64) -> f64) -> Payoff {
+        match k % 4 {
+            0 => Payoff::Call {
+                strike: uniform(30.0, 70.0),
+            },
+            1 => Payoff::Put {
+                strike: uniform(30.0, 70.0),
+            },
+            2 => Payoff::LookbackPut,
+            _ => Payoff::LookbackCall,
+        }
+    }
+
     #[test]
     fn a_thousand_random_options_on_every_tree_and_seasoned_round_trip() {
         let mut random = SplitMix::new(34);
@@ -181,16 +196,7 @@ mod tests {
         let mut worst: f64 = 0.0;
         let mut not_monotone = 0;
         for k in 0..1_000 {
-            let payoff = match k % 4 {
-                0 => Payoff::Call {
-                    strike: uniform(30.0, 70.0),
-                },
-                1 => Payoff::Put {
-                    strike: uniform(30.0, 70.0),
-                },
-                2 => Payoff::LookbackPut,
-                _ => Payoff::LookbackCall,
-            };
+            let payoff = payoff_of(k, &mut uniform);
             let contract = Contract {
                 payoff,
                 style: if k % 8 < 4 {
@@ -277,16 +283,7 @@ mod tests {
             String::from("id,payoff,style,spot,strike,maturity,rate,dividend_yield,steps,price\n");
         let mut prices = Vec::new();
         for k in 0..count {
-            let payoff = match k % 4 {
-                0 => Payoff::Call {
-                    strike: uniform(30.0, 70.0),
-                },
-                1 => Payoff::Put {
-                    strike: uniform(30.0, 70.0),
-                },
-                2 => Payoff::LookbackPut,
-                _ => Payoff::LookbackCall,
-            };
+            let payoff = payoff_of(k, &mut uniform);
             let style = if k % 8 < 4 {
                 Style::American
             } else {
