@@ -194,3 +194,81 @@ fn an_mpi_atsp_run_proves_the_optimum_with_the_incumbent_travelling() {
     let merged = json(&thicket(&["merge", ledger, "--json"]));
     assert_eq!(merged["cost"], 39);
 }
+
+/// A desk's book with ids around the contract columns: vanillas and lookbacks of both styles.
+const BOOK: &str = "\
+id,payoff,style,spot,strike,maturity,volatility,rate,dividend_yield,steps
+B-1,call,american,42,40,0.5,0.2,0.1,0.03,200
+B-2,lookback-put,american,50,,0.25,0.4,0.1,,30
+B-3,lookback-call,european,50,,0.35,0.3,0.1,0.01,100
+B-4,put,european,42,45,0.5,0.25,0.05,0,150
+B-5,put,american,50,60,1,0.3,0.05,0.02,120
+B-6,lookback-put,european,100,,1,0.2,0.03,0.01,64
+B-7,call,european,100,95,2,0.35,0.04,0.02,301
+";
+
+/// The CSV a command printed, failing the test with its stderr when it did not succeed.
+fn printed(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+#[ignore = "needs mpirun; CI runs it with --features mpi"]
+fn an_mpi_book_prices_what_one_process_prices_and_merges_from_its_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.csv");
+    std::fs::write(&book, BOOK).unwrap();
+    let book = book.to_str().unwrap();
+    let single = printed(&thicket(&[
+        "lookback",
+        "--batch",
+        book,
+        "--backend",
+        "cpu",
+        "--quiet",
+    ]));
+    assert_eq!(single.lines().count(), 8, "{single}");
+    for ranks in [2, 3] {
+        let ledger = dir.path().join(format!("book{ranks}.db"));
+        let ledger = ledger.to_str().unwrap();
+        let args = [
+            "lookback",
+            "--batch",
+            book,
+            "--ledger",
+            ledger,
+            "--mpi",
+            "--backend",
+            "cpu",
+            "--batch-size",
+            "2",
+            "--quiet",
+        ];
+        assert_eq!(printed(&mpirun(ranks, &args)), single, "{ranks} ranks");
+        // Every batch is in the ledger: run again, merge it, or price it in one process.
+        assert_eq!(
+            printed(&mpirun(ranks, &args)),
+            single,
+            "{ranks} ranks, again"
+        );
+        assert_eq!(printed(&thicket(&["merge", ledger])), single);
+        let local = [
+            "lookback",
+            "--batch",
+            book,
+            "--ledger",
+            ledger,
+            "--backend",
+            "cpu",
+            "--batch-size",
+            "2",
+            "--quiet",
+        ];
+        assert_eq!(printed(&thicket(&local)), single);
+    }
+}
