@@ -42,6 +42,19 @@ impl TileClass {
     pub(crate) fn staged(&self) -> bool {
         self.book_nodes() == NODES
     }
+
+    /// The fewest layers a stage of this class advances: a shorter stage would cost its launch
+    /// (a few microseconds and the tail of its blocks) for less than it saves, and runs on
+    /// with the next. A European vanilla takes 16 layers a step, so its layers are cheap and a
+    /// launch weighs more: its stages are 256 layers at least (NVIDIA's book in f64 on an
+    /// H100, docs/benchmarks.md: 0.392 ms at 64, 0.369 ms at 256, 0.376 ms at 128 and 512).
+    fn min_stage_layers(&self) -> usize {
+        if !self.lookback && !self.american {
+            256
+        } else {
+            64
+        }
+    }
 }
 
 /// Nodes per lane of every kernel class.
@@ -59,9 +72,6 @@ const LONG_WARPS: usize = 4;
 /// (ncu), 8 nodes paid the shuffles and the ghost exchange over too few nodes; 12 was the
 /// fastest in f64, while in f32 16 stays the fastest (docs/benchmarks.md).
 const LONG_F64_NODES: usize = 12;
-/// The fewest layers a book's stage advances: a shorter one would cost its launch (a few
-/// microseconds and the tail of its blocks) for less than it saves, and runs on with the next.
-const MIN_STAGE_LAYERS: usize = 64;
 
 /// Nodes per lane, warps and kind of one block of the tile kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,7 +162,7 @@ impl TileShape {
     /// so that no block holds the registers of warps the shrinking triangle has left. A stage
     /// ends at the highest layer that fewer warps hold (nodes 0 ..= end in their own lanes, so
     /// that the block writes that layer whole); one that would be shorter than
-    /// `MIN_STAGE_LAYERS` runs on to the next such layer. The last stage ends at layer 0.
+    /// the class's `min_stage_layers` runs on to the next such layer. The last stage ends at layer 0.
     /// `None` where the first stage's block would pass the launch bounds.
     pub(crate) fn book_stages(steps: usize, class: TileClass) -> Option<Vec<BookStage>> {
         let mut stages = Vec::new();
@@ -164,7 +174,7 @@ impl TileShape {
                 for warps in (1..shape.warps).rev() {
                     let fewer = TileShape { warps, ..shape };
                     let layer = fewer.own_reach() - 1;
-                    if layer < top && top - layer >= MIN_STAGE_LAYERS {
+                    if layer < top && top - layer >= class.min_stage_layers() {
                         end = layer;
                         break;
                     }
@@ -356,7 +366,7 @@ mod tests {
                     assert!(shape.reach() > stage.top, "{stage:?}");
                     assert!(shape.own_reach() > stage.end, "{stage:?}");
                     if stage.end > 0 {
-                        assert!(stage.top - stage.end >= MIN_STAGE_LAYERS);
+                        assert!(stage.top - stage.end >= class.min_stage_layers());
                     }
                 }
             }
