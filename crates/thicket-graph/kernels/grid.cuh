@@ -42,15 +42,42 @@ __device__ __forceinline__ void expand_frontier(const u64* offsets, const unsign
     const int lane = threadIdx.x & 31;
     const unsigned int warps = gridDim.x * (blockDim.x >> 5);
     const unsigned int warp = spread_warp();
-    // The giants: every warp of the grid over each one's arcs.
-    for (unsigned int g = 0; g < giant_count; ++g) {
-        const unsigned int u = __ldcg(giants + g);
-        const auto value = load(u);
-        const u64 first = __ldg(offsets + u);
-        const u64 last = __ldg(offsets + u + 1);
-        for (u64 e = first + (u64)warp * 32; e < last; e += (u64)warps * 32) {
-            expand(value, e + lane, last);
+    // The giants: their arcs in chunks of 32, dealt out to the grid's warps in turn as if the
+    // giants' arcs were one list (giant k's chunk c goes to warp (base_k + c) mod warps, base_k
+    // the chunks of the giants before it), so that no warp takes the first chunks of every
+    // giant. The warp reads 32 giants at a time, a lane each, rather than one after another.
+    u64 dealt = 0;
+    for (unsigned int g0 = 0; g0 < giant_count; g0 += 32) {
+        decltype(load(0u)) mine = 0;
+        u64 my_first = 0;
+        u64 my_last = 0;
+        if (g0 + lane < giant_count) {
+            const unsigned int u = __ldcg(giants + g0 + lane);
+            mine = load(u);
+            my_first = __ldg(offsets + u);
+            my_last = __ldg(offsets + u + 1);
         }
+        // Chunks before each giant of the batch: an exclusive scan over the lanes.
+        const u64 my_chunks = (my_last - my_first + 31) / 32;
+        u64 before = my_chunks;
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            const u64 other = __shfl_up_sync(full, before, offset);
+            if (lane >= offset) before += other;
+        }
+        const u64 batch_chunks = __shfl_sync(full, before, 31);
+        before -= my_chunks;
+        const unsigned int batch = giant_count - g0 < 32 ? giant_count - g0 : 32;
+        for (unsigned int k = 0; k < batch; ++k) {
+            const auto value = __shfl_sync(full, mine, k);
+            const u64 first = __shfl_sync(full, my_first, k);
+            const u64 last = __shfl_sync(full, my_last, k);
+            const u64 base = (dealt + __shfl_sync(full, before, k)) % warps;
+            const u64 chunks = (last - first + 31) / 32;
+            for (u64 c = (warp + warps - base) % warps; c < chunks; c += warps) {
+                expand(value, first + c * 32 + lane, last);
+            }
+        }
+        dealt += batch_chunks;
     }
     // Each vertex by a group of lanes (`sub` this lane's place in it).
     const unsigned int group = group_for(count, MAX_GROUP);

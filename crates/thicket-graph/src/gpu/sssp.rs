@@ -22,14 +22,15 @@ use crate::kernels::{
 };
 use crate::sssp::INFINITE;
 
-/// The bucket width the GPU search takes by default: the mean weight times 64 over the mean
-/// out-degree (at least 1), so that a round has some 64 arcs' worth of distance to settle per
-/// vertex: 2,048 on a grid of weights 1..=255, about 250 on a Kronecker graph of edge factor
-/// 16 (measurements in docs/benchmarks.md, "Graphs").
+/// The bucket width the GPU search takes by default: the mean weight times 128 over the mean
+/// out-degree (at least 1), so that a round has some 128 arcs' worth of distance to settle per
+/// vertex: 4,096 on a grid of weights 1..=255, about 500 on a Kronecker graph of edge factor
+/// 16, where wider buckets cost few extra relaxations and save rounds (measurements in
+/// docs/graphs.md and docs/benchmarks.md, "Graphs").
 pub(crate) fn default_delta(graph: &Graph) -> u64 {
     let vertices = graph.vertices().max(1) as u128;
     let arcs = (graph.targets.len() as u128).max(1);
-    let delta = u128::from(crate::sssp::default_delta(graph)) * 64 * vertices / arcs;
+    let delta = u128::from(crate::sssp::default_delta(graph)) * 128 * vertices / arcs;
     u64::try_from(delta).unwrap_or(u64::MAX).max(1)
 }
 
@@ -246,18 +247,18 @@ mod tests {
     fn the_default_delta_grows_with_the_weights_and_shrinks_with_the_degree() {
         let grid = Generator::Grid { rows: 64, cols: 64 }.generate(1).unwrap();
         let mean = crate::sssp::default_delta(&grid);
-        // 4 arcs per inner vertex, fewer on the border: a little over 16 times the mean.
+        // 4 arcs per inner vertex, fewer on the border: a little over 32 times the mean.
         let delta = default_delta(&grid);
         assert!(
-            delta >= 16 * mean && delta <= 17 * mean,
+            delta >= 32 * mean && delta <= 34 * mean,
             "{delta} for mean {mean}"
         );
         let unweighted = Graph {
             weights: None,
             ..grid
         };
-        assert_eq!(default_delta(&unweighted), 64 * 64 * 64 / 16_128);
+        assert_eq!(default_delta(&unweighted), 128 * 64 * 64 / 16_128);
         let empty = Graph::from_arcs(3, &[], true).unwrap();
-        assert_eq!(default_delta(&empty), 64 * 3);
+        assert_eq!(default_delta(&empty), 128 * 3);
     }
 }
