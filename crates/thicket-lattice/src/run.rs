@@ -10,7 +10,7 @@ use thicket_core::{
 
 use crate::books::{multicore_book, serial_book};
 use crate::contract::Contract;
-use crate::gpu::{check_supported, LatticeGpu};
+use crate::gpu::LatticeGpu;
 use crate::greeks::price_with_bumps;
 use crate::multicore::price_multicore;
 use crate::scheme::{Precision, Priced};
@@ -231,7 +231,6 @@ impl Kernel for OptionKernel<'_> {
                     .map(|c| price_multicore(c, precision))
                     .collect(),
                 Strategy::Thesis | Strategy::Hybrid => {
-                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(options.device)?;
                     devices = vec![gpu.name()];
                     let cpu_tail =
@@ -245,7 +244,6 @@ impl Kernel for OptionKernel<'_> {
                     Ok(priced)
                 }
                 Strategy::Tiles => {
-                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(options.device)?;
                     devices = vec![gpu.name()];
                     let run = match contracts {
@@ -318,7 +316,6 @@ impl Kernel for BookKernel<'_> {
                 Strategy::Serial => serial_book(contracts, precision, progress),
                 Strategy::Multicore => multicore_book(contracts, precision, progress),
                 _ => {
-                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(self.options.device)?;
                     devices = vec![gpu.name()];
                     let run = gpu.book(contracts, precision)?;
