@@ -157,6 +157,14 @@ fn strategy_on(asked: Option<Strategy>, backend: Backend) -> Strategy {
 /// Prices one option as `options` ask.
 pub fn price(contract: &Contract, options: &PriceOptions) -> Result<Measured<LatticeRun>> {
     contract.validate()?;
+    if let (Some(s @ (Strategy::Thesis | Strategy::Hybrid)), Some(extreme)) =
+        (options.strategy, contract.observed_extreme)
+    {
+        return Err(Error::InvalidInput(format!(
+            "strategy {s} prices a lookback put that starts today (the thesis's C form from the spot); one with an observed maximum ({}) takes tiles",
+            thicket_core::number(extreme)
+        )));
+    }
     let run = RunOptions {
         backend: resolve(options.strategy, options.run.backend)?,
         ..options.run
@@ -465,6 +473,21 @@ mod tests {
         book.strategy = Some(Strategy::Hybrid);
         book.run.backend = Backend::Auto;
         assert!(price_book(&[hull_tn13()], &book).is_err());
+    }
+
+    #[test]
+    fn the_thesis_refuses_an_observed_maximum_as_bad_input_on_any_machine() {
+        let seasoned = Contract {
+            observed_extreme: Some(57.5),
+            ..hull_tn13()
+        };
+        for strategy in [Strategy::Thesis, Strategy::Hybrid] {
+            let mut options = cpu(strategy);
+            options.run.backend = Backend::Auto;
+            let error = price(&seasoned, &options).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{error}");
+            assert!(error.to_string().contains("57.5"), "{error}");
+        }
     }
 
     #[test]

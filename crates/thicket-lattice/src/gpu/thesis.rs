@@ -18,7 +18,8 @@ const THESIS_THREADS: u32 = 256;
 impl LatticeGpu {
     /// The thesis's kernel: one launch per layer in Hull's C form, in `precision`; with
     /// `cpu_tail`, the last layers on the CPU (the thesis's hybrid). Lookback puts that start
-    /// today only (the kernel's Hull C form has no running maximum of its own).
+    /// today only: the front door refuses an observed maximum (the kernel's Hull C form has
+    /// no running maximum of its own).
     pub(crate) fn thesis(
         &self,
         contract: &Contract,
@@ -29,12 +30,6 @@ impl LatticeGpu {
             return Err(Error::InvalidInput(
                 "the thesis's kernel prices the floating-strike lookback put only".into(),
             ));
-        }
-        if let Some(extreme) = contract.observed_extreme {
-            return Err(Error::InvalidInput(format!(
-                "the thesis's kernel prices a lookback put that starts today (Hull's C form from the spot); one with an observed maximum ({}) takes strategy tiles",
-                thicket_core::number(extreme)
-            )));
         }
         let mut workspace = self.workspace();
         match precision {

@@ -69,7 +69,9 @@ fn lattice_layers(contract: &Contract) -> usize {
 /// Where `contract`'s observed extreme puts it on its lattice (the contract is valid: the
 /// front door checked it).
 fn seasoning(contract: &Contract) -> Seasoning {
-    let lattice = contract.validate().expect("the front door validated the contract");
+    let lattice = contract
+        .validate()
+        .expect("the front door validated the contract");
     contract.seasoning(&lattice)
 }
 
