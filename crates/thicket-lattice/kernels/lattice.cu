@@ -289,7 +289,8 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             v[r] = j >= 0 && j <= top ? in[j] : (real)0;
         }
     }
-    // x at layer i - 1 is x at layer i times exp(x_sign * ln u); recomputed exactly every 32
+    // x at layer i - 1 is x at layer i times exp(x_sign * (log_u - log_drift)) (d^-x_sign; on
+    // CRR exp(x_sign * ln u), exactly as before other trees); recomputed exactly every 32
     // layers so that float keeps its precision.
     const real x_step = (real)exp(o.x_sign * (o.log_u - o.log_drift));
     // Today's layer and the next two around today's state (for the price and greeks; layers 0,
