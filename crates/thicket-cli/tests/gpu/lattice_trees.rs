@@ -144,9 +144,13 @@ fn compare(
         checks.record(
             !nan && worst.0 <= limit && missing.is_empty(),
             format!(
-                "{what} {column}: worst relative difference {:.2e} (limit {limit:.0e}; {}){}",
+                "{what} {column}: worst relative difference {:.2e} (limit {limit:.0e}){}{}",
                 worst.0,
-                worst.1,
+                if worst.1.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", worst.1)
+                },
                 if missing.is_empty() {
                     String::new()
                 } else {
