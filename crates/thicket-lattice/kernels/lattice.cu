@@ -4,10 +4,13 @@
 //
 // Host defines: TILE_BLOCK_NODES (the most nodes a block of the tile kernel holds: threads
 // times nodes per lane), PARAM_DOUBLES (doubles per option in the parameter array), the
-// offsets P_* of the parameters in it and the kinds KIND_LOOKBACK and KIND_VANILLA.
+// offsets P_* of the parameters in it, the kinds KIND_LOOKBACK and KIND_VANILLA, TREE_CRR,
+// and FIRST_NODES and FIRST_VALUES (the nodes a layer and values an option kept for the
+// read-out).
 #include "thicket.cuh"
 
-#if !defined(TILE_BLOCK_NODES) || !defined(PARAM_DOUBLES) || !defined(KIND_VANILLA)
+#if !defined(TILE_BLOCK_NODES) || !defined(PARAM_DOUBLES) || !defined(KIND_VANILLA) || \
+    !defined(FIRST_VALUES)
 #error "lattice.cu needs the host's defines (TILE_BLOCK_NODES, PARAM_DOUBLES, P_*)"
 #endif
 
@@ -80,12 +83,20 @@ extern "C" __global__ void thesis_layer_f64(const double* in, double* out, int c
 //   lookbacks: up*old[j+1] + down*old[j-1]  (j = 0: up*old[1] + edge*old[0])
 //   vanillas:  up*old[j+1] + down*old[j]
 // maximised, if American, with exercise*g_i, where g_i = exp(growth*(N-i)) and the exercise
-// value is 1 - d^j (lookbacks) or max(0, 1 - x) with x = exp(x_log + x_sign*(2j-i)*ln u)
-// (vanillas). Every option is one record of PARAM_DOUBLES doubles at the P_* offsets.
+// value is 1 - d^j (lookbacks) or max(0, 1 - x) with x = exp(x_log + x_sign*((2j-i)*log_u +
+// i*log_drift)) (vanillas: the stock at node j of layer i is S*u^j*d^(i-j), log_u and
+// log_drift half the difference and half the sum of ln u and ln d; log_drift is 0 on CRR).
+// Every option is one record of PARAM_DOUBLES doubles at the P_* offsets.
+//
+// A lookback seasoned J states from the spot runs the lattice of N + J steps (`steps`) and is
+// read at layer J (`today`), whose node j is the option in state j with N steps to go: the
+// kernel keeps today's layer and the next two at nodes lo .. lo + FIRST_NODES - 1 around its
+// state (lo = state - 2, at least 0), as the CPU's read-out needs them.
 
 struct Option {
-    double up, down, edge, growth, log_u, x_log, x_sign;
-    int steps, kind, american;
+    double up, down, edge, growth, log_u, log_drift, x_log, x_sign;
+    int steps, kind, american, today;
+    long long lo;
 };
 
 __device__ __forceinline__ Option load_option(const double* params, int index) {
@@ -96,11 +107,14 @@ __device__ __forceinline__ Option load_option(const double* params, int index) {
     o.edge = p[P_EDGE];
     o.growth = p[P_GROWTH];
     o.log_u = p[P_LOG_U];
+    o.log_drift = p[P_LOG_DRIFT];
     o.x_log = p[P_X_LOG];
     o.x_sign = p[P_X_SIGN];
     o.steps = (int)p[P_STEPS];
     o.kind = (int)p[P_KIND];
     o.american = (int)p[P_AMERICAN];
+    o.today = (int)p[P_TODAY];
+    o.lo = max((long long)p[P_STATE] - 2, 0LL);
     return o;
 }
 
@@ -110,8 +124,10 @@ __device__ __forceinline__ double below_extreme(const Option& o, long long j) {
 }
 
 // A vanilla's x at node j of layer i (its exercise value is max(0, 1 - x) before the factor).
+// On CRR the drift term is an exact zero: x is bit for bit what it was before other trees.
 __device__ __forceinline__ double vanilla_x(const Option& o, long long i, long long j) {
-    return exp(o.x_log + o.x_sign * (double)(2 * j - i) * o.log_u);
+    return exp(o.x_log + o.x_sign * (double)(2 * j - i) * o.log_u +
+               o.x_sign * (double)i * o.log_drift);
 }
 
 // The larger of two values that are never NaN: in double a compare and a select (fmax's NaN
@@ -169,15 +185,17 @@ __device__ __forceinline__ void sync_warps(int warps) {
 // Advances one block's nodes. `top` is the layer held at the start; lane 0 of warp 0 holds
 // node `first` (negative in a book: nodes below 0 idle). `in` holds layer `top` (null: compute
 // it from the leaves, top = N - 1); nodes [keep_lo, keep_hi) of layer top - steps go to `out`,
-// from the lanes that own them. `layers` (6 values) receives layers 2, 1 and 0 at j = 0, 1, 2
-// when the block reaches them. `edges` is shared memory for 4 * R values per warp.
+// from the lanes that own them. `layers` (3 * FIRST_NODES values) receives today's layer and
+// the next two around today's state when the block reaches them, from the lanes that own
+// those nodes within [keep_lo, capture_hi) (the nodes whose values the block has right at
+// every layer it computes). `edges` is shared memory for 4 * R values per warp.
 //
 // One instantiation per kind and style, each its own kernel: the registers a kernel gets are
 // those of its heaviest path, so a European vanilla does not pay for an American lookback's.
 template <typename real, int R, int KIND, bool AMERICAN>
 __device__ void advance_tile(const Option& o, const real* in, real* out, real* layers, int top,
                              int steps, long long first, long long keep_lo, long long keep_hi,
-                             real* edges) {
+                             long long capture_hi, real* edges) {
     constexpr bool LOOKBACK = KIND == KIND_LOOKBACK;
     constexpr int LEFT_GHOST = Lanes<KIND>::LEFT_GHOST;
     constexpr int OWN = Lanes<KIND>::OWN;
@@ -271,26 +289,48 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             v[r] = j >= 0 && j <= top ? in[j] : (real)0;
         }
     }
-    // x at layer i - 1 is x at layer i times exp(x_sign * ln u); recomputed exactly every 32
+    // x at layer i - 1 is x at layer i times exp(x_sign * (log_u - log_drift)) (d^-x_sign; on
+    // CRR exp(x_sign * ln u), exactly as before other trees); recomputed exactly every 32
     // layers so that float keeps its precision.
-    const real x_step = (real)exp(o.x_sign * o.log_u);
-    // Layers 2, 1 and 0 at j = 0, 1, 2 (six values), for the greeks; `since` layers into the
-    // round (their drift is not yet taken out).
+    const real x_step = (real)exp(o.x_sign * (o.log_u - o.log_drift));
+    // Today's layer and the next two around today's state (for the price and greeks; layers 0,
+    // 1 and 2 at nodes 0 .. 2 where the option starts today); `since` layers into the round
+    // (their drift is not yet taken out).
+    const long long capture_lo = max(keep_lo, o.lo);
+    const long long capture_end = min(capture_hi, o.lo + FIRST_NODES);
+    const bool captures = own_lane && layers != nullptr && base + R > capture_lo &&
+                          base < capture_end;
     auto capture = [&](int i, const real(&values)[R], int since) {
-        if (owns_zero && i <= 2 && layers != nullptr) {
-            const int at = i == 2 ? 0 : (i == 1 ? 3 : 5);
+        const int k = i - o.today;
+        if (captures && k >= 0 && k <= 2) {
             double unscale = SCALED ? exp(o.growth * (double)(o.steps - i)) : 1.0;
             if (DRIFTS) {
                 unscale *= residual * exp(-(double)since * log_drift);
             }
 #pragma unroll
-            for (int r = 0; r < 3; ++r) {
-                if (r <= i) {
-                    layers[at + r] = (real)((double)values[r] * unscale);
+            for (int r = 0; r < R; ++r) {
+                const long long j = base + r;
+                if (j >= capture_lo && j < capture_end && j <= i) {
+                    layers[FIRST_NODES * k + (j - o.lo)] = (real)((double)values[r] * unscale);
                 }
             }
         }
     };
+    // The leaves are kept too where they are one of those layers (N <= 2): computed again
+    // here, as no register holds them.
+    if (in == nullptr && top + 1 <= o.today + 2) {
+        real leaves[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const long long j = base + r;
+            if constexpr (LOOKBACK) {
+                leaves[r] = (real)below_extreme(o, j);
+            } else {
+                leaves[r] = vanilla_leaf<real>(o, j);
+            }
+        }
+        capture(top + 1, leaves, 0);
+    }
     capture(top, v, 0);
     const double g_step = exp(o.growth);
     double g = exp(o.growth * (double)(o.steps - top));
@@ -487,8 +527,9 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             break;
         }
         const int run = min(round == 0 ? first_run : R, steps - s);
-        // The round's last layer is top - s - run: below 3, it may hold the greeks' nodes.
-        if (top - s - run <= 2) {
+        // The round's last layer is top - s - run: at or below today + 2, it may hold the
+        // nodes the read-out needs.
+        if (top - s - run <= o.today + 2) {
             advance(s, run, true);
         } else if (LOOKBACK && run == R) {
             whole_round(s);
@@ -559,8 +600,9 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
 // `stride` (the stage's end). A book runs in stages as its triangles shrink, each in blocks of
 // only as many warps as its start layer needs: an intermediate stage's end layer goes to `out`
 // (`halo` values per option) and the next stage reads it from `in`; the last stage (end layer
-// 0) writes the price to out[y] and the first layers to layers[6y ..]. Every option of a
-// launch is of the kernel's kind and style.
+// 0) writes node 0 of layer 0 to out[y]; the stages that compute today's layer and the next
+// two write them to layers[3 * FIRST_NODES * y ..]. Every option of a launch is of the
+// kernel's kind and style.
 template <typename real, int R, int KIND, bool AMERICAN>
 __device__ void tile_kernel(const double* params, const real* in, real* out, real* layers,
                             int top, int steps, int stride, int halo) {
@@ -571,6 +613,10 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
     long long first;
     long long keep_lo;
     long long keep_hi;
+    // A book's block holds its option's layers whole; a tile has every node right from
+    // keep_lo to keep_lo + stride at every layer of the launch (its halo is at least the
+    // launch's layers), and the last tile every node up to the top of each layer.
+    long long capture_hi = 0x7fffffffffffffffLL;
     if (top < 0) {
         const int stage_top = steps;
         const int stage_end = stride;
@@ -589,14 +635,17 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
         keep_lo = 0;
         keep_hi = stage_end + 1;
         out += stage_end == 0 ? option : option * width;
-        layers += 6 * (long long)option;
+        layers += 3LL * FIRST_NODES * option;
     } else {
         first = (long long)blockIdx.x * stride - halo;
         keep_lo = (long long)blockIdx.x * stride;
         keep_hi = min(keep_lo + stride, (long long)(top - steps) + 1);
+        if (blockIdx.x + 1 < gridDim.x) {
+            capture_hi = keep_lo + stride;
+        }
     }
     advance_tile<real, R, KIND, AMERICAN>(o, in, out, layers, top, steps, first, keep_lo,
-                                          keep_hi, edges);
+                                          keep_hi, capture_hi, edges);
 }
 
 // The two weights x and 1 - x in `real`, summing to exactly 1 there: the larger is rounded
@@ -615,12 +664,14 @@ __device__ __forceinline__ void complementary(double x, double& weight, double& 
 }
 
 // Each option's lattice from its contract, one thread an option: the host writes the contract
-// (P_SPOT ..= P_DIVIDEND) and this kernel the weights and units (P_UP ..= P_D) with the CPU's
-// f64 formulas (contract.rs `validate`, scheme.rs `Scheme::build`): dt = T/N,
-// u = exp(sigma*sqrt(dt)), d = exp(-sigma*sqrt(dt)), p = (exp((r - q)*dt) - d)/(u - d),
-// disc = exp(-r*dt); the stock-unit lattices (calls) carry the dividends reinvested, weights
-// disc*p*u*exp(q*dt) and its complement, growth q*dt. The host has checked every contract, so
-// nothing here can fail.
+// (P_SPOT ..= P_DIVIDEND, P_TREE, P_TODAY ..= P_WEIGHT) and this kernel the weights and units
+// (P_UP ..= P_D, P_LOG_DRIFT) with the CPU's f64 formulas (contract.rs `validate`, scheme.rs
+// `Scheme::build`): dt = T/N (N = P_STEPS - P_TODAY, the steps to maturity from today),
+// on CRR u = exp(sigma*sqrt(dt)), d = exp(-sigma*sqrt(dt)) (another tree's u, d, log_u and
+// log_drift the host staged), p = (exp((r - q)*dt) - d)/(u - d), disc = exp(-r*dt); the
+// stock-unit lattices (calls) carry the dividends reinvested, weights disc*p*u*exp(q*dt) and
+// its complement, growth q*dt. The host has checked every contract, so nothing here can
+// fail.
 template <typename real>
 __device__ void records(double* params, int options) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -630,11 +681,12 @@ __device__ void records(double* params, int options) {
     double* q = params + (long long)k * PARAM_DOUBLES;
     const double spot = q[P_SPOT], strike = q[P_STRIKE], rate = q[P_RATE];
     const double dividend = q[P_DIVIDEND];
-    const double dt = q[P_MATURITY] / q[P_STEPS];
+    const double dt = q[P_MATURITY] / (q[P_STEPS] - q[P_TODAY]);
     const int payoff = (int)q[P_PAYOFF];
-    const double log_u = q[P_VOLATILITY] * sqrt(dt);
-    const double u = exp(log_u);
-    const double d = exp(-log_u);
+    const bool crr = (int)q[P_TREE] == TREE_CRR;
+    const double log_u = crr ? q[P_VOLATILITY] * sqrt(dt) : q[P_LOG_U];
+    const double u = crr ? exp(log_u) : q[P_U];
+    const double d = crr ? exp(-log_u) : q[P_D];
     const double p = (exp((rate - dividend) * dt) - d) / (u - d);
     const double disc = exp(-rate * dt);
     const double yield_dt = dividend * dt;
@@ -682,12 +734,55 @@ extern "C" __global__ void lattice_records_f64(double* params, int options) {
     records<double>(params, options);
 }
 
-// A book's prices and greeks, read off the first layers its last stage wrote (six values an
-// option: layer 2's three, layer 1's two, layer 0's one) with the formulas of the CPU's
-// read-out (scheme.rs, `Scheme::read_out`, where they are derived): one thread an option,
-// price, delta, gamma and theta out, so that the host copies four values an option back and
-// does no arithmetic. b_i takes the lattice's units at layer i back to the money of that
-// layer's date (exp(-growth*(N-i)); 1 in stock units without dividends).
+// The price and greeks of a lookback in state j today (j steps of u between the stock and its
+// extreme), read off today's layer and the next two (scheme.rs `read_out_state`): an up move
+// takes the put one state nearer its maximum (a new maximum at 0) and the call one further
+// from its minimum. The value k layers on, `ups` net up moves on, in state `state`, is in
+// money S*u^level*W*b_k (the put's units are its maximum, level = ups + state; the call's the
+// stock, level = ups).
+struct Seasoned {
+    double s, log_u, u, d, dt, b[3];
+    long long lo;
+    int steps;
+    bool put;
+    const double* v;
+
+    __device__ double value(int k, int ups, long long state) const {
+        const double level = put ? (double)(ups + state) : (double)ups;
+        return s * exp(level * log_u) * v[FIRST_NODES * k + (state - lo)] * b[k];
+    }
+    __device__ long long up(long long j) const { return put ? max(j - 1, 0LL) : j + 1; }
+    __device__ long long down(long long j) const { return put ? j + 1 : max(j - 1, 0LL); }
+
+    // price, delta, gamma, theta of state j into out[0 .. 3].
+    __device__ void read(long long j, double* out) const {
+        const double f = value(0, 0, j);
+        const double fu = value(1, 1, up(j)), fd = value(1, -1, down(j));
+        out[0] = f;
+        out[1] = (fu - fd) / (s * u - s * d);
+        out[2] = 0.0;
+        out[3] = 0.0;
+        if (steps < 2) {
+            return;
+        }
+        const double fuu = value(2, 2, up(up(j))), fdd = value(2, -2, down(down(j)));
+        // Up-down and down-up differ only where one of them sets a new extreme (state 0).
+        const double fud = 0.5 * (value(2, 0, down(up(j))) + value(2, 0, up(down(j))));
+        const double suu = s * u * u, sdd = s * d * d;
+        out[2] = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
+        // Two steps later, the stock back at S and its extreme still today's: state j.
+        out[3] = (value(2, 0, j) - f) / (2.0 * dt);
+    }
+};
+
+// A book's prices and greeks, read off today's layer and the next two as the tile kernel kept
+// them (FIRST_NODES values a layer from node lo: layers 0, 1 and 2 from node 0 for an option
+// that starts today) with the formulas of the CPU's read-out (scheme.rs, `Scheme::read_out`
+// and `read_out_seasoned`, where they are derived): one thread an option, price, delta, gamma
+// and theta out, so that the host copies four values an option back and does no arithmetic.
+// b_k takes the lattice's units at layer today + k back to the money of that layer's date
+// (exp(-growth*(N-k)); 1 in stock units without dividends). A seasoned lookback between two
+// states mixes their answers linearly in ln M (weight P_WEIGHT toward the upper state).
 template <typename real>
 __device__ void read_out(const double* params, const real* layers, double* priced, int options) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -695,14 +790,42 @@ __device__ void read_out(const double* params, const real* layers, double* price
         return;
     }
     const double* p = params + (long long)k * PARAM_DOUBLES;
-    const real* v = layers + 6LL * k;
+    const real* v = layers + (long long)FIRST_VALUES * k;
     const double s = p[P_SPOT], x = p[P_STRIKE], u = p[P_U], d = p[P_D];
-    const double growth = p[P_GROWTH], n = p[P_STEPS];
+    const double today = p[P_TODAY];
+    const double growth = p[P_GROWTH], n = p[P_STEPS] - today;
+    const double dt = p[P_MATURITY] / n;
     const int payoff = (int)p[P_PAYOFF];
-    const double l0 = v[5], l1d = v[3], l1u = v[4], l2d = v[0], l2m = v[1], l2u = v[2];
     const double b0 = exp(-growth * n);
     const double b1 = exp(-growth * (n - 1.0));
     const double b2 = exp(-growth * (n - 2.0));
+    double* out = priced + (long long)PRICED_VALUES * k;
+    if (today > 0.0) {
+        double kept[FIRST_VALUES];
+        for (int m = 0; m < FIRST_VALUES; ++m) {
+            kept[m] = (double)v[m];
+        }
+        const long long state = (long long)p[P_STATE];
+        const double weight = p[P_WEIGHT];
+        Seasoned lattice = {s,   p[P_LOG_U], u, d, dt, {b0, b1, b2}, max(state - 2, 0LL),
+                            (int)n, payoff == PAYOFF_LOOKBACK_PUT, kept};
+        lattice.read(state, out);
+        if (weight > 0.0) {
+            double above[PRICED_VALUES];
+            lattice.read(state + 1, above);
+            for (int m = 0; m < PRICED_VALUES; ++m) {
+                out[m] += weight * (above[m] - out[m]);
+            }
+        }
+        return;
+    }
+    const double l0 = v[0], l1d = v[FIRST_NODES], l1u = v[FIRST_NODES + 1];
+    const double l2d = v[2 * FIRST_NODES], l2m = v[2 * FIRST_NODES + 1];
+    const double l2u = v[2 * FIRST_NODES + 2];
+    // The stock two steps on after one up and one down move: S on CRR (taken as exactly S),
+    // S*u*d on another tree.
+    const bool drifted = (int)p[P_TREE] != TREE_CRR;
+    const double middle = drifted ? s * u * d : s;
     double f, fd, fu;
     if (payoff == PAYOFF_LOOKBACK_PUT) {
         f = s * l0 * b0;
@@ -731,7 +854,7 @@ __device__ void read_out(const double* params, const real* layers, double* price
             fuu = s * u * u * l2u * b2;
         } else if (payoff == PAYOFF_CALL) {
             fdd = s * d * d * l2d * b2;
-            fud = s * l2m * b2;
+            fud = middle * l2m * b2;
             fuu = s * u * u * l2u * b2;
         } else {
             fdd = x * l2d * b2;
@@ -739,13 +862,15 @@ __device__ void read_out(const double* params, const real* layers, double* price
             fuu = x * l2u * b2;
         }
         const double suu = s * u * u, sdd = s * d * d;
-        gamma = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
-        // Two steps later with the stock back at S; a lookback's running extreme still S.
+        gamma = ((fuu - fud) / (suu - middle) - (fud - fdd) / (middle - sdd)) / (0.5 * (suu - sdd));
+        // Two steps later with the stock back at S: a lookback's running extreme still S; on
+        // another tree the middle node moved back to S along layer 2's slope.
         const bool lookback = payoff == PAYOFF_LOOKBACK_PUT || payoff == PAYOFF_LOOKBACK_CALL;
-        const double later = lookback ? s * l2d * b2 : fud;
-        theta = (later - f) / (2.0 * (p[P_MATURITY] / n));
+        const double later = lookback  ? s * l2d * b2
+                             : drifted ? fud + (s - middle) * (fuu - fdd) / (suu - sdd)
+                                       : fud;
+        theta = (later - f) / (2.0 * dt);
     }
-    double* out = priced + (long long)PRICED_VALUES * k;
     out[0] = f;
     out[1] = delta;
     out[2] = gamma;

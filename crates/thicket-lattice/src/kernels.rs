@@ -9,9 +9,12 @@ use thicket_gpu::{define, THICKET_HEADER};
 /// of more registers runs smaller blocks.
 pub(crate) const TILE_BLOCK_NODES: usize = 4096;
 /// Doubles per option in the kernels' parameter array, and their offsets. The host writes the
-/// contract (`P_SPOT` ..= `P_DIVIDEND`); the records kernel derives the lattice's weights and
-/// units from it on the device (`P_UP` ..= `P_D`), as the CPU lattice does in `f64`.
-pub(crate) const PARAM_DOUBLES: usize = 19;
+/// contract (`P_SPOT` ..= `P_DIVIDEND`, `P_TREE`, `P_TODAY` ..= `P_WEIGHT`, and on a tree other
+/// than CRR its step: `P_U`, `P_D`, `P_LOG_U`, `P_LOG_DRIFT`); the records kernel derives the
+/// lattice's weights and units from it on the device (`P_UP` ..= `P_D`), as the CPU lattice
+/// does in `f64`. `P_STEPS` is the lattice's layers: N, or N + J for a lookback seasoned J
+/// states from the spot (`P_TODAY` = J, the layer that is today).
+pub(crate) const PARAM_DOUBLES: usize = 24;
 pub(crate) const P_SPOT: usize = 0;
 pub(crate) const P_STRIKE: usize = 1;
 pub(crate) const P_MATURITY: usize = 2;
@@ -31,8 +34,22 @@ pub(crate) const P_X_SIGN: usize = 15;
 pub(crate) const P_KIND: usize = 16;
 pub(crate) const P_U: usize = 17;
 pub(crate) const P_D: usize = 18;
+pub(crate) const P_TREE: usize = 19;
+pub(crate) const P_LOG_DRIFT: usize = 20;
+pub(crate) const P_TODAY: usize = 21;
+pub(crate) const P_STATE: usize = 22;
+pub(crate) const P_WEIGHT: usize = 23;
 /// Values per option the read-out kernel writes: price, delta, gamma, theta.
 pub(crate) const PRICED_VALUES: usize = 4;
+/// Nodes per layer the tile kernel keeps of today's layer and the next two, around today's
+/// state (as the CPU's `Top`): node `lo + n` of layer `today + k` at `FIRST_NODES * k + n`.
+pub(crate) const FIRST_NODES: usize = 6;
+/// Values per option of those three layers.
+pub(crate) const FIRST_VALUES: usize = 3 * FIRST_NODES;
+/// A record's `P_TREE`: the records kernel derives CRR's step from the contract; any other
+/// tree's step is staged by the host (`trees::drifted_up_down`, the CPU's `f64` formulas).
+pub(crate) const TREE_CRR: usize = 0;
+pub(crate) const TREE_STAGED: usize = 1;
 /// The kinds of lattice the tile kernel knows (a record's `P_KIND`).
 pub(crate) const KIND_LOOKBACK: usize = 0;
 pub(crate) const KIND_VANILLA: usize = 1;
@@ -65,6 +82,14 @@ fn defines() -> Vec<String> {
         define("P_KIND", P_KIND),
         define("P_U", P_U),
         define("P_D", P_D),
+        define("P_TREE", P_TREE),
+        define("P_LOG_DRIFT", P_LOG_DRIFT),
+        define("P_TODAY", P_TODAY),
+        define("P_STATE", P_STATE),
+        define("P_WEIGHT", P_WEIGHT),
+        define("FIRST_NODES", FIRST_NODES),
+        define("FIRST_VALUES", FIRST_VALUES),
+        define("TREE_CRR", TREE_CRR),
         define("KIND_LOOKBACK", KIND_LOOKBACK),
         define("KIND_VANILLA", KIND_VANILLA),
         define("PRICED_VALUES", PRICED_VALUES),

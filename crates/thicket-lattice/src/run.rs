@@ -10,7 +10,7 @@ use thicket_core::{
 
 use crate::books::{multicore_book, serial_book};
 use crate::contract::Contract;
-use crate::gpu::{check_supported, LatticeGpu};
+use crate::gpu::LatticeGpu;
 use crate::greeks::price_with_bumps;
 use crate::multicore::price_multicore;
 use crate::scheme::{Precision, Priced};
@@ -157,6 +157,14 @@ fn strategy_on(asked: Option<Strategy>, backend: Backend) -> Strategy {
 /// Prices one option as `options` ask.
 pub fn price(contract: &Contract, options: &PriceOptions) -> Result<Measured<LatticeRun>> {
     contract.validate()?;
+    if let (Some(s @ (Strategy::Thesis | Strategy::Hybrid)), Some(extreme)) =
+        (options.strategy, contract.observed_extreme)
+    {
+        return Err(Error::InvalidInput(format!(
+            "strategy {s} prices a lookback put that starts today (the thesis's C form from the spot); one with an observed maximum ({}) takes tiles",
+            thicket_core::number(extreme)
+        )));
+    }
     let run = RunOptions {
         backend: resolve(options.strategy, options.run.backend)?,
         ..options.run
@@ -231,7 +239,6 @@ impl Kernel for OptionKernel<'_> {
                     .map(|c| price_multicore(c, precision))
                     .collect(),
                 Strategy::Thesis | Strategy::Hybrid => {
-                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(options.device)?;
                     devices = vec![gpu.name()];
                     let cpu_tail =
@@ -245,7 +252,6 @@ impl Kernel for OptionKernel<'_> {
                     Ok(priced)
                 }
                 Strategy::Tiles => {
-                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(options.device)?;
                     devices = vec![gpu.name()];
                     let run = match contracts {
@@ -318,7 +324,6 @@ impl Kernel for BookKernel<'_> {
                 Strategy::Serial => serial_book(contracts, precision, progress),
                 Strategy::Multicore => multicore_book(contracts, precision, progress),
                 _ => {
-                    check_supported(contracts)?;
                     let gpu = LatticeGpu::shared(self.options.device)?;
                     devices = vec![gpu.name()];
                     let run = gpu.book(contracts, precision)?;
@@ -468,6 +473,21 @@ mod tests {
         book.strategy = Some(Strategy::Hybrid);
         book.run.backend = Backend::Auto;
         assert!(price_book(&[hull_tn13()], &book).is_err());
+    }
+
+    #[test]
+    fn the_thesis_refuses_an_observed_maximum_as_bad_input_on_any_machine() {
+        let seasoned = Contract {
+            observed_extreme: Some(57.5),
+            ..hull_tn13()
+        };
+        for strategy in [Strategy::Thesis, Strategy::Hybrid] {
+            let mut options = cpu(strategy);
+            options.run.backend = Backend::Auto;
+            let error = price(&seasoned, &options).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{error}");
+            assert!(error.to_string().contains("57.5"), "{error}");
+        }
     }
 
     #[test]

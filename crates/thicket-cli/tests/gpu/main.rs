@@ -31,6 +31,7 @@ mod atsp;
 mod flow;
 mod graph;
 mod lattice;
+mod lattice_trees;
 mod perm;
 mod queens;
 mod schedule;

@@ -96,7 +96,7 @@ pub(super) struct Records {
     pub(super) device: DeviceBuffer<f64>,
     /// Staged on the host for the upload.
     pub(super) host: HostBuffer<f64>,
-    /// A book's prices and greeks as the read-out kernel writes them (three values an option).
+    /// A book's prices and greeks as the read-out kernel writes them (four values an option).
     pub(super) priced: DeviceBuffer<f64>,
     /// The same, downloaded.
     pub(super) priced_host: HostBuffer<f64>,
@@ -109,7 +109,8 @@ pub(super) struct Layers<T> {
     pub(super) even: DeviceBuffer<T>,
     /// See `even`.
     pub(super) odd: DeviceBuffer<T>,
-    /// Layers 2, 1 and 0 of every option (six values each), on the device.
+    /// Today's layer and the next two of every option around its state
+    /// ([`crate::kernels::FIRST_VALUES`] values each), on the device.
     pub(super) first: DeviceBuffer<T>,
     /// One price per option of a book.
     pub(super) prices: DeviceBuffer<T>,

@@ -19,12 +19,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use cudarc::driver::{
     CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits,
 };
-use thicket_core::{Error, Result};
+use thicket_core::Result;
 use thicket_gpu::{Gpu, GpuError, PerDevice};
 
-use crate::contract::Contract;
 use crate::kernels::LATTICE;
-use crate::trees::Tree;
 use buffers::{Layers, Records, Workspace};
 
 /// One GPU with the lattice kernels loaded, shared by every call of the process.
@@ -45,27 +43,6 @@ static OPENED: PerDevice<LatticeGpu> = PerDevice::new();
 /// second price does not).
 #[cfg(test)]
 pub(crate) static OPENS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Refuses, as [`Error::Unavailable`] (so that `auto` prices them on the CPU with a note),
-/// the contracts the kernels do not price yet: a tree other than CRR and a lookback with an
-/// observed extreme (the kernels' parameter records carry neither).
-pub(crate) fn check_supported(contracts: &[Contract]) -> Result<()> {
-    for contract in contracts {
-        if contract.tree != Tree::Crr {
-            return Err(Error::Unavailable(format!(
-                "the GPU kernels price the crr tree only; the {} tree runs on the CPU",
-                contract.tree.name()
-            )));
-        }
-        if let Some(extreme) = contract.observed_extreme {
-            return Err(Error::Unavailable(format!(
-                "the GPU kernels price lookbacks that start today; one with an observed extreme ({}) runs on the CPU",
-                thicket_core::number(extreme)
-            )));
-        }
-    }
-    Ok(())
-}
 
 /// A GPU answer and how long the device worked on it.
 #[derive(Debug, Clone, PartialEq)]

@@ -17,7 +17,9 @@ const THESIS_THREADS: u32 = 256;
 
 impl LatticeGpu {
     /// The thesis's kernel: one launch per layer in Hull's C form, in `precision`; with
-    /// `cpu_tail`, the last layers on the CPU (the thesis's hybrid). Lookback puts only.
+    /// `cpu_tail`, the last layers on the CPU (the thesis's hybrid). Lookback puts that start
+    /// today only: the front door refuses an observed maximum (the kernel's Hull C form has
+    /// no running maximum of its own).
     pub(crate) fn thesis(
         &self,
         contract: &Contract,

@@ -16,10 +16,11 @@ use thicket_gpu::{launch_after, record_event, seconds_between, GpuError};
 
 use super::buffers::Workspace;
 use super::{DeviceReal, GpuPriced, LatticeGpu};
-use crate::contract::{Contract, Payoff, Style};
+use crate::contract::{Contract, Payoff, Seasoning, Style};
 use crate::kernels::*;
 use crate::scheme::{Precision, Priced};
 use crate::tile_shape::{long_launches, long_shape, BookStage, TileClass, TileShape};
+use crate::trees::Tree;
 
 /// Grids are at most 65,535 blocks high: one launch per this many options of a book.
 const OPTIONS_PER_LAUNCH: usize = 65_535;
@@ -56,8 +57,27 @@ struct KernelRun {
     options: Range<usize>,
 }
 
-/// Writes `contract` into its parameter record (the `P_SPOT` ..= `P_DIVIDEND` offsets of
-/// [`crate::kernels`]); the records kernel derives the rest on the device.
+/// The layers of `contract`'s lattice on the device: N, or N + J for a lookback seasoned J
+/// states from the spot (its lattice starts J layers before today, as the CPU's does).
+fn lattice_layers(contract: &Contract) -> usize {
+    match contract.observed_extreme {
+        None => contract.steps,
+        Some(_) => contract.steps + seasoning(contract).extra(),
+    }
+}
+
+/// Where `contract`'s observed extreme puts it on its lattice (the contract is valid: the
+/// front door checked it).
+fn seasoning(contract: &Contract) -> Seasoning {
+    let lattice = contract
+        .validate()
+        .expect("the front door validated the contract");
+    contract.seasoning(&lattice)
+}
+
+/// Writes `contract` into its parameter record (the offsets of [`crate::kernels`] the host
+/// writes: the contract, its tree's step where that is not CRR, and a seasoned lookback's
+/// state); the records kernel derives the rest on the device.
 fn stage(contract: &Contract, record: &mut [f64]) {
     let market = &contract.market;
     let (payoff, strike) = match contract.payoff {
@@ -71,10 +91,37 @@ fn stage(contract: &Contract, record: &mut [f64]) {
     record[P_MATURITY] = market.maturity;
     record[P_VOLATILITY] = market.volatility;
     record[P_RATE] = market.rate;
-    record[P_STEPS] = contract.steps as f64;
     record[P_PAYOFF] = payoff as f64;
     record[P_AMERICAN] = f64::from(u8::from(contract.style == Style::American));
     record[P_DIVIDEND] = market.dividend_yield;
+    // Another tree's step comes from the host, with the CPU's formulas (Leisen–Reimer's
+    // Peizer–Pratt inversion included), so the device need not reproduce them: node j of
+    // layer i has the stock at S·u^j·d^(i−j) = S·exp((2j − i)·log_u + i·log_drift).
+    record[P_TREE] = TREE_CRR as f64;
+    record[P_LOG_DRIFT] = 0.0;
+    if contract.tree != Tree::Crr {
+        let lattice = contract
+            .validate()
+            .expect("the front door validated the contract");
+        let (log_up, log_down) = (lattice.u.ln(), lattice.d.ln());
+        record[P_TREE] = TREE_STAGED as f64;
+        record[P_U] = lattice.u;
+        record[P_D] = lattice.d;
+        record[P_LOG_U] = 0.5 * (log_up - log_down);
+        record[P_LOG_DRIFT] = 0.5 * (log_up + log_down);
+    }
+    let Seasoning { state, weight } = match contract.observed_extreme {
+        None => Seasoning {
+            state: 0,
+            weight: 0.0,
+        },
+        Some(_) => seasoning(contract),
+    };
+    let today = state + usize::from(weight > 0.0);
+    record[P_STEPS] = (contract.steps + today) as f64;
+    record[P_TODAY] = today as f64;
+    record[P_STATE] = state as f64;
+    record[P_WEIGHT] = weight;
 }
 
 /// The kernels every call of `T` runs around the tile kernel: the one that derives the
@@ -120,7 +167,8 @@ impl LatticeGpu {
         workspace: &mut Workspace,
         contract: &Contract,
     ) -> Result<GpuPriced<Priced>> {
-        let steps = contract.validate()?.steps;
+        contract.validate()?;
+        let steps = lattice_layers(contract);
         let class = shape_class::<T>(contract);
         if steps <= TileShape::widest_book(class) {
             let book = self.book_in::<T>(workspace, std::slice::from_ref(contract))?;
@@ -165,7 +213,7 @@ impl LatticeGpu {
         let priced_host = records.priced_host.at_least(context, PRICED_VALUES)?;
         let even = layers.even.at_least(stream, steps + 1)?;
         let odd = layers.odd.at_least(stream, steps + 1)?;
-        let first = layers.first.at_least(stream, 6)?;
+        let first = layers.first.at_least(stream, FIRST_VALUES)?;
         let span_start = record_event(stream)?;
         stream
             .memcpy_htod(&record, &mut *params)
@@ -214,7 +262,7 @@ impl LatticeGpu {
             let early = dependent && launches > 0;
             // SAFETY: the arguments match lattice_tile_*: one parameter record, layer `top`
             // (at least steps + 1 values; null on the first launch, which starts from the
-            // leaves), the output layer (at least steps + 1 values), six first-layer values,
+            // leaves), the output layer (at least steps + 1 values), FIRST_VALUES kept values,
             // then top, the layers to advance (<= halo), the stride and the halo (>= the nodes
             // per lane); blocks touch nodes 0 ..= top only, with the shared memory their shape
             // asks for. The kernel waits for the previous launch before it touches either
@@ -250,7 +298,7 @@ impl LatticeGpu {
         let mut in_blocks = Vec::with_capacity(contracts.len());
         // The front door validated every contract once, outside the timed trials.
         for (index, contract) in contracts.iter().enumerate() {
-            if contract.steps <= TileShape::widest_book(shape_class::<T>(contract)) {
+            if lattice_layers(contract) <= TileShape::widest_book(shape_class::<T>(contract)) {
                 in_blocks.push(index);
             } else {
                 let one = self.tiles_in::<T>(workspace, contract)?;
@@ -294,7 +342,11 @@ impl LatticeGpu {
         let mut runs = Vec::new();
         let mut first_option = 0;
         for run in chunk.chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b])) {
-            let steps = run.iter().map(|&i| contracts[i].steps).max().unwrap_or(0);
+            let steps = run
+                .iter()
+                .map(|&i| lattice_layers(&contracts[i]))
+                .max()
+                .unwrap_or(0);
             let class = shape_class::<T>(&contracts[run[0]]);
             let stages = TileShape::book_stages(steps, class).ok_or_else(|| {
                 Error::TooLarge(format!("no tile kernel holds a lattice of {steps} steps"))
@@ -329,7 +381,7 @@ impl LatticeGpu {
             stage(&contracts[i], record);
         }
         let params = records.device.at_least(stream, options * PARAM_DOUBLES)?;
-        let first = layers.first.at_least(stream, 6 * options)?;
+        let first = layers.first.at_least(stream, FIRST_VALUES * options)?;
         let prices = layers.prices.at_least(stream, options)?;
         let even = layers.even.at_least(stream, width * options)?;
         let odd = layers.odd.at_least(stream, width * options)?;
@@ -365,7 +417,8 @@ impl LatticeGpu {
                 let input = input.slice(values.clone());
                 let mut output = output.slice_mut(values.clone());
                 let mut run_prices = prices.slice_mut(range.clone());
-                let mut run_first = first.slice_mut(6 * range.start..6 * range.end);
+                let mut run_first =
+                    first.slice_mut(FIRST_VALUES * range.start..FIRST_VALUES * range.end);
                 let mut launch = stream.launch_builder(&run.function);
                 launch.arg(&run_params).arg(&input);
                 if stage.end == 0 {
@@ -383,7 +436,7 @@ impl LatticeGpu {
                 // of the run, all of the kernel's kind and style; the layer the last stage
                 // ended at (`width` values per option, read only by options that stage
                 // advanced); this stage's end layer (`width` values per option, `end` + 1 <=
-                // width written) or, for the last stage, one price per option; six first-layer
+                // width written) or, for the last stage, one price per option; FIRST_VALUES kept
                 // values per option; then top = -1 (a book), the stage's start and end layers
                 // and the width. Each block holds its option's layer `top` whole (the shape's
                 // reach), with the shared memory the shape asks for.
@@ -442,8 +495,9 @@ impl Bookends {
         Ok(())
     }
 
-    /// Writes four values per option (price, delta, gamma, theta) into `priced`, read off the six
-    /// first-layer values per option in `first`.
+    /// Writes four values per option (price, delta, gamma, theta) into `priced`, read off the
+    /// [`FIRST_VALUES`] values per option the tile kernel kept in `first` (today's layer and
+    /// the next two).
     fn read_out<T: DeviceReal>(
         &self,
         stream: &Arc<CudaStream>,
@@ -456,7 +510,7 @@ impl Bookends {
         let mut launch = stream.launch_builder(&self.read_out);
         launch.arg(params).arg(first).arg(priced).arg(&count);
         // SAFETY: the arguments match lattice_read_out_*: at least `options` derived parameter
-        // records, six first-layer values and four outputs per option, and their number;
+        // records, FIRST_VALUES kept values and four outputs per option, and their number;
         // threads past it return at once.
         unsafe { launch.launch(LaunchConfig::for_num_elems(options as u32)) }
             .map_err(GpuError::driver("cuLaunchKernel"))?;
