@@ -5,12 +5,13 @@
 // Host defines: TILE_BLOCK_NODES (the most nodes a block of the tile kernel holds: threads
 // times nodes per lane), PARAM_DOUBLES (doubles per option in the parameter array), the
 // offsets P_* of the parameters in it, the kinds KIND_LOOKBACK and KIND_VANILLA, TREE_CRR,
-// and FIRST_NODES and FIRST_VALUES (the nodes a layer and values an option kept for the
-// read-out).
+// FIRST_NODES and FIRST_VALUES (the nodes a layer and values an option kept for the
+// read-out), and BOOKEND_THREADS (the block of the records and read-out kernels: bounded, so
+// that a block fits an SM's registers whatever the compiler gives a thread).
 #include "thicket.cuh"
 
 #if !defined(TILE_BLOCK_NODES) || !defined(PARAM_DOUBLES) || !defined(KIND_VANILLA) || \
-    !defined(FIRST_VALUES)
+    !defined(FIRST_VALUES) || !defined(BOOKEND_THREADS)
 #error "lattice.cu needs the host's defines (TILE_BLOCK_NODES, PARAM_DOUBLES, P_*)"
 #endif
 
@@ -726,11 +727,11 @@ __device__ void records(double* params, int options) {
     q[P_D] = d;
 }
 
-extern "C" __global__ void lattice_records_f32(double* params, int options) {
+extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS) lattice_records_f32(double* params, int options) {
     records<float>(params, options);
 }
 
-extern "C" __global__ void lattice_records_f64(double* params, int options) {
+extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS) lattice_records_f64(double* params, int options) {
     records<double>(params, options);
 }
 
@@ -877,13 +878,13 @@ __device__ void read_out(const double* params, const real* layers, double* price
     out[3] = theta;
 }
 
-extern "C" __global__ void lattice_read_out_f32(const double* params, const float* layers,
-                                                double* priced, int options) {
+extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS)
+    lattice_read_out_f32(const double* params, const float* layers, double* priced, int options) {
     read_out<float>(params, layers, priced, options);
 }
 
-extern "C" __global__ void lattice_read_out_f64(const double* params, const double* layers,
-                                                double* priced, int options) {
+extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS)
+    lattice_read_out_f64(const double* params, const double* layers, double* priced, int options) {
     read_out<double>(params, layers, priced, options);
 }
 

@@ -46,6 +46,10 @@ pub(crate) const PRICED_VALUES: usize = 4;
 pub(crate) const FIRST_NODES: usize = 6;
 /// Values per option of those three layers.
 pub(crate) const FIRST_VALUES: usize = 3 * FIRST_NODES;
+/// Threads per block of the records and read-out kernels (one thread an option): their launch
+/// bound, so that a block fits an SM's registers (a block of 1,024 threads did not, once the
+/// read-out mixed a seasoned lookback's two states: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
+pub(crate) const BOOKEND_THREADS: usize = 256;
 /// A record's `P_TREE`: the records kernel derives CRR's step from the contract; any other
 /// tree's step is staged by the host (`trees::drifted_up_down`, the CPU's `f64` formulas).
 pub(crate) const TREE_CRR: usize = 0;
@@ -89,6 +93,7 @@ fn defines() -> Vec<String> {
         define("P_WEIGHT", P_WEIGHT),
         define("FIRST_NODES", FIRST_NODES),
         define("FIRST_VALUES", FIRST_VALUES),
+        define("BOOKEND_THREADS", BOOKEND_THREADS),
         define("TREE_CRR", TREE_CRR),
         define("KIND_LOOKBACK", KIND_LOOKBACK),
         define("KIND_VANILLA", KIND_VANILLA),

@@ -465,6 +465,16 @@ impl LatticeGpu {
     }
 }
 
+/// One thread an option in blocks of [`BOOKEND_THREADS`], the records and read-out kernels'
+/// launch bound.
+fn bookend_config(options: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (options.div_ceil(BOOKEND_THREADS).max(1) as u32, 1, 1),
+        block_dim: (BOOKEND_THREADS as u32, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 impl LatticeGpu {
     /// The records and read-out kernels in `T`, looked up (and loaded) on first use.
     fn bookends<T: DeviceReal>(&self) -> Result<Bookends> {
@@ -490,7 +500,7 @@ impl Bookends {
         // SAFETY: the arguments match lattice_records_*: at least `options` parameter records
         // of PARAM_DOUBLES values, each with its contract staged, and their number; threads
         // past it return at once.
-        unsafe { launch.launch(LaunchConfig::for_num_elems(options as u32)) }
+        unsafe { launch.launch(bookend_config(options)) }
             .map_err(GpuError::driver("cuLaunchKernel"))?;
         Ok(())
     }
@@ -512,7 +522,7 @@ impl Bookends {
         // SAFETY: the arguments match lattice_read_out_*: at least `options` derived parameter
         // records, FIRST_VALUES kept values and four outputs per option, and their number;
         // threads past it return at once.
-        unsafe { launch.launch(LaunchConfig::for_num_elems(options as u32)) }
+        unsafe { launch.launch(bookend_config(options)) }
             .map_err(GpuError::driver("cuLaunchKernel"))?;
         Ok(())
     }
