@@ -10,8 +10,8 @@
 //! so one augmenting path re-solves it (see `lap`). Which subtour: the search bounds the
 //! children of each of the node's `BRANCH_CANDIDATES` (3) shortest subtours and keeps the split
 //! that leaves the fewest below the incumbent (a light strong branching). Splitting on the
-//! shortest alone, as Carpaneto, Dell'Amico and Toth do, took 2.3x the nodes on kro124p and
-//! 5x on ftv120, and twice the CPU time (2026-11-27, see `docs/atsp.md`).
+//! shortest alone, as Carpaneto, Dell'Amico and Toth do, took 2.3x the nodes and 1.4x the CPU
+//! time on kro124p, 5x and 2x on ftv120 (2026-11-27, see `docs/atsp.md`).
 //!
 //! Where the root found subtour-cut multipliers (see `subtour_lagrangian`), every node also
 //! keeps the assignment on the relaxed costs and its bound is the larger of the two; the plain
@@ -368,7 +368,11 @@ impl<'a> Worker<'a> {
             if k > 0 {
                 self.constrain(&node);
             }
-            let children = self.children(shared, &node, &laps, branch);
+            // A split with more children than the best so far cannot win: stop bounding it.
+            let most = chosen.as_ref().map_or(usize::MAX, Vec::len);
+            let Some(children) = self.children(shared, &node, &laps, branch, most) else {
+                continue;
+            };
             let rank = |c: &Vec<Node>| {
                 let cheapest = c.iter().map(|child| child.bound).min().unwrap_or(i64::MAX);
                 (c.len(), Reverse(cheapest))
@@ -388,15 +392,16 @@ impl<'a> Worker<'a> {
 
     /// The children of `node` (whose assignments are `laps`, the matrices under its
     /// constraints) that split it on the subtour of free arcs `branch`: child r forbids arc r
-    /// and forces the arcs before it. Leaves the matrices with `branch`'s arcs but the last
-    /// forced.
+    /// and forces the arcs before it; `None` once more than `most` of them are below the
+    /// incumbent. Leaves the matrices with some of `branch`'s arcs forced.
     fn children(
         &mut self,
         shared: &Shared,
         node: &Node,
         laps: &Laps,
         branch: &[(usize, usize)],
-    ) -> Vec<Node> {
+        most: usize,
+    ) -> Option<Vec<Node>> {
         let n = self.inst.n;
         let mut children = Vec::with_capacity(branch.len());
         let mut forced = node.forced.clone();
@@ -442,8 +447,11 @@ impl<'a> Worker<'a> {
                 forced: forced.clone(),
                 laps: Some(child),
             });
+            if children.len() > most {
+                return None;
+            }
         }
-        children
+        Some(children)
     }
 
     /// Patches the cycles into one tour and offers it (polished by local search when it is
