@@ -296,4 +296,52 @@ mod tests {
         assert_eq!((found.cost, found.proven_optimal), (6905, true));
         crate::verify(&inst, &found.tour, 6905).unwrap();
     }
+
+    /// The subtour LP bounds (assignment polytope with every subtour cut, cuts separated
+    /// exactly) computed by HiGHS outside the tests: `python3 scripts/atsp-lp-bound.py FILE`
+    /// (scipy 1.17.1), as (instance, assignment bound, LP bound in 1/10,000 rounded down).
+    const SUBTOUR_LP: [(&str, i64, i64); 5] = [
+        ("ftv33", 1185, 12_860_000),
+        ("ry48p", 12517, 142_893_333),
+        ("ft53", 5931, 69_050_000),
+        ("ftv70", 1766, 19_090_000),
+        ("kro124p", 33978, 359_991_333),
+    ];
+
+    /// The ascent's root bound against the LP's: never above it (the Lagrangian dual is the
+    /// LP), and within 0.05% of it on these files (the ascent reaches the LP bound).
+    fn ascent_meets_the_subtour_lp(names: &[&str]) {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data");
+        let forbidden = crate::subtour_search::FORBIDDEN;
+        for &(name, assignment, lp) in SUBTOUR_LP.iter().filter(|c| names.contains(&c.0)) {
+            let inst = crate::read_tsplib(format!("{data}/{name}.atsp")).unwrap();
+            let (_, (cost, _)) = crate::policy::RootBounds::of(&inst);
+            let relaxed = ascend(&inst, cost, forbidden, None);
+            // The LP's ceiling: no integer bound exceeds it.
+            let lp_ceiling = (lp + 9_999) / 10_000;
+            assert!(relaxed.root_bound >= assignment, "{name}");
+            assert!(
+                relaxed.root_bound <= lp_ceiling,
+                "{name}: {}",
+                relaxed.root_bound
+            );
+            assert!(
+                relaxed.root_bound * 10_000 * 2000 >= lp * 1999,
+                "{name}: {} against the LP's {lp_ceiling}",
+                relaxed.root_bound
+            );
+            assert!(lp_ceiling <= crate::known_optimum(name).unwrap());
+        }
+    }
+
+    #[test]
+    fn the_ascent_meets_the_subtour_lp_bound_on_small_files() {
+        ascent_meets_the_subtour_lp(&["ftv33", "ry48p", "ft53"]);
+    }
+
+    #[test]
+    #[ignore = "release builds: cargo test --release -- --ignored"]
+    fn the_ascent_meets_the_subtour_lp_bound_on_larger_files() {
+        ascent_meets_the_subtour_lp(&["ftv70", "kro124p"]);
+    }
 }

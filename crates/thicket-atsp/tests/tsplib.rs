@@ -187,6 +187,7 @@ fn the_default_search_proves_the_other_tsplib_instances() {
 #[test]
 #[ignore = "release builds: cargo test --release -- --ignored"]
 fn the_default_search_proves_kro124p() {
-    // 52.7 s on two busy cores (load average 20), the slowest proof of the data files.
+    // 25-27 s on two busy cores (load average 9-20; 29,700 nodes), the slowest proof of the
+    // data files.
     prove_by_default("kro124p");
 }
