@@ -18,8 +18,16 @@ pub(crate) const CYCLES: usize = 16;
 /// Push-relabel launches between global relabellings: the fastest of those measured
 /// (docs/maxflow.md, "Measured").
 pub(crate) const ROUND_LAUNCHES: usize = 64;
-/// BFS levels of a global relabelling launched per read of their flags.
-pub(crate) const LEVELS_PER_READ: u32 = 32;
+/// Threads per block of the one-launch global relabelling (one block per SM: each block's
+/// arrival is one atomic of the grid barrier between BFS levels).
+pub(crate) const GR_THREADS: usize = 1024;
+/// The global relabelling's control words (u64, zero at launch): the barrier's arrivals,
+/// three frontier sizes in turn, the labelled vertices holding excess, the BFS levels.
+pub(crate) const GR_ARRIVALS: usize = 0;
+pub(crate) const GR_SIZES: usize = GR_ARRIVALS + 1;
+pub(crate) const GR_ACTIVE: usize = GR_SIZES + 3;
+pub(crate) const GR_LEVELS: usize = GR_ACTIVE + 1;
+pub(crate) const GR_WORDS: usize = GR_LEVELS + 1;
 
 /// The MPM device functions `mpm.cu` and `mpm_fused.cu` share (`kernels/mpm.cuh`).
 const MPM_HEADER: Header = Header {
@@ -36,7 +44,15 @@ fn defines() -> Vec<String> {
 }
 
 fn push_relabel_defines() -> Vec<String> {
-    vec![define("THREADS", THREADS), define("CYCLES", CYCLES)]
+    vec![
+        define("THREADS", THREADS),
+        define("CYCLES", CYCLES),
+        define("GR_THREADS", GR_THREADS),
+        define("GR_ARRIVALS", GR_ARRIVALS),
+        define("GR_SIZES", GR_SIZES),
+        define("GR_ACTIVE", GR_ACTIVE),
+        define("GR_LEVELS", GR_LEVELS),
+    ]
 }
 
 /// Threads per block of the one-launch MPM (one block per SM: each block's arrival is one
@@ -119,7 +135,7 @@ thicket_gpu::kernel_modules! {
         headers: [THICKET_HEADER],
         linked: false,
         defines: push_relabel_defines,
-        kernels: [pr_round, gr_init, gr_level, pr_active],
+        kernels: [pr_round, global_relabel],
         functions: pub PushRelabelKernels,
     }
 

@@ -1,153 +1,201 @@
-//! Lock-free push-relabel on the GPU (Hong 2008, kernels in `kernels/push_relabel.cu`) with
-//! global relabelling by a BFS from the sink; the excess that cannot reach the sink goes back
-//! to the source on the CPU.
+//! Lock-free push-relabel on the GPU (Hong 2008, kernels in `kernels/push_relabel.cu`), both
+//! phases on the device: the excess toward the sink, then the excess that cannot reach it
+//! back to the source, each phase rounds of pushes after a global relabelling (a BFS from the
+//! phase's target in one cooperative launch, which counts the active vertices as it labels
+//! them) until none is active. Only the residual capacities come back.
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::PushKernelArg;
-use thicket_core::Result;
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use super::{
-    download_unsigned, launched, per_list, per_vertex, upload_signed, FlowGpu, GpuPhases, GpuSolved,
+use super::{download_unsigned, launched, per_list, upload_signed, FlowGpu, GpuPhases, GpuSolved};
+use crate::kernels::{
+    PushRelabelKernels, GR_ACTIVE, GR_LEVELS, GR_THREADS, GR_WORDS, ROUND_LAUNCHES,
 };
-use crate::kernels::{LEVELS_PER_READ, ROUND_LAUNCHES};
 use crate::mpm::SolveStats;
 use crate::push_relabel;
 
 impl FlowGpu<'_> {
-    /// Push-relabel: rounds of ROUND_LAUNCHES · CYCLES sweeps, each after a global
-    /// relabelling, until no vertex below label n holds excess; then the preflow becomes a
-    /// flow on the CPU.
+    /// Push-relabel: phase one toward the sink, phase two back to the source, each rounds of
+    /// ROUND_LAUNCHES · CYCLES sweeps after a global relabelling until the relabelling finds
+    /// no active vertex; then the flows are read from the residual capacities.
     pub(super) fn solve_push_relabel(self) -> Result<GpuSolved> {
         let stream = self.stream().clone();
-        let (s, t) = (self.source, self.sink);
-        let mut r = self.residual;
+        let FlowGpu {
+            device,
+            residual: mut r,
+            source: s,
+            sink: t,
+            start,
+            head,
+            pair,
+        } = self;
+        let kernels = device.push_relabel()?;
+        let per_sm = kernels
+            .global_relabel
+            .occupancy_max_active_blocks_per_multiprocessor(GR_THREADS as u32, 0, None)
+            .map_err(GpuError::driver(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            ))?;
+        if per_sm == 0 {
+            return Err(Error::Gpu(
+                "global_relabel does not fit on an SM with its block size".into(),
+            ));
+        }
         let excess = push_relabel::saturate_source(&mut r, s);
         let n = r.vertices;
-        let mut cap = upload_signed(&stream, &r.capacity)?;
-        let mut excess_d = upload_signed(&stream, &excess)?;
-        let mut label = stream
-            .alloc_zeros::<u32>(n as usize)
-            .map_err(GpuError::driver("cuMemAlloc"))?;
-        let mut word = stream
-            .alloc_zeros::<u32>(1)
-            .map_err(GpuError::driver("cuMemAlloc"))?;
-        let mut labelled = stream
-            .alloc_zeros::<u32>(n as usize)
-            .map_err(GpuError::driver("cuMemAlloc"))?;
-        let kernels = self.device.push_relabel()?;
-        let (round, gr_init, gr_level, active) = (
-            &kernels.pr_round,
-            &kernels.gr_init,
-            &kernels.gr_level,
-            &kernels.pr_active,
-        );
-        let mut phases = GpuPhases::default();
-        let mut stats = SolveStats::default();
-        let all = per_vertex(n);
-        // Resident threads fill the GPU; each sweeps its share of vertices CYCLES times.
-        let sweep = per_list(n);
-        loop {
-            // Global relabelling: exact distances to the sink over arcs with room.
-            let started = record_event(&stream)?;
-            let mut launch = stream.launch_builder(gr_init);
-            launch.arg(&mut label).arg(&n).arg(&t);
-            // SAFETY: gr_init(label, n, t) writes label[0..n).
-            launched(unsafe { launch.launch(all) }.map(|_| ()))?;
+        let zeros_u32 = |len: usize| {
             stream
-                .memset_zeros(&mut labelled)
-                .map_err(GpuError::driver("cuMemsetD8"))?;
-            // Levels in batches: a level after one that labels nothing labels nothing either.
-            let mut depth = 0u32;
-            while depth < n {
-                let last = (depth + LEVELS_PER_READ).min(n);
-                for d in depth..last {
-                    let mut launch = stream.launch_builder(gr_level);
-                    launch
-                        .arg(&self.start)
-                        .arg(&self.head)
-                        .arg(&self.pair)
-                        .arg(&cap)
-                        .arg(&mut label)
-                        .arg(&n)
-                        .arg(&d)
-                        .arg(&s)
-                        .arg(&mut labelled);
-                    // SAFETY: gr_level(start, head, pair, cap, label, n, depth, s, labelled):
-                    // the residual graph, n labels, n flags (depth < n).
-                    launched(unsafe { launch.launch(all) }.map(|_| ()))?;
-                    phases.launches += 1;
-                }
-                let flag = stream
-                    .clone_dtoh(&labelled.slice(last as usize - 1..last as usize))
-                    .map_err(GpuError::driver("cuMemcpyDtoH"))?;
-                if flag[0] == 0 {
-                    break;
-                }
-                depth = last;
-            }
-            stream
-                .memset_zeros(&mut word)
-                .map_err(GpuError::driver("cuMemsetD8"))?;
-            let mut launch = stream.launch_builder(active);
-            launch
-                .arg(&label)
-                .arg(&excess_d)
-                .arg(&n)
-                .arg(&s)
-                .arg(&t)
-                .arg(&mut word);
-            // SAFETY: pr_active(label, excess, n, s, t, count): n entries, one word.
-            launched(unsafe { launch.launch(all) }.map(|_| ()))?;
-            let count = stream
-                .clone_dtoh(&word)
-                .map_err(GpuError::driver("cuMemcpyDtoH"))?[0];
-            let ended = record_event(&stream)?;
-            phases.add("global_relabel", seconds_between(&started, &ended)?);
-            phases.launches += 2;
-            stats.phases += 1;
-            if count == 0 {
-                break;
-            }
-            let started = record_event(&stream)?;
-            for _ in 0..ROUND_LAUNCHES {
-                let mut launch = stream.launch_builder(round);
-                launch
-                    .arg(&self.start)
-                    .arg(&self.head)
-                    .arg(&self.pair)
-                    .arg(&mut cap)
-                    .arg(&mut label)
-                    .arg(&mut excess_d)
-                    .arg(&n)
-                    .arg(&s)
-                    .arg(&t);
-                // SAFETY: pr_round(start, head, pair, cap, label, excess, n, s, t): the
-                // residual graph, n labels and excesses; threads stride over ids below n.
-                launched(unsafe { launch.launch(sweep) }.map(|_| ()))?;
-            }
-            let ended = record_event(&stream)?;
-            phases.add("push_relabel", seconds_between(&started, &ended)?);
-            phases.launches += ROUND_LAUNCHES as u64;
-            stats.steps += 1;
-        }
+                .alloc_zeros::<u32>(len.max(1))
+                .map_err(GpuError::driver("cuMemAlloc"))
+        };
+        let mut solve = DeviceSolve {
+            cap: upload_signed(&stream, &r.capacity)?,
+            excess: upload_signed(&stream, &excess)?,
+            label: zeros_u32(n as usize)?,
+            queues: zeros_u32(2 * n as usize)?,
+            ctl: stream
+                .alloc_zeros::<u64>(GR_WORDS)
+                .map_err(GpuError::driver("cuMemAlloc"))?,
+            // A cooperative launch of one block per SM (at least one fits), as the grid
+            // barrier between BFS levels needs.
+            relabel_grid: LaunchConfig {
+                grid_dim: (device.gpu().info().sm_count, 1, 1),
+                block_dim: (GR_THREADS as u32, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            // Resident threads fill the GPU; each sweeps its share of vertices CYCLES times.
+            sweep: per_list(n),
+            stream,
+            kernels,
+            start: &start,
+            head: &head,
+            pair: &pair,
+            n,
+            s,
+            t,
+            phases: GpuPhases::default(),
+            stats: SolveStats::default(),
+        };
+        solve.phase(t, s, "global_relabel", "push_relabel")?;
+        solve.phase(s, t, "return_relabel", "return_push")?;
         let downloaded = Instant::now();
-        r.capacity = download_unsigned(&stream, &cap, r.capacity.len())?;
-        let excess = download_unsigned(&stream, &excess_d, n as usize)?;
-        let mut download_seconds = downloaded.elapsed().as_secs_f64();
-        let started = Instant::now();
-        let back = push_relabel::return_excess(&mut r, excess, s, t);
-        phases.add("host_return", started.elapsed().as_secs_f64());
-        stats.relabels = back.relabels;
-        let read = Instant::now();
-        let flows = r.flows();
-        download_seconds += read.elapsed().as_secs_f64();
+        let capacity = download_unsigned(&solve.stream, &solve.cap, r.capacity.len())?;
+        let flows = r.flows_from(&capacity, |c| c);
         Ok(GpuSolved {
             flows,
-            stats,
-            phases,
-            download_seconds,
+            stats: solve.stats,
+            phases: solve.phases,
+            download_seconds: downloaded.elapsed().as_secs_f64(),
         })
+    }
+}
+
+/// The device state of one push-relabel solve: the residual graph, labels, excesses, the
+/// relabelling's two frontier queues and control words, and what has been counted.
+struct DeviceSolve<'a> {
+    stream: Arc<CudaStream>,
+    kernels: &'a PushRelabelKernels,
+    start: &'a CudaSlice<u32>,
+    head: &'a CudaSlice<u32>,
+    pair: &'a CudaSlice<u32>,
+    cap: CudaSlice<i64>,
+    excess: CudaSlice<i64>,
+    label: CudaSlice<u32>,
+    queues: CudaSlice<u32>,
+    ctl: CudaSlice<u64>,
+    relabel_grid: LaunchConfig,
+    sweep: LaunchConfig,
+    n: u32,
+    s: u32,
+    t: u32,
+    phases: GpuPhases,
+    stats: SolveStats,
+}
+
+impl DeviceSolve<'_> {
+    /// One phase: excess toward `target` (`other` kept out at label n), a global relabelling
+    /// before every round of pushes, until a relabelling finds no active vertex. Device time
+    /// goes to the phases `relabelled` and `pushed`.
+    fn phase(
+        &mut self,
+        target: u32,
+        other: u32,
+        relabelled: &'static str,
+        pushed: &'static str,
+    ) -> Result<()> {
+        while self.global_relabel(target, other, relabelled)? > 0 {
+            self.round(pushed)?;
+        }
+        Ok(())
+    }
+
+    /// Exact labels toward `target` in one cooperative launch; the active vertices (labelled
+    /// below n, holding excess, not a terminal).
+    fn global_relabel(&mut self, target: u32, other: u32, name: &'static str) -> Result<u64> {
+        let started = record_event(&self.stream)?;
+        self.stream
+            .memset_zeros(&mut self.ctl)
+            .map_err(GpuError::driver("cuMemsetD8"))?;
+        let mut launch = self.stream.launch_builder(&self.kernels.global_relabel);
+        launch
+            .arg(self.start)
+            .arg(self.head)
+            .arg(self.pair)
+            .arg(&self.cap)
+            .arg(&self.excess)
+            .arg(&mut self.label)
+            .arg(&mut self.queues)
+            .arg(&self.n)
+            .arg(&target)
+            .arg(&other)
+            .arg(&mut self.ctl);
+        // SAFETY: global_relabel(start, head, pair, cap, excess, label, queues, n, target,
+        // other, ctl): the residual graph, n labels and excesses, 2n queue entries (each
+        // frontier holds a vertex at most once: it enters when its label is claimed), GR_WORDS
+        // control words zeroed above; a cooperative launch of co-resident blocks, which its
+        // grid barrier needs.
+        unsafe { launch.launch_cooperative(self.relabel_grid) }
+            .map_err(GpuError::driver("cuLaunchCooperativeKernel"))?;
+        let ended = record_event(&self.stream)?;
+        self.phases.add(name, seconds_between(&started, &ended)?);
+        let ctl = self
+            .stream
+            .clone_dtoh(&self.ctl)
+            .map_err(GpuError::driver("cuMemcpyDtoH"))?;
+        self.phases.launches += 1;
+        // One barrier after the initial labels and one after every level.
+        self.phases.barriers += ctl[GR_LEVELS] + 1;
+        self.stats.phases += 1;
+        Ok(ctl[GR_ACTIVE])
+    }
+
+    /// ROUND_LAUNCHES launches of pushes and relabels.
+    fn round(&mut self, name: &'static str) -> Result<()> {
+        let started = record_event(&self.stream)?;
+        for _ in 0..ROUND_LAUNCHES {
+            let mut launch = self.stream.launch_builder(&self.kernels.pr_round);
+            launch
+                .arg(self.start)
+                .arg(self.head)
+                .arg(self.pair)
+                .arg(&mut self.cap)
+                .arg(&mut self.label)
+                .arg(&mut self.excess)
+                .arg(&self.n)
+                .arg(&self.s)
+                .arg(&self.t);
+            // SAFETY: pr_round(start, head, pair, cap, label, excess, n, s, t): the residual
+            // graph, n labels and excesses; threads stride over ids below n.
+            launched(unsafe { launch.launch(self.sweep) }.map(|_| ()))?;
+        }
+        let ended = record_event(&self.stream)?;
+        self.phases.add(name, seconds_between(&started, &ended)?);
+        self.phases.launches += ROUND_LAUNCHES as u64;
+        self.stats.steps += 1;
+        Ok(())
     }
 }
