@@ -15,9 +15,30 @@ pub(crate) const SCAN_TILE: usize = 8 * SCAN_THREADS;
 pub(crate) const LIST_BLOCKS: usize = 1024;
 /// Sweeps over the vertices per push-relabel launch.
 pub(crate) const CYCLES: usize = 16;
-/// Push-relabel launches between global relabellings: the fastest of those measured
-/// (docs/maxflow.md, "Measured").
+/// Push-relabel launches between global relabellings: the fastest of those measured with
+/// the relabelling of one launch per BFS level (docs/maxflow.md, "Measured").
 pub(crate) const ROUND_LAUNCHES: usize = 64;
+/// The environment variable that replaces [`ROUND_LAUNCHES`] for a tuning sweep (a positive
+/// whole number): the relabelling is now a fraction of what it cost when 64 was chosen.
+pub(crate) const ROUND_LAUNCHES_ENV: &str = "THICKET_FLOW_ROUND_LAUNCHES";
+
+/// Push-relabel launches between global relabellings: [`ROUND_LAUNCHES`], or the value of
+/// [`ROUND_LAUNCHES_ENV`] where set; a value that is not a positive whole number is refused.
+pub(crate) fn round_launches() -> thicket_core::Result<usize> {
+    round_launches_from(std::env::var(ROUND_LAUNCHES_ENV).ok().as_deref())
+}
+
+fn round_launches_from(value: Option<&str>) -> thicket_core::Result<usize> {
+    match value {
+        None => Ok(ROUND_LAUNCHES),
+        Some(text) => match text.trim().parse::<usize>() {
+            Ok(launches) if launches > 0 => Ok(launches),
+            _ => Err(thicket_core::Error::InvalidInput(format!(
+                "{ROUND_LAUNCHES_ENV}={text:?} is not a positive whole number of launches"
+            ))),
+        },
+    }
+}
 /// Threads per block of the one-launch global relabelling (one block per SM: each block's
 /// arrival is one atomic of the grid barrier between BFS levels).
 pub(crate) const GR_THREADS: usize = 1024;
@@ -147,5 +168,21 @@ thicket_gpu::kernel_modules! {
         defines: fused_defines,
         kernels: [mpm_fused],
         functions: pub MpmFusedKernels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_launches_per_round_come_from_the_environment_where_set() {
+        assert_eq!(round_launches_from(None).unwrap(), ROUND_LAUNCHES);
+        assert_eq!(round_launches_from(Some("16")).unwrap(), 16);
+        for bad in ["0", "-4", "lots", ""] {
+            let err = round_launches_from(Some(bad)).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad}");
+            assert!(err.to_string().contains(ROUND_LAUNCHES_ENV), "{err}");
+        }
     }
 }

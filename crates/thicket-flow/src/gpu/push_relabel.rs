@@ -13,16 +13,17 @@ use thicket_gpu::{record_event, seconds_between, GpuError};
 
 use super::{download_unsigned, launched, per_list, upload_signed, FlowGpu, GpuPhases, GpuSolved};
 use crate::kernels::{
-    PushRelabelKernels, GR_ACTIVE, GR_LEVELS, GR_THREADS, GR_WORDS, ROUND_LAUNCHES,
+    round_launches, PushRelabelKernels, GR_ACTIVE, GR_LEVELS, GR_THREADS, GR_WORDS,
 };
 use crate::mpm::SolveStats;
 use crate::push_relabel;
 
 impl FlowGpu<'_> {
     /// Push-relabel: phase one toward the sink, phase two back to the source, each rounds of
-    /// ROUND_LAUNCHES · CYCLES sweeps after a global relabelling until the relabelling finds
-    /// no active vertex; then the flows are read from the residual capacities.
+    /// `round_launches() · CYCLES` sweeps after a global relabelling until the relabelling
+    /// finds no active vertex; then the flows are read from the residual capacities.
     pub(super) fn solve_push_relabel(self) -> Result<GpuSolved> {
+        let launches_per_round = round_launches()?;
         let stream = self.stream().clone();
         let FlowGpu {
             device,
@@ -69,6 +70,7 @@ impl FlowGpu<'_> {
             },
             // Resident threads fill the GPU; each sweeps its share of vertices CYCLES times.
             sweep: per_list(n),
+            launches_per_round,
             stream,
             kernels,
             start: &start,
@@ -109,6 +111,7 @@ struct DeviceSolve<'a> {
     ctl: CudaSlice<u64>,
     relabel_grid: LaunchConfig,
     sweep: LaunchConfig,
+    launches_per_round: usize,
     n: u32,
     s: u32,
     t: u32,
@@ -173,10 +176,10 @@ impl DeviceSolve<'_> {
         Ok(ctl[GR_ACTIVE])
     }
 
-    /// ROUND_LAUNCHES launches of pushes and relabels.
+    /// `launches_per_round` launches of pushes and relabels.
     fn round(&mut self, name: &'static str) -> Result<()> {
         let started = record_event(&self.stream)?;
-        for _ in 0..ROUND_LAUNCHES {
+        for _ in 0..self.launches_per_round {
             let mut launch = self.stream.launch_builder(&self.kernels.pr_round);
             launch
                 .arg(self.start)
@@ -194,7 +197,7 @@ impl DeviceSolve<'_> {
         }
         let ended = record_event(&self.stream)?;
         self.phases.add(name, seconds_between(&started, &ended)?);
-        self.phases.launches += ROUND_LAUNCHES as u64;
+        self.phases.launches += self.launches_per_round as u64;
         self.stats.steps += 1;
         Ok(())
     }
