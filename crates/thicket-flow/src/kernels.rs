@@ -13,42 +13,47 @@ pub(crate) const SCAN_THREADS: usize = 1024;
 pub(crate) const SCAN_TILE: usize = 8 * SCAN_THREADS;
 /// The most blocks of a kernel that walks a list (grid-stride).
 pub(crate) const LIST_BLOCKS: usize = 1024;
-/// Sweeps over the vertices per push-relabel launch.
-pub(crate) const CYCLES: usize = 16;
-/// Push-relabel launches between global relabellings: the fastest of those measured with
-/// the relabelling of one launch per BFS level (docs/maxflow.md, "Measured").
-pub(crate) const ROUND_LAUNCHES: usize = 64;
-/// The environment variable that replaces [`ROUND_LAUNCHES`] for a tuning sweep (a positive
-/// whole number): the relabelling is now a fraction of what it cost when 64 was chosen.
-pub(crate) const ROUND_LAUNCHES_ENV: &str = "THICKET_FLOW_ROUND_LAUNCHES";
+/// Threads per block of the push-relabel kernels (one cooperative block per SM: each block's
+/// arrival is one atomic of the grid barrier between BFS levels and between push cycles).
+pub(crate) const PR_THREADS: usize = 1024;
+/// Pushes and relabels a vertex may do each time a push cycle takes it from its work list.
+pub(crate) const DISCHARGE: usize = 4;
+/// Push cycles between global relabellings at most (a round ends sooner where its work list
+/// empties): as many as the sweeps of the earlier kernel's rounds (64 launches of 16), the
+/// fastest of those measured (docs/maxflow.md, "Measured").
+pub(crate) const ROUND_CYCLES: u32 = 1024;
+/// The environment variable that replaces [`ROUND_CYCLES`] for a tuning sweep (a positive
+/// whole number).
+pub(crate) const ROUND_CYCLES_ENV: &str = "THICKET_FLOW_ROUND_CYCLES";
+/// The push-relabel launches' control words (u64, zero at launch): the barrier's arrivals,
+/// three frontier or work-list sizes in turn, then the relabelling's active vertices and BFS
+/// levels and the push cycles run.
+pub(crate) const PR_ARRIVALS: usize = 0;
+pub(crate) const PR_SIZES: usize = PR_ARRIVALS + 1;
+pub(crate) const PR_ACTIVE: usize = PR_SIZES + 3;
+pub(crate) const PR_LEVELS: usize = PR_ACTIVE + 1;
+pub(crate) const PR_CYCLES_RUN: usize = PR_LEVELS + 1;
+pub(crate) const PR_WORDS: usize = PR_CYCLES_RUN + 1;
 
-/// Push-relabel launches between global relabellings: [`ROUND_LAUNCHES`], or the value of
-/// [`ROUND_LAUNCHES_ENV`] where set; a value that is not a positive whole number is refused.
-pub(crate) fn round_launches() -> thicket_core::Result<usize> {
-    round_launches_from(std::env::var(ROUND_LAUNCHES_ENV).ok().as_deref())
+/// Push cycles between global relabellings: [`ROUND_CYCLES`], or the value of
+/// [`ROUND_CYCLES_ENV`] where set; a value that is not a positive whole number below 2^31 is
+/// refused.
+pub(crate) fn round_cycles() -> thicket_core::Result<u32> {
+    round_cycles_from(std::env::var(ROUND_CYCLES_ENV).ok().as_deref())
 }
 
-fn round_launches_from(value: Option<&str>) -> thicket_core::Result<usize> {
+fn round_cycles_from(value: Option<&str>) -> thicket_core::Result<u32> {
     match value {
-        None => Ok(ROUND_LAUNCHES),
-        Some(text) => match text.trim().parse::<usize>() {
-            Ok(launches) if launches > 0 => Ok(launches),
+        None => Ok(ROUND_CYCLES),
+        Some(text) => match text.trim().parse::<u32>() {
+            Ok(cycles) if cycles > 0 && cycles < 1 << 31 => Ok(cycles),
             _ => Err(thicket_core::Error::InvalidInput(format!(
-                "{ROUND_LAUNCHES_ENV}={text:?} is not a positive whole number of launches"
+                "{ROUND_CYCLES_ENV}={text:?} is not a positive whole number of push cycles \
+                 below 2^31"
             ))),
         },
     }
 }
-/// Threads per block of the one-launch global relabelling (one block per SM: each block's
-/// arrival is one atomic of the grid barrier between BFS levels).
-pub(crate) const GR_THREADS: usize = 1024;
-/// The global relabelling's control words (u64, zero at launch): the barrier's arrivals,
-/// three frontier sizes in turn, the labelled vertices holding excess, the BFS levels.
-pub(crate) const GR_ARRIVALS: usize = 0;
-pub(crate) const GR_SIZES: usize = GR_ARRIVALS + 1;
-pub(crate) const GR_ACTIVE: usize = GR_SIZES + 3;
-pub(crate) const GR_LEVELS: usize = GR_ACTIVE + 1;
-pub(crate) const GR_WORDS: usize = GR_LEVELS + 1;
 
 /// The MPM device functions `mpm.cu` and `mpm_fused.cu` share (`kernels/mpm.cuh`).
 const MPM_HEADER: Header = Header {
@@ -66,13 +71,13 @@ fn defines() -> Vec<String> {
 
 fn push_relabel_defines() -> Vec<String> {
     vec![
-        define("THREADS", THREADS),
-        define("CYCLES", CYCLES),
-        define("GR_THREADS", GR_THREADS),
-        define("GR_ARRIVALS", GR_ARRIVALS),
-        define("GR_SIZES", GR_SIZES),
-        define("GR_ACTIVE", GR_ACTIVE),
-        define("GR_LEVELS", GR_LEVELS),
+        define("THREADS", PR_THREADS),
+        define("DISCHARGE", DISCHARGE),
+        define("ARRIVALS", PR_ARRIVALS),
+        define("SIZES", PR_SIZES),
+        define("ACTIVE", PR_ACTIVE),
+        define("LEVELS", PR_LEVELS),
+        define("CYCLES_RUN", PR_CYCLES_RUN),
     ]
 }
 
@@ -156,7 +161,7 @@ thicket_gpu::kernel_modules! {
         headers: [THICKET_HEADER],
         linked: false,
         defines: push_relabel_defines,
-        kernels: [pr_round, global_relabel],
+        kernels: [global_relabel, push_cycles],
         functions: pub PushRelabelKernels,
     }
 
@@ -176,13 +181,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_launches_per_round_come_from_the_environment_where_set() {
-        assert_eq!(round_launches_from(None).unwrap(), ROUND_LAUNCHES);
-        assert_eq!(round_launches_from(Some("16")).unwrap(), 16);
-        for bad in ["0", "-4", "lots", ""] {
-            let err = round_launches_from(Some(bad)).unwrap_err();
+    fn the_push_cycles_per_round_come_from_the_environment_where_set() {
+        assert_eq!(round_cycles_from(None).unwrap(), ROUND_CYCLES);
+        assert_eq!(round_cycles_from(Some("256")).unwrap(), 256);
+        for bad in ["0", "-4", "lots", "", "2147483648"] {
+            let err = round_cycles_from(Some(bad)).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{bad}");
-            assert!(err.to_string().contains(ROUND_LAUNCHES_ENV), "{err}");
+            assert!(err.to_string().contains(ROUND_CYCLES_ENV), "{err}");
         }
     }
 }
