@@ -33,8 +33,9 @@ pub(crate) enum GpuStrategy {
     MpmActive,
     /// Lists of active vertices by scans, for push/pull and pruning (host loops).
     MpmScan,
-    /// Lock-free push-relabel with global relabelling (Hong 2008); the excess that cannot
-    /// reach the sink is returned to the source on the CPU.
+    /// Lock-free push-relabel (Hong 2008) on work lists, with a one-launch global
+    /// relabelling; both phases (to the sink, the stranded excess back to the source) on the
+    /// device.
     PushRelabel,
 }
 
