@@ -47,7 +47,7 @@ EOF
 }
 
 bfs_keys="seconds read_seconds build_seconds gpu_upload_seconds mean_search_seconds reached sum_distances max_distance"
-flow_keys="flow seconds read_seconds solve_seconds residual_seconds device_setup_seconds upload_seconds download_seconds global_relabel_seconds push_relabel_seconds host_return_seconds certificate_seconds"
+flow_keys="flow seconds read_seconds solve_seconds residual_seconds device_setup_seconds upload_seconds download_seconds global_relabel_seconds push_relabel_seconds host_return_seconds return_relabel_seconds return_push_seconds global_relabels rounds grid_barriers certificate_seconds"
 
 for round in 1 2; do
     for which in old new; do

@@ -48,6 +48,8 @@ Environment:
   THICKET_CPU_PATH=portable    Run the CPU counters' portable code instead of the x86-64-v3 path
   THICKET_CUDADEVRT            libcudadevrt.a (the file or its folder) for the kernels that launch
                                kernels (else found under $CUDA_HOME, $CUDA_PATH, /usr/local/cuda*)
+  THICKET_FLOW_ROUND_CYCLES    maxflow on the GPU: push cycles between global relabellings at most
+                               (default 1024; for tuning)
   CUDA_DEVICE_MAX_CONNECTIONS  Hardware queues a GPU context opens; thicket sets 1 unless it is set
   LD_LIBRARY_PATH              Where the loader finds libcuda.so.1 and libnvrtc.so.13 (CUDA 13)
   THICKET_REQUIRE_NVRTC=1, THICKET_REQUIRE_GPU=1

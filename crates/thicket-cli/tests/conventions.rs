@@ -71,6 +71,7 @@ fn help_lists_the_environment_and_every_problem() {
         "THICKET_CACHE_DIR",
         "THICKET_CPU_PATH",
         "THICKET_CUDADEVRT",
+        "THICKET_FLOW_ROUND_CYCLES",
         "CUDA_DEVICE_MAX_CONNECTIONS",
         "THICKET_REQUIRE_NVRTC",
     ] {

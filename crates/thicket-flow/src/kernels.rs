@@ -13,13 +13,47 @@ pub(crate) const SCAN_THREADS: usize = 1024;
 pub(crate) const SCAN_TILE: usize = 8 * SCAN_THREADS;
 /// The most blocks of a kernel that walks a list (grid-stride).
 pub(crate) const LIST_BLOCKS: usize = 1024;
-/// Sweeps over the vertices per push-relabel launch.
-pub(crate) const CYCLES: usize = 16;
-/// Push-relabel launches between global relabellings: the fastest of those measured
-/// (docs/maxflow.md, "Measured").
-pub(crate) const ROUND_LAUNCHES: usize = 64;
-/// BFS levels of a global relabelling launched per read of their flags.
-pub(crate) const LEVELS_PER_READ: u32 = 32;
+/// Threads per block of the push-relabel kernels (one cooperative block per SM: each block's
+/// arrival is one atomic of the grid barrier between BFS levels and between push cycles).
+pub(crate) const PR_THREADS: usize = 1024;
+/// Pushes and relabels a vertex may do each time a push cycle takes it from its work list.
+pub(crate) const DISCHARGE: usize = 4;
+/// Push cycles between global relabellings at most (a round ends sooner where its work list
+/// empties): as many as the sweeps of the earlier kernel's rounds (64 launches of 16), the
+/// fastest of those measured (docs/maxflow.md, "Measured").
+pub(crate) const ROUND_CYCLES: u32 = 1024;
+/// The environment variable that replaces [`ROUND_CYCLES`] for a tuning sweep (a positive
+/// whole number).
+pub(crate) const ROUND_CYCLES_ENV: &str = "THICKET_FLOW_ROUND_CYCLES";
+/// The push-relabel launches' control words (u64, zero at launch): the barrier's arrivals,
+/// three frontier or work-list sizes in turn, then the relabelling's active vertices and BFS
+/// levels and the push cycles run.
+pub(crate) const PR_ARRIVALS: usize = 0;
+pub(crate) const PR_SIZES: usize = PR_ARRIVALS + 1;
+pub(crate) const PR_ACTIVE: usize = PR_SIZES + 3;
+pub(crate) const PR_LEVELS: usize = PR_ACTIVE + 1;
+pub(crate) const PR_CYCLES_RUN: usize = PR_LEVELS + 1;
+pub(crate) const PR_WORDS: usize = PR_CYCLES_RUN + 1;
+
+/// Push cycles between global relabellings: [`ROUND_CYCLES`], or the value of
+/// [`ROUND_CYCLES_ENV`] where set; a value that is not a positive whole number below 2^31 is
+/// refused.
+pub(crate) fn round_cycles() -> thicket_core::Result<u32> {
+    round_cycles_from(std::env::var(ROUND_CYCLES_ENV).ok().as_deref())
+}
+
+fn round_cycles_from(value: Option<&str>) -> thicket_core::Result<u32> {
+    match value {
+        None => Ok(ROUND_CYCLES),
+        Some(text) => match text.trim().parse::<u32>() {
+            Ok(cycles) if cycles > 0 && cycles < 1 << 31 => Ok(cycles),
+            _ => Err(thicket_core::Error::InvalidInput(format!(
+                "{ROUND_CYCLES_ENV}={text:?} is not a positive whole number of push cycles \
+                 below 2^31"
+            ))),
+        },
+    }
+}
 
 /// The MPM device functions `mpm.cu` and `mpm_fused.cu` share (`kernels/mpm.cuh`).
 const MPM_HEADER: Header = Header {
@@ -36,7 +70,15 @@ fn defines() -> Vec<String> {
 }
 
 fn push_relabel_defines() -> Vec<String> {
-    vec![define("THREADS", THREADS), define("CYCLES", CYCLES)]
+    vec![
+        define("THREADS", PR_THREADS),
+        define("DISCHARGE", DISCHARGE),
+        define("ARRIVALS", PR_ARRIVALS),
+        define("SIZES", PR_SIZES),
+        define("ACTIVE", PR_ACTIVE),
+        define("LEVELS", PR_LEVELS),
+        define("CYCLES_RUN", PR_CYCLES_RUN),
+    ]
 }
 
 /// Threads per block of the one-launch MPM (one block per SM: each block's arrival is one
@@ -119,7 +161,7 @@ thicket_gpu::kernel_modules! {
         headers: [THICKET_HEADER],
         linked: false,
         defines: push_relabel_defines,
-        kernels: [pr_round, gr_init, gr_level, pr_active],
+        kernels: [global_relabel, push_cycles],
         functions: pub PushRelabelKernels,
     }
 
@@ -131,5 +173,21 @@ thicket_gpu::kernel_modules! {
         defines: fused_defines,
         kernels: [mpm_fused],
         functions: pub MpmFusedKernels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_push_cycles_per_round_come_from_the_environment_where_set() {
+        assert_eq!(round_cycles_from(None).unwrap(), ROUND_CYCLES);
+        assert_eq!(round_cycles_from(Some("256")).unwrap(), 256);
+        for bad in ["0", "-4", "lots", "", "2147483648"] {
+            let err = round_cycles_from(Some(bad)).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad}");
+            assert!(err.to_string().contains(ROUND_CYCLES_ENV), "{err}");
+        }
     }
 }

@@ -275,12 +275,7 @@ fn state(r: &mut Residual, excess: Vec<u64>, target: u32, other: u32) -> PushRel
 
 /// Turns a maximum preflow with `excess` into a flow: the excess that cannot reach the sink
 /// goes back to the source (phase 2, the same discharge loop toward the source).
-pub(crate) fn return_excess(
-    r: &mut Residual,
-    mut excess: Vec<u64>,
-    source: u32,
-    sink: u32,
-) -> SolveStats {
+fn return_excess(r: &mut Residual, mut excess: Vec<u64>, source: u32, sink: u32) -> SolveStats {
     excess[sink as usize] = 0;
     let mut phase = state(r, excess, source, sink);
     phase.run();

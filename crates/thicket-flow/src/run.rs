@@ -63,9 +63,9 @@ pub enum Strategy {
     /// The thesis's active-vertices GPU MPM as written: host loops, scans list the vertices
     /// each launch works on.
     MpmScan,
-    /// Lock-free push-relabel on the GPU (Hong 2008) with global relabelling; the excess that
-    /// cannot reach the sink goes back to the source on the CPU (the GPU default: by far the
-    /// fastest GPU strategy, see docs/maxflow.md).
+    /// Lock-free push-relabel on the GPU (Hong 2008) with global relabelling, both phases
+    /// (the excess to the sink, then what cannot reach it back to the source) on the device
+    /// (the GPU default: by far the fastest GPU strategy, see docs/maxflow.md).
     PushRelabelGpu,
 }
 

@@ -97,5 +97,13 @@ fn maxflow_gpu_strategies_match_the_references_on_larger_networks() {
         Some(1_933_769),
         &["push-relabel-gpu"],
     );
+    // Issue 33's network (2.1 M vertices): the value of thicket's CPU push-relabel, certified
+    // by its min cut (no outside solver finished it; docs/maxflow.md).
+    flows_against(
+        &mut checks,
+        "--generate=genrmf:128:128:1:10000:1",
+        Some(80_901_996),
+        &["push-relabel-gpu"],
+    );
     checks.finish();
 }

@@ -33,23 +33,25 @@ pub(crate) enum GpuStrategy {
     MpmActive,
     /// Lists of active vertices by scans, for push/pull and pruning (host loops).
     MpmScan,
-    /// Lock-free push-relabel with global relabelling (Hong 2008); the excess that cannot
-    /// reach the sink is returned to the source on the CPU.
+    /// Lock-free push-relabel (Hong 2008) on work lists, with a one-launch global
+    /// relabelling; both phases (to the sink, the stranded excess back to the source) on the
+    /// device.
     PushRelabel,
 }
 
-/// Time per phase (device time by events; the host's part of the GPU push-relabel and the
-/// phases of `mpm-serial` by the clock), by name, and kernel launches.
+/// Time per phase (device time by events; the phases of `mpm-serial` by the clock), by name,
+/// and kernel launches.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GpuPhases {
     /// Seconds per phase, in the order first met: MPM `layered` (BFS levels, layered vertices,
     /// potentials), `prune` (with its scans), `push_pull` (with the argmin and scans);
-    /// push-relabel `push_relabel`, `global_relabel` and `host_return` (the excess returned
-    /// to the source on the CPU).
+    /// push-relabel `global_relabel` and `push_relabel` (toward the sink), `return_relabel`
+    /// and `return_push` (the excess that cannot reach the sink back to the source).
     pub seconds: Vec<(&'static str, f64)>,
     /// Kernel launches.
     pub launches: u64,
-    /// Grid barriers inside the launches (the one-launch MPM's rounds).
+    /// Grid barriers inside the launches (the one-launch MPM's rounds, the global
+    /// relabellings' BFS levels).
     pub barriers: u64,
 }
 
