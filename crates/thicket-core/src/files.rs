@@ -1,5 +1,6 @@
 //! Output files that appear whole or not at all.
 
+use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,30 @@ pub fn write_atomically_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    through_temporary(path, |file| {
+        let mut out = BufWriter::new(file);
+        fill(&mut out)?;
+        out.flush()
+    })
+}
+
+/// Writes `path` as [`write_atomically_with`] does, for a writer that knows the file's length
+/// and fills it at positions of its own (several threads at once, through a memory map or
+/// positioned writes): `fill` gets the temporary file, already `len` bytes long (of zeros
+/// until written); its writes through a map are on disk before the rename too.
+pub fn write_atomically_sized(
+    path: &Path,
+    len: u64,
+    fill: impl FnOnce(&File) -> std::io::Result<()>,
+) -> Result<()> {
+    through_temporary(path, |file| {
+        file.set_len(len)?;
+        fill(file)
+    })
+}
+
+/// The temporary file, its fsync, permissions and rename behind both writers above.
+fn through_temporary(path: &Path, fill: impl FnOnce(&File) -> std::io::Result<()>) -> Result<()> {
     let fail = |e: std::io::Error| Error::file(path, e);
     let target = link_target(path).map_err(fail)?;
     let path = target.as_path();
@@ -32,11 +57,7 @@ pub fn write_atomically_with(
             ),
         ))
     })?;
-    {
-        let mut out = BufWriter::new(file.as_file());
-        fill(&mut out).map_err(fail)?;
-        out.flush().map_err(fail)?;
-    }
+    fill(file.as_file()).map_err(fail)?;
     file.as_file().sync_all().map_err(fail)?;
     let permissions = match std::fs::metadata(path) {
         Ok(existing) => Some(existing.permissions()),
@@ -145,5 +166,24 @@ mod tests {
             std::fs::read_to_string(dir.path().join("made.txt")).unwrap(),
             "made\n"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_sized_write_fills_its_positions_and_keeps_the_old_file_on_error() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.bin");
+        write_atomically_sized(&path, 6, |file| {
+            file.write_all_at(b"def", 3)?;
+            file.write_all_at(b"abc", 0)
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"abcdef");
+        let err = write_atomically_sized(&path, 4, |_| Err(std::io::Error::other("no room")))
+            .unwrap_err();
+        assert!(err.to_string().contains("out.bin"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"abcdef");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

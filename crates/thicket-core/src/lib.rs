@@ -20,7 +20,7 @@ pub mod text;
 pub use backend::{backend_for, Backend};
 pub use cpu::{cpu_path, CpuPath};
 pub use error::{Error, Result};
-pub use files::{write_atomically, write_atomically_with};
+pub use files::{write_atomically, write_atomically_sized, write_atomically_with};
 pub use input::{is_stdio, read_bytes, read_text};
 pub use kernel::{
     benchmark_kernel, object, with_fallback, Kernel, Measured, Placement, RunOptions,

@@ -87,6 +87,20 @@ struct EdgeStream<'a> {
 }
 
 impl EdgeStream<'_> {
+    /// Renames the ends of `edges` drawn by [`EdgeStream::edge`] by Kronecker's permutation
+    /// (nothing for the others). A loop of nothing but lookups keeps many of these random
+    /// reads of a table larger than the caches in flight at once; made between one edge's
+    /// draws, each waited alone (at scale 22 the drawing took 2.7 times the CPU time).
+    fn rename(&self, edges: &mut [Edge]) {
+        if self.permutation.is_empty() {
+            return;
+        }
+        edges.par_iter_mut().with_min_len(1 << 12).for_each(|e| {
+            e.0 = self.permutation[e.0 as usize];
+            e.1 = self.permutation[e.1 as usize];
+        });
+    }
+
     /// Numbers each edge draws: Kronecker scale quadrant choices then the weight; uniform
     /// two ends then the weight; a grid's edge its weight.
     fn draws(&self) -> u64 {
@@ -97,7 +111,7 @@ impl EdgeStream<'_> {
         }
     }
 
-    /// Edge `k` of the stream.
+    /// Edge `k` of the stream, Kronecker's ends not yet renamed (see [`EdgeStream::rename`]).
     fn edge(&self, k: u64) -> Edge {
         let mut rng = self.start.clone();
         rng.skip(k * self.draws());
@@ -115,12 +129,8 @@ impl EdgeStream<'_> {
                     u = (u << 1) | bu;
                     v = (v << 1) | bv;
                 }
-                let w = weight(&mut rng);
-                (
-                    self.permutation[u as usize],
-                    self.permutation[v as usize],
-                    w,
-                )
+                // The ids renamed later, by `rename`, many edges at a time.
+                (u, v, weight(&mut rng))
             }
             Generator::Uniform { vertices, .. } => {
                 let u = rng.below(u64::from(vertices)) as u32;
@@ -236,6 +246,7 @@ impl Generator {
         for first in (0..count).step_by(BLOCK_EDGES as usize) {
             let last = (first + BLOCK_EDGES).min(count);
             edges.par_extend((first..last).into_par_iter().map(|k| stream.edge(k)));
+            stream.rename(&mut edges[first as usize..]);
             progress.inc(last - first);
         }
         Ok(edges)

@@ -280,6 +280,10 @@ fn write_graph(
             return Err(Error::InvalidInput(format!("{}: {why}", path.display())));
         }
     }
+    let gzipped = compressed::named_compressed(path);
+    if format == Format::Binary && !gzipped {
+        return binary::write_file(path, graph, first_id, symmetric);
+    }
     let target = Written {
         graph,
         format,
@@ -287,7 +291,7 @@ fn write_graph(
         symmetric,
         ids,
     };
-    thicket_core::write_atomically_with(path, |out| match compressed::named_compressed(path) {
+    thicket_core::write_atomically_with(path, |out| match gzipped {
         true => compressed::deflating(out, |out| target.to(out)),
         false => target.to(out),
     })

@@ -4,6 +4,7 @@
 //! the one its header implies is refused before anything is allocated.
 
 use std::io::Write;
+use std::path::Path;
 
 use rayon::prelude::*;
 use thicket_core::{Error, Result};
@@ -84,16 +85,12 @@ pub(super) fn read(file: &str, bytes: &[u8]) -> Result<Loaded> {
     })
 }
 
-/// Writes `g` as a `.tgr` file, vertex 0 numbered `first_id` (0 or 1), with `symmetric`.
-pub(super) fn write(
-    out: &mut dyn Write,
-    g: &Graph,
-    first_id: u32,
-    symmetric: bool,
-) -> std::io::Result<()> {
-    out.write_all(MAGIC)?;
-    out.write_all(&(g.vertices() as u64).to_le_bytes())?;
-    out.write_all(&g.arcs().to_le_bytes())?;
+/// The header of `g`'s `.tgr`, vertex 0 numbered `first_id` (0 or 1), with `symmetric`.
+fn header(g: &Graph, first_id: u32, symmetric: bool) -> [u8; HEADER] {
+    let mut header = [0u8; HEADER];
+    header[..8].copy_from_slice(MAGIC);
+    header[8..16].copy_from_slice(&(g.vertices() as u64).to_le_bytes());
+    header[16..24].copy_from_slice(&g.arcs().to_le_bytes());
     let mut flags = 0;
     if g.weights.is_some() {
         flags |= WEIGHTED;
@@ -101,7 +98,66 @@ pub(super) fn write(
     if symmetric {
         flags |= SYMMETRIC;
     }
-    out.write_all(&[flags, first_id.min(1) as u8])?;
+    header[24] = flags;
+    header[25] = first_id.min(1) as u8;
+    header
+}
+
+/// Bytes one thread copies at a time into the mapped file: many pieces per thread, each
+/// large beside the cost of handing it out.
+const COPY_BYTES: usize = 8 << 20;
+
+/// Writes `g` to `path` as a `.tgr` file (see [`write`]) through a temporary file renamed
+/// at the end. On a little-endian machine the file is sized first and mapped, and the pool's
+/// threads copy the arrays' own bytes into it piece by piece: the page cache is filled on
+/// every core (Linux serialises `write` calls to one file, so a single writer, or several
+/// positioned ones, fill it at one core's speed). Elsewhere through [`write`].
+pub(super) fn write_file(path: &Path, g: &Graph, first_id: u32, symmetric: bool) -> Result<()> {
+    if cfg!(target_endian = "big") {
+        return thicket_core::write_atomically_with(path, |out| write(out, g, first_id, symmetric));
+    }
+    let header = header(g, first_id, symmetric);
+    let mut sections: Vec<&[u8]> = vec![&header, bytes_of(&g.offsets), bytes_of(&g.targets)];
+    if let Some(weights) = &g.weights {
+        sections.push(bytes_of(weights));
+    }
+    let len: usize = sections.iter().map(|s| s.len()).sum();
+    thicket_core::write_atomically_sized(path, len as u64, |file| {
+        // SAFETY: the file is the new temporary file (named at random, owner-only), which
+        // nothing else opens, truncates or writes while the map lives; it is `len` bytes
+        // long (sized by `write_atomically_sized`), the map's length.
+        let mut map = unsafe { memmap2::MmapOptions::new().len(len).map_mut(file)? };
+        let mut rest = &mut map[..];
+        let mut pieces = Vec::new();
+        for section in sections {
+            let (into, after) = rest.split_at_mut(section.len());
+            rest = after;
+            pieces.extend(into.chunks_mut(COPY_BYTES).zip(section.chunks(COPY_BYTES)));
+        }
+        pieces
+            .into_par_iter()
+            .for_each(|(into, from)| into.copy_from_slice(from));
+        Ok(())
+    })
+}
+
+/// The in-memory bytes of `values` (on a little-endian machine, their little-endian bytes).
+fn bytes_of<T: Word>(values: &[T]) -> &[u8] {
+    // SAFETY: `T` is u32 or u64 (the only `Word`s), plain integers without padding; u8 has
+    // alignment 1 and the span is exactly the slice's, borrowed for as long as it.
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
+}
+
+/// Writes `g` as a `.tgr` file, vertex 0 numbered `first_id` (0 or 1), with `symmetric`.
+pub(super) fn write(
+    out: &mut dyn Write,
+    g: &Graph,
+    first_id: u32,
+    symmetric: bool,
+) -> std::io::Result<()> {
+    out.write_all(&header(g, first_id, symmetric))?;
     write_le(out, &g.offsets)?;
     write_le(out, &g.targets)?;
     if let Some(weights) = &g.weights {
@@ -137,13 +193,7 @@ impl Word for u64 {
 /// converted on every core a few million at a time.
 fn write_le<T: Word>(out: &mut dyn Write, values: &[T]) -> std::io::Result<()> {
     if cfg!(target_endian = "little") {
-        // SAFETY: `T` is u32 or u64 (the only `Word`s), plain integers without padding whose
-        // in-memory bytes are, on this machine, their little-endian bytes; u8 has alignment
-        // 1 and the span is exactly the slice's.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-        };
-        return out.write_all(bytes);
+        return out.write_all(bytes_of(values));
     }
     for slice in values.chunks(1 << 22) {
         let converted: Vec<u8> = slice
