@@ -296,30 +296,45 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     const real x_step = (real)exp(o.x_sign * (o.log_u - o.log_drift));
     // Today's layer and the next two around today's state (for the price and greeks; layers 0,
     // 1 and 2 at nodes 0 .. 2 where the option starts today); `since` layers into the round
-    // (their drift is not yet taken out).
-    const long long capture_lo = max(keep_lo, o.lo);
-    const long long capture_end = min(capture_hi, o.lo + FIRST_NODES);
-    const bool captures = own_lane && layers != nullptr && base + R > capture_lo &&
-                          base < capture_end;
+    // (their drift is not yet taken out). A vanilla always starts today (seasoning is a
+    // lookback's), so its kernels know today = 0 and keep nodes 0 .. 2 from the lane that owns
+    // node 0, as they did before seasoned lookbacks: the runtime window cost NVIDIA's book
+    // 20% in f32 (docs/benchmarks.md).
+    const int today = LOOKBACK ? o.today : 0;
+    const long long capture_lo = LOOKBACK ? max(keep_lo, o.lo) : 0;
+    const long long capture_end = LOOKBACK ? min(capture_hi, o.lo + FIRST_NODES) : 0;
+    const bool captures = LOOKBACK ? own_lane && layers != nullptr && base + R > capture_lo &&
+                                         base < capture_end
+                                   : owns_zero && layers != nullptr;
     auto capture = [&](int i, const real(&values)[R], int since) {
-        const int k = i - o.today;
+        const int k = i - today;
         if (captures && k >= 0 && k <= 2) {
             double unscale = SCALED ? exp(o.growth * (double)(o.steps - i)) : 1.0;
             if (DRIFTS) {
                 unscale *= residual * exp(-(double)since * log_drift);
             }
+            if constexpr (LOOKBACK) {
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const long long j = base + r;
-                if (j >= capture_lo && j < capture_end && j <= i) {
-                    layers[FIRST_NODES * k + (j - o.lo)] = (real)((double)values[r] * unscale);
+                for (int r = 0; r < R; ++r) {
+                    const long long j = base + r;
+                    if (j >= capture_lo && j < capture_end && j <= i) {
+                        layers[FIRST_NODES * k + (j - o.lo)] =
+                            (real)((double)values[r] * unscale);
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int r = 0; r < 3; ++r) {
+                    if (r <= i) {
+                        layers[FIRST_NODES * k + r] = (real)((double)values[r] * unscale);
+                    }
                 }
             }
         }
     };
     // The leaves are kept too where they are one of those layers (N <= 2): computed again
     // here, as no register holds them.
-    if (in == nullptr && top + 1 <= o.today + 2) {
+    if (in == nullptr && top + 1 <= today + 2) {
         real leaves[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
@@ -530,7 +545,7 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
         const int run = min(round == 0 ? first_run : R, steps - s);
         // The round's last layer is top - s - run: at or below today + 2, it may hold the
         // nodes the read-out needs.
-        if (top - s - run <= o.today + 2) {
+        if (top - s - run <= today + 2) {
             advance(s, run, true);
         } else if (LOOKBACK && run == R) {
             whole_round(s);
