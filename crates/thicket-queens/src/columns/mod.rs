@@ -23,6 +23,7 @@
 //! about 1.5% of the time at n = 16.
 
 mod matcher;
+mod middle_row;
 mod quarters;
 
 use rayon::prelude::*;
@@ -30,7 +31,8 @@ use thicket_core::Progress;
 
 use crate::count::board_mask;
 use matcher::{disjoint_pairs, MatchScratch};
-use quarters::QuarterTable;
+use middle_row::MiddleRowTable;
+use quarters::{on_board, QuarterTable};
 
 /// The board sizes the column join counts: below, the halves are too small to gain; above, the
 /// quarter table outgrows memory (its placements, 8 bytes each: n = 18 7 MB, n = 19 20 MB,
@@ -118,14 +120,16 @@ fn next_combination(x: u32) -> u32 {
 
 /// Appends the keys of every half on `rows` (a board row mask) and the `cut.half` columns
 /// from `first_col`: each pair of a north and a south quarter placement on complementary
-/// columns that share no diagonal and leave the middle queen's lines free. `south` is scratch
-/// space. Written once and compiled for each CPU path.
+/// columns that share no diagonal and leave the middle queen's lines free. On odd boards the
+/// half that holds the middle row takes its south placements, one row taller, from the
+/// thread's `middle_row` table. `south` is scratch space. Written once and compiled for each
+/// CPU path.
 macro_rules! each_half {
     ($(#[$attr:meta])* $name:ident) => {
         $(#[$attr])*
         fn $name(
             cut: &Cut,
-            table: &QuarterTable,
+            (table, middle_row): (&QuarterTable, &mut MiddleRowTable),
             (rows, first_col): (u32, u32),
             middle: &Lines,
             south: &mut Vec<(u64, u64, u64)>,
@@ -134,14 +138,30 @@ macro_rules! each_half {
             let (n, half) = (cut.n, cut.half);
             let all_cols = board_mask(half as usize);
             let north_rows = rows & all_cols;
-            let south_rows = rows >> half;
+            // The rows below the middle row (odd boards) or the north quarter; the half that
+            // holds the middle row joins it to them, one rectangle row more.
+            let below = rows >> cut.first_east & all_cols;
+            let holds_middle_row = cut.first_east != half && rows >> half & 1 == 1;
+            let (south_corner, south_height) = if holds_middle_row {
+                middle_row.hold(table, below);
+                ((half, first_col), half + 1)
+            } else {
+                ((cut.first_east, first_col), half)
+            };
+            let middle_row = &*middle_row;
             let mut cols: u32 = (1 << north_rows.count_ones()) - 1;
             while cols <= all_cols {
                 let north = table.placements(north_rows, cols);
                 south.clear();
                 if !north.is_empty() {
-                    for &placement in table.placements(south_rows, all_cols ^ cols) {
-                        let lines = table.on_board(n, (half, first_col), placement);
+                    let south_cols = all_cols ^ cols;
+                    let placed = if holds_middle_row {
+                        middle_row.placements(south_cols)
+                    } else {
+                        table.placements(below, south_cols)
+                    };
+                    for &placement in placed {
+                        let lines = on_board(n, south_height, south_corner, placement);
                         if lines.falling & middle.falling | lines.rising & middle.rising == 0 {
                             south.push((lines.falling, lines.rising, cut.key(lines.falling, lines.rising)));
                         }
@@ -238,6 +258,9 @@ fn row_sets(cut: &Cut) -> Vec<RowSet> {
 struct Scratch {
     east: Vec<u64>,
     west: Vec<u64>,
+    /// Each side's middle-row table (odd boards), kept while the next row sets share its rows.
+    east_middle_row: MiddleRowTable,
+    west_middle_row: MiddleRowTable,
     south: Vec<(u64, u64, u64)>,
     matcher: MatchScratch,
 }
@@ -246,18 +269,27 @@ struct Scratch {
 fn count_row_set(cut: &Cut, table: &QuarterTable, set: &RowSet, scratch: &mut Scratch) -> u64 {
     let middle = cut.start(set.middle_row);
     let west_rows = cut.half_rows(set.middle_row) & !set.east_rows;
-    for (side, keys) in [
-        ((set.east_rows, cut.first_east), &mut scratch.east),
-        ((west_rows, 0), &mut scratch.west),
+    for (side, keys, middle_row) in [
+        (
+            (set.east_rows, cut.first_east),
+            &mut scratch.east,
+            &mut scratch.east_middle_row,
+        ),
+        (
+            (west_rows, 0),
+            &mut scratch.west,
+            &mut scratch.west_middle_row,
+        ),
     ] {
         keys.clear();
+        let tables = (table, middle_row);
         #[cfg(target_arch = "x86_64")]
         if thicket_core::cpu_path() == thicket_core::CpuPath::Fast {
             // SAFETY: the fast path is taken only where the CPU has its features.
-            unsafe { each_half_fast(cut, table, side, &middle, &mut scratch.south, keys) };
+            unsafe { each_half_fast(cut, tables, side, &middle, &mut scratch.south, keys) };
             continue;
         }
-        each_half_portable(cut, table, side, &middle, &mut scratch.south, keys);
+        each_half_portable(cut, tables, side, &middle, &mut scratch.south, keys);
     }
     disjoint_pairs(
         &scratch.east,
@@ -273,8 +305,7 @@ pub fn count_total(n: usize, progress: &Progress) -> u128 {
     debug_assert!(COLUMN_JOIN_SIZES.contains(&n));
     let cut = Cut::new(n);
     let sets = row_sets(&cut);
-    // The south quarter of odd boards holds the middle row too.
-    let table = QuarterTable::new(cut.n - cut.half, cut.half);
+    let table = QuarterTable::new(cut.half, cut.half);
     progress.set_total(sets.len() as u64);
     sets.par_iter()
         .map_init(Scratch::default, |scratch, set| {
@@ -319,14 +350,17 @@ mod tests {
         }
         for n in [11, 12] {
             let cut = Cut::new(n);
-            let table = QuarterTable::new(cut.n - cut.half, cut.half);
+            let table = QuarterTable::new(cut.half, cut.half);
+            let mut middle_row = MiddleRowTable::default();
             for set in row_sets(&cut) {
                 let middle = cut.start(set.middle_row);
                 let (mut portable, mut fast, mut south) = (Vec::new(), Vec::new(), Vec::new());
                 let side = (set.east_rows, cut.first_east);
-                each_half_portable(&cut, &table, side, &middle, &mut south, &mut portable);
+                let tables = (&table, &mut middle_row);
+                each_half_portable(&cut, tables, side, &middle, &mut south, &mut portable);
+                let tables = (&table, &mut middle_row);
                 // SAFETY: the CPU has the fast path's features (checked above).
-                unsafe { each_half_fast(&cut, &table, side, &middle, &mut south, &mut fast) };
+                unsafe { each_half_fast(&cut, tables, side, &middle, &mut south, &mut fast) };
                 assert_eq!(fast, portable, "n={n}");
             }
         }
