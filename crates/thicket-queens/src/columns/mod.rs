@@ -197,58 +197,59 @@ macro_rules! each_half {
 each_half!(each_half_portable);
 thicket_core::fast_path!(each_half!(each_half_fast));
 
-/// One row set to count: the middle queen's row (odd boards), the east rows, and how many row
-/// sets of the whole count it stands for.
+/// One row set to count: the east rows, and how many row sets of the whole count it stands
+/// for (the middle queen's row, on odd boards, is its list's).
 #[derive(Debug, Clone, Copy)]
 struct RowSet {
-    middle_row: Option<u32>,
     east_rows: u32,
-    weight: u64,
+    weight: u32,
 }
 
-/// The row sets to count, one per symmetry orbit, each weighted by its orbit's size.
-fn row_sets(cut: &Cut) -> Vec<RowSet> {
-    let n = cut.n;
-    let middles: Vec<Option<u32>> = if n.is_multiple_of(2) {
+/// The middle queen's rows to count: none on even boards, else the rows down to the centre.
+fn middle_rows(cut: &Cut) -> Vec<Option<u32>> {
+    if cut.n.is_multiple_of(2) {
         vec![None]
     } else {
-        (0..=n / 2).map(Some).collect()
+        (0..=cut.n / 2).map(Some).collect()
+    }
+}
+
+/// The row sets to count with the middle queen in `middle_row`, one per symmetry orbit, each
+/// weighted by its orbit's size.
+fn row_sets(cut: &Cut, middle_row: Option<u32>) -> Vec<RowSet> {
+    let n = cut.n;
+    let rows = cut.half_rows(middle_row);
+    // Top-to-bottom mirroring maps this middle row to itself only at the centre (and for even
+    // boards); elsewhere it maps to the row counted twice.
+    let (mirrored_here, weight) = match middle_row {
+        Some(m) if m != n / 2 => (false, 2),
+        _ => (true, 1),
+    };
+    let spread = |x: u32| match middle_row {
+        Some(m) => (x & ((1 << m) - 1)) | (x >> m) << (m + 1),
+        None => x,
     };
     let mut sets = Vec::new();
-    for middle_row in middles {
-        let rows = cut.half_rows(middle_row);
-        // Top-to-bottom mirroring maps this middle row to itself only at the centre (and for
-        // even boards); elsewhere it maps to the row counted twice here.
-        let (mirrored_here, weight) = match middle_row {
-            Some(m) if m != n / 2 => (false, 2),
-            _ => (true, 1),
-        };
-        let spread = |x: u32| match middle_row {
-            Some(m) => (x & ((1 << m) - 1)) | (x >> m) << (m + 1),
-            None => x,
-        };
-        // Every subset of `half` of the `2 * half` rows.
-        let mut x: u32 = (1 << cut.half) - 1;
-        let end = 1u32 << (2 * cut.half);
-        while x < end {
-            let east_rows = spread(x);
-            let mut orbit = [east_rows, rows & !east_rows, east_rows, east_rows];
-            if mirrored_here {
-                orbit[2] = cut.reversed(orbit[0]);
-                orbit[3] = cut.reversed(orbit[1]);
-            }
-            if orbit.iter().all(|&o| east_rows <= o) {
-                let mut distinct = orbit;
-                distinct.sort_unstable();
-                let size = 1 + distinct.windows(2).filter(|w| w[0] != w[1]).count() as u64;
-                sets.push(RowSet {
-                    middle_row,
-                    east_rows,
-                    weight: weight * size,
-                });
-            }
-            x = next_combination(x);
+    // Every subset of `half` of the `2 * half` rows.
+    let mut x: u32 = (1 << cut.half) - 1;
+    let end = 1u32 << (2 * cut.half);
+    while x < end {
+        let east_rows = spread(x);
+        let mut orbit = [east_rows, rows & !east_rows, east_rows, east_rows];
+        if mirrored_here {
+            orbit[2] = cut.reversed(orbit[0]);
+            orbit[3] = cut.reversed(orbit[1]);
         }
+        if orbit.iter().all(|&o| east_rows <= o) {
+            let mut distinct = orbit;
+            distinct.sort_unstable();
+            let size = 1 + distinct.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+            sets.push(RowSet {
+                east_rows,
+                weight: weight * size,
+            });
+        }
+        x = next_combination(x);
     }
     sets
 }
@@ -266,9 +267,14 @@ struct Scratch {
 }
 
 /// The solutions of one row set: its east and west halves' keys, then their disjoint pairs.
-fn count_row_set(cut: &Cut, table: &QuarterTable, set: &RowSet, scratch: &mut Scratch) -> u64 {
-    let middle = cut.start(set.middle_row);
-    let west_rows = cut.half_rows(set.middle_row) & !set.east_rows;
+fn count_row_set(
+    cut: &Cut,
+    table: &QuarterTable,
+    (middle_row, set): (Option<u32>, &RowSet),
+    scratch: &mut Scratch,
+) -> u64 {
+    let middle = cut.start(middle_row);
+    let west_rows = cut.half_rows(middle_row) & !set.east_rows;
     for (side, keys, middle_row) in [
         (
             (set.east_rows, cut.first_east),
@@ -304,17 +310,26 @@ fn count_row_set(cut: &Cut, table: &QuarterTable, set: &RowSet, scratch: &mut Sc
 pub fn count_total(n: usize, progress: &Progress) -> u128 {
     debug_assert!(COLUMN_JOIN_SIZES.contains(&n));
     let cut = Cut::new(n);
-    let sets = row_sets(&cut);
     let table = QuarterTable::new(cut.half, cut.half);
-    progress.set_total(sets.len() as u64);
-    sets.par_iter()
-        .map_init(Scratch::default, |scratch, set| {
-            if progress.stop_requested() {
-                return 0;
-            }
-            let solutions = count_row_set(&cut, &table, set, scratch);
-            progress.inc(1);
-            u128::from(set.weight) * u128::from(solutions)
+    // One middle row's sets at a time, listed twice (the first time only to count them for
+    // the progress total, a few ms) rather than all kept: n = 19 has 231 073.
+    let middles = middle_rows(&cut);
+    let sets_in_all = middles.iter().map(|&m| row_sets(&cut, m).len() as u64);
+    progress.set_total(sets_in_all.sum());
+    middles
+        .iter()
+        .map(|&middle_row| {
+            row_sets(&cut, middle_row)
+                .par_iter()
+                .map_init(Scratch::default, |scratch, set| {
+                    if progress.stop_requested() {
+                        return 0;
+                    }
+                    let solutions = count_row_set(&cut, &table, (middle_row, set), scratch);
+                    progress.inc(1);
+                    u128::from(set.weight) * u128::from(solutions)
+                })
+                .sum::<u128>()
         })
         .sum()
 }
@@ -332,8 +347,11 @@ mod tests {
         }
         for n in [10, 11, 12, 13, 16, 17] {
             let cut = Cut::new(n);
-            let sets = row_sets(&cut);
-            let covered: u64 = sets.iter().map(|s| s.weight).sum();
+            let covered: u64 = middle_rows(&cut)
+                .into_iter()
+                .flat_map(|m| row_sets(&cut, m))
+                .map(|s| u64::from(s.weight))
+                .sum();
             let middles = if n % 2 == 0 { 1 } else { n as u64 };
             let half = u64::from(cut.half);
             assert_eq!(covered, middles * binomial(2 * half, half), "n={n}");
@@ -351,14 +369,17 @@ mod tests {
         for n in [11, 12] {
             let cut = Cut::new(n);
             let table = QuarterTable::new(cut.half, cut.half);
-            let mut middle_row = MiddleRowTable::default();
-            for set in row_sets(&cut) {
-                let middle = cut.start(set.middle_row);
+            let mut middle_row_table = MiddleRowTable::default();
+            for (middle_row, set) in middle_rows(&cut)
+                .into_iter()
+                .flat_map(|m| row_sets(&cut, m).into_iter().map(move |set| (m, set)))
+            {
+                let middle = cut.start(middle_row);
                 let (mut portable, mut fast, mut south) = (Vec::new(), Vec::new(), Vec::new());
                 let side = (set.east_rows, cut.first_east);
-                let tables = (&table, &mut middle_row);
+                let tables = (&table, &mut middle_row_table);
                 each_half_portable(&cut, tables, side, &middle, &mut south, &mut portable);
-                let tables = (&table, &mut middle_row);
+                let tables = (&table, &mut middle_row_table);
                 // SAFETY: the CPU has the fast path's features (checked above).
                 unsafe { each_half_fast(&cut, tables, side, &middle, &mut south, &mut fast) };
                 assert_eq!(fast, portable, "n={n}");
