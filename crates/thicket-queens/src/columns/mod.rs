@@ -17,8 +17,10 @@
 //! `n - 1 - m`, so only `m <= n / 2` is counted, the rows above the centre twice.
 //!
 //! The halves of each `R` are joined from one table of quarter-board placements ([`quarters`])
-//! and kept only while their `R` is counted: memory is the quarter table, shared, and two key
-//! lists and a block's tables per thread. The join gives the total only; the fundamental count
+//! and kept only while their `R` is counted: memory is the `h x h` quarter table, shared (odd
+//! boards too: the middle row is joined to a south quarter per thread, [`middle_row`]), and
+//! per thread two key lists, one block's tables and two middle-row tables; the row sets are
+//! listed one middle row at a time. The join gives the total only; the fundamental count
 //! comes from Burnside's lemma and the rotation-symmetric solutions ([`crate::rotations`]),
 //! about 1.5% of the time at n = 16.
 
@@ -35,8 +37,8 @@ use middle_row::MiddleRowTable;
 use quarters::{on_board, QuarterTable};
 
 /// The board sizes the column join counts: below, the halves are too small to gain; above, the
-/// quarter table outgrows memory (its placements, 8 bytes each: n = 18 7 MB, n = 19 20 MB,
-/// n = 20 60 MB, n = 21 173 MB), and the constellations' line search counts.
+/// quarter table outgrows memory (its `h x h` placements, 8 bytes each: n = 18 and 19 7 MB,
+/// n = 20 60 MB), and the constellations' line search counts.
 pub const COLUMN_JOIN_SIZES: std::ops::RangeInclusive<usize> = 10..=20;
 
 /// Queens' diagonals in board coordinates: "\\" ones (bit `c + n - 1 - r`) and "/" ones
