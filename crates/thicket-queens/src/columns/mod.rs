@@ -17,12 +17,15 @@
 //! `n - 1 - m`, so only `m <= n / 2` is counted, the rows above the centre twice.
 //!
 //! The halves of each `R` are joined from one table of quarter-board placements ([`quarters`])
-//! and kept only while their `R` is counted: memory is the quarter table, shared, and two key
-//! lists and a block's tables per thread. The join gives the total only; the fundamental count
+//! and kept only while their `R` is counted: memory is the `h x h` quarter table, shared (odd
+//! boards too: the middle row is joined to a south quarter per thread, [`middle_row`]), and
+//! per thread two key lists, one block's tables and two middle-row tables; the row sets are
+//! listed one middle row at a time. The join gives the total only; the fundamental count
 //! comes from Burnside's lemma and the rotation-symmetric solutions ([`crate::rotations`]),
 //! about 1.5% of the time at n = 16.
 
 mod matcher;
+mod middle_row;
 mod quarters;
 
 use rayon::prelude::*;
@@ -30,11 +33,12 @@ use thicket_core::Progress;
 
 use crate::count::board_mask;
 use matcher::{disjoint_pairs, MatchScratch};
-use quarters::QuarterTable;
+use middle_row::MiddleRowTable;
+use quarters::{on_board, QuarterTable};
 
 /// The board sizes the column join counts: below, the halves are too small to gain; above, the
-/// quarter table outgrows memory (its placements, 8 bytes each: n = 18 7 MB, n = 19 20 MB,
-/// n = 20 60 MB, n = 21 173 MB), and the constellations' line search counts.
+/// quarter table outgrows memory (its `h x h` placements, 8 bytes each: n = 18 and 19 7 MB,
+/// n = 20 60 MB), and the constellations' line search counts.
 pub const COLUMN_JOIN_SIZES: std::ops::RangeInclusive<usize> = 10..=20;
 
 /// Queens' diagonals in board coordinates: "\\" ones (bit `c + n - 1 - r`) and "/" ones
@@ -118,14 +122,16 @@ fn next_combination(x: u32) -> u32 {
 
 /// Appends the keys of every half on `rows` (a board row mask) and the `cut.half` columns
 /// from `first_col`: each pair of a north and a south quarter placement on complementary
-/// columns that share no diagonal and leave the middle queen's lines free. `south` is scratch
-/// space. Written once and compiled for each CPU path.
+/// columns that share no diagonal and leave the middle queen's lines free. On odd boards the
+/// half that holds the middle row takes its south placements, one row taller, from the
+/// thread's `middle_row` table. `south` is scratch space. Written once and compiled for each
+/// CPU path.
 macro_rules! each_half {
     ($(#[$attr:meta])* $name:ident) => {
         $(#[$attr])*
         fn $name(
             cut: &Cut,
-            table: &QuarterTable,
+            (table, middle_row): (&QuarterTable, &mut MiddleRowTable),
             (rows, first_col): (u32, u32),
             middle: &Lines,
             south: &mut Vec<(u64, u64, u64)>,
@@ -134,14 +140,30 @@ macro_rules! each_half {
             let (n, half) = (cut.n, cut.half);
             let all_cols = board_mask(half as usize);
             let north_rows = rows & all_cols;
-            let south_rows = rows >> half;
+            // The rows below the middle row (odd boards) or the north quarter; the half that
+            // holds the middle row joins it to them, one rectangle row more.
+            let below = rows >> cut.first_east & all_cols;
+            let holds_middle_row = cut.first_east != half && rows >> half & 1 == 1;
+            let (south_corner, south_height) = if holds_middle_row {
+                middle_row.hold(table, below);
+                ((half, first_col), half + 1)
+            } else {
+                ((cut.first_east, first_col), half)
+            };
+            let middle_row = &*middle_row;
             let mut cols: u32 = (1 << north_rows.count_ones()) - 1;
             while cols <= all_cols {
                 let north = table.placements(north_rows, cols);
                 south.clear();
                 if !north.is_empty() {
-                    for &placement in table.placements(south_rows, all_cols ^ cols) {
-                        let lines = table.on_board(n, (half, first_col), placement);
+                    let south_cols = all_cols ^ cols;
+                    let placed = if holds_middle_row {
+                        middle_row.placements(south_cols)
+                    } else {
+                        table.placements(below, south_cols)
+                    };
+                    for &placement in placed {
+                        let lines = on_board(n, south_height, south_corner, placement);
                         if lines.falling & middle.falling | lines.rising & middle.rising == 0 {
                             south.push((lines.falling, lines.rising, cut.key(lines.falling, lines.rising)));
                         }
@@ -177,58 +199,59 @@ macro_rules! each_half {
 each_half!(each_half_portable);
 thicket_core::fast_path!(each_half!(each_half_fast));
 
-/// One row set to count: the middle queen's row (odd boards), the east rows, and how many row
-/// sets of the whole count it stands for.
+/// One row set to count: the east rows, and how many row sets of the whole count it stands
+/// for (the middle queen's row, on odd boards, is its list's).
 #[derive(Debug, Clone, Copy)]
 struct RowSet {
-    middle_row: Option<u32>,
     east_rows: u32,
-    weight: u64,
+    weight: u32,
 }
 
-/// The row sets to count, one per symmetry orbit, each weighted by its orbit's size.
-fn row_sets(cut: &Cut) -> Vec<RowSet> {
-    let n = cut.n;
-    let middles: Vec<Option<u32>> = if n.is_multiple_of(2) {
+/// The middle queen's rows to count: none on even boards, else the rows down to the centre.
+fn middle_rows(cut: &Cut) -> Vec<Option<u32>> {
+    if cut.n.is_multiple_of(2) {
         vec![None]
     } else {
-        (0..=n / 2).map(Some).collect()
+        (0..=cut.n / 2).map(Some).collect()
+    }
+}
+
+/// The row sets to count with the middle queen in `middle_row`, one per symmetry orbit, each
+/// weighted by its orbit's size.
+fn row_sets(cut: &Cut, middle_row: Option<u32>) -> Vec<RowSet> {
+    let n = cut.n;
+    let rows = cut.half_rows(middle_row);
+    // Top-to-bottom mirroring maps this middle row to itself only at the centre (and for even
+    // boards); elsewhere it maps to the row counted twice.
+    let (mirrored_here, weight) = match middle_row {
+        Some(m) if m != n / 2 => (false, 2),
+        _ => (true, 1),
+    };
+    let spread = |x: u32| match middle_row {
+        Some(m) => (x & ((1 << m) - 1)) | (x >> m) << (m + 1),
+        None => x,
     };
     let mut sets = Vec::new();
-    for middle_row in middles {
-        let rows = cut.half_rows(middle_row);
-        // Top-to-bottom mirroring maps this middle row to itself only at the centre (and for
-        // even boards); elsewhere it maps to the row counted twice here.
-        let (mirrored_here, weight) = match middle_row {
-            Some(m) if m != n / 2 => (false, 2),
-            _ => (true, 1),
-        };
-        let spread = |x: u32| match middle_row {
-            Some(m) => (x & ((1 << m) - 1)) | (x >> m) << (m + 1),
-            None => x,
-        };
-        // Every subset of `half` of the `2 * half` rows.
-        let mut x: u32 = (1 << cut.half) - 1;
-        let end = 1u32 << (2 * cut.half);
-        while x < end {
-            let east_rows = spread(x);
-            let mut orbit = [east_rows, rows & !east_rows, east_rows, east_rows];
-            if mirrored_here {
-                orbit[2] = cut.reversed(orbit[0]);
-                orbit[3] = cut.reversed(orbit[1]);
-            }
-            if orbit.iter().all(|&o| east_rows <= o) {
-                let mut distinct = orbit;
-                distinct.sort_unstable();
-                let size = 1 + distinct.windows(2).filter(|w| w[0] != w[1]).count() as u64;
-                sets.push(RowSet {
-                    middle_row,
-                    east_rows,
-                    weight: weight * size,
-                });
-            }
-            x = next_combination(x);
+    // Every subset of `half` of the `2 * half` rows.
+    let mut x: u32 = (1 << cut.half) - 1;
+    let end = 1u32 << (2 * cut.half);
+    while x < end {
+        let east_rows = spread(x);
+        let mut orbit = [east_rows, rows & !east_rows, east_rows, east_rows];
+        if mirrored_here {
+            orbit[2] = cut.reversed(orbit[0]);
+            orbit[3] = cut.reversed(orbit[1]);
         }
+        if orbit.iter().all(|&o| east_rows <= o) {
+            let mut distinct = orbit;
+            distinct.sort_unstable();
+            let size = 1 + distinct.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+            sets.push(RowSet {
+                east_rows,
+                weight: weight * size,
+            });
+        }
+        x = next_combination(x);
     }
     sets
 }
@@ -238,26 +261,43 @@ fn row_sets(cut: &Cut) -> Vec<RowSet> {
 struct Scratch {
     east: Vec<u64>,
     west: Vec<u64>,
+    /// Each side's middle-row table (odd boards), kept while the next row sets share its rows.
+    east_middle_row: MiddleRowTable,
+    west_middle_row: MiddleRowTable,
     south: Vec<(u64, u64, u64)>,
     matcher: MatchScratch,
 }
 
 /// The solutions of one row set: its east and west halves' keys, then their disjoint pairs.
-fn count_row_set(cut: &Cut, table: &QuarterTable, set: &RowSet, scratch: &mut Scratch) -> u64 {
-    let middle = cut.start(set.middle_row);
-    let west_rows = cut.half_rows(set.middle_row) & !set.east_rows;
-    for (side, keys) in [
-        ((set.east_rows, cut.first_east), &mut scratch.east),
-        ((west_rows, 0), &mut scratch.west),
+fn count_row_set(
+    cut: &Cut,
+    table: &QuarterTable,
+    (middle_row, set): (Option<u32>, &RowSet),
+    scratch: &mut Scratch,
+) -> u64 {
+    let middle = cut.start(middle_row);
+    let west_rows = cut.half_rows(middle_row) & !set.east_rows;
+    for (side, keys, middle_row) in [
+        (
+            (set.east_rows, cut.first_east),
+            &mut scratch.east,
+            &mut scratch.east_middle_row,
+        ),
+        (
+            (west_rows, 0),
+            &mut scratch.west,
+            &mut scratch.west_middle_row,
+        ),
     ] {
         keys.clear();
+        let tables = (table, middle_row);
         #[cfg(target_arch = "x86_64")]
         if thicket_core::cpu_path() == thicket_core::CpuPath::Fast {
             // SAFETY: the fast path is taken only where the CPU has its features.
-            unsafe { each_half_fast(cut, table, side, &middle, &mut scratch.south, keys) };
+            unsafe { each_half_fast(cut, tables, side, &middle, &mut scratch.south, keys) };
             continue;
         }
-        each_half_portable(cut, table, side, &middle, &mut scratch.south, keys);
+        each_half_portable(cut, tables, side, &middle, &mut scratch.south, keys);
     }
     disjoint_pairs(
         &scratch.east,
@@ -272,18 +312,26 @@ fn count_row_set(cut: &Cut, table: &QuarterTable, set: &RowSet, scratch: &mut Sc
 pub fn count_total(n: usize, progress: &Progress) -> u128 {
     debug_assert!(COLUMN_JOIN_SIZES.contains(&n));
     let cut = Cut::new(n);
-    let sets = row_sets(&cut);
-    // The south quarter of odd boards holds the middle row too.
-    let table = QuarterTable::new(cut.n - cut.half, cut.half);
-    progress.set_total(sets.len() as u64);
-    sets.par_iter()
-        .map_init(Scratch::default, |scratch, set| {
-            if progress.stop_requested() {
-                return 0;
-            }
-            let solutions = count_row_set(&cut, &table, set, scratch);
-            progress.inc(1);
-            u128::from(set.weight) * u128::from(solutions)
+    let table = QuarterTable::new(cut.half, cut.half);
+    // One middle row's sets at a time, listed twice (the first time only to count them for
+    // the progress total, a few ms) rather than all kept: n = 19 has 231 073.
+    let middles = middle_rows(&cut);
+    let sets_in_all = middles.iter().map(|&m| row_sets(&cut, m).len() as u64);
+    progress.set_total(sets_in_all.sum());
+    middles
+        .iter()
+        .map(|&middle_row| {
+            row_sets(&cut, middle_row)
+                .par_iter()
+                .map_init(Scratch::default, |scratch, set| {
+                    if progress.stop_requested() {
+                        return 0;
+                    }
+                    let solutions = count_row_set(&cut, &table, (middle_row, set), scratch);
+                    progress.inc(1);
+                    u128::from(set.weight) * u128::from(solutions)
+                })
+                .sum::<u128>()
         })
         .sum()
 }
@@ -301,8 +349,11 @@ mod tests {
         }
         for n in [10, 11, 12, 13, 16, 17] {
             let cut = Cut::new(n);
-            let sets = row_sets(&cut);
-            let covered: u64 = sets.iter().map(|s| s.weight).sum();
+            let covered: u64 = middle_rows(&cut)
+                .into_iter()
+                .flat_map(|m| row_sets(&cut, m))
+                .map(|s| u64::from(s.weight))
+                .sum();
             let middles = if n % 2 == 0 { 1 } else { n as u64 };
             let half = u64::from(cut.half);
             assert_eq!(covered, middles * binomial(2 * half, half), "n={n}");
@@ -319,14 +370,20 @@ mod tests {
         }
         for n in [11, 12] {
             let cut = Cut::new(n);
-            let table = QuarterTable::new(cut.n - cut.half, cut.half);
-            for set in row_sets(&cut) {
-                let middle = cut.start(set.middle_row);
+            let table = QuarterTable::new(cut.half, cut.half);
+            let mut middle_row_table = MiddleRowTable::default();
+            for (middle_row, set) in middle_rows(&cut)
+                .into_iter()
+                .flat_map(|m| row_sets(&cut, m).into_iter().map(move |set| (m, set)))
+            {
+                let middle = cut.start(middle_row);
                 let (mut portable, mut fast, mut south) = (Vec::new(), Vec::new(), Vec::new());
                 let side = (set.east_rows, cut.first_east);
-                each_half_portable(&cut, &table, side, &middle, &mut south, &mut portable);
+                let tables = (&table, &mut middle_row_table);
+                each_half_portable(&cut, tables, side, &middle, &mut south, &mut portable);
+                let tables = (&table, &mut middle_row_table);
                 // SAFETY: the CPU has the fast path's features (checked above).
-                unsafe { each_half_fast(&cut, &table, side, &middle, &mut south, &mut fast) };
+                unsafe { each_half_fast(&cut, tables, side, &middle, &mut south, &mut fast) };
                 assert_eq!(fast, portable, "n={n}");
             }
         }

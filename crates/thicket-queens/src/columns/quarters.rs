@@ -6,8 +6,8 @@
 //! quarter lies, and its diagonals move to board coordinates with one shift each. It holds,
 //! for every set of rows `S` and columns `C` of a `rows x cols` rectangle, the placements of
 //! one queen in each row of `S` on the columns of `C`, one each, no two on a diagonal (n = 18:
-//! 0.9 million placements of the 9 x 9 quarter, 7 MB; odd boards take one row more, the middle
-//! row, in the south quarter).
+//! 0.9 million placements of the 9 x 9 quarter, 7 MB, the same for n = 19: odd boards join the
+//! middle row to a south quarter as they go, [`super::middle_row`]).
 
 use super::Lines;
 
@@ -86,14 +86,27 @@ impl QuarterTable {
         &self.placements[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
 
+    /// The columns of the rectangle.
+    pub fn cols(&self) -> u32 {
+        self.cols
+    }
+
     /// The diagonals, on an `n x n` board, of a placement of this rectangle put with its
     /// corner at row `row`, column `col`.
     #[inline(always)]
-    pub fn on_board(&self, n: u32, (row, col): (u32, u32), placement: u64) -> Lines {
-        Lines {
-            falling: (placement & u64::from(u32::MAX)) << (col + n - row - self.rows),
-            rising: (placement >> 32) << (col + row),
-        }
+    pub fn on_board(&self, n: u32, corner: (u32, u32), placement: u64) -> Lines {
+        on_board(n, self.rows, corner, placement)
+    }
+}
+
+/// The diagonals, on an `n x n` board, of a placement of a rectangle of `rows` rows (in its
+/// coordinates, as a [`QuarterTable`] holds them) put with its corner at row `row`, column
+/// `col`.
+#[inline(always)]
+pub fn on_board(n: u32, rows: u32, (row, col): (u32, u32), placement: u64) -> Lines {
+    Lines {
+        falling: (placement & u64::from(u32::MAX)) << (col + n - row - rows),
+        rising: (placement >> 32) << (col + row),
     }
 }
 
