@@ -72,10 +72,7 @@ impl Ints<'_> {
         where
             T: Copy + Send + Sync + std::fmt::Display,
         {
-            if let Some(i) = values
-                .par_iter()
-                .position_first(|&v| widen(v).is_none_or(|w| w > limit))
-            {
+            if let Some(i) = first_where(values, |&v| widen(v).is_none_or(|w| w > limit)) {
                 return Err(out_of_range(what, i, values[i], limit));
             }
             Ok(values
@@ -119,7 +116,7 @@ where
     if limit >= largest {
         return Ok(values);
     }
-    match values.par_iter().position_first(|&v| v.into() > limit) {
+    match first_where(values, |&v| v.into() > limit) {
         Some(i) => Err(out_of_range(what, i, values[i], limit)),
         None => Ok(values),
     }
@@ -151,10 +148,7 @@ impl Signed for i64 {
 /// type of the same width: a non-negative value has the same bits in both, so nothing is
 /// copied (a scale-20 graph's int32 indices are 134 MB).
 fn unsigned<'a, S: Signed>(values: &'a [S], what: &str, limit: u64) -> PyResult<&'a [S::Unsigned]> {
-    if let Some(i) = values
-        .par_iter()
-        .position_first(|&v| v.widened().is_none_or(|w| w > limit))
-    {
+    if let Some(i) = first_where(values, |&v| v.widened().is_none_or(|w| w > limit)) {
         return Err(out_of_range(what, i, values[i], limit));
     }
     const { assert!(std::mem::size_of::<S>() == std::mem::size_of::<S::Unsigned>()) };
@@ -162,6 +156,18 @@ fn unsigned<'a, S: Signed>(values: &'a [S], what: &str, limit: u64) -> PyResult<
     // every bit pattern a valid value; the slice covers the same memory for the same lifetime,
     // read only.
     Ok(unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) })
+}
+
+/// The index of the first of `values` that is `bad`, found on every core: slices of 256 Ki
+/// values each tested whole, without a branch per value (rayon's `position_first` per value
+/// took 1.1 s for a scale-20 graph's 31 M arcs here, a plain loop 30 ms).
+fn first_where<T: Sync>(values: &[T], bad: impl Fn(&T) -> bool + Sync) -> Option<usize> {
+    const SLICE: usize = 1 << 18;
+    let slice = values
+        .par_chunks(SLICE)
+        .position_first(|slice| slice.iter().fold(false, |any, v| any | bad(v)))?;
+    let start = slice * SLICE;
+    values[start..].iter().position(&bad).map(|at| start + at)
 }
 
 /// `ValueError: invalid input: tails[3] is -1, outside 0..=9`.

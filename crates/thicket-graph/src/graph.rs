@@ -192,9 +192,20 @@ fn check_csr(offsets: &[u64], targets: &[u32]) -> Result<()> {
             targets.len()
         )));
     }
+    // Slices of the arcs tested whole on every core, without a branch per arc (rayon's
+    // `position_first` per arc took a second for 31 M arcs), then the first searched.
+    const SLICE: usize = 1 << 18;
+    let outside = |&v: &u32| v as usize >= vertices;
     if let Some(at) = targets
-        .par_iter()
-        .position_first(|&v| v as usize >= vertices)
+        .par_chunks(SLICE)
+        .position_first(|slice| slice.iter().fold(false, |any, v| any | outside(v)))
+        .and_then(|slice| {
+            let start = slice * SLICE;
+            targets[start..]
+                .iter()
+                .position(outside)
+                .map(|at| start + at)
+        })
     {
         return Err(Error::InvalidInput(format!(
             "arc {at} ends at {}, outside 0..{vertices}",
