@@ -145,34 +145,41 @@ impl<'py> Reader<'_, 'py> {
     }
 }
 
-/// The payoff of `code` (an index into [`PAYOFFS`]) with `strike`.
-fn payoff(code: u8, strike: f64) -> Option<Payoff> {
-    Some(match code {
+/// The payoff of `code` (an index into [`PAYOFFS`], checked) with `strike`.
+fn payoff(code: u8, strike: f64) -> Payoff {
+    match code {
         0 => Payoff::LookbackPut,
         1 => Payoff::LookbackCall,
         2 => Payoff::Put { strike },
-        3 => Payoff::Call { strike },
-        _ => return None,
-    })
-}
-
-/// The style of `code` (an index into [`STYLES`]).
-fn style(code: u8) -> Option<Style> {
-    match code {
-        0 => Some(Style::American),
-        1 => Some(Style::European),
-        _ => None,
+        _ => Payoff::Call { strike },
     }
 }
 
-/// `invalid input: payoff codes must be 0..=3 (...); option 2 of 4 has 7`.
-fn bad_code(what: &str, names: &[&str], option: usize, count: usize, code: u8) -> PyErr {
-    invalid(format!(
-        "{what} codes must be 0..={} ({}); option {} of {count} has {code}",
-        names.len() - 1,
-        names.join(", "),
-        option + 1
-    ))
+/// The style of `code` (an index into [`STYLES`], checked).
+fn style(code: u8) -> Style {
+    match code {
+        0 => Style::American,
+        _ => Style::European,
+    }
+}
+
+/// Checks a column of codes into `names` before the contracts are built (so that building
+/// them has no error to take): `invalid input: payoff codes must be 0..=3 (...); option 2 of
+/// 4 has 7`.
+fn check_codes(codes: &[u8], what: &str, names: &[&str], count: usize) -> PyResult<()> {
+    match codes
+        .iter()
+        .position(|&code| usize::from(code) >= names.len())
+    {
+        None => Ok(()),
+        Some(i) => Err(invalid(format!(
+            "{what} codes must be 0..={} ({}); option {} of {count} has {}",
+            names.len() - 1,
+            names.join(", "),
+            i + 1,
+            codes[i]
+        ))),
+    }
 }
 
 /// Prices a book of options given as columns (each a scalar, a name, or a 1-D array of one
@@ -259,22 +266,22 @@ fn contracts(
     let [spot, strike, maturity, volatility, rate, dividend_yield] =
         reals.each_ref().map(|(column, _)| column.values());
     let (steps, steps_stride) = steps.values();
+    check_codes(payoffs, "payoff", &PAYOFFS, count)?;
+    check_codes(styles, "style", &STYLES, count)?;
+    if let Some(i) = steps.iter().position(|&steps| steps < 0) {
+        return Err(invalid(format!(
+            "steps[{i}] is {}; it must be at least 0",
+            steps[i]
+        )));
+    }
     let at = |(values, stride): (&[f64], usize), i: usize| values[i * stride];
-    // Filled in place, as a Rust caller's `collect` of an exact-size iterator is: collected
-    // through `Result`, the vector grew by doubling, a copy of the book at every step.
-    let mut contracts = Vec::with_capacity(count);
-    for i in 0..count {
-        let code = payoffs[i * payoff_stride];
-        let payoff = payoff(code, at(strike, i))
-            .ok_or_else(|| bad_code("payoff", &PAYOFFS, i, count, code))?;
-        let code = styles[i * style_stride];
-        let style = style(code).ok_or_else(|| bad_code("style", &STYLES, i, count, code))?;
-        let steps = steps[i * steps_stride];
-        let steps = usize::try_from(steps)
-            .map_err(|_| invalid(format!("steps[{i}] is {steps}; it must be at least 0")))?;
-        contracts.push(Contract {
-            payoff,
-            style,
+    // Every column checked above, the contracts are collected as a Rust caller's are, from
+    // an iterator of known length into one allocation (through `Result`, the vector grew by
+    // doubling, a copy of the book at every step).
+    Ok((0..count)
+        .map(|i| Contract {
+            payoff: payoff(payoffs[i * payoff_stride], at(strike, i)),
+            style: style(styles[i * style_stride]),
             market: Market {
                 spot: at(spot, i),
                 maturity: at(maturity, i),
@@ -282,12 +289,11 @@ fn contracts(
                 rate: at(rate, i),
                 dividend_yield: at(dividend_yield, i),
             },
-            steps,
+            steps: steps[i * steps_stride] as usize,
             observed_extreme: None,
             tree: Default::default(),
-        });
-    }
-    Ok(contracts)
+        })
+        .collect())
 }
 
 /// A new float64 array of sensitivity `at` ([`NAMES`]) of every option, written in place.
