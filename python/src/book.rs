@@ -135,7 +135,8 @@ impl<'py> Reader<'_, 'py> {
         if is_int(value) {
             return match value.extract::<i64>() {
                 Ok(steps) if steps >= 0 => Ok(Column::One(steps)),
-                _ => Err(invalid(format!("steps is {value}; it must be at least 0"))),
+                Ok(_) => Err(invalid(format!("steps is {value}; it must be at least 0"))),
+                Err(_) => Err(invalid(format!("steps is {value}; it must be below 2^63"))),
             };
         }
         match borrowed(value) {

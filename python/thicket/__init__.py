@@ -305,6 +305,8 @@ def _book_column(value, name):
     if name == "style":
         return _codes(value, _STYLES, name)
     if name == "steps":
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"invalid input: steps is {value!r}; it must be an integer")
         return _array(np.atleast_1d(value), name, np.int64, _INTEGER_KINDS, 1)
     return _reals(np.atleast_1d(value), name)
 
