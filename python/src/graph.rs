@@ -3,7 +3,7 @@
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use thicket_graph::{Graph, Loaded, Problem, SearchOptions, SourcePaths, INFINITE};
+use thicket_graph::{whole_weights, GraphView, Problem, SearchOptions, SourcePaths, INFINITE};
 
 use crate::arrays::{slice, Ints};
 use crate::devices::run_options;
@@ -29,8 +29,11 @@ pub fn search<'py>(
     symmetric: bool,
     backend: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let offsets = indptr.to_u64("indptr", u64::MAX)?;
-    let targets = indices.to_u32("indices", u64::from(u32::MAX))?;
+    // The graph's arrays are borrowed where they are of the library's types (or of the
+    // signed types of the same width, checked non-negative): a Rust caller's graph is moved
+    // in, not copied, and the Python call's should cost no more.
+    let offsets = indptr.as_u64("indptr", u64::MAX)?;
+    let targets = indices.as_u32("indices", u64::from(u32::MAX))?;
     let weights = weights.as_ref().map(|w| slice(w, "weights")).transpose()?;
     let sources = sources.as_u32("sources", u64::from(u32::MAX))?;
     let options = SearchOptions {
@@ -44,11 +47,12 @@ pub fn search<'py>(
         other => return Err(invalid(format!("unknown search {other:?} (bfs, sssp)"))),
     };
     let measured = solve(py, || {
-        let graph = Graph::from_csr(offsets, targets, weights)?;
-        // `search_all` keeps every source's answer, as `bfs` and `sssp` do, and takes what
-        // is known of the graph: here, whether it is symmetric.
-        let loaded = Loaded::numbered(graph, 0, symmetric);
-        thicket_graph::search_all(&loaded, problem, &sources, &options)
+        // Weights are whole numbers the caller holds as float64: the one array converted.
+        let weights = weights.map(whole_weights).transpose()?;
+        let graph = GraphView::from_csr(&offsets, &targets, weights.as_deref())?;
+        // Every source's answer kept, as `bfs` and `sssp` do, with what is known of the
+        // graph: here, whether it is symmetric.
+        thicket_graph::search_view(graph, symmetric, problem, &sources, &options)
     })?;
     let paths = measured.output.paths;
     let vertices = measured.output.vertices;

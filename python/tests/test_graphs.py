@@ -75,6 +75,24 @@ def test_graph_errors_are_value_errors():
         thicket.bfs((indptr, indices), -1)
 
 
+def test_every_index_dtype_gives_the_same_answers_and_negatives_are_refused(rng):
+    # uint64/int64 offsets and uint32/int32 heads are read where they are (the signed ones
+    # checked non-negative); the rest are converted. Every pairing answers alike.
+    graph = random_graph(rng, 300, 1500)
+    want = thicket.sssp(graph, [0, 9])
+    for offsets in (np.int32, np.int64, np.uint32, np.uint64):
+        for heads in (np.int32, np.int64, np.uint32, np.uint64):
+            arrays = (graph.indptr.astype(offsets), graph.indices.astype(heads), graph.data)
+            np.testing.assert_array_equal(thicket.sssp(arrays, [0, 9]), want)
+    indptr, indices = np.array([0, 2, 3, 3]), np.array([1, 2, 2])
+    with pytest.raises(ValueError, match=r"indices\[1\] is -1"):
+        thicket.bfs((indptr, np.array([1, -1, 2], np.int32)), 0)
+    with pytest.raises(ValueError, match=r"indptr\[1\] is -2"):
+        thicket.bfs((np.array([0, -2, 3, 3]), indices), 0)
+    with pytest.raises(ValueError, match="arc 2 ends at 3, outside 0..3"):
+        thicket.bfs((indptr, np.array([1, 2, 3], np.uint32)), 0)
+
+
 @needs_gpu
 def test_gpu_searches_match_the_cpu(rng):
     graph = random_graph(rng, 5000, 40000)

@@ -155,3 +155,12 @@ def test_bad_names_and_codes_are_value_errors():
         thicket.price_book(np.array([0.5]), "american", 100, 100, 1, 0.2, 0.05, 10)
     with pytest.raises(ValueError, match="dimensions"):
         thicket.price_book("put", "american", np.ones((2, 2)), 100, 1, 0.2, 0.05, 10)
+    with pytest.raises(ValueError, match="payoff codes must be 0..=3.*option 2 of 2 has 7"):
+        thicket.price_book(np.array([0, 7], np.uint8), "american", 100, 100, 1, 0.2, 0.05, 10)
+    with pytest.raises(ValueError, match="steps is -1; it must be at least 0"):
+        thicket.price_book("put", "american", 100, 100, 1, 0.2, 0.05, -1)
+    with pytest.raises(ValueError, match=r"steps\[1\] is -2"):
+        thicket.price_book("put", "american", 100, 100, 1, 0.2, 0.05, [1, -2])
+    for steps in (True, 1.5):
+        with pytest.raises(ValueError, match="steps"):
+            thicket.price_book("put", "american", 100, 100, 1, 0.2, 0.05, steps)

@@ -272,65 +272,48 @@ def price_book(
         numpy.ndarray: float64 prices, one per option; with ``greeks=True`` a dict of such
         arrays: ``price``, ``delta``, ``gamma``, ``theta``, ``vega`` and ``rho``.
     """
-    count = 1
-    lengths = {}
-    payoffs = _codes(payoff, _PAYOFFS, "payoff")
-    styles = _codes(style, _STYLES, "style")
-    columns = [
-        _book_reals(value, name)
-        for value, name in (
-            (spot, "spot"),
-            (strike, "strike"),
-            (maturity, "maturity"),
-            (volatility, "volatility"),
-            (rate, "rate"),
-            (dividend_yield, "dividend_yield"),
-        )
-    ]
-    steps = _count(steps, "steps") if isinstance(steps, int) else _ints(np.atleast_1d(steps), "steps")
-    for name, value in zip(_BOOK_COLUMNS, (payoffs, styles, *columns, steps)):
-        if isinstance(value, np.ndarray) and len(value) != 1:
-            lengths[name] = len(value)
-    if lengths:
-        count = max(lengths.values())
-        if any(length != count for length in lengths.values()):
-            raise ValueError(
-                f"invalid input: the book's arguments do not broadcast (lengths {lengths})"
-            )
-    arrays = _native.price_book(
-        count, payoffs, styles, *columns, steps, bool(greeks), precision, backend
+    # Scalars, names and arrays of the dtypes read (float64, uint8 codes, int64 steps) are
+    # read by the native module where they are; it hands anything else to _book_column.
+    return _native.price_book(
+        payoff,
+        style,
+        spot,
+        strike,
+        maturity,
+        volatility,
+        rate,
+        dividend_yield,
+        steps,
+        bool(greeks),
+        precision,
+        backend,
+        _book_column,
     )
-    return arrays if greeks else arrays["price"]
 
 
-# The payoffs and styles by name, with their codes in the native module's order, and each
-# code as a one-element array (made once: a book of one payoff takes no array per call).
+# The payoffs and styles by name, with their codes in the native module's order.
 _PAYOFFS = {"lookback-put": 0, "lookback-call": 1, "put": 2, "call": 3}
 _STYLES = {"american": 0, "european": 1}
-_CODE_ARRAYS = [np.array([code], dtype=np.uint8) for code in range(4)]
-for _code_array in _CODE_ARRAYS:
-    _code_array.flags.writeable = False
-_BOOK_COLUMNS = (
-    "payoff",
-    "style",
-    "spot",
-    "strike",
-    "maturity",
-    "volatility",
-    "rate",
-    "dividend_yield",
-    "steps",
-)
+
+
+def _book_column(value, name):
+    """A column of a book that the native module does not read where it is, converted once:
+    payoffs and styles to uint8 codes, steps to int64, the numbers to float64; a 1-D array
+    of one value or one per option."""
+    if name == "payoff":
+        return _codes(value, _PAYOFFS, name)
+    if name == "style":
+        return _codes(value, _STYLES, name)
+    if name == "steps":
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"invalid input: steps is {value!r}; it must be an integer")
+        return _array(np.atleast_1d(value), name, np.int64, _INTEGER_KINDS, 1)
+    return _reals(np.atleast_1d(value), name)
 
 
 def _codes(value, codes, name):
-    """A payoff or style column as uint8 codes: a name, a sequence or array of names, or an
-    integer array of codes (the order of `codes`)."""
-    if isinstance(value, str):
-        code = codes.get(value)
-        if code is None:
-            raise ValueError(f"invalid input: unknown {name} {value!r} ({', '.join(codes)})")
-        return _CODE_ARRAYS[code]
+    """A payoff or style column as uint8 codes: a sequence or array of names, or an integer
+    array of codes (the order of `codes`); a single name is looked up by the native module."""
     array = np.asarray(value)
     if array.ndim > 1:
         raise ValueError(
@@ -358,16 +341,6 @@ def _codes(value, codes, name):
             )
         lookup[at] = code
     return lookup[inverse.reshape(-1)]
-
-
-def _book_reals(value, name):
-    """A book's number column: a float for one number, else a 1-D float64 array (a scalar or
-    1-D array of any other shape is refused)."""
-    if isinstance(value, float):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return _reals(np.atleast_1d(value), name)
 
 
 def _csr(graph):

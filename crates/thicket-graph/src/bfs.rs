@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::graph::Graph;
+use crate::graph::GraphView;
 use crate::UNREACHED;
 use frontier::{Buffer, Queue};
 use steps::Slots;
@@ -46,8 +46,10 @@ pub struct Search {
     pub bottom_up_levels: u32,
 }
 
-/// A serial BFS from `source` with a FIFO queue.
-pub fn serial(graph: &Graph, source: u32) -> Search {
+/// A serial BFS from `source` with a FIFO queue (on an owned graph or a view: the generators'
+/// tests search what they make).
+pub fn serial<'g>(graph: impl Into<GraphView<'g>>, source: u32) -> Search {
+    let graph = graph.into();
     let n = graph.vertices();
     let mut levels = vec![UNREACHED; n];
     let mut parents = vec![UNREACHED; n];
@@ -76,7 +78,11 @@ pub fn serial(graph: &Graph, source: u32) -> Search {
 /// (A caller that searches one graph many times builds the [`InNeighbours`] once and calls
 /// [`tree`], as the front door does; this is the tests' shorthand.)
 #[cfg(test)]
-pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32) -> Search {
+pub fn direction_optimizing(
+    graph: GraphView<'_>,
+    reverse: Option<GraphView<'_>>,
+    source: u32,
+) -> Search {
     let likeliest = reverse.map(likeliest_parents);
     let in_neighbours = reverse
         .zip(likeliest.as_deref())
@@ -88,7 +94,7 @@ pub fn direction_optimizing(graph: &Graph, reverse: Option<&Graph>, source: u32)
 /// in-neighbours; the lowest id among equals), [`UNREACHED`] where it has none: the one most
 /// likely to be on a bottom-up level's frontier (the hubs are found early and on the widest
 /// levels). Built once per graph, outside the searches, as the graph itself is.
-pub fn likeliest_parents(reverse: &Graph) -> Vec<u32> {
+pub fn likeliest_parents(reverse: GraphView<'_>) -> Vec<u32> {
     (0..reverse.vertices() as u32)
         .into_par_iter()
         .with_min_len(1024)
@@ -107,7 +113,7 @@ pub fn likeliest_parents(reverse: &Graph) -> Vec<u32> {
 /// likeliest parent of each ([`likeliest_parents`]), which it tries first.
 #[derive(Debug, Clone, Copy)]
 pub struct InNeighbours<'g> {
-    graph: &'g Graph,
+    graph: GraphView<'g>,
     likeliest: &'g [u32],
 }
 
@@ -117,7 +123,7 @@ impl<'g> InNeighbours<'g> {
     ///
     /// # Panics
     /// If `likeliest` does not hold one entry per vertex of `graph`.
-    pub fn new(graph: &'g Graph, likeliest: &'g [u32]) -> InNeighbours<'g> {
+    pub fn new(graph: GraphView<'g>, likeliest: &'g [u32]) -> InNeighbours<'g> {
         assert_eq!(
             likeliest.len(),
             graph.vertices(),
@@ -197,7 +203,7 @@ impl Tree {
 /// in-neighbour tests stay in cache), each task owning whole words of the next bitmap. The
 /// switches are Beamer's: bottom-up once the edges out of the frontier pass the unexplored
 /// edges / [`ALPHA`], top-down again once the frontier shrinks below n / [`BETA`].
-pub fn tree(graph: &Graph, reverse: Option<&InNeighbours>, source: u32) -> Tree {
+pub fn tree(graph: GraphView<'_>, reverse: Option<&InNeighbours>, source: u32) -> Tree {
     let n = graph.vertices();
     let mut parents = steps::unvisited(graph, source);
     let slots = Slots::new(&mut parents);
@@ -259,6 +265,7 @@ mod tests {
     use super::steps::{ARCS_PER_TASK, SPLIT_BY_VERTICES};
     use super::*;
     use crate::generate::Generator;
+    use crate::graph::Graph;
 
     #[test]
     fn direction_optimizing_levels_equal_the_serial_ones() {
@@ -283,10 +290,10 @@ mod tests {
             let pool = thicket_core::pool(3).unwrap();
             for source in [0, 17, 999] {
                 let want = serial(&g, source);
-                let got = pool.install(|| direction_optimizing(&g, Some(&g), source));
+                let got = pool.install(|| direction_optimizing(g.view(), Some(g.view()), source));
                 assert_eq!(got.levels, want.levels, "{generator:?} from {source}");
-                crate::verify::bfs(&g, source, &got.levels, &got.parents).unwrap();
-                let top_down_only = direction_optimizing(&g, None, source);
+                crate::verify::bfs(g.view(), source, &got.levels, &got.parents).unwrap();
+                let top_down_only = direction_optimizing(g.view(), None, source);
                 assert_eq!(top_down_only.levels, want.levels);
                 assert_eq!(top_down_only.bottom_up_levels, 0);
             }
@@ -308,10 +315,10 @@ mod tests {
         ];
         let g = Graph::from_arcs(4, &arcs, false).unwrap();
         let reverse = g.reversed();
-        assert_eq!(likeliest_parents(&reverse), [UNREACHED, 3, 3, 1]);
-        let got = direction_optimizing(&g, Some(&reverse), 0);
+        assert_eq!(likeliest_parents(reverse.view()), [UNREACHED, 3, 3, 1]);
+        let got = direction_optimizing(g.view(), Some(reverse.view()), 0);
         assert_eq!(got.levels, serial(&g, 0).levels);
-        crate::verify::bfs(&g, 0, &got.levels, &got.parents).unwrap();
+        crate::verify::bfs(g.view(), 0, &got.levels, &got.parents).unwrap();
     }
 
     #[test]
@@ -322,7 +329,7 @@ mod tests {
         }
         .generate(4)
         .unwrap();
-        let got = tree(&g, None, 0);
+        let got = tree(g.view(), None, 0);
         let largest = got.found.iter().map(|found| match found {
             Found::Queue(range) => range.len(),
             Found::Bitmap(_) => 0,
@@ -330,7 +337,7 @@ mod tests {
         assert!(largest.max().unwrap() >= SPLIT_BY_VERTICES);
         let got = got.into_search();
         assert_eq!(got.levels, serial(&g, 0).levels);
-        crate::verify::bfs(&g, 0, &got.levels, &got.parents).unwrap();
+        crate::verify::bfs(g.view(), 0, &got.levels, &got.parents).unwrap();
     }
 
     #[test]
@@ -353,9 +360,9 @@ mod tests {
         let g = Graph::from_arcs(3 + leaves as usize + 1, &arcs, false).unwrap();
         for source in [0, 2, 7] {
             let want = serial(&g, source);
-            let got = direction_optimizing(&g, None, source);
+            let got = direction_optimizing(g.view(), None, source);
             assert_eq!(got.levels, want.levels, "from {source}");
-            crate::verify::bfs(&g, source, &got.levels, &got.parents).unwrap();
+            crate::verify::bfs(g.view(), source, &got.levels, &got.parents).unwrap();
         }
     }
 }

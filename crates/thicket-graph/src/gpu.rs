@@ -14,7 +14,7 @@ use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use thicket_core::{Error, Result};
 use thicket_gpu::{upload_staged, Gpu, GpuError};
 
-use crate::graph::Graph;
+use crate::graph::GraphView;
 
 /// A graph's CSR arrays on a GPU.
 pub(crate) struct DeviceGraph {
@@ -37,7 +37,7 @@ impl DeviceGraph {
     /// skips.
     pub(crate) fn upload(
         ordinal: usize,
-        graph: &Graph,
+        graph: GraphView<'_>,
         device_bytes: u64,
         with: &str,
     ) -> Result<DeviceGraph> {
@@ -58,8 +58,8 @@ impl DeviceGraph {
             )));
         }
         let started = Instant::now();
-        let offsets = upload(&gpu, &graph.offsets)?;
-        let targets = upload(&gpu, &graph.targets)?;
+        let offsets = upload(&gpu, graph.offsets)?;
+        let targets = upload(&gpu, graph.targets)?;
         // The copies are queued; the time is theirs once they are done.
         gpu.stream()
             .synchronize()

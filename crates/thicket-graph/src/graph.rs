@@ -2,6 +2,9 @@
 //! optional 32-bit weights, built from CSR arrays or a list of edges (parallel arcs and
 //! self-loops kept, and counted) and checked as it is built, so that every search can index
 //! it without a bounds panic; with its reverse for the searches that look at in-neighbours.
+//! Every search reads a [`GraphView`]: an owned [`Graph`]'s arrays, or a caller's arrays
+//! borrowed where they are ([`GraphView::from_csr`], checked the same way), so that a graph
+//! held elsewhere (numpy's arrays in the Python package) is searched without a copy.
 
 use rayon::prelude::*;
 use thicket_core::{Error, Result};
@@ -24,6 +27,20 @@ pub struct Graph {
     pub(crate) targets: Vec<u32>,
     /// The arcs' weights, if the graph has them.
     pub(crate) weights: Option<Vec<u32>>,
+}
+
+/// A graph's CSR arrays, borrowed: what the searches read. [`Graph::view`] gives an owned
+/// graph's; [`GraphView::from_csr`] checks a caller's arrays as [`Graph::from_csr`] does and
+/// borrows them where they are (a scale-20 Kronecker graph's arcs are 134 MB that a copy
+/// would take).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphView<'a> {
+    /// One entry per vertex and one more: where each vertex's arcs start.
+    pub(crate) offsets: &'a [u64],
+    /// The arcs' heads.
+    pub(crate) targets: &'a [u32],
+    /// The arcs' weights, if the graph has them.
+    pub(crate) weights: Option<&'a [u32]>,
 }
 
 /// What `thicket graph info` reports.
@@ -145,6 +162,75 @@ pub(crate) fn build_bytes(vertices: u64, arcs: u64, weighted: bool) -> Option<u6
         .checked_add(arcs.checked_mul(per_arc)?)
 }
 
+/// Checks CSR arrays as [`Graph::from_csr`] describes them: offsets from 0, never
+/// decreasing, ending at the arc count, and every head a vertex (the arcs checked on every
+/// core: tens of millions for a large graph).
+fn check_csr(offsets: &[u64], targets: &[u32]) -> Result<()> {
+    let Some(vertices) = offsets.len().checked_sub(1) else {
+        return Err(Error::InvalidInput(
+            "the offsets need one entry per vertex and one more".into(),
+        ));
+    };
+    check_vertices(vertices)?;
+    if offsets[0] != 0 {
+        return Err(Error::InvalidInput(format!(
+            "the offsets start at {}, not 0",
+            offsets[0]
+        )));
+    }
+    if let Some(v) = (0..vertices).find(|&v| offsets[v + 1] < offsets[v]) {
+        return Err(Error::InvalidInput(format!(
+            "the offsets decrease after vertex {v} ({} then {})",
+            offsets[v],
+            offsets[v + 1]
+        )));
+    }
+    if offsets[vertices] != targets.len() as u64 {
+        return Err(Error::InvalidInput(format!(
+            "the offsets end at {}, not at the {} arcs",
+            offsets[vertices],
+            targets.len()
+        )));
+    }
+    // Slices of the arcs tested whole on every core, without a branch per arc (rayon's
+    // `position_first` per arc took a second for 31 M arcs), then the first searched.
+    const SLICE: usize = 1 << 18;
+    let outside = |&v: &u32| v as usize >= vertices;
+    if let Some(at) = targets
+        .par_chunks(SLICE)
+        .position_first(|slice| slice.iter().fold(false, |any, v| any | outside(v)))
+        .and_then(|slice| {
+            let start = slice * SLICE;
+            targets[start..]
+                .iter()
+                .position(outside)
+                .map(|at| start + at)
+        })
+    {
+        return Err(Error::InvalidInput(format!(
+            "arc {at} ends at {}, outside 0..{vertices}",
+            targets[at]
+        )));
+    }
+    Ok(())
+}
+
+/// `weights` for `arcs` arcs: a count that differs is bad input.
+fn weight_count(weights: usize, arcs: usize) -> Error {
+    Error::InvalidInput(format!("{weights} weights for {arcs} arcs"))
+}
+
+/// `weights` as the searches take them, each a whole number in `0..=u32::MAX` (a negative,
+/// NaN, fractional or larger weight is an [`Error::InvalidInput`] naming the first): the
+/// weights a caller holds as floating point (scipy's matrices), for [`GraphView::from_csr`].
+pub fn whole_weights(weights: &[f64]) -> Result<Vec<u32>> {
+    weights
+        .iter()
+        .enumerate()
+        .map(|(at, &x)| checked_weight(x, at))
+        .collect()
+}
+
 impl Graph {
     /// The graph of the CSR arrays `offsets` (one per vertex and one more, from 0, never
     /// decreasing, ending at the arc count) and `targets` (each arc's head), with `weights`
@@ -155,57 +241,15 @@ impl Graph {
         targets: Vec<u32>,
         weights: Option<&[f64]>,
     ) -> Result<Graph> {
-        let Some(vertices) = offsets.len().checked_sub(1) else {
-            return Err(Error::InvalidInput(
-                "the offsets need one entry per vertex and one more".into(),
-            ));
-        };
-        check_vertices(vertices)?;
-        if offsets[0] != 0 {
-            return Err(Error::InvalidInput(format!(
-                "the offsets start at {}, not 0",
-                offsets[0]
-            )));
-        }
-        if let Some(v) = (0..vertices).find(|&v| offsets[v + 1] < offsets[v]) {
-            return Err(Error::InvalidInput(format!(
-                "the offsets decrease after vertex {v} ({} then {})",
-                offsets[v],
-                offsets[v + 1]
-            )));
-        }
-        if offsets[vertices] != targets.len() as u64 {
-            return Err(Error::InvalidInput(format!(
-                "the offsets end at {}, not at the {} arcs",
-                offsets[vertices],
-                targets.len()
-            )));
-        }
-        if let Some((at, v)) = targets
-            .iter()
-            .enumerate()
-            .find(|&(_, &v)| v as usize >= vertices)
-        {
-            return Err(Error::InvalidInput(format!(
-                "arc {at} ends at {v}, outside 0..{vertices}"
-            )));
-        }
-        let weights = match weights {
-            None => None,
-            Some(w) if w.len() != targets.len() => {
-                return Err(Error::InvalidInput(format!(
-                    "{} weights for {} arcs",
-                    w.len(),
-                    targets.len()
-                )))
-            }
-            Some(w) => Some(
-                w.iter()
-                    .enumerate()
-                    .map(|(at, &x)| checked_weight(x, at))
-                    .collect::<Result<Vec<u32>>>()?,
-            ),
-        };
+        check_csr(&offsets, &targets)?;
+        let weights = weights
+            .map(|w| {
+                if w.len() != targets.len() {
+                    return Err(weight_count(w.len(), targets.len()));
+                }
+                whole_weights(w)
+            })
+            .transpose()?;
         Ok(Graph {
             offsets,
             targets,
@@ -276,6 +320,15 @@ impl Graph {
         })
     }
 
+    /// The graph's arrays as the searches read them.
+    pub fn view(&self) -> GraphView<'_> {
+        GraphView {
+            offsets: &self.offsets,
+            targets: &self.targets,
+            weights: self.weights.as_deref(),
+        }
+    }
+
     /// Where each vertex's arcs start in [`Graph::targets`], and the arc count last.
     pub fn offsets(&self) -> &[u64] {
         &self.offsets
@@ -303,11 +356,127 @@ impl Graph {
 
     /// The range of `v`'s arcs in `targets`.
     pub fn arc_range(&self, v: u32) -> std::ops::Range<usize> {
-        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+        self.view().arc_range(v)
     }
 
     /// `v`'s out-neighbours.
     pub fn neighbours(&self, v: u32) -> &[u32] {
+        self.view().neighbours(v)
+    }
+
+    /// `v`'s out-degree.
+    pub fn degree(&self, v: u32) -> u64 {
+        self.view().degree(v)
+    }
+
+    /// The weight of arc `at` (1 where the graph has none).
+    pub fn weight(&self, at: usize) -> u32 {
+        self.view().weight(at)
+    }
+
+    /// Every arc, in CSR order.
+    pub fn arc_list(&self) -> Vec<Arc> {
+        self.view().arc_list()
+    }
+
+    /// The graph with every arc reversed ([`GraphView::reversed`]).
+    pub fn reversed(&self) -> Graph {
+        self.view().reversed()
+    }
+
+    /// The graph with every arc also reversed ([`GraphView::symmetrised`]).
+    pub fn symmetrised(&self) -> Graph {
+        self.view().symmetrised()
+    }
+
+    /// The graph searches run on ([`GraphView::simplified`]).
+    pub fn simplified(&self) -> Graph {
+        self.view().simplified()
+    }
+
+    /// Whether the graph is as [`Graph::simplified`] leaves it ([`GraphView::is_simple`]).
+    pub fn is_simple(&self) -> bool {
+        self.view().is_simple()
+    }
+
+    /// Statistics for `thicket graph info`.
+    pub fn stats(&self) -> GraphStats {
+        self.view().stats()
+    }
+
+    /// Whether every arc has its reverse with the same weight (as many times).
+    pub fn is_symmetric(&self) -> bool {
+        self.view().is_symmetric()
+    }
+}
+
+impl<'a> From<&'a Graph> for GraphView<'a> {
+    fn from(graph: &'a Graph) -> GraphView<'a> {
+        graph.view()
+    }
+}
+
+impl<'a> GraphView<'a> {
+    /// The CSR arrays `offsets` and `targets` of a graph, with `weights` (one per arc) if
+    /// given, borrowed where they are after the checks of [`Graph::from_csr`] (weights a
+    /// caller holds as floating point pass through [`whole_weights`] first).
+    pub fn from_csr(
+        offsets: &'a [u64],
+        targets: &'a [u32],
+        weights: Option<&'a [u32]>,
+    ) -> Result<GraphView<'a>> {
+        check_csr(offsets, targets)?;
+        if let Some(w) = weights.filter(|w| w.len() != targets.len()) {
+            return Err(weight_count(w.len(), targets.len()));
+        }
+        Ok(GraphView {
+            offsets,
+            targets,
+            weights,
+        })
+    }
+
+    /// An owned copy of the graph.
+    pub fn to_graph(self) -> Graph {
+        Graph {
+            offsets: self.offsets.to_vec(),
+            targets: self.targets.to_vec(),
+            weights: self.weights.map(<[u32]>::to_vec),
+        }
+    }
+
+    /// Where each vertex's arcs start in [`GraphView::targets`], and the arc count last.
+    pub fn offsets(&self) -> &'a [u64] {
+        self.offsets
+    }
+
+    /// The arcs' heads, in CSR order.
+    pub fn targets(&self) -> &'a [u32] {
+        self.targets
+    }
+
+    /// The arcs' weights in CSR order, if the graph has them.
+    pub fn weights(&self) -> Option<&'a [u32]> {
+        self.weights
+    }
+
+    /// Vertices.
+    pub fn vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Arcs.
+    pub fn arcs(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// The range of `v`'s arcs in `targets`.
+    pub fn arc_range(&self, v: u32) -> std::ops::Range<usize> {
+        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+    }
+
+    /// `v`'s out-neighbours.
+    pub fn neighbours(&self, v: u32) -> &'a [u32] {
         &self.targets[self.arc_range(v)]
     }
 
@@ -318,7 +487,7 @@ impl Graph {
 
     /// The weight of arc `at` (1 where the graph has none).
     pub fn weight(&self, at: usize) -> u32 {
-        self.weights.as_ref().map_or(1, |w| w[at])
+        self.weights.map_or(1, |w| w[at])
     }
 
     /// Every arc, in CSR order.
@@ -337,7 +506,7 @@ impl Graph {
     pub fn reversed(&self) -> Graph {
         let n = self.vertices();
         let mut offsets = vec![0u64; n + 1];
-        for &v in &self.targets {
+        for &v in self.targets {
             offsets[v as usize + 1] += 1;
         }
         for v in 0..n {
@@ -384,14 +553,14 @@ impl Graph {
     /// on their own, slices of vertices on every core.
     pub fn simplified(&self) -> Graph {
         let n = self.vertices();
-        let ranges = vertex_ranges(&self.offsets, SLICE_ARCS);
+        let ranges = vertex_ranges(self.offsets, SLICE_ARCS);
         // Each vertex's (head, weight) pairs sorted, and how many survive the merge.
         let mut pairs: Vec<(u32, u32)> = (0..self.targets.len())
             .into_par_iter()
             .map(|at| (self.targets[at], self.weight(at)))
             .collect();
         let mut kept = vec![0u64; n + 1];
-        split_by_ranges(&mut pairs, &self.offsets, &ranges)
+        split_by_ranges(&mut pairs, self.offsets, &ranges)
             .into_par_iter()
             .zip(split_counts(&mut kept[1..], &ranges))
             .for_each(|((range, slice), counts)| {
@@ -458,7 +627,7 @@ impl Graph {
         }
     }
 
-    /// Whether the graph is as [`Graph::simplified`] leaves it: each vertex's heads strictly
+    /// Whether the graph is as [`GraphView::simplified`] leaves it: each vertex's heads strictly
     /// increasing, no self-loop.
     pub fn is_simple(&self) -> bool {
         (0..self.vertices() as u32).into_par_iter().all(|u| {
@@ -605,6 +774,95 @@ mod tests {
         assert!(refused(vec![0, 1], vec![0], Some(&[-1.0])).contains("weights >= 0"));
         assert!(refused(vec![0, 1], vec![0], Some(&[f64::NAN])).contains("NaN"));
         assert!(refused(vec![0, 1], vec![0], Some(&[0.5])).contains("whole numbers"));
+    }
+
+    #[test]
+    fn a_borrowed_graph_is_checked_as_an_owned_one() {
+        let refused =
+            |offsets: &[u64], targets: &[u32], weights: Option<&[u32]>| match GraphView::from_csr(
+                offsets, targets, weights,
+            ) {
+                Err(Error::InvalidInput(why)) => why,
+                other => panic!("accepted: {other:?}"),
+            };
+        assert!(refused(&[], &[], None).contains("one more"));
+        assert!(refused(&[1, 1], &[0], None).contains("start at 1"));
+        assert!(refused(&[0, 2, 1], &[0, 0], None).contains("decrease"));
+        assert!(refused(&[0, 1, 1], &[0, 0], None).contains("end at 1"));
+        assert!(refused(&[0, 1], &[1], None).contains("arc 0 ends at 1, outside 0..1"));
+        assert!(refused(&[0, 1], &[0], Some(&[])).contains("0 weights"));
+        let g = Graph::from_csr(vec![0, 2, 3, 3], vec![1, 2, 0], Some(&[1.0, 4.0, 2.0])).unwrap();
+        let view = GraphView::from_csr(g.offsets(), g.targets(), g.weights()).unwrap();
+        assert_eq!(view, g.view());
+        assert_eq!(view.to_graph(), g);
+        assert_eq!(whole_weights(&[1.0, 4.0]).unwrap(), [1, 4]);
+        assert!(whole_weights(&[1.0, -4.0]).is_err());
+    }
+
+    /// The searches on a caller's arrays, borrowed, answer as they do on the owned graph: a
+    /// graph with parallel arcs and self-loops (searched simplified) and a simple symmetric
+    /// one (searched where it is, as its own reverse).
+    #[test]
+    fn a_borrowed_graph_is_searched_as_the_owned_one() {
+        use crate::{bfs, search_view, sssp, Problem, SearchOptions, Strategy};
+        let mut rng = thicket_core::SplitMix::new(5);
+        let arcs: Vec<Arc> = (0..6000)
+            .map(|_| {
+                (
+                    rng.below(700) as u32,
+                    rng.below(700) as u32,
+                    rng.below(9) as u32,
+                )
+            })
+            .collect();
+        let rough = Graph::from_arcs(700, &arcs, true).unwrap();
+        let kronecker = crate::Generator::Kronecker {
+            scale: 10,
+            edge_factor: 8,
+        }
+        .generate_simple(3, &thicket_core::Progress::hidden())
+        .unwrap()
+        .graph;
+        assert!(!rough.is_simple(), "rough");
+        assert!(kronecker.is_simple(), "simple");
+        assert!(kronecker.is_symmetric(), "symmetric");
+        let sources = [0, 5, 699];
+        for (graph, symmetric) in [(&rough, false), (&kronecker, true)] {
+            let view =
+                GraphView::from_csr(graph.offsets(), graph.targets(), graph.weights()).unwrap();
+            for strategy in [
+                Strategy::Serial,
+                Strategy::Multicore,
+                Strategy::DeltaStepping,
+            ] {
+                let options = SearchOptions {
+                    run: thicket_core::RunOptions {
+                        backend: thicket_core::Backend::Cpu,
+                        quiet: true,
+                        verify: true,
+                        ..thicket_core::RunOptions::default()
+                    },
+                    strategy: Some(strategy),
+                    ..SearchOptions::default()
+                };
+                let (problem, owned) = match strategy {
+                    Strategy::DeltaStepping => {
+                        (Problem::ShortestPaths, sssp(graph, &sources, &options))
+                    }
+                    _ => (Problem::Bfs, bfs(graph, &sources, &options)),
+                };
+                let borrowed = search_view(view, symmetric, problem, &sources, &options).unwrap();
+                assert_eq!(borrowed.verified, Some(true), "{strategy:?}");
+                let distances = |run: &crate::SearchRun| -> Vec<Vec<u64>> {
+                    run.paths.iter().map(|p| p.distances.clone()).collect()
+                };
+                assert_eq!(
+                    distances(&borrowed.output),
+                    distances(&owned.unwrap().output),
+                    "{strategy:?}"
+                );
+            }
+        }
     }
 
     #[test]

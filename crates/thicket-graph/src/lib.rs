@@ -61,9 +61,9 @@ mod verify;
 pub const UNREACHED: u32 = u32::MAX;
 
 pub use generate::{random_sources, Generator};
-pub use graph::{Graph, GraphStats};
+pub use graph::{whole_weights, Graph, GraphStats, GraphView};
 pub use io::{Format, Loaded, VertexIds};
 pub use report::{SearchRun, SourcePaths, SourceSearch};
-pub use run::{bfs, search, search_all, sssp, Problem, SearchOptions, Strategy};
+pub use run::{bfs, search, search_all, search_view, sssp, Problem, SearchOptions, Strategy};
 pub use sssp::INFINITE;
 pub use verify::verify;

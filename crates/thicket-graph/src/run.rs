@@ -1,11 +1,11 @@
 //! The front doors: [`bfs`] and [`sssp`] search an in-memory [`Graph`] from one or more
 //! sources and return every source's answer; [`search`] does the same for a graph read from a
 //! file (its vertex numbering kept in the summaries) and keeps the first source's answer only,
-//! as `thicket bfs` and `thicket sssp` show it. Each runs the strategy asked for (or the
+//! as `thicket bfs` and `thicket sssp` show it; [`search_view`] searches a caller's arrays
+//! where they are ([`GraphView`]). Each runs the strategy asked for (or the
 //! fastest for the backend) as a [`Kernel`], each answer checked by [`crate::verify`] when
 //! asked, and sums it up as GAPBS reports a search.
 
-use std::borrow::Cow;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -18,7 +18,7 @@ use thicket_core::{
 use crate::bfs as cpu_bfs;
 use crate::gpu::bfs::{BfsGpu, GpuBfsStrategy, Launched};
 use crate::gpu::sssp::{default_delta as gpu_default_delta, SsspGpu};
-use crate::graph::Graph;
+use crate::graph::{Graph, GraphView};
 use crate::io::{Loaded, VertexIds};
 use crate::sssp::{self, widen, INFINITE};
 use crate::verify;
@@ -174,7 +174,7 @@ fn backend_for(problem: Problem, asked: Option<Strategy>, backend: Backend) -> R
 /// ```
 pub fn bfs(graph: &Graph, sources: &[u32], options: &SearchOptions) -> Result<Measured<SearchRun>> {
     run(
-        Input::of(graph),
+        Input::of(graph.view()),
         Problem::Bfs,
         sources,
         options,
@@ -201,7 +201,7 @@ pub fn sssp(
     options: &SearchOptions,
 ) -> Result<Measured<SearchRun>> {
     run(
-        Input::of(graph),
+        Input::of(graph.view()),
         Problem::ShortestPaths,
         sources,
         options,
@@ -235,15 +235,7 @@ pub fn search_all(
     options: &SearchOptions,
 ) -> Result<Measured<SearchRun>> {
     // Per source and vertex: a 64-bit distance and a 32-bit parent.
-    let bytes = (sources.len() as u64).checked_mul(loaded.graph.vertices() as u64 * 12);
-    thicket_core::check_fits(
-        &format!(
-            "the answers of {} sources on {} vertices",
-            sources.len(),
-            loaded.graph.vertices()
-        ),
-        bytes,
-    )?;
+    check_answers_fit(loaded.graph.vertices(), sources)?;
     run(
         Input::loaded(loaded),
         problem,
@@ -253,10 +245,55 @@ pub fn search_all(
     )
 }
 
+/// Searches `graph`, a caller's CSR arrays borrowed where they are ([`GraphView::from_csr`]),
+/// as [`search_all`] does (every source's answer kept, answers that would not fit refused
+/// first); `symmetric`: the caller knows every arc's reverse is an arc too, so a BFS reads the
+/// graph as its own reverse instead of building one. The arrays are not copied: where the
+/// graph is simple (each vertex's heads increasing, no self-loop) the searches read them as
+/// they are, else they run on the simplified graph.
+///
+/// ```
+/// use thicket_graph::{search_view, GraphView, Problem, SearchOptions};
+///
+/// // 0 -> 1 -> 2, held by the caller.
+/// let (offsets, targets) = (vec![0u64, 1, 2, 2], vec![1u32, 2]);
+/// let graph = GraphView::from_csr(&offsets, &targets, None)?;
+/// let run = search_view(graph, false, Problem::Bfs, &[0], &SearchOptions::default())?;
+/// assert_eq!(run.output.paths[0].distances, [0, 1, 2]);
+/// # Ok::<(), thicket_core::Error>(())
+/// ```
+pub fn search_view(
+    graph: GraphView<'_>,
+    symmetric: bool,
+    problem: Problem,
+    sources: &[u32],
+    options: &SearchOptions,
+) -> Result<Measured<SearchRun>> {
+    check_answers_fit(graph.vertices(), sources)?;
+    let input = Input {
+        symmetric,
+        ..Input::of(graph)
+    };
+    run(input, problem, sources, options, Keep::Every)
+}
+
+/// Refuses, before a search, answers of `sources` on `vertices` vertices that would not fit
+/// this machine's memory (per source and vertex: a 64-bit distance and a 32-bit parent).
+fn check_answers_fit(vertices: usize, sources: &[u32]) -> Result<()> {
+    let bytes = (sources.len() as u64).checked_mul(vertices as u64 * 12);
+    thicket_core::check_fits(
+        &format!(
+            "the answers of {} sources on {vertices} vertices",
+            sources.len()
+        ),
+        bytes,
+    )
+}
+
 /// A graph to search and what is known of it.
 #[derive(Clone, Copy)]
 struct Input<'a> {
-    graph: &'a Graph,
+    graph: GraphView<'a>,
     /// The id vertex 0 has in summaries and errors.
     first_id: u32,
     /// Whether the graph is its own reverse.
@@ -267,8 +304,8 @@ struct Input<'a> {
     ids: Option<&'a VertexIds>,
 }
 
-impl Input<'_> {
-    fn of(graph: &Graph) -> Input<'_> {
+impl<'a> Input<'a> {
+    fn of(graph: GraphView<'a>) -> Input<'a> {
         Input {
             graph,
             first_id: 0,
@@ -278,9 +315,9 @@ impl Input<'_> {
         }
     }
 
-    fn loaded(loaded: &Loaded) -> Input<'_> {
+    fn loaded(loaded: &'a Loaded) -> Input<'a> {
         Input {
-            graph: &loaded.graph,
+            graph: loaded.graph.view(),
             first_id: loaded.first_id,
             symmetric: loaded.symmetric,
             negative_weight: loaded.negative_weight.as_deref(),
@@ -341,17 +378,15 @@ fn run(
     // Built once, outside the timed searches (GAPBS's build time), where the graph is not
     // simple already (a bench's graphs are).
     let started = Instant::now();
-    let simple = if input.graph.is_simple() {
-        Cow::Borrowed(input.graph)
+    let simplified = if input.graph.is_simple() {
+        None
     } else {
-        Cow::Owned(
-            thicket_core::Workers::new(options.threads)?.install(|| input.graph.simplified()),
-        )
+        Some(thicket_core::Workers::new(options.threads)?.install(|| input.graph.simplified()))
     };
     benchmark_kernel(
         &mut SearchKernel {
             input,
-            graph: simple,
+            simplified,
             problem,
             sources,
             options,
@@ -368,9 +403,9 @@ fn run(
 
 struct SearchKernel<'a> {
     input: Input<'a>,
-    /// The graph searched: the input's with its arcs sorted, self-loops and parallel arcs
-    /// merged.
-    graph: Cow<'a, Graph>,
+    /// The input's graph with its arcs sorted, self-loops and parallel arcs merged, where
+    /// the input is not so already (the searches then read the input where it is).
+    simplified: Option<Graph>,
     problem: Problem,
     sources: &'a [u32],
     options: &'a SearchOptions,
@@ -389,20 +424,24 @@ struct SearchKernel<'a> {
 }
 
 impl SearchKernel<'_> {
-    fn graph(&self) -> &Graph {
-        &self.graph
+    /// The graph searched: the input's, simplified where it was not simple.
+    fn graph(&self) -> GraphView<'_> {
+        match &self.simplified {
+            Some(graph) => graph.view(),
+            None => self.input.graph,
+        }
     }
 
     /// The in-neighbours' graph: the graph itself where it is symmetric (as the file said,
     /// or as found here: an edge list of arcs both ways keeps no second copy), else its
     /// reverse, built once; the time it takes is counted in the build time.
-    fn reverse(&mut self) -> &Graph {
+    fn reverse(&mut self) -> GraphView<'_> {
         if !self.input.symmetric && self.reverse.is_none() {
             let started = Instant::now();
             // A transpose by counting, kept only where it differs from the graph: a lookup of
             // every arc's reverse instead took ten times as long (a cache miss per step).
-            let reverse = self.graph.reversed();
-            if reverse == *self.graph {
+            let reverse = self.graph().reversed();
+            if reverse.view() == self.graph() {
                 self.input.symmetric = true;
             } else {
                 self.reverse = Some(reverse);
@@ -410,8 +449,8 @@ impl SearchKernel<'_> {
             self.build_seconds += started.elapsed().as_secs_f64();
         }
         match &self.reverse {
-            Some(reverse) => reverse,
-            None => &self.graph,
+            Some(reverse) => reverse.view(),
+            None => self.graph(),
         }
     }
 
@@ -570,7 +609,11 @@ impl SearchKernel<'_> {
                 if !self.input.symmetric {
                     self.reverse();
                 }
-                let reverse = self.reverse.as_ref().filter(|_| !self.input.symmetric);
+                let reverse = self
+                    .reverse
+                    .as_ref()
+                    .filter(|_| !self.input.symmetric)
+                    .map(Graph::view);
                 BfsGpu::open(self.options.device, self.graph(), reverse)?
             }
         };
@@ -699,7 +742,7 @@ impl SearchKernel<'_> {
                     let reverse = if self.input.symmetric {
                         self.graph()
                     } else {
-                        self.reverse.as_ref().expect("built above")
+                        self.reverse.as_ref().expect("built above").view()
                     };
                     let likeliest = self.likeliest.as_deref().expect("built above");
                     let in_neighbours = cpu_bfs::InNeighbours::new(reverse, likeliest);
@@ -763,7 +806,7 @@ struct Tally {
 /// The vertices `distance` reaches among `n`, their largest and summed distance and the arcs
 /// out of them, on every core: a scale-24 graph's 16.8 M vertices take tens of milliseconds a
 /// source one by one, which 64 GPU searches of 2 ms each would wait for.
-fn tally(g: &Graph, n: usize, distance: impl Fn(usize) -> Option<u64> + Sync) -> Tally {
+fn tally(g: GraphView<'_>, n: usize, distance: impl Fn(usize) -> Option<u64> + Sync) -> Tally {
     (0..n)
         .into_par_iter()
         .with_min_len(1 << 14)

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::graph::Graph;
+use crate::graph::GraphView;
 use crate::UNREACHED;
 
 /// A distance no path reaches.
@@ -28,7 +28,7 @@ pub struct Paths {
 }
 
 /// Dijkstra's algorithm from `source`.
-pub fn dijkstra(graph: &Graph, source: u32) -> Paths {
+pub fn dijkstra(graph: GraphView<'_>, source: u32) -> Paths {
     let n = graph.vertices();
     let mut distances = vec![INFINITE; n];
     let mut parents = vec![UNREACHED; n];
@@ -54,7 +54,7 @@ pub fn dijkstra(graph: &Graph, source: u32) -> Paths {
 
 /// A bucket width from the weights: the mean weight (GAPBS's rule of thumb for road-like
 /// graphs is a small multiple of it), at least 1.
-pub fn default_delta(graph: &Graph) -> u64 {
+pub fn default_delta(graph: GraphView<'_>) -> u64 {
     match &graph.weights {
         Some(w) if !w.is_empty() => {
             (w.iter().map(|&x| u64::from(x)).sum::<u64>() / w.len() as u64).max(1)
@@ -97,7 +97,7 @@ pub(crate) fn widen(narrow: &[u32]) -> Vec<u64> {
 /// current rayon pool: the distances ([`tight_parents`] gives a shortest-path tree for them);
 /// the tests' shorthand (the front door times [`delta_stepping_distances`] without the widening).
 #[cfg(test)]
-pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Vec<u64> {
+pub fn delta_stepping(graph: GraphView<'_>, source: u32, delta: u64) -> Vec<u64> {
     delta_stepping_distances(graph, source, delta).widen()
 }
 
@@ -106,7 +106,7 @@ pub fn delta_stepping(graph: &Graph, source: u32, delta: u64) -> Vec<u64> {
 ///
 /// Distances are kept in 32 bits (half the memory traffic of the random accesses) and the
 /// search reruns in 64 bits in the rare graph whose distances pass 2^32 - 2.
-pub fn delta_stepping_distances(graph: &Graph, source: u32, delta: u64) -> Distances {
+pub fn delta_stepping_distances(graph: GraphView<'_>, source: u32, delta: u64) -> Distances {
     let delta = delta.max(1);
     match stepping::run::<AtomicU32>(graph, source, delta) {
         Some(slots) => Distances::Narrow(slots.into_iter().map(AtomicU32::into_inner).collect()),
@@ -122,7 +122,7 @@ pub fn delta_stepping_distances(graph: &Graph, source: u32, delta: u64) -> Dista
 
 /// A shortest-path tree for `distances` from `source`: each reached vertex's parent over a
 /// tight arc (d\[u\] + w = d\[v\]), in one parallel pass over the arcs.
-pub fn tight_parents(graph: &Graph, source: u32, distances: &[u64]) -> Vec<u32> {
+pub fn tight_parents(graph: GraphView<'_>, source: u32, distances: &[u64]) -> Vec<u32> {
     let n = graph.vertices();
     let chosen: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
     (0..n as u32)
@@ -161,13 +161,13 @@ mod tests {
             (Generator::Grid { rows: 30, cols: 30 }, 6),
         ] {
             let g = generator.generate(seed).unwrap();
-            let want = dijkstra(&g, 3);
-            crate::verify::sssp(&g, 3, &want.distances, Some(&want.parents)).unwrap();
-            for delta in [1, 7, default_delta(&g), 1000] {
-                let got = delta_stepping(&g, 3, delta);
+            let want = dijkstra(g.view(), 3);
+            crate::verify::sssp(g.view(), 3, &want.distances, Some(&want.parents)).unwrap();
+            for delta in [1, 7, default_delta(g.view()), 1000] {
+                let got = delta_stepping(g.view(), 3, delta);
                 assert_eq!(got, want.distances, "{generator:?}, delta {delta}");
-                let parents = tight_parents(&g, 3, &got);
-                crate::verify::sssp(&g, 3, &got, Some(&parents)).unwrap();
+                let parents = tight_parents(g.view(), 3, &got);
+                crate::verify::sssp(g.view(), 3, &got, Some(&parents)).unwrap();
             }
         }
     }
@@ -190,14 +190,14 @@ mod tests {
             ..g.clone()
         };
         assert!(matches!(
-            delta_stepping_distances(&g, 11, 1),
+            delta_stepping_distances(g.view(), 11, 1),
             Distances::Narrow(_)
         ));
         assert!(matches!(
-            delta_stepping_distances(&wide, 11, 1),
+            delta_stepping_distances(wide.view(), 11, 1),
             Distances::Wide(_)
         ));
-        for graph in [&g, &wide] {
+        for graph in [g.view(), wide.view()] {
             let want = dijkstra(graph, 11).distances;
             for threads in [1, 3] {
                 let pool = thicket_core::pool(threads).unwrap();
@@ -226,8 +226,8 @@ mod tests {
             weights: None,
             ..g.clone()
         };
-        let levels = crate::bfs::serial(&g, 5).levels;
-        let distances = dijkstra(&unweighted, 5).distances;
+        let levels = crate::bfs::serial(g.view(), 5).levels;
+        let distances = dijkstra(unweighted.view(), 5).distances;
         assert!(levels
             .iter()
             .zip(&distances)

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use thicket_core::{Error, Result};
 
-use crate::graph::Graph;
+use crate::graph::{Graph, GraphView};
 use crate::report::SourcePaths;
 use crate::run::Problem;
 use crate::sssp::INFINITE;
@@ -43,6 +43,7 @@ fn wrong(what: String) -> Error {
 /// # Ok::<(), thicket_core::Error>(())
 /// ```
 pub fn verify(graph: &Graph, problem: Problem, answer: &SourcePaths) -> Result<()> {
+    let graph = graph.view();
     let (n, source) = (graph.vertices(), answer.source);
     if source as usize >= n {
         return Err(wrong(format!(
@@ -73,7 +74,12 @@ pub fn verify(graph: &Graph, problem: Problem, answer: &SourcePaths) -> Result<(
 }
 
 /// Checks BFS levels and parents from `source` (< the vertex count).
-pub(crate) fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -> Result<()> {
+pub(crate) fn bfs(
+    graph: GraphView<'_>,
+    source: u32,
+    levels: &[u32],
+    parents: &[u32],
+) -> Result<()> {
     let n = graph.vertices();
     if levels.len() != n || parents.len() != n {
         return Err(wrong(format!("{} levels for {n} vertices", levels.len())));
@@ -125,7 +131,7 @@ pub(crate) fn bfs(graph: &Graph, source: u32, levels: &[u32], parents: &[u32]) -
 
 /// Checks shortest-path distances (and parents, if given) from `source` (< the vertex count).
 pub(crate) fn sssp(
-    graph: &Graph,
+    graph: GraphView<'_>,
     source: u32,
     distances: &[u64],
     parents: Option<&[u32]>,
@@ -223,22 +229,34 @@ mod tests {
         let g = path();
         let levels = [0, 1, 1, UNREACHED];
         let parents = [UNREACHED, 0, 0, UNREACHED];
-        bfs(&g, 0, &levels, &parents).unwrap();
-        assert!(bfs(&g, 0, &[0, 1, 2, UNREACHED], &[UNREACHED, 0, 1, UNREACHED]).is_err());
-        assert!(bfs(&g, 0, &[0, 1, 1, UNREACHED], &[UNREACHED, 0, 1, UNREACHED]).is_err());
+        bfs(g.view(), 0, &levels, &parents).unwrap();
         assert!(bfs(
-            &g,
+            g.view(),
+            0,
+            &[0, 1, 2, UNREACHED],
+            &[UNREACHED, 0, 1, UNREACHED]
+        )
+        .is_err());
+        assert!(bfs(
+            g.view(),
+            0,
+            &[0, 1, 1, UNREACHED],
+            &[UNREACHED, 0, 1, UNREACHED]
+        )
+        .is_err());
+        assert!(bfs(
+            g.view(),
             0,
             &[0, 1, UNREACHED, UNREACHED],
             &[UNREACHED, 0, UNREACHED, UNREACHED]
         )
         .is_err());
-        assert!(bfs(&g, 0, &[0, 1, 1, 2], &[UNREACHED, 0, 0, 0]).is_err());
+        assert!(bfs(g.view(), 0, &[0, 1, 1, 2], &[UNREACHED, 0, 0, 0]).is_err());
         let d = [0, 2, 4, INFINITE];
-        sssp(&g, 0, &d, Some(&[UNREACHED, 0, 1, UNREACHED])).unwrap();
-        sssp(&g, 0, &d, None).unwrap();
-        assert!(sssp(&g, 0, &[0, 2, 5, INFINITE], None).is_err());
-        assert!(sssp(&g, 0, &[0, 2, 3, INFINITE], None).is_err());
-        assert!(sssp(&g, 0, &d, Some(&[UNREACHED, 0, 0, UNREACHED])).is_err());
+        sssp(g.view(), 0, &d, Some(&[UNREACHED, 0, 1, UNREACHED])).unwrap();
+        sssp(g.view(), 0, &d, None).unwrap();
+        assert!(sssp(g.view(), 0, &[0, 2, 5, INFINITE], None).is_err());
+        assert!(sssp(g.view(), 0, &[0, 2, 3, INFINITE], None).is_err());
+        assert!(sssp(g.view(), 0, &d, Some(&[UNREACHED, 0, 0, UNREACHED])).is_err());
     }
 }

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::atomic;
 use super::frontier::{is_set, Buffer, Queue};
 use super::InNeighbours;
-use crate::graph::Graph;
+use crate::graph::GraphView;
 use crate::UNREACHED;
 
 /// Frontier arcs per parallel task of a top-down level.
@@ -46,7 +46,7 @@ impl<'a> Slots<'a> {
 ///
 /// Collected in parallel, never zeroed first: the first touch of fresh pages is a large part
 /// of a search, and a zeroed allocation from reused memory would clear it on one thread.
-pub(super) fn unvisited(graph: &Graph, source: u32) -> Vec<u32> {
+pub(super) fn unvisited(graph: GraphView<'_>, source: u32) -> Vec<u32> {
     let n = graph.vertices() as u32;
     // Degrees past what the tags can hold are capped: they only steer the switch.
     let cap = u64::from(u32::MAX - n);
@@ -84,7 +84,7 @@ pub(super) fn into_parents(parents: &mut [u32], source: u32) {
 /// (measured in docs/benchmarks.md, "Graphs").
 /// A frontier of [`SPLIT_BY_VERTICES`] vertices or more is split by vertices: no vertex
 /// holds much of its arcs, and its vertices' degrees are read once, not twice.
-pub(super) fn top_down(graph: &Graph, queue: &Queue, slots: &Slots) -> u64 {
+pub(super) fn top_down(graph: GraphView<'_>, queue: &Queue, slots: &Slots) -> u64 {
     if queue.len() >= SPLIT_BY_VERTICES {
         return (0..queue.len())
             .into_par_iter()
@@ -171,7 +171,7 @@ pub(super) fn bottom_up(
     next: &[AtomicU64],
 ) -> u64 {
     let (slots, n) = (slots.slots, slots.n);
-    let (offsets, heads) = (&reverse.graph.offsets[..], &reverse.graph.targets[..]);
+    let (offsets, heads) = (reverse.graph.offsets, reverse.graph.targets);
     let likeliest = reverse.likeliest;
     next.par_chunks(WORDS)
         .enumerate()

@@ -22,7 +22,7 @@ use thicket_core::{Error, Result};
 use thicket_gpu::{mark, page_locked, record_event, seconds_between, GpuError};
 
 use super::{upload, DeviceGraph};
-use crate::graph::Graph;
+use crate::graph::GraphView;
 use crate::kernels::{
     BFS, COUNTER_WORDS, EDGES_BASE, FAST_THREADS, GIANT, GIANT_BASE, SCAN_THREADS, SCAN_TILE,
     SIZE_BASE, THESIS_THREADS,
@@ -132,7 +132,11 @@ impl BfsGpu {
     /// Loads the kernels on GPU `ordinal` (the process's shared device) and uploads `graph`
     /// and `reverse`, the in-neighbours bottom-up levels read (`None`: the graph is
     /// symmetric, its own arcs serve, not uploaded twice).
-    pub(crate) fn open(ordinal: usize, graph: &Graph, reverse: Option<&Graph>) -> Result<BfsGpu> {
+    pub(crate) fn open(
+        ordinal: usize,
+        graph: GraphView<'_>,
+        reverse: Option<GraphView<'_>>,
+    ) -> Result<BfsGpu> {
         let vertices = graph.vertices() as u64;
         if let Some(reverse) = reverse {
             if reverse.vertices() != graph.vertices() || reverse.arcs() != graph.arcs() {
@@ -155,7 +159,7 @@ impl BfsGpu {
         let module = gpu.load_module(&BFS.source, &BFS.options())?;
         let started = Instant::now();
         let reverse = match reverse {
-            Some(r) => Some((upload(gpu, &r.offsets)?, upload(gpu, &r.targets)?)),
+            Some(r) => Some((upload(gpu, r.offsets)?, upload(gpu, r.targets)?)),
             None => None,
         };
         gpu.stream()

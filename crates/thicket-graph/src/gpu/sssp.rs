@@ -16,7 +16,7 @@ use thicket_core::{Error, Result};
 use thicket_gpu::{download_map, record_event, seconds_between, GpuError};
 
 use super::{upload, DeviceGraph};
-use crate::graph::Graph;
+use crate::graph::GraphView;
 use crate::kernels::{
     FAR_MIN_BASE, GIANT, NEAR_BASE, NEAR_GIANTS_BASE, SSSP, SSSP_COUNTER_WORDS, SSSP_THREADS,
 };
@@ -27,7 +27,7 @@ use crate::sssp::INFINITE;
 /// vertex: 4,096 on a grid of weights 1..=255, about 500 on a Kronecker graph of edge factor
 /// 16, where wider buckets cost few extra relaxations and save rounds (measurements in
 /// docs/graphs.md and docs/benchmarks.md, "Graphs").
-pub(crate) fn default_delta(graph: &Graph) -> u64 {
+pub(crate) fn default_delta(graph: GraphView<'_>) -> u64 {
     let vertices = graph.vertices().max(1) as u128;
     let arcs = (graph.targets.len() as u128).max(1);
     let delta = u128::from(crate::sssp::default_delta(graph)) * 128 * vertices / arcs;
@@ -61,7 +61,7 @@ impl SsspGpu {
     /// Loads the kernel on GPU `ordinal` (the process's shared device) and uploads `graph`
     /// and its weights (none: every arc weighs 1). A graph that does not fit is an
     /// [`Error::TooLarge`] with its sizes.
-    pub(crate) fn open(ordinal: usize, graph: &Graph) -> Result<SsspGpu> {
+    pub(crate) fn open(ordinal: usize, graph: GraphView<'_>) -> Result<SsspGpu> {
         let arcs = graph.arcs();
         let n = graph.vertices() as u64;
         let giant_room = arcs / GIANT as u64 + 1;
@@ -242,13 +242,14 @@ impl SsspGpu {
 mod tests {
     use super::*;
     use crate::generate::Generator;
+    use crate::graph::Graph;
 
     #[test]
     fn the_default_delta_grows_with_the_weights_and_shrinks_with_the_degree() {
         let grid = Generator::Grid { rows: 64, cols: 64 }.generate(1).unwrap();
-        let mean = crate::sssp::default_delta(&grid);
+        let mean = crate::sssp::default_delta(grid.view());
         // 4 arcs per inner vertex, fewer on the border: a little over 32 times the mean.
-        let delta = default_delta(&grid);
+        let delta = default_delta(grid.view());
         assert!(
             delta >= 32 * mean && delta <= 34 * mean,
             "{delta} for mean {mean}"
@@ -257,8 +258,8 @@ mod tests {
             weights: None,
             ..grid
         };
-        assert_eq!(default_delta(&unweighted), 128 * 64 * 64 / 16_128);
+        assert_eq!(default_delta(unweighted.view()), 128 * 64 * 64 / 16_128);
         let empty = Graph::from_arcs(3, &[], true).unwrap();
-        assert_eq!(default_delta(&empty), 128 * 3);
+        assert_eq!(default_delta(empty.view()), 128 * 3);
     }
 }

@@ -17,7 +17,7 @@ use std::sync::{PoisonError, RwLock};
 use rayon::prelude::*;
 
 use super::INFINITE;
-use crate::graph::Graph;
+use crate::graph::GraphView;
 
 /// Entries of a round a thread claims at a time.
 const CHUNK: usize = 64;
@@ -95,7 +95,7 @@ impl Slot for AtomicU64 {
 
 /// Delta-stepping from `source` on as many threads as the current rayon pool has: the
 /// distances' slots; `None` where a distance does not fit `S`.
-pub(super) fn run<S: Slot>(graph: &Graph, source: u32, delta: u64) -> Option<Vec<S>> {
+pub(super) fn run<S: Slot>(graph: GraphView<'_>, source: u32, delta: u64) -> Option<Vec<S>> {
     let n = graph.vertices();
     let distances: Vec<S> = (0..n)
         .into_par_iter()
@@ -131,7 +131,7 @@ pub(super) fn run<S: Slot>(graph: &Graph, source: u32, delta: u64) -> Option<Vec
 
 /// What the threads of one search share.
 struct Team<'a, S> {
-    graph: &'a Graph,
+    graph: GraphView<'a>,
     delta: u64,
     distances: Vec<S>,
     /// Each thread's entries of the round's bucket.
