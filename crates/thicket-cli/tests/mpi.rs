@@ -7,7 +7,7 @@ mod common;
 use std::ffi::OsStr;
 use std::process::{Command, Output};
 
-use common::{json, thicket};
+use common::{json, printed, thicket};
 
 const THICKET: &str = env!("CARGO_BIN_EXE_thicket");
 
@@ -206,16 +206,6 @@ B-5,put,american,50,60,1,0.3,0.05,0.02,120
 B-6,lookback-put,european,100,,1,0.2,0.03,0.01,64
 B-7,call,european,100,95,2,0.35,0.04,0.02,301
 ";
-
-/// The CSV a command printed, failing the test with its stderr when it did not succeed.
-fn printed(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
 
 #[test]
 #[ignore = "needs mpirun; CI runs it with --features mpi"]

@@ -29,6 +29,12 @@ pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// What a successful run printed on stdout (fails with its stderr otherwise).
+pub fn printed(output: &Output) -> String {
+    assert!(output.status.success(), "{}", stderr(output));
+    stdout(output)
+}
+
 /// What a run printed on stderr.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
