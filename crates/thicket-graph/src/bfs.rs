@@ -11,7 +11,7 @@ mod frontier;
 mod steps;
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
@@ -133,14 +133,15 @@ impl<'g> InNeighbours<'g> {
     }
 }
 
-/// A search's answer as the search leaves it: the parents, and which vertices each level
-/// found, from which [`Tree::levels`] follows.
+/// A search's answer as the search leaves it, as GAPBS's BFS leaves its parent array: each
+/// vertex's slot (its parent, or a tag at or above the vertex count for the source and the
+/// vertices not found), and the vertices of the levels that went through the queue, from
+/// which [`Tree::into_search`] makes the parents and the levels.
 #[derive(Debug)]
 pub struct Tree {
-    /// Each vertex's parent ([`UNREACHED`] for the source and unreached vertices).
-    pub parents: Vec<u32>,
     /// Levels searched bottom-up.
     pub bottom_up_levels: u32,
+    slots: Vec<u32>,
     source: u32,
     /// The vertices of the top-down levels, and of the bottom-up ones the search turned
     /// back from, in the order they entered the queue.
@@ -152,43 +153,62 @@ pub struct Tree {
 /// The vertices one level found.
 #[derive(Debug)]
 enum Found {
-    /// A top-down level's: these entries of the queue.
+    /// These entries of the queue.
     Queue(Range<usize>),
-    /// A bottom-up level's: the bits set.
-    Bitmap(Vec<AtomicU64>),
+    /// A bottom-up level's, recorded nowhere: each is a level below its parent.
+    BottomUp,
 }
 
 impl Tree {
-    /// Each vertex's level ([`UNREACHED`] where none).
-    pub fn levels(&self) -> Vec<u32> {
-        let levels: Vec<AtomicU32> = (0..self.parents.len())
+    /// Each vertex's level ([`UNREACHED`] where none), from `parents` (as
+    /// [`steps::into_parents`] leaves them): the queue's levels as recorded, each vertex of a
+    /// bottom-up level one below its parent.
+    fn levels(&self, parents: &[u32]) -> Vec<u32> {
+        let levels: Vec<AtomicU32> = (0..parents.len())
             .into_par_iter()
             .map(|_| AtomicU32::new(UNREACHED))
             .collect();
         levels[self.source as usize].store(0, Ordering::Relaxed);
         for (level, found) in (1..).zip(&self.found) {
-            match found {
-                Found::Queue(range) => self.order[range.clone()]
+            if let Found::Queue(range) = found {
+                self.order[range.clone()]
                     .par_iter()
-                    .for_each(|&v| levels[v as usize].store(level, Ordering::Relaxed)),
-                Found::Bitmap(bits) => bits.par_iter().enumerate().for_each(|(i, word)| {
-                    let mut word = word.load(Ordering::Relaxed);
-                    while word != 0 {
-                        levels[i * 64 + word.trailing_zeros() as usize]
-                            .store(level, Ordering::Relaxed);
-                        word &= word - 1;
-                    }
-                }),
+                    .for_each(|&v| levels[v as usize].store(level, Ordering::Relaxed));
             }
+        }
+        if self
+            .found
+            .iter()
+            .any(|found| matches!(found, Found::BottomUp))
+        {
+            // A parent of a bottom-up level's vertex is of the level above: of the queue's, or
+            // a bottom-up level's, whose parent is in turn one level up (a walk of at most as
+            // many steps as there were bottom-up levels).
+            (0..parents.len()).into_par_iter().for_each(|v| {
+                if parents[v] == UNREACHED || levels[v].load(Ordering::Relaxed) != UNREACHED {
+                    return;
+                }
+                let mut up = 1;
+                let mut above = parents[v] as usize;
+                while levels[above].load(Ordering::Relaxed) == UNREACHED {
+                    up += 1;
+                    above = parents[above] as usize;
+                }
+                let level = levels[above].load(Ordering::Relaxed) + up;
+                levels[v].store(level, Ordering::Relaxed);
+            });
         }
         levels.into_iter().map(AtomicU32::into_inner).collect()
     }
 
-    /// The search with its levels.
-    pub fn into_search(self) -> Search {
+    /// The search: each vertex's parent ([`UNREACHED`] for the source and the vertices not
+    /// found) and level.
+    pub fn into_search(mut self) -> Search {
+        let mut parents = std::mem::take(&mut self.slots);
+        steps::into_parents(&mut parents, self.source);
         Search {
-            levels: self.levels(),
-            parents: self.parents,
+            levels: self.levels(&parents),
+            parents,
             bottom_up_levels: self.bottom_up_levels,
         }
     }
@@ -216,29 +236,34 @@ pub fn tree(graph: GraphView<'_>, reverse: Option<&InNeighbours>, source: u32) -
     let mut scout = graph.degree(source);
     let mut unexplored = graph.arcs();
     let mut bottom_up_levels = 0;
+    let mut bitmaps = None;
     while queue.len() > 0 {
         match reverse {
             Some(reverse) if scout > unexplored / ALPHA => {
-                let mut front = frontier::window_bitmap(&queue, n);
+                // Two bitmaps, the front and the next level, in turn (a bottom-up step writes
+                // every word of its next level).
+                let (front, next) = bitmaps.get_or_insert_with(|| {
+                    let front = frontier::bitmap(n);
+                    (front, frontier::bitmap(n))
+                });
+                frontier::window_to_bitmap(&queue, front);
                 let mut awake = queue.len() as u64;
                 queue.slide();
                 for step in 0.. {
                     let previous = awake;
-                    let next = frontier::bitmap(n);
-                    awake = steps::bottom_up(reverse, &slots, &front, &next);
+                    awake = steps::bottom_up(reverse, &slots, front, next);
                     bottom_up_levels += 1;
-                    let above = std::mem::replace(&mut front, next);
+                    std::mem::swap(front, next);
                     // The first step's front came from the queue; the others are levels.
                     if step > 0 {
-                        found.push(Found::Bitmap(above));
+                        found.push(Found::BottomUp);
                     }
                     if awake == 0 || (awake < previous && awake <= n as u64 / BETA) {
                         break;
                     }
                 }
-                queue.append_bitmap(&front);
-                queue.slide();
-                found.push(Found::Bitmap(front));
+                queue.append_bitmap(front);
+                found.push(Found::Queue(queue.slide()));
                 // The frontier is small now: the next level goes top-down whatever its edges,
                 // and counts the edges of what it finds.
                 scout = 1;
@@ -250,9 +275,8 @@ pub fn tree(graph: GraphView<'_>, reverse: Option<&InNeighbours>, source: u32) -
             }
         }
     }
-    steps::into_parents(&mut parents, source);
     Tree {
-        parents,
+        slots: parents,
         bottom_up_levels,
         source,
         order,
@@ -332,7 +356,7 @@ mod tests {
         let got = tree(g.view(), None, 0);
         let largest = got.found.iter().map(|found| match found {
             Found::Queue(range) => range.len(),
-            Found::Bitmap(_) => 0,
+            Found::BottomUp => 0,
         });
         assert!(largest.max().unwrap() >= SPLIT_BY_VERTICES);
         let got = got.into_search();

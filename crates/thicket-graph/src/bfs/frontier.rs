@@ -123,14 +123,15 @@ pub(super) fn is_set(bits: &[AtomicU64], v: u32) -> bool {
     bits[v as usize / 64].load(Ordering::Relaxed) >> (v % 64) & 1 == 1
 }
 
-/// A bitmap of `vertices` bits with those of the queue's window set.
-pub(super) fn window_bitmap(queue: &Queue, vertices: usize) -> Vec<AtomicU64> {
-    let bits = bitmap(vertices);
+/// Sets in `bits` the bits of the queue's window and clears the others.
+pub(super) fn window_to_bitmap(queue: &Queue, bits: &[AtomicU64]) {
+    bits.par_iter()
+        .with_min_len(WORDS_PER_TASK)
+        .for_each(|word| word.store(0, Ordering::Relaxed));
     (0..queue.len()).into_par_iter().for_each(|i| {
         let v = queue.get(i);
         bits[v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
     });
-    bits
 }
 
 #[cfg(test)]
@@ -151,7 +152,8 @@ mod tests {
         let mut window: Vec<u32> = (0..queue.len()).map(|i| queue.get(i)).collect();
         window.sort_unstable();
         assert_eq!(window, (0..n as u32).step_by(3).collect::<Vec<_>>());
-        let bits = window_bitmap(&queue, n);
+        let bits = bitmap(n);
+        window_to_bitmap(&queue, &bits);
         assert!((0..n as u32).all(|v| is_set(&bits, v) == (v % 3 == 0)));
         // Every third vertex but shifted by one: the bitmap's vertices in increasing order.
         let shifted = bitmap(n);

@@ -16,8 +16,11 @@ use super::InNeighbours;
 use crate::graph::GraphView;
 use crate::UNREACHED;
 
-/// Frontier arcs per parallel task of a top-down level.
+/// Frontier arcs per parallel task of a top-down level, at most.
 pub(super) const ARCS_PER_TASK: u64 = 4096;
+/// Frontier arcs per parallel task of a top-down level, at least: a level of few arcs is cut
+/// into about four tasks a thread down to this size, as every arc may cost a cache miss.
+const FEWEST_ARCS_PER_TASK: u64 = 128;
 /// Frontier vertices from which a top-down level is split by vertices rather than arcs.
 pub(super) const SPLIT_BY_VERTICES: usize = 4096;
 /// Frontier vertices per parallel task of a level split by vertices (at least).
@@ -78,8 +81,9 @@ pub(super) fn into_parents(parents: &mut [u32], source: u32) {
 /// One top-down level: appends the vertices found from the queue's window to the queue;
 /// returns the sum of their out-degrees.
 ///
-/// A small frontier's arcs are cut into tasks of [`ARCS_PER_TASK`] arcs, not its vertices
-/// into tasks of so many vertices: a Kronecker graph's second level is a hundred hubs
+/// A small frontier's arcs are cut into tasks of up to [`ARCS_PER_TASK`] arcs (fewer where
+/// the level has few, so that every thread gets some), not its vertices into tasks of so many
+/// vertices: a Kronecker graph's second level is a hundred hubs
 /// holding most of the graph's arcs, which a split by vertices leaves to one thread
 /// (measured in docs/benchmarks.md, "Graphs").
 /// A frontier of [`SPLIT_BY_VERTICES`] vertices or more is split by vertices: no vertex
@@ -108,13 +112,15 @@ pub(super) fn top_down(graph: GraphView<'_>, queue: &Queue, slots: &Slots) -> u6
         total += *end;
         *end = total;
     }
-    (0..total.div_ceil(ARCS_PER_TASK))
+    let per_task = (total / (4 * rayon::current_num_threads() as u64))
+        .clamp(FEWEST_ARCS_PER_TASK, ARCS_PER_TASK);
+    (0..total.div_ceil(per_task))
         .into_par_iter()
         .map_init(
             || Buffer::new(queue),
             |found, task| {
-                let first = task * ARCS_PER_TASK;
-                let last = (first + ARCS_PER_TASK).min(total);
+                let first = task * per_task;
+                let last = (first + per_task).min(total);
                 let mut edges = 0;
                 // The frontier vertex holding arc `first`, then its successors up to `last`.
                 let mut i = ends.partition_point(|&end| end <= first);
