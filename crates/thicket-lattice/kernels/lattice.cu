@@ -412,9 +412,13 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     // one multiply and FUSE fused multiply-adds for FUSE layers instead of two instructions a
     // layer (NVIDIA's book on an H100: docs/benchmarks.md has 1, 2, 4, 8 and 16). A step reads
     // FUSE nodes of the lane above, so FUSE is at most R. The weights, rounded to `real`, no
-    // longer sum to exactly 1; each round multiplies the values by what its fused steps lost
-    // (tracked in double, as the drift above).
+    // longer sum to exactly 1. In float each round multiplies the values by what its fused
+    // steps lost (tracked in double, as the drift above). In double the largest weight takes
+    // the rounding of their exact sum once, so that they sum to 1 within half its last place
+    // (about 1e-17 a step, 1e-15 over a 2,048-step lattice): the round's multiply a node was
+    // 16 of an f64 round's 288 floating-point instructions (docs/benchmarks.md).
     constexpr int FUSE = (!LOOKBACK && !AMERICAN) ? (R < 16 ? R : 16) : 1;
+    constexpr bool RESCALED = FUSE > 1 && sizeof(real) == sizeof(float);
     real fused[FUSE + 1];
     double fused_gain = 1.0;
     if constexpr (FUSE > 1) {
@@ -431,9 +435,22 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             fused_gain += (double)fused[m];
             choose = choose * (double)(FUSE - m) / (double)(m + 1);
         }
+        if constexpr (!RESCALED) {
+            // The weights' exact sum as sum + error (Neumaier), its distance from 1 added to
+            // the middle weight, the largest.
+            double sum = 0.0, error = 0.0;
+#pragma unroll
+            for (int m = 0; m <= FUSE; ++m) {
+                const double next = sum + (double)fused[m];
+                error += fabs(sum) >= fabs((double)fused[m]) ? (sum - next) + (double)fused[m]
+                                                             : ((double)fused[m] - next) + sum;
+                sum = next;
+            }
+            fused[FUSE / 2] += (real)((1.0 - sum) - error);
+        }
     }
     // What a full round's fused steps lose (a pow every round cost an f64 book 10-20%).
-    const double round_loss = FUSE > 1 ? pow(fused_gain, -(double)(R / FUSE)) : 1.0;
+    const double round_loss = RESCALED ? pow(fused_gain, -(double)(R / FUSE)) : 1.0;
     double fused_residual = 1.0;
     // FUSE layers from v into v, in place: node r reads nodes r .. r + FUSE, which come later.
     auto fused_step = [&]() {
@@ -465,17 +482,20 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
                         fused_step();
                     }
                     k = fused_steps * FUSE;
-                    // What the fused weights lost, out of the values: one multiply a node and
-                    // round; the rounding of the factor is carried to the next round in double.
-                    fused_residual *= fused_steps == R / FUSE
-                                          ? round_loss
-                                          : pow(fused_gain, -(double)fused_steps);
-                    const real factor = (real)fused_residual;
+                    if constexpr (RESCALED) {
+                        // What the fused weights lost, out of the values: one multiply a node
+                        // and round; the rounding of the factor is carried to the next round
+                        // in double.
+                        fused_residual *= fused_steps == R / FUSE
+                                              ? round_loss
+                                              : pow(fused_gain, -(double)fused_steps);
+                        const real factor = (real)fused_residual;
 #pragma unroll
-                    for (int r = 0; r < R; ++r) {
-                        v[r] *= factor;
+                        for (int r = 0; r < R; ++r) {
+                            v[r] *= factor;
+                        }
+                        fused_residual = 1.0 + (fused_residual - (double)factor);
                     }
-                    fused_residual = 1.0 + (fused_residual - (double)factor);
                 }
             }
 #pragma unroll 1
