@@ -80,11 +80,18 @@ def interleaved(args, trials, python, rust_work):
     """(Python's, Rust's) seconds per call over --rounds rounds: `trials` calls of `python`
     and one same_work process of `trials` trials of `rust_work` (a list of arguments after
     which the trial count goes) a round, the order alternating."""
-    python()  # warm-up: the GPU opened, the kernels loaded, the pages touched
     ours, theirs = [], []
+
+    def python_round():
+        # Each same_work process times its calls after an untimed one, so each Python round
+        # does the same: the first call after the other side's process ran pays for the
+        # GPU's switch back (and, the first time, for opening it and loading the kernels).
+        python()
+        ours.extend(timed(trials, python))
+
     for round_ in range(args.rounds):
         sides = [
-            lambda: ours.extend(timed(trials, python)),
+            python_round,
             lambda: theirs.extend(same_work(args, rust_work(trials))),
         ]
         for side in sides if round_ % 2 == 0 else reversed(sides):
