@@ -46,10 +46,12 @@ pub(crate) const PRICED_VALUES: usize = 4;
 pub(crate) const FIRST_NODES: usize = 6;
 /// Values per option of those three layers.
 pub(crate) const FIRST_VALUES: usize = 3 * FIRST_NODES;
-/// Threads per block of the records and read-out kernels (one thread an option): their launch
-/// bound, so that a block fits an SM's registers (a block of 1,024 threads did not, once the
-/// read-out mixed a seasoned lookback's two states: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES).
-pub(crate) const BOOKEND_THREADS: usize = 256;
+/// Threads per block of the records and read-out kernels (one thread an option), and their
+/// launch bound: one warp, so that a book's options spread over as many SMs as they have
+/// warps. Each thread's work is a chain of double-precision exp, log and divisions, bound by
+/// latency: blocks of 256 put NVIDIA's 1,024-option book on 4 SMs and its f64 span was 14 µs
+/// longer (docs/benchmarks.md).
+pub(crate) const BOOKEND_THREADS: usize = 32;
 /// A record's `P_TREE`: the records kernel derives CRR's step from the contract; any other
 /// tree's step is staged by the host (`trees::drifted_up_down`, the CPU's `f64` formulas).
 pub(crate) const TREE_CRR: usize = 0;
