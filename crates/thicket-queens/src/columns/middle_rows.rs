@@ -23,8 +23,8 @@ use super::quarters::QuarterTable;
 pub struct MiddleRowsTable {
     /// The rectangle's rows (bit 0 the first middle row) this table holds, once built.
     rows: Option<u32>,
-    /// The middle rows' own placements, one queen on each of their rows held: the columns
-    /// they use and their diagonals (in the layout of `placements`).
+    /// The middle rows' own placements on one set of columns, one queen on each of their rows
+    /// held: the columns they use and their diagonals (in the layout of `placements`).
     middle: Vec<(u32, u64)>,
     /// The placements on columns `C` are `placements[starts[C]..starts[C + 1]]`.
     starts: Vec<u32>,
@@ -42,13 +42,7 @@ impl MiddleRowsTable {
             return;
         }
         let (h, height) = (quarters.cols(), middle_rows + quarters.rows());
-        self.middle.clear();
-        place_middle_queens(
-            (h, height),
-            rows & ((1 << middle_rows) - 1),
-            (0, 0),
-            &mut self.middle,
-        );
+        let middle = rows & ((1 << middle_rows) - 1);
         let below = rows >> middle_rows;
         let queens = rows.count_ones();
         self.starts.clear();
@@ -58,10 +52,10 @@ impl MiddleRowsTable {
             if cols.count_ones() != queens {
                 continue;
             }
+            // Only the middle queens that fit these columns.
+            self.middle.clear();
+            place_middle_queens((h, height), middle, cols, (0, 0), &mut self.middle);
             for &(used, queen_lines) in &self.middle {
-                if used & !cols != 0 {
-                    continue;
-                }
                 for &placement in quarters.placements(below, cols & !used) {
                     // Down by `middle_rows`: a quarter row `r` is row `r + middle_rows` here,
                     // which keeps the "\" bits (the rectangle is as much taller) and moves the
@@ -87,11 +81,12 @@ impl MiddleRowsTable {
 }
 
 /// Appends to `out` every placement of one queen on each of the middle rows `rows` (from the
-/// lowest), no two on a column or diagonal, of a rectangle `(h, height)`, beside the queens
-/// already placed (`used` columns, `lines` diagonals).
+/// lowest) on the columns `allowed` of a rectangle of `h` columns and `height` rows, no two on
+/// a column or diagonal, beside the queens already placed (`used` columns, `lines` diagonals).
 fn place_middle_queens(
     (h, height): (u32, u32),
     rows: u32,
+    allowed: u32,
     (used, lines): (u32, u64),
     out: &mut Vec<(u32, u64)>,
 ) {
@@ -100,11 +95,14 @@ fn place_middle_queens(
         return;
     }
     let r = rows.trailing_zeros();
-    for c in (0..h).filter(|c| used >> c & 1 == 0) {
+    let mut free = allowed & !used;
+    while free != 0 {
+        let c = free.trailing_zeros();
+        free &= free - 1;
         let queen = 1u64 << (c + height - 1 - r) | 1u64 << (32 + c + r);
         if lines & queen == 0 {
             let placed = (used | 1 << c, lines | queen);
-            place_middle_queens((h, height), rows & (rows - 1), placed, out);
+            place_middle_queens((h, height), rows & (rows - 1), allowed, placed, out);
         }
     }
 }
