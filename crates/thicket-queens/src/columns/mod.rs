@@ -38,7 +38,7 @@ use quarters::{on_board, QuarterTable};
 
 /// The board sizes the column join counts: below, the halves are too small to gain; above, the
 /// quarter table outgrows memory (its `(n - 1) / 2 x n / 2` placements, 8 bytes each: n = 18
-/// 2.4 MB, n = 19 7 MB, n = 20 20 MB, n = 21 60 MB), and the constellations' line search
+/// 2.5 MB, n = 19 7 MB, n = 20 20 MB, n = 21 60 MB), and the constellations' line search
 /// counts.
 pub const COLUMN_JOIN_SIZES: std::ops::RangeInclusive<usize> = 10..=20;
 
