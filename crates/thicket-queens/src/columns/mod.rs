@@ -17,15 +17,15 @@
 //! `n - 1 - m`, so only `m <= n / 2` is counted, the rows above the centre twice.
 //!
 //! The halves of each `R` are joined from one table of quarter-board placements ([`quarters`])
-//! and kept only while their `R` is counted: memory is the `h x h` quarter table, shared (odd
-//! boards too: the middle row is joined to a south quarter per thread, [`middle_row`]), and
-//! per thread two key lists, one block's tables and two middle-row tables; the row sets are
-//! listed one middle row at a time. The join gives the total only; the fundamental count
+//! and kept only while their `R` is counted: memory is the quarter table, shared (`(n - 1) / 2`
+//! rows by `h` columns: the one or two middle rows are joined to a south quarter per thread,
+//! [`middle_rows`]), and per thread two key lists, one block's tables and two middle-rows
+//! tables; the row sets are listed one middle queen's row at a time. The join gives the total only; the fundamental count
 //! comes from Burnside's lemma and the rotation-symmetric solutions ([`crate::rotations`]),
 //! about 1.5% of the time at n = 16.
 
 mod matcher;
-mod middle_row;
+mod middle_rows;
 mod quarters;
 
 use rayon::prelude::*;
@@ -33,12 +33,13 @@ use thicket_core::Progress;
 
 use crate::count::board_mask;
 use matcher::{disjoint_pairs, MatchScratch};
-use middle_row::MiddleRowTable;
+use middle_rows::MiddleRowsTable;
 use quarters::{on_board, QuarterTable};
 
 /// The board sizes the column join counts: below, the halves are too small to gain; above, the
-/// quarter table outgrows memory (its `h x h` placements, 8 bytes each: n = 18 and 19 7 MB,
-/// n = 20 60 MB), and the constellations' line search counts.
+/// quarter table outgrows memory (its `(n - 1) / 2 x n / 2` placements, 8 bytes each: n = 18
+/// 2.5 MB, n = 19 7 MB, n = 20 20 MB, n = 21 60 MB), and the constellations' line search
+/// counts.
 pub const COLUMN_JOIN_SIZES: std::ops::RangeInclusive<usize> = 10..=20;
 
 /// Queens' diagonals in board coordinates: "\\" ones (bit `c + n - 1 - r`) and "/" ones
@@ -70,6 +71,12 @@ struct Cut {
     first_east: u32,
     /// Diagonals of each direction that cross the cut.
     key_len: u32,
+    /// Rows of the quarter table: `(n - 1) / 2`, so that a half's north quarter is rows
+    /// `0..quarter_rows` and its south part the other `half + 1` rows.
+    quarter_rows: u32,
+    /// The rows between the north and the south quarter, joined to the south one per thread:
+    /// one on odd boards, two on even ones.
+    middle_rows: u32,
 }
 
 impl Cut {
@@ -77,11 +84,14 @@ impl Cut {
         let n = n as u32;
         let half = n / 2;
         let first_east = n - half;
+        let quarter_rows = (n - 1) / 2;
         Cut {
             n,
             half,
             first_east,
             key_len: half + n - 1 - first_east,
+            quarter_rows,
+            middle_rows: n - 2 * quarter_rows,
         }
     }
 
@@ -94,16 +104,16 @@ impl Cut {
     }
 
     /// The middle column's queen of odd boards.
-    fn start(&self, middle_row: Option<u32>) -> Lines {
-        match middle_row {
+    fn start(&self, middle_queen_row: Option<u32>) -> Lines {
+        match middle_queen_row {
             Some(m) => Lines::queen(self.n, m, self.half),
             None => Lines::default(),
         }
     }
 
     /// The rows whose queens lie in the halves: all but the middle queen's.
-    fn half_rows(&self, middle_row: Option<u32>) -> u32 {
-        board_mask(self.n as usize) & !middle_row.map_or(0, |m| 1 << m)
+    fn half_rows(&self, middle_queen_row: Option<u32>) -> u32 {
+        board_mask(self.n as usize) & !middle_queen_row.map_or(0, |m| 1 << m)
     }
 
     /// `rows` mirrored top to bottom.
@@ -121,17 +131,17 @@ fn next_combination(x: u32) -> u32 {
 }
 
 /// Appends the keys of every half on `rows` (a board row mask) and the `cut.half` columns
-/// from `first_col`: each pair of a north and a south quarter placement on complementary
-/// columns that share no diagonal and leave the middle queen's lines free. On odd boards the
-/// half that holds the middle row takes its south placements, one row taller, from the
-/// thread's `middle_row` table. `south` is scratch space. Written once and compiled for each
+/// from `first_col`: each pair of a north quarter placement and a south one on complementary
+/// columns that share no diagonal and leave the middle queen's lines free. A half with a queen
+/// on a middle row takes its south placements, one or two rows taller, from the thread's
+/// `middle_rows` table. `south` is scratch space. Written once and compiled for each
 /// CPU path.
 macro_rules! each_half {
     ($(#[$attr:meta])* $name:ident) => {
         $(#[$attr])*
         fn $name(
             cut: &Cut,
-            (table, middle_row): (&QuarterTable, &mut MiddleRowTable),
+            (table, middle_rows): (&QuarterTable, &mut MiddleRowsTable),
             (rows, first_col): (u32, u32),
             middle: &Lines,
             south: &mut Vec<(u64, u64, u64)>,
@@ -139,26 +149,27 @@ macro_rules! each_half {
         ) {
             let (n, half) = (cut.n, cut.half);
             let all_cols = board_mask(half as usize);
-            let north_rows = rows & all_cols;
-            // The rows below the middle row (odd boards) or the north quarter; the half that
-            // holds the middle row joins it to them, one rectangle row more.
-            let below = rows >> cut.first_east & all_cols;
-            let holds_middle_row = cut.first_east != half && rows >> half & 1 == 1;
-            let (south_corner, south_height) = if holds_middle_row {
-                middle_row.hold(table, below);
-                ((half, first_col), half + 1)
+            let quarter = cut.quarter_rows;
+            let north_rows = rows & ((1 << quarter) - 1);
+            // The rows of the south part: the middle rows (low bits), then the south quarter.
+            let south_rows = rows >> quarter & ((1 << (half + 1)) - 1);
+            let below = south_rows >> cut.middle_rows;
+            let holds_middle_rows = south_rows & ((1 << cut.middle_rows) - 1) != 0;
+            let (south_corner, south_height) = if holds_middle_rows {
+                middle_rows.hold(table, cut.middle_rows, south_rows);
+                ((quarter, first_col), half + 1)
             } else {
-                ((cut.first_east, first_col), half)
+                ((quarter + cut.middle_rows, first_col), quarter)
             };
-            let middle_row = &*middle_row;
+            let middle_rows = &*middle_rows;
             let mut cols: u32 = (1 << north_rows.count_ones()) - 1;
             while cols <= all_cols {
                 let north = table.placements(north_rows, cols);
                 south.clear();
                 if !north.is_empty() {
                     let south_cols = all_cols ^ cols;
-                    let placed = if holds_middle_row {
-                        middle_row.placements(south_cols)
+                    let placed = if holds_middle_rows {
+                        middle_rows.placements(south_cols)
                     } else {
                         table.placements(below, south_cols)
                     };
@@ -208,7 +219,7 @@ struct RowSet {
 }
 
 /// The middle queen's rows to count: none on even boards, else the rows down to the centre.
-fn middle_rows(cut: &Cut) -> Vec<Option<u32>> {
+fn middle_queen_rows(cut: &Cut) -> Vec<Option<u32>> {
     if cut.n.is_multiple_of(2) {
         vec![None]
     } else {
@@ -216,18 +227,18 @@ fn middle_rows(cut: &Cut) -> Vec<Option<u32>> {
     }
 }
 
-/// The row sets to count with the middle queen in `middle_row`, one per symmetry orbit, each
+/// The row sets to count with the middle queen in `middle_queen_row`, one per symmetry orbit, each
 /// weighted by its orbit's size.
-fn row_sets(cut: &Cut, middle_row: Option<u32>) -> Vec<RowSet> {
+fn row_sets(cut: &Cut, middle_queen_row: Option<u32>) -> Vec<RowSet> {
     let n = cut.n;
-    let rows = cut.half_rows(middle_row);
+    let rows = cut.half_rows(middle_queen_row);
     // Top-to-bottom mirroring maps this middle row to itself only at the centre (and for even
     // boards); elsewhere it maps to the row counted twice.
-    let (mirrored_here, weight) = match middle_row {
+    let (mirrored_here, weight) = match middle_queen_row {
         Some(m) if m != n / 2 => (false, 2),
         _ => (true, 1),
     };
-    let spread = |x: u32| match middle_row {
+    let spread = |x: u32| match middle_queen_row {
         Some(m) => (x & ((1 << m) - 1)) | (x >> m) << (m + 1),
         None => x,
     };
@@ -261,9 +272,9 @@ fn row_sets(cut: &Cut, middle_row: Option<u32>) -> Vec<RowSet> {
 struct Scratch {
     east: Vec<u64>,
     west: Vec<u64>,
-    /// Each side's middle-row table (odd boards), kept while the next row sets share its rows.
-    east_middle_row: MiddleRowTable,
-    west_middle_row: MiddleRowTable,
+    /// Each side's middle-rows table, kept while the next row sets share its rows.
+    east_middle_rows: MiddleRowsTable,
+    west_middle_rows: MiddleRowsTable,
     south: Vec<(u64, u64, u64)>,
     matcher: MatchScratch,
 }
@@ -272,25 +283,25 @@ struct Scratch {
 fn count_row_set(
     cut: &Cut,
     table: &QuarterTable,
-    (middle_row, set): (Option<u32>, &RowSet),
+    (middle_queen_row, set): (Option<u32>, &RowSet),
     scratch: &mut Scratch,
 ) -> u64 {
-    let middle = cut.start(middle_row);
-    let west_rows = cut.half_rows(middle_row) & !set.east_rows;
-    for (side, keys, middle_row) in [
+    let middle = cut.start(middle_queen_row);
+    let west_rows = cut.half_rows(middle_queen_row) & !set.east_rows;
+    for (side, keys, middle_rows) in [
         (
             (set.east_rows, cut.first_east),
             &mut scratch.east,
-            &mut scratch.east_middle_row,
+            &mut scratch.east_middle_rows,
         ),
         (
             (west_rows, 0),
             &mut scratch.west,
-            &mut scratch.west_middle_row,
+            &mut scratch.west_middle_rows,
         ),
     ] {
         keys.clear();
-        let tables = (table, middle_row);
+        let tables = (table, middle_rows);
         #[cfg(target_arch = "x86_64")]
         if thicket_core::cpu_path() == thicket_core::CpuPath::Fast {
             // SAFETY: the fast path is taken only where the CPU has its features.
@@ -312,22 +323,22 @@ fn count_row_set(
 pub fn count_total(n: usize, progress: &Progress) -> u128 {
     debug_assert!(COLUMN_JOIN_SIZES.contains(&n));
     let cut = Cut::new(n);
-    let table = QuarterTable::new(cut.half, cut.half);
+    let table = QuarterTable::new(cut.quarter_rows, cut.half);
     // One middle row's sets at a time, listed twice (the first time only to count them for
     // the progress total, a few ms) rather than all kept: n = 19 has 231 073.
-    let middles = middle_rows(&cut);
+    let middles = middle_queen_rows(&cut);
     let sets_in_all = middles.iter().map(|&m| row_sets(&cut, m).len() as u64);
     progress.set_total(sets_in_all.sum());
     middles
         .iter()
-        .map(|&middle_row| {
-            row_sets(&cut, middle_row)
+        .map(|&middle_queen_row| {
+            row_sets(&cut, middle_queen_row)
                 .par_iter()
                 .map_init(Scratch::default, |scratch, set| {
                     if progress.stop_requested() {
                         return 0;
                     }
-                    let solutions = count_row_set(&cut, &table, (middle_row, set), scratch);
+                    let solutions = count_row_set(&cut, &table, (middle_queen_row, set), scratch);
                     progress.inc(1);
                     u128::from(set.weight) * u128::from(solutions)
                 })
@@ -349,7 +360,7 @@ mod tests {
         }
         for n in [10, 11, 12, 13, 16, 17] {
             let cut = Cut::new(n);
-            let covered: u64 = middle_rows(&cut)
+            let covered: u64 = middle_queen_rows(&cut)
                 .into_iter()
                 .flat_map(|m| row_sets(&cut, m))
                 .map(|s| u64::from(s.weight))
@@ -370,18 +381,18 @@ mod tests {
         }
         for n in [11, 12] {
             let cut = Cut::new(n);
-            let table = QuarterTable::new(cut.half, cut.half);
-            let mut middle_row_table = MiddleRowTable::default();
-            for (middle_row, set) in middle_rows(&cut)
+            let table = QuarterTable::new(cut.quarter_rows, cut.half);
+            let mut middle_rows_table = MiddleRowsTable::default();
+            for (middle_queen_row, set) in middle_queen_rows(&cut)
                 .into_iter()
                 .flat_map(|m| row_sets(&cut, m).into_iter().map(move |set| (m, set)))
             {
-                let middle = cut.start(middle_row);
+                let middle = cut.start(middle_queen_row);
                 let (mut portable, mut fast, mut south) = (Vec::new(), Vec::new(), Vec::new());
                 let side = (set.east_rows, cut.first_east);
-                let tables = (&table, &mut middle_row_table);
+                let tables = (&table, &mut middle_rows_table);
                 each_half_portable(&cut, tables, side, &middle, &mut south, &mut portable);
-                let tables = (&table, &mut middle_row_table);
+                let tables = (&table, &mut middle_rows_table);
                 // SAFETY: the CPU has the fast path's features (checked above).
                 unsafe { each_half_fast(&cut, tables, side, &middle, &mut south, &mut fast) };
                 assert_eq!(fast, portable, "n={n}");

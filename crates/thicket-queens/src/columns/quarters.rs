@@ -5,9 +5,11 @@
 //! One table serves all four quarters: a quarter's placements do not depend on where the
 //! quarter lies, and its diagonals move to board coordinates with one shift each. It holds,
 //! for every set of rows `S` and columns `C` of a `rows x cols` rectangle, the placements of
-//! one queen in each row of `S` on the columns of `C`, one each, no two on a diagonal (n = 18:
-//! 0.9 million placements of the 9 x 9 quarter, 7 MB, the same for n = 19: odd boards join the
-//! middle row to a south quarter as they go, [`super::middle_row`]).
+//! one queen in each row of `S` on the columns of `C`, one each, no two on a diagonal. The
+//! rectangle is `(n - 1) / 2` rows by `n / 2` columns: the rows between a north and a south
+//! quarter (one on odd boards, two on even ones) are joined to the south quarter as the count
+//! goes ([`super::middle_rows`]). n = 19: 0.9 million placements of the 9 x 9 quarter, 7 MB;
+//! n = 20: 2.4 million of the 9 x 10 one, 20 MB.
 
 use super::Lines;
 
@@ -84,6 +86,11 @@ impl QuarterTable {
     pub fn placements(&self, rows: u32, cols: u32) -> &[u64] {
         let i = ((rows << self.cols) | cols) as usize;
         &self.placements[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    /// The rows of the rectangle.
+    pub fn rows(&self) -> u32 {
+        self.rows
     }
 
     /// The columns of the rectangle.
