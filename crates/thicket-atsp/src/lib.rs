@@ -31,6 +31,7 @@
 
 mod arborescence;
 mod assignment;
+mod blossom;
 mod dominance;
 mod generate;
 mod gpu;
