@@ -31,7 +31,6 @@
 
 mod arborescence;
 mod assignment;
-mod blossom;
 mod dominance;
 mod generate;
 mod gpu;

@@ -382,7 +382,6 @@ impl AtspKernel<'_> {
                     start.0,
                     subtour_search::FORBIDDEN,
                     opts.deadline,
-                    true,
                 );
                 if let Ok(mut note) = self.ascent_note.lock() {
                     *note = Some(relaxed.note());
