@@ -21,7 +21,8 @@
 //! Nodes are taken cheapest bound first from one queue that every thread shares, so the
 //! cheapest open bound is always a proven lower bound on the optimum: a run stopped by its
 //! deadline still answers with it (the stopped threads put their nodes back). The cycles of
-//! every node with at most `PATCH_CYCLES` of them are also patched into a tour (Karp's
+//! every node with at most `PATCH_CYCLES` of them (and of every `PATCH_EVERY`th node) are
+//! also patched into a tour (Karp's
 //! patching: the two cycles whose arcs swap most cheaply are merged until one is left), which
 //! gives the incumbent on instances whose assignment bound is tight, the ones this search is
 //! for.
@@ -54,12 +55,17 @@ const WARM_BYTES: usize = 1 << 30;
 /// The shortest subtours of a node's assignment whose children are tried before it branches.
 const BRANCH_CANDIDATES: usize = 3;
 
-/// The most cycles a node's assignment may have for the search to patch them into a tour.
-/// Patching costs O(n^2) a merge and was a quarter of the search's time on kro124p when every
-/// node patched; tours patched from many cycles are rarely the best, and the proof only needs
-/// the optimum found before the open bound reaches it. Patching at most 5 cycles took the
-/// same nodes (kro124p 29,719 against 29,697) at 28-40% less CPU time (2026-11-27, 2 cores).
+/// The most cycles a node's assignment may have for the search to patch them into a tour
+/// (besides every `PATCH_EVERY`th node a thread expands). Patching costs O(n^2) a merge and
+/// was a quarter of the search's time on kro124p when every node patched; tours patched from
+/// many cycles are rarely the best, and the proof only needs the optimum found before the open
+/// bound reaches it. Patching at most 4-6 cycles took the same nodes (kro124p 29,664-29,719
+/// against 29,697) at 17-35% less CPU time (2026-11-27, 2 cores).
 const PATCH_CYCLES: usize = 5;
+
+/// Every this many nodes a thread expands, it patches one whatever its cycles: a run stopped
+/// by its time limit early on (where assignments have many cycles) still improves its tour.
+const PATCH_EVERY: u64 = 8;
 
 /// One node of the search: its constraints and, unless memory ran short, its solved
 /// relaxation.
@@ -248,6 +254,8 @@ struct Worker<'a> {
     /// The relaxation's costs under the same constraints (empty for the plain bound).
     relaxed_costs: Vec<i64>,
     scratch: LapScratch,
+    /// Nodes this thread expanded.
+    expanded: u64,
 }
 
 impl<'a> Worker<'a> {
@@ -258,6 +266,7 @@ impl<'a> Worker<'a> {
             costs: Vec::with_capacity(inst.n * inst.n),
             relaxed_costs: Vec::new(),
             scratch: LapScratch::default(),
+            expanded: 0,
         }
     }
 
@@ -352,7 +361,8 @@ impl<'a> Worker<'a> {
             shared.offer(laps.plain.value(n, &self.costs), &tour_from(&succ));
             return Vec::new();
         }
-        if cycles.len() <= PATCH_CYCLES {
+        self.expanded += 1;
+        if cycles.len() <= PATCH_CYCLES || self.expanded % PATCH_EVERY == 0 {
             self.patch_and_offer(shared, &succ, &cycles, node.bound);
         }
         let mut is_forced = vec![false; n];
