@@ -362,7 +362,7 @@ impl<'a> Worker<'a> {
             return Vec::new();
         }
         self.expanded += 1;
-        if cycles.len() <= PATCH_CYCLES || self.expanded % PATCH_EVERY == 0 {
+        if cycles.len() <= PATCH_CYCLES || self.expanded.is_multiple_of(PATCH_EVERY) {
             self.patch_and_offer(shared, &succ, &cycles, node.bound);
         }
         let mut is_forced = vec![false; n];
