@@ -8,10 +8,18 @@ in both directions, gives every violated cut (cut value below 1); they are added
 solved again until none is violated. The optimal value is the bound (the linear program
 whose Lagrangian dual thicket's subtour search bounds its nodes with).
 
-    python3 scripts/atsp-lp-bound.py FILE.atsp [FILE.atsp ...]
+With --blossoms, once no subtour cut is violated, 2-matching (blossom) inequalities
+y(delta(H) minus F) - y(F) >= 1 - |F| on the symmetrised solution y(u, v) = x(u, v) + x(v, u)
+are separated too (handle H, an odd set F of at least three edges leaving it), after Padberg
+and Rao's odd cuts, heuristically: edges weigh min(y, 1 - y), those with y > 1/2 are tooth
+candidates, and the handles tried are the sides of the minimum cuts of Gusfield's Gomory-Hu
+tree on those weights; a side with an even number of candidates swaps its cheapest edge.
+
+    python3 scripts/atsp-lp-bound.py [--blossoms] FILE.atsp [FILE.atsp ...]
 
 prints one line per file: name, cities, the assignment bound, the LP bound (to 4 decimals),
-its ceiling, the cuts in the final LP, rounds, seconds. Needs numpy and scipy.
+its ceiling, the cuts in the final LP (blossoms among them), rounds, seconds. Needs numpy and
+scipy.
 """
 
 import argparse
@@ -58,8 +66,53 @@ def violated_sets(n, x):
     return found
 
 
-def lp_bound(cost):
-    """(assignment bound, LP bound, [(cut, its dual)], rounds) of the cost matrix."""
+def violated_blossoms(n, x):
+    """The blossoms (handle, teeth) that x violates, from a Gomory-Hu tree's cuts (above)."""
+    y = x + x.T
+    weight = np.minimum(y, 1 - y)
+    weight[weight < 1e-9] = 0
+    graph = csr_matrix(np.floor(weight * FLOW_SCALE).astype(np.int32))
+    parent = [0] * n
+    found = set()
+    for s in range(1, n):
+        t = parent[s]
+        result = maximum_flow(graph, s, t)
+        residual = (graph - result.flow).tocsr()
+        residual.data[residual.data < 0] = 0
+        residual.eliminate_zeros()
+        side = set(breadth_first_order(residual, s, return_predecessors=False).tolist())
+        for i in range(s + 1, n):
+            if parent[i] == t and i in side:
+                parent[i] = s
+        inside = np.zeros(n, dtype=bool)
+        inside[list(side)] = True
+        crossing = np.triu(inside[:, None] != inside[None, :], 1) & (y > 1e-9)
+        edges = list(zip(*np.nonzero(crossing)))
+        teeth = {e for e in edges if y[e] > 0.5}
+        lhs = weight[crossing].sum()
+        if len(teeth) % 2 == 0 and edges:
+            swap = min(edges, key=lambda e: abs(1 - 2 * y[e]))
+            lhs += abs(1 - 2 * y[swap])
+            teeth ^= {swap}
+        if len(teeth) >= 3 and lhs < 1 - 1e-4:
+            found.add((frozenset(side), frozenset(teeth)))
+    return found
+
+
+def blossom_row(n, handle, teeth, tails, heads):
+    """The coefficients of y(delta(H) minus F) - y(F) on the arcs."""
+    inside = np.zeros(n, dtype=bool)
+    inside[list(handle)] = True
+    row = (inside[tails] != inside[heads]).astype(float)
+    index = {(a, b): k for k, (a, b) in enumerate(zip(tails.tolist(), heads.tolist()))}
+    for u, v in teeth:
+        row[index[(u, v)]] = -1
+        row[index[(v, u)]] = -1
+    return row
+
+
+def lp_bound(cost, blossoms=False):
+    """(assignment bound, LP bound, [(cut, its dual)], rounds, blossoms) of the cost matrix."""
     n = len(cost)
     arcs = [(i, j) for i in range(n) for j in range(n) if i != j]
     c = np.array([cost[i][j] for i, j in arcs], dtype=float)
@@ -70,13 +123,14 @@ def lp_bound(cost):
         (np.ones(2 * m), (np.concatenate([tails, n + heads]), np.concatenate([np.arange(m)] * 2))),
         shape=(2 * n, m),
     ).tocsr()
-    cuts, rows, rounds, assignment = [], [], 0, None
+    # Each row's subtour cut (None for a blossom's), for the duals.
+    cuts, rows, rhs, rounds, assignment, added = [], [], [], 0, None, set()
     while True:
         ub = vstack(rows).tocsr() if rows else None
         result = linprog(
             c,
             A_ub=ub,
-            b_ub=-np.ones(len(rows)) if rows else None,
+            b_ub=-np.array(rhs) if rows else None,
             A_eq=degree,
             b_eq=np.ones(2 * n),
             bounds=(0, 1),
@@ -88,9 +142,20 @@ def lp_bound(cost):
         x = np.zeros((n, n))
         x[tails, heads] = result.x
         new = violated_sets(n, x) - set(cuts)
+        if not new and blossoms:
+            fresh = violated_blossoms(n, x) - added
+            for handle, teeth in fresh:
+                added.add((handle, teeth))
+                # y(delta(H) minus F) - y(F) >= 1 - |F|, as its negation.
+                rows.append(csr_matrix(-blossom_row(n, handle, teeth, tails, heads)))
+                rhs.append(1.0 - len(teeth))
+                cuts.append(None)
+            if fresh:
+                continue
         if not new:
             duals = -result.ineqlin.marginals if rows else np.zeros(0)
-            return assignment, result.fun, list(zip(cuts, duals)), rounds
+            subtours = [(side, dual) for side, dual in zip(cuts, duals) if side is not None]
+            return assignment, result.fun, subtours, rounds, len(added)
         for side in new:
             cuts.append(side)
             inside = np.zeros(n, dtype=bool)
@@ -98,18 +163,20 @@ def lp_bound(cost):
             leaving = np.flatnonzero(inside[tails] & ~inside[heads])
             # x(out(S)) >= 1 as -x(out(S)) <= -1.
             rows.append(coo_matrix((-np.ones(len(leaving)), ([0] * len(leaving), leaving)), shape=(1, m)))
+            rhs.append(1.0)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+")
-    parser.add_argument("--duals", help="also write NAME.duals here: one cut a line, its dual then its cities")
+    parser.add_argument("--duals", help="also write NAME.duals here: one subtour cut a line, its dual then its cities")
+    parser.add_argument("--blossoms", action="store_true", help="also separate blossoms (above)")
     args = parser.parse_args()
-    print("name cities assignment lp ceiling cuts rounds seconds")
+    print("name cities assignment lp ceiling cuts blossoms rounds seconds")
     for path in args.files:
         name, rows = read_full_matrix(path)
         started = time.perf_counter()
-        assignment, bound, cuts, rounds = lp_bound(rows)
+        assignment, bound, cuts, rounds, blossoms = lp_bound(rows, args.blossoms)
         seconds = time.perf_counter() - started
         if args.duals:
             with open(f"{args.duals}/{name}.duals", "w") as out:
@@ -117,7 +184,7 @@ def main():
                     if dual > 0:
                         out.write(f"{dual:.9f} {' '.join(map(str, sorted(side)))}\n")
         print(
-            f"{name} {len(rows)} {assignment:.4f} {bound:.4f} {math.ceil(bound - 1e-6)} {len(cuts)} {rounds} {seconds:.2f}",
+            f"{name} {len(rows)} {assignment:.4f} {bound:.4f} {math.ceil(bound - 1e-6)} {len(cuts) + blossoms} {blossoms} {rounds} {seconds:.2f}",
             flush=True,
         )
 

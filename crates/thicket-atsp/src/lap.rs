@@ -24,9 +24,11 @@ pub(crate) struct Lap {
 /// per node).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LapScratch {
-    min_slack: Vec<i64>,
+    distance: Vec<i64>,
     via: Vec<u32>,
     done: Vec<bool>,
+    /// The matched columns scanned, in order.
+    scanned: Vec<u32>,
 }
 
 impl Lap {
@@ -103,53 +105,63 @@ impl Lap {
     /// over the columns), adjusting the duals so that they stay feasible and tight.
     fn augment(&mut self, n: usize, cost: &[i64], root: usize, scratch: &mut LapScratch) {
         let LapScratch {
-            min_slack,
+            distance,
             via,
             done,
+            scanned,
         } = scratch;
-        min_slack.clear();
-        min_slack.resize(n, i64::MAX);
+        // `distance[c]`: the shortest alternating path from `root` to column c in reduced
+        // costs at the duals on entry; the duals are updated once, at the end, by how much
+        // sooner than the free column each scanned column was reached (one pass over the
+        // columns a step instead of two).
+        distance.clear();
+        distance.resize(n, i64::MAX);
         via.clear();
         via.resize(n, UNMATCHED);
         done.clear();
         done.resize(n, false);
+        scanned.clear();
         let mut row = root;
         let mut from = UNMATCHED;
+        let mut reached = 0;
         let end = loop {
-            let mut delta = i64::MAX;
+            let mut nearest = i64::MAX;
             let mut next = 0;
             let costs = &cost[row * n..(row + 1) * n];
-            let ur = self.u[row];
+            let base = reached - self.u[row];
             for c in 0..n {
                 if done[c] {
                     continue;
                 }
-                let slack = costs[c] - ur - self.v[c];
-                if slack < min_slack[c] {
-                    min_slack[c] = slack;
+                let through = base + costs[c] - self.v[c];
+                if through < distance[c] {
+                    distance[c] = through;
                     via[c] = from;
                 }
-                if min_slack[c] < delta {
-                    delta = min_slack[c];
+                if distance[c] < nearest {
+                    nearest = distance[c];
                     next = c;
                 }
             }
-            self.u[root] += delta;
-            for c in 0..n {
-                if done[c] {
-                    self.u[self.row_of_col[c] as usize] += delta;
-                    self.v[c] -= delta;
-                } else {
-                    min_slack[c] -= delta;
-                }
-            }
             done[next] = true;
-            from = next as u32;
             match self.row_of_col[next] {
                 UNMATCHED => break next,
-                r => row = r as usize,
+                r => {
+                    scanned.push(next as u32);
+                    row = r as usize;
+                    from = next as u32;
+                    reached = nearest;
+                }
             }
         };
+        let total = distance[end];
+        self.u[root] += total;
+        for &c in scanned.iter() {
+            let c = c as usize;
+            let sooner = total - distance[c];
+            self.u[self.row_of_col[c] as usize] += sooner;
+            self.v[c] -= sooner;
+        }
         let mut col = end;
         loop {
             let prev = via[col];
