@@ -22,10 +22,9 @@
 //! cheapest open bound is always a proven lower bound on the optimum: a run stopped by its
 //! deadline still answers with it (the stopped threads put their nodes back). The cycles of
 //! every node with at most `PATCH_CYCLES` of them (and of every `PATCH_EVERY`th node) are
-//! also patched into a tour (Karp's
-//! patching: the two cycles whose arcs swap most cheaply are merged until one is left), which
-//! gives the incumbent on instances whose assignment bound is tight, the ones this search is
-//! for.
+//! also patched into a tour (Karp's patching: the two cycles whose arcs swap most cheaply are
+//! merged until one is left), which gives the incumbent on instances whose assignment bound is
+//! tight, the ones this search is for.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
