@@ -422,7 +422,9 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     real fused[FUSE + 1];
     double fused_gain = 1.0;
     if constexpr (FUSE > 1) {
+        // The weights' sum, and what its roundings lost (Neumaier): together their exact sum.
         fused_gain = 0.0;
+        double lost = 0.0;
         double choose = 1.0;
 #pragma unroll
         for (int m = 0; m <= FUSE; ++m) {
@@ -432,21 +434,16 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
                 weight *= k < m ? (double)up : (double)down;
             }
             fused[m] = (real)weight;
-            fused_gain += (double)fused[m];
+            const double term = (double)fused[m];
+            const double next = fused_gain + term;
+            lost += fabs(fused_gain) >= fabs(term) ? (fused_gain - next) + term
+                                                   : (term - next) + fused_gain;
+            fused_gain = next;
             choose = choose * (double)(FUSE - m) / (double)(m + 1);
         }
         if constexpr (!RESCALED) {
-            // The weights' exact sum as sum + error (Neumaier), its distance from 1 added to
-            // the middle weight, the largest.
-            double sum = 0.0, error = 0.0;
-#pragma unroll
-            for (int m = 0; m <= FUSE; ++m) {
-                const double next = sum + (double)fused[m];
-                error += fabs(sum) >= fabs((double)fused[m]) ? (sum - next) + (double)fused[m]
-                                                             : ((double)fused[m] - next) + sum;
-                sum = next;
-            }
-            fused[FUSE / 2] += (real)((1.0 - sum) - error);
+            // The exact sum's distance from 1 added to the middle weight, the largest.
+            fused[FUSE / 2] += (real)((1.0 - fused_gain) - lost);
         }
     }
     // What a full round's fused steps lose (a pow every round cost an f64 book 10-20%).
