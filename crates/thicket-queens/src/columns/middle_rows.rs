@@ -54,7 +54,7 @@ impl MiddleRowsTable {
             }
             // Only the middle queens that fit these columns.
             self.middle.clear();
-            place_middle_queens((h, height), middle, cols, (0, 0), &mut self.middle);
+            place_middle_queens(height, middle, cols, (0, 0), &mut self.middle);
             for &(used, queen_lines) in &self.middle {
                 for &placement in quarters.placements(below, cols & !used) {
                     // Down by `middle_rows`: a quarter row `r` is row `r + middle_rows` here,
@@ -81,10 +81,10 @@ impl MiddleRowsTable {
 }
 
 /// Appends to `out` every placement of one queen on each of the middle rows `rows` (from the
-/// lowest) on the columns `allowed` of a rectangle of `h` columns and `height` rows, no two on
-/// a column or diagonal, beside the queens already placed (`used` columns, `lines` diagonals).
+/// lowest) on the columns `allowed` of a rectangle of `height` rows, no two on a column or
+/// diagonal, beside the queens already placed (`used` columns, `lines` diagonals).
 fn place_middle_queens(
-    (h, height): (u32, u32),
+    height: u32,
     rows: u32,
     allowed: u32,
     (used, lines): (u32, u64),
@@ -102,7 +102,7 @@ fn place_middle_queens(
         let queen = 1u64 << (c + height - 1 - r) | 1u64 << (32 + c + r);
         if lines & queen == 0 {
             let placed = (used | 1 << c, lines | queen);
-            place_middle_queens((h, height), rows & (rows - 1), allowed, placed, out);
+            place_middle_queens(height, rows & (rows - 1), allowed, placed, out);
         }
     }
 }
