@@ -83,9 +83,9 @@ pub(super) fn into_parents(parents: &mut [u32], source: u32) {
 ///
 /// A small frontier's arcs are cut into tasks of up to [`ARCS_PER_TASK`] arcs (fewer where
 /// the level has few, so that every thread gets some), not its vertices into tasks of so many
-/// vertices: a Kronecker graph's second level is a hundred hubs
-/// holding most of the graph's arcs, which a split by vertices leaves to one thread
-/// (measured in docs/benchmarks.md, "Graphs").
+/// vertices: a Kronecker graph's second level is a hundred hubs holding most of the graph's
+/// arcs, which a split by vertices leaves to one thread (measured in docs/benchmarks.md,
+/// "Graphs").
 /// A frontier of [`SPLIT_BY_VERTICES`] vertices or more is split by vertices: no vertex
 /// holds much of its arcs, and its vertices' degrees are read once, not twice.
 pub(super) fn top_down(graph: GraphView<'_>, queue: &Queue, slots: &Slots) -> u64 {
