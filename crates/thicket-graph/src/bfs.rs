@@ -87,7 +87,9 @@ pub fn direction_optimizing(
     let in_neighbours = reverse
         .zip(likeliest.as_deref())
         .map(|(graph, likeliest)| InNeighbours::new(graph, likeliest));
-    tree(graph, in_neighbours.as_ref(), source).into_search()
+    tree(graph, in_neighbours.as_ref(), source, Vec::new())
+        .into_search_and_room()
+        .0
 }
 
 /// Each vertex's in-neighbour of the highest in-degree in `reverse` (the graph of
@@ -136,7 +138,7 @@ impl<'g> InNeighbours<'g> {
 /// A search's answer as the search leaves it, as GAPBS's BFS leaves its parent array: each
 /// vertex's slot (its parent, or a tag at or above the vertex count for the source and the
 /// vertices not found), and the vertices of the levels that went through the queue, from
-/// which [`Tree::into_search`] makes the parents and the levels.
+/// which [`Tree::into_search_and_room`] makes the parents and the levels.
 #[derive(Debug)]
 pub struct Tree {
     /// Levels searched bottom-up.
@@ -201,16 +203,17 @@ impl Tree {
         levels.into_iter().map(AtomicU32::into_inner).collect()
     }
 
-    /// The search: each vertex's parent ([`UNREACHED`] for the source and the vertices not
-    /// found) and level.
-    pub fn into_search(mut self) -> Search {
+    /// The search (each vertex's parent, [`UNREACHED`] for the source and the vertices not
+    /// found, and level), and the room its queue took, for the caller's next [`tree`].
+    pub fn into_search_and_room(mut self) -> (Search, Vec<u32>) {
         let mut parents = std::mem::take(&mut self.slots);
         steps::into_parents(&mut parents, self.source);
-        Search {
+        let search = Search {
             levels: self.levels(&parents),
             parents,
             bottom_up_levels: self.bottom_up_levels,
-        }
+        };
+        (search, self.order)
     }
 }
 
@@ -223,12 +226,22 @@ impl Tree {
 /// in-neighbour tests stay in cache), each task owning whole words of the next bitmap. The
 /// switches are Beamer's: bottom-up once the edges out of the frontier pass the unexplored
 /// edges / [`ALPHA`], top-down again once the frontier shrinks below n / [`BETA`].
-pub fn tree(graph: GraphView<'_>, reverse: Option<&InNeighbours>, source: u32) -> Tree {
+///
+/// The queue lives in `room` where it has one slot per vertex (whatever they hold: a caller
+/// that searches again passes back [`Tree::into_search_and_room`]'s), else in a new zeroed
+/// vector: zeroing the room of a million vertices again cost a tenth of a 16-thread search at
+/// Kronecker scale 20 (docs/benchmarks.md, "Graphs").
+pub fn tree(
+    graph: GraphView<'_>,
+    reverse: Option<&InNeighbours>,
+    source: u32,
+    room: Vec<u32>,
+) -> Tree {
     let n = graph.vertices();
     let mut parents = steps::unvisited(graph, source);
     let slots = Slots::new(&mut parents);
-    // Zeroed, not filled: the pages past the last vertex queued are never touched.
-    let mut order = vec![0u32; n];
+    // New room is zeroed, not filled: the pages past the last vertex queued are never touched.
+    let mut order = if room.len() == n { room } else { vec![0u32; n] };
     let mut queue = Queue::new(&mut order);
     Buffer::new(&queue).push(source);
     queue.slide();
@@ -241,12 +254,13 @@ pub fn tree(graph: GraphView<'_>, reverse: Option<&InNeighbours>, source: u32) -
         match reverse {
             Some(reverse) if scout > unexplored / ALPHA => {
                 // Two bitmaps, the front and the next level, in turn (a bottom-up step writes
-                // every word of its next level).
+                // every word of its next level); the front is clear only when new.
+                let clear = bitmaps.is_none();
                 let (front, next) = bitmaps.get_or_insert_with(|| {
                     let front = frontier::bitmap(n);
                     (front, frontier::bitmap(n))
                 });
-                frontier::window_to_bitmap(&queue, front);
+                frontier::window_to_bitmap(&queue, front, clear);
                 let mut awake = queue.len() as u64;
                 queue.slide();
                 for step in 0.. {
@@ -325,6 +339,27 @@ mod tests {
     }
 
     #[test]
+    fn a_search_in_the_room_of_the_last_one_equals_the_serial_one() {
+        let g = Generator::Kronecker {
+            scale: 11,
+            edge_factor: 8,
+        }
+        .generate(5)
+        .unwrap();
+        let likeliest = likeliest_parents(g.view());
+        let in_neighbours = InNeighbours::new(g.view(), &likeliest);
+        let mut room = Vec::new();
+        for source in [3, 0, 1000, 3] {
+            let (got, spare) =
+                tree(g.view(), Some(&in_neighbours), source, room).into_search_and_room();
+            assert_eq!(spare.len(), g.vertices());
+            room = spare;
+            assert_eq!(got.levels, serial(&g, source).levels, "from {source}");
+            crate::verify::bfs(g.view(), source, &got.levels, &got.parents).unwrap();
+        }
+    }
+
+    #[test]
     fn the_likeliest_parent_is_the_in_neighbour_of_the_highest_in_degree() {
         // In-degrees 0, 2, 2, 3. Vertex 3's in-neighbours are 0, 1 and 2: 1, the lower of the
         // two tied; 1's and 2's include 3, the highest; 0 has none.
@@ -353,13 +388,13 @@ mod tests {
         }
         .generate(4)
         .unwrap();
-        let got = tree(g.view(), None, 0);
+        let got = tree(g.view(), None, 0, Vec::new());
         let largest = got.found.iter().map(|found| match found {
             Found::Queue(range) => range.len(),
             Found::BottomUp => 0,
         });
         assert!(largest.max().unwrap() >= SPLIT_BY_VERTICES);
-        let got = got.into_search();
+        let got = got.into_search_and_room().0;
         assert_eq!(got.levels, serial(&g, 0).levels);
         crate::verify::bfs(g.view(), 0, &got.levels, &got.parents).unwrap();
     }

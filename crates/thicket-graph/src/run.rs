@@ -727,6 +727,8 @@ impl SearchKernel<'_> {
                     .unwrap_or_else(|| sssp::default_delta(self.graph())),
             );
         }
+        // The BFS queue's room, passed from each search to the next.
+        let mut room = Vec::new();
         for (index, &source) in self.sources.iter().enumerate() {
             progress.check_stop()?;
             let started = Instant::now();
@@ -748,10 +750,13 @@ impl SearchKernel<'_> {
                     let in_neighbours = cpu_bfs::InNeighbours::new(reverse, likeliest);
                     // Timed up to the tree, as GAPBS times its BFS; the levels, which
                     // GAPBS does not compute, follow from the tree after the timer.
-                    let tree =
-                        pool.install(|| cpu_bfs::tree(self.graph(), Some(&in_neighbours), source));
+                    let spare = std::mem::take(&mut room);
+                    let tree = pool.install(|| {
+                        cpu_bfs::tree(self.graph(), Some(&in_neighbours), source, spare)
+                    });
                     let t = elapsed();
-                    let s = pool.install(|| tree.into_search());
+                    let (s, queue_room) = pool.install(|| tree.into_search_and_room());
+                    room = queue_room;
                     (widen(&s.levels), s.parents, Some(s.levels), t)
                 }
                 Strategy::Dijkstra => {

@@ -15,6 +15,9 @@ const BUFFER: usize = 4096;
 /// 64-bit words per parallel task in the bitmap conversions.
 const WORDS_PER_TASK: usize = 256;
 
+/// Queue windows below this many vertices go into a bitmap on one thread.
+const SERIAL_WINDOW: usize = 8192;
+
 /// An append-only list of vertices shared by the threads of a search, with a window: the
 /// current frontier, the vertices appended before the last [`Queue::slide`].
 ///
@@ -86,11 +89,14 @@ pub(super) struct Buffer<'q, 'a> {
 }
 
 impl<'q, 'a> Buffer<'q, 'a> {
-    /// An empty buffer for `queue`.
+    /// An empty buffer for `queue`, with room for a whole batch: a buffer that grew as it
+    /// filled reallocated ten times, and the many buffers of a level's parallel tasks doing so
+    /// on every thread made a top-down level twice as slow on 16 threads (docs/benchmarks.md,
+    /// "Graphs").
     pub(super) fn new(queue: &'q Queue<'a>) -> Buffer<'q, 'a> {
         Buffer {
             queue,
-            local: Vec::new(),
+            local: Vec::with_capacity(BUFFER),
         }
     }
 
@@ -110,10 +116,10 @@ impl Drop for Buffer<'_, '_> {
     }
 }
 
-/// A bitmap of `vertices` bits, all clear.
+/// A bitmap of `vertices` bits, all clear: filled on the calling thread, as a parallel fill's
+/// dispatch costs more than the memset at the sizes a search allocates per level switch.
 pub(super) fn bitmap(vertices: usize) -> Vec<AtomicU64> {
     (0..vertices.div_ceil(64))
-        .into_par_iter()
         .map(|_| AtomicU64::new(0))
         .collect()
 }
@@ -123,11 +129,29 @@ pub(super) fn is_set(bits: &[AtomicU64], v: u32) -> bool {
     bits[v as usize / 64].load(Ordering::Relaxed) >> (v % 64) & 1 == 1
 }
 
-/// Sets in `bits` the bits of the queue's window and clears the others.
-pub(super) fn window_to_bitmap(queue: &Queue, bits: &[AtomicU64]) {
-    bits.par_iter()
-        .with_min_len(WORDS_PER_TASK)
-        .for_each(|word| word.store(0, Ordering::Relaxed));
+/// Sets in `bits` the bits of the queue's window; clears the others first unless `clear`
+/// says they already are.
+///
+/// A window of fewer than [`SERIAL_WINDOW`] vertices is set on the calling thread: waking
+/// the pool for it cost more than the stores (docs/benchmarks.md, "Graphs").
+pub(super) fn window_to_bitmap(queue: &Queue, bits: &[AtomicU64], clear: bool) {
+    if !clear {
+        bits.par_iter()
+            .with_min_len(WORDS_PER_TASK)
+            .for_each(|word| word.store(0, Ordering::Relaxed));
+    }
+    if queue.len() < SERIAL_WINDOW {
+        // One thread: a load and a store, no read-modify-write.
+        for i in 0..queue.len() {
+            let v = queue.get(i);
+            let word = &bits[v as usize / 64];
+            word.store(
+                word.load(Ordering::Relaxed) | 1 << (v % 64),
+                Ordering::Relaxed,
+            );
+        }
+        return;
+    }
     (0..queue.len()).into_par_iter().for_each(|i| {
         let v = queue.get(i);
         bits[v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
@@ -153,7 +177,7 @@ mod tests {
         window.sort_unstable();
         assert_eq!(window, (0..n as u32).step_by(3).collect::<Vec<_>>());
         let bits = bitmap(n);
-        window_to_bitmap(&queue, &bits);
+        window_to_bitmap(&queue, &bits, true);
         assert!((0..n as u32).all(|v| is_set(&bits, v) == (v % 3 == 0)));
         // Every third vertex but shifted by one: the bitmap's vertices in increasing order.
         let shifted = bitmap(n);
@@ -168,5 +192,23 @@ mod tests {
         assert_eq!(window, (1..n as u32).step_by(3).collect::<Vec<_>>());
         assert_eq!(queue.slide(), second.end..second.end);
         assert_eq!(queue.len(), 0);
+    }
+
+    #[test]
+    fn a_window_too_large_for_one_thread_replaces_a_used_bitmap() {
+        let n = 4 * SERIAL_WINDOW;
+        let mut slots = vec![0u32; n];
+        let mut queue = Queue::new(&mut slots);
+        (0..n as u32)
+            .into_par_iter()
+            .filter(|v| v % 2 == 1)
+            .for_each_init(|| Buffer::new(&queue), |buffer, v| buffer.push(v));
+        queue.slide();
+        assert!(queue.len() >= SERIAL_WINDOW);
+        let bits = bitmap(n);
+        bits.iter()
+            .for_each(|word| word.store(u64::MAX, Ordering::Relaxed));
+        window_to_bitmap(&queue, &bits, false);
+        assert!((0..n as u32).all(|v| is_set(&bits, v) == (v % 2 == 1)));
     }
 }

@@ -21,6 +21,12 @@ pub(super) const ARCS_PER_TASK: u64 = 4096;
 /// Frontier arcs per parallel task of a top-down level, at least: a level of few arcs is cut
 /// into about four tasks a thread down to this size, as every arc may cost a cache miss.
 const FEWEST_ARCS_PER_TASK: u64 = 128;
+/// A top-down level of fewer frontier vertices reads their degrees on the calling thread, and
+/// one of fewer frontier arcs runs there whole: waking the pool for a few hundred cache
+/// misses cost more than the misses (docs/benchmarks.md, "Graphs").
+const SERIAL_VERTICES: usize = 256;
+/// See [`SERIAL_VERTICES`].
+const SERIAL_ARCS: u64 = 512;
 /// Frontier vertices from which a top-down level is split by vertices rather than arcs.
 pub(super) const SPLIT_BY_VERTICES: usize = 4096;
 /// Frontier vertices per parallel task of a level split by vertices (at least).
@@ -81,6 +87,7 @@ pub(super) fn into_parents(parents: &mut [u32], source: u32) {
 /// One top-down level: appends the vertices found from the queue's window to the queue;
 /// returns the sum of their out-degrees.
 ///
+/// A level of fewer than [`SERIAL_ARCS`] arcs runs on the calling thread.
 /// A small frontier's arcs are cut into tasks of up to [`ARCS_PER_TASK`] arcs (fewer where
 /// the level has few, so that every thread gets some), not its vertices into tasks of so many
 /// vertices: a Kronecker graph's second level is a hundred hubs holding most of the graph's
@@ -103,14 +110,29 @@ pub(super) fn top_down(graph: GraphView<'_>, queue: &Queue, slots: &Slots) -> u6
             .sum();
     }
     // ends[i]: the frontier's arcs up to and including vertex i's.
-    let mut ends: Vec<u64> = (0..queue.len())
-        .into_par_iter()
-        .map(|i| graph.degree(queue.get(i)))
-        .collect();
+    let mut ends: Vec<u64> = if queue.len() < SERIAL_VERTICES {
+        (0..queue.len())
+            .map(|i| graph.degree(queue.get(i)))
+            .collect()
+    } else {
+        (0..queue.len())
+            .into_par_iter()
+            .map(|i| graph.degree(queue.get(i)))
+            .collect()
+    };
     let mut total = 0;
     for end in &mut ends {
         total += *end;
         *end = total;
+    }
+    if total < SERIAL_ARCS {
+        let mut found = Buffer::new(queue);
+        return (0..queue.len())
+            .map(|i| {
+                let u = queue.get(i);
+                visit(slots, u, graph.neighbours(u), &mut found)
+            })
+            .sum();
     }
     let per_task = (total / (4 * rayon::current_num_threads() as u64))
         .clamp(FEWEST_ARCS_PER_TASK, ARCS_PER_TASK);
@@ -196,8 +218,13 @@ pub(super) fn bottom_up(
                     if slots[v].load(Ordering::Relaxed) < n {
                         continue;
                     }
+                    // A vertex with no in-neighbour (many of a Kronecker graph's) has no
+                    // likeliest parent: its list is never read.
                     let first = likeliest[v];
-                    if first != UNREACHED && is_set(front, first) {
+                    if first == UNREACHED {
+                        continue;
+                    }
+                    if is_set(front, first) {
                         slots[v].store(first, Ordering::Relaxed);
                         bits |= 1 << (v % 64);
                         awake += 1;
