@@ -2,7 +2,7 @@
 
     python bench/bench.py --thicket target/release/thicket \
         --same-work target/release/examples/same_work [--backend cpu|cuda] [--scale 20] \
-        [--trials 3] [--rounds 5]
+        [--trials 3] [--rounds 5] [--only bfs|book]
 
 1. A Kronecker graph (Graph500, edge factor 16) searched by BFS from 8 sources: thicket.bfs
    on the graph's arrays against examples/same_work.rs (the same front doors called from
@@ -22,7 +22,9 @@ call on each side), Python first in even rounds and Rust first in odd ones, so t
 sides see the same drift of a shared machine. Each side's median over every round is
 reported with its spread (the interquartile range as a percentage of the median), the
 ratio of the medians with a 95% bootstrap interval, and the verdict on the 5% target. The 1-step books take 100 times --trials calls a round. Every other
-time (the second table) is the fastest of --trials runs. Prints Markdown tables.
+time (the second table) is the fastest of --trials runs. Prints Markdown tables. `--only`
+runs one work's rows of the first table and nothing else, so that many rounds of it fit in
+the time the whole bench takes.
 """
 
 import argparse
@@ -150,115 +152,123 @@ def main():
     parser.add_argument("--scipy-scale", type=int, default=18, help="scale of the scipy graphs")
     parser.add_argument("--trials", type=int, default=3, help="calls per side and round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds against Rust")
+    parser.add_argument(
+        "--only",
+        choices=["bfs", "book"],
+        help="only this work's rows of the first table (more --rounds for its verdict)",
+    )
     args = parser.parse_args()
     pairs = []  # (work, Python's seconds per call, Rust's, judged by the 5% target)
     rows = []  # (work, thicket from Python, other, what the other is)
     with tempfile.TemporaryDirectory() as scratch:
-        graph_file = os.path.join(scratch, "kron.tgr")
-        subprocess.run(
-            [args.thicket, "graph", "gen", "kron", "--scale", str(args.scale), "-o", graph_file],
-            check=True,
-            capture_output=True,
-        )
-        indptr, indices, _ = read_tgr(graph_file)
-        degrees = np.diff(indptr.astype(np.int64))
-        sources = np.random.default_rng(1).choice(np.flatnonzero(degrees > 0), 8, replace=False)
-        label = f"BFS, Kronecker scale {args.scale}, 8 sources ({args.backend})"
-        pairs.append(
-            (
-                label,
-                *interleaved(
-                    args,
-                    args.trials,
-                    lambda: thicket.bfs((indptr, indices), sources, backend=args.backend),
-                    lambda trials: ["bfs", graph_file, str(trials), *map(str, sources)],
-                ),
-                True,
+        if args.only != "book":
+            graph_file = os.path.join(scratch, "kron.tgr")
+            subprocess.run(
+                [args.thicket, "graph", "gen", "kron", "--scale", str(args.scale), "-o", graph_file],
+                check=True,
+                capture_output=True,
             )
-        )
-        source_flags = [flag for s in sources for flag in ("--source", str(s))]
-        cli = cli_seconds(args.thicket, ["bfs", graph_file, *source_flags, "--backend", args.backend], args.trials)
-        python = fastest(
-            args.trials,
-            lambda: thicket.bfs((indptr, indices), sources, symmetric=True, backend=args.backend),
-        )
-        rows.append((label + ", symmetric=True", python, cli, "`thicket bfs` (search only, symmetric file)"))
-
-        book = os.path.join(scratch, "book.csv")
-        spot = np.linspace(80, 120, 1024)  # same_work's spots
-        with open(book, "w") as out:
-            out.write("payoff,style,spot,strike,maturity,volatility,rate,steps\n")
-            for s in spot:
-                out.write(f"put,american,{float(s)!r},100,1,0.25,0.05,1000\n")
-        for options, steps, trials in ((1024, 1000, args.trials), (1024, 1, 100 * args.trials), (1, 1, 100 * args.trials)):
-            spots = np.linspace(80, 120, options)
-            label = f"{options:,} American put{'s' if options > 1 else ''}, {steps:,} step{'s' if steps > 1 else ''} ({args.backend})"
+            indptr, indices, _ = read_tgr(graph_file)
+            degrees = np.diff(indptr.astype(np.int64))
+            sources = np.random.default_rng(1).choice(np.flatnonzero(degrees > 0), 8, replace=False)
+            label = f"BFS, Kronecker scale {args.scale}, 8 sources ({args.backend})"
             pairs.append(
                 (
                     label,
                     *interleaved(
                         args,
-                        trials,
-                        lambda: thicket.price_book(
-                            "put", "american", spots, 100.0, 1.0, 0.25, 0.05, steps, backend=args.backend
-                        ),
-                        lambda trials: ["book", str(options), str(steps), str(trials)],
+                        args.trials,
+                        lambda: thicket.bfs((indptr, indices), sources, backend=args.backend),
+                        lambda trials: ["bfs", graph_file, str(trials), *map(str, sources)],
                     ),
-                    steps > 1,
+                    True,
                 )
             )
-            if steps == 1000:
-                python = fastest(
-                    args.trials,
-                    lambda: thicket.price_book(
-                        "put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1000, backend=args.backend
-                    ),
-                )
-                cli = cli_seconds(args.thicket, ["binomial", "--batch", book, "--backend", args.backend], args.trials)
-                rows.append((label, python, cli, "`thicket binomial --batch`"))
-
-        try:
-            import scipy.sparse as sparse
-            from scipy.sparse import csgraph
-        except ImportError:
-            sparse = None
-        if sparse is not None:
-            small = os.path.join(scratch, "kron-small.tgr")
-            subprocess.run(
-                [args.thicket, "graph", "gen", "kron", "--scale", str(args.scipy_scale), "-o", small],
-                check=True,
-                capture_output=True,
-            )
-            indptr, indices, weights = read_tgr(small)
-            n = len(indptr) - 1
-            if weights is None:
-                weights = np.random.default_rng(2).integers(1, 256, len(indices)).astype(np.float64)
-            graph = sparse.csr_matrix(
-                (weights, indices.astype(np.int32), indptr.astype(np.int32)), shape=(n, n)
-            )
-            graph.sum_duplicates()
-            graph.eliminate_zeros()
-            degrees = np.diff(graph.indptr)
-            sources = np.random.default_rng(3).choice(np.flatnonzero(degrees > 0), 8, replace=False)
-            ours = fastest(args.trials, lambda: thicket.bfs(graph, sources, backend="cpu"))
-            theirs = fastest(
-                1, lambda: csgraph.shortest_path(graph, directed=True, unweighted=True, indices=sources)
-            )
-            rows.append((f"BFS scale {args.scipy_scale}, 8 sources (CPU)", ours, theirs, "scipy shortest_path(unweighted)"))
-            ours = fastest(args.trials, lambda: thicket.sssp(graph, sources, backend="cpu"))
-            theirs = fastest(1, lambda: csgraph.shortest_path(graph, method="D", directed=True, indices=sources))
-            rows.append((f"SSSP scale {args.scipy_scale}, 8 sources (CPU)", ours, theirs, "scipy shortest_path(D)"))
-
-            coo = graph.tocoo()
-            capacities = coo.data.astype(np.int64)
-            source, sink = int(sources[0]), int(sources[1])
-            ours = fastest(
+            source_flags = [flag for s in sources for flag in ("--source", str(s))]
+            cli = cli_seconds(args.thicket, ["bfs", graph_file, *source_flags, "--backend", args.backend], args.trials)
+            python = fastest(
                 args.trials,
-                lambda: thicket.maxflow(n, coo.row, coo.col, capacities, source, sink, backend="cpu"),
+                lambda: thicket.bfs((indptr, indices), sources, symmetric=True, backend=args.backend),
             )
-            int_graph = sparse.csr_matrix((capacities.astype(np.int32), (coo.row, coo.col)), shape=(n, n))
-            theirs = fastest(1, lambda: csgraph.maximum_flow(int_graph, source, sink))
-            rows.append((f"max flow scale {args.scipy_scale} (CPU)", ours, theirs, "scipy maximum_flow"))
+            rows.append((label + ", symmetric=True", python, cli, "`thicket bfs` (search only, symmetric file)"))
+
+        if args.only != "bfs":
+            book = os.path.join(scratch, "book.csv")
+            spot = np.linspace(80, 120, 1024)  # same_work's spots
+            with open(book, "w") as out:
+                out.write("payoff,style,spot,strike,maturity,volatility,rate,steps\n")
+                for s in spot:
+                    out.write(f"put,american,{float(s)!r},100,1,0.25,0.05,1000\n")
+            for options, steps, trials in ((1024, 1000, args.trials), (1024, 1, 100 * args.trials), (1, 1, 100 * args.trials)):
+                spots = np.linspace(80, 120, options)
+                label = f"{options:,} American put{'s' if options > 1 else ''}, {steps:,} step{'s' if steps > 1 else ''} ({args.backend})"
+                pairs.append(
+                    (
+                        label,
+                        *interleaved(
+                            args,
+                            trials,
+                            lambda: thicket.price_book(
+                                "put", "american", spots, 100.0, 1.0, 0.25, 0.05, steps, backend=args.backend
+                            ),
+                            lambda trials: ["book", str(options), str(steps), str(trials)],
+                        ),
+                        steps > 1,
+                    )
+                )
+                if steps == 1000:
+                    python = fastest(
+                        args.trials,
+                        lambda: thicket.price_book(
+                            "put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1000, backend=args.backend
+                        ),
+                    )
+                    cli = cli_seconds(args.thicket, ["binomial", "--batch", book, "--backend", args.backend], args.trials)
+                    rows.append((label, python, cli, "`thicket binomial --batch`"))
+
+        if args.only is None:
+            try:
+                import scipy.sparse as sparse
+                from scipy.sparse import csgraph
+            except ImportError:
+                sparse = None
+            if sparse is not None:
+                small = os.path.join(scratch, "kron-small.tgr")
+                subprocess.run(
+                    [args.thicket, "graph", "gen", "kron", "--scale", str(args.scipy_scale), "-o", small],
+                    check=True,
+                    capture_output=True,
+                )
+                indptr, indices, weights = read_tgr(small)
+                n = len(indptr) - 1
+                if weights is None:
+                    weights = np.random.default_rng(2).integers(1, 256, len(indices)).astype(np.float64)
+                graph = sparse.csr_matrix(
+                    (weights, indices.astype(np.int32), indptr.astype(np.int32)), shape=(n, n)
+                )
+                graph.sum_duplicates()
+                graph.eliminate_zeros()
+                degrees = np.diff(graph.indptr)
+                sources = np.random.default_rng(3).choice(np.flatnonzero(degrees > 0), 8, replace=False)
+                ours = fastest(args.trials, lambda: thicket.bfs(graph, sources, backend="cpu"))
+                theirs = fastest(
+                    1, lambda: csgraph.shortest_path(graph, directed=True, unweighted=True, indices=sources)
+                )
+                rows.append((f"BFS scale {args.scipy_scale}, 8 sources (CPU)", ours, theirs, "scipy shortest_path(unweighted)"))
+                ours = fastest(args.trials, lambda: thicket.sssp(graph, sources, backend="cpu"))
+                theirs = fastest(1, lambda: csgraph.shortest_path(graph, method="D", directed=True, indices=sources))
+                rows.append((f"SSSP scale {args.scipy_scale}, 8 sources (CPU)", ours, theirs, "scipy shortest_path(D)"))
+
+                coo = graph.tocoo()
+                capacities = coo.data.astype(np.int64)
+                source, sink = int(sources[0]), int(sources[1])
+                ours = fastest(
+                    args.trials,
+                    lambda: thicket.maxflow(n, coo.row, coo.col, capacities, source, sink, backend="cpu"),
+                )
+                int_graph = sparse.csr_matrix((capacities.astype(np.int32), (coo.row, coo.col)), shape=(n, n))
+                theirs = fastest(1, lambda: csgraph.maximum_flow(int_graph, source, sink))
+                rows.append((f"max flow scale {args.scipy_scale} (CPU)", ours, theirs, "scipy maximum_flow"))
 
     print(f"Python against the same work in Rust: medians of {args.rounds} interleaved rounds")
     print()
