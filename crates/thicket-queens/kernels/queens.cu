@@ -19,10 +19,12 @@
 //   further down, and a pop reloads the level's masks, so no shift is ever undone;
 // - a stack level in shared memory is five words, each its own row of BLOCK lanes (no bank
 //   conflicts), read and written as scalars straight from and into the loop's registers:
-//   {untried columns, columns, "\\", "/" with the link}, stored by a push, and the table
-//   word of the level's next depth, written once when the task starts. A pop or a push
+//   the table word of the level's next depth, written once when the task starts, then
+//   {untried columns, columns, "\\", "/" with the link}, stored by a push. A pop or a push
 //   loads the two table words the new level needs from fixed offsets of its level's
-//   address, predicated, so no register is shuffled to keep them;
+//   address, predicated, so no register is shuffled to keep them. The table word comes
+//   first so that the level past the last, which holds only the sentinel's, takes one row
+//   of shared memory rather than five;
 // - table words: the border queens' attacks on the depth's row and the row gap from the
 //   depth above (side-queen rows are skipped, so depths are 1 to 3 rows apart). Past the last
 //   depth the task writes a sentinel that attacks every column and carries the flag LEAF:
@@ -34,8 +36,8 @@
 // `handed_out`, unless null: a word of mapped host memory that gets a task index now and then.
 // Plan record (PLAN_WORDS words): [0] depth of the last row, [1] weight (class size, 8, 4 or
 // 2), [2 + d] the table word of depth d: attacks in bits 0..GAP_SHIFT, the gap above.
-// Dynamic shared memory: `levels + 1` stack levels of BLOCK * 20 bytes, `levels` being the
-// most rows a task fills.
+// Dynamic shared memory: `levels` stack levels of BLOCK * 20 bytes, `levels` being the most
+// rows a task fills, and one row of BLOCK words for the sentinel past them.
 // src/gpu/tasks.rs (Task::count) runs this loop on the CPU as the kernel's reference.
 
 #include "thicket.cuh"
@@ -53,8 +55,8 @@
 // Bytes between two words of one stack level, and between two levels.
 #define WORD_STRIDE (BLOCK * 4)
 #define LEVEL_STRIDE (BLOCK * STACK_ENTRY_BYTES)
-// The table word of a level, behind its four pushed words.
-#define TABLE_OFFSET (4 * WORD_STRIDE)
+// The table word of a level, in front of its four pushed words.
+#define TABLE_OFFSET 0
 // Tasks between two progress stores (a power of two): N = 21 stores 6,000 times in 9 s.
 #define PROGRESS_STRIDE 4096u
 // The low bits of a stored "/" word (below the columns) link to the stored level below it.
@@ -68,10 +70,10 @@ __device__ __forceinline__ void push_level_if(bool p, unsigned int address, unsi
                                               unsigned int rd)
 {
     asm volatile("{ .reg .pred p; setp.ne.u32 p, %0, 0;\n\t"
-                 "@p st.shared.u32 [%1], %2;\n\t"
-                 "@p st.shared.u32 [%1+512], %3;\n\t"
-                 "@p st.shared.u32 [%1+1024], %4;\n\t"
-                 "@p st.shared.u32 [%1+1536], %5; }"
+                 "@p st.shared.u32 [%1+512], %2;\n\t"
+                 "@p st.shared.u32 [%1+1024], %3;\n\t"
+                 "@p st.shared.u32 [%1+1536], %4;\n\t"
+                 "@p st.shared.u32 [%1+2048], %5; }"
                  :: "r"((unsigned int)p), "r"(address), "r"(free), "r"(cols), "r"(ld), "r"(rd)
                  : "memory");
 }
@@ -84,12 +86,12 @@ __device__ __forceinline__ void pop_level_if(bool p, unsigned int address, unsig
                                              unsigned int& after)
 {
     asm volatile("{ .reg .pred p; setp.ne.u32 p, %6, 0;\n\t"
-                 "@p ld.shared.u32 %0, [%7];\n\t"
-                 "@p ld.shared.u32 %1, [%7+512];\n\t"
-                 "@p ld.shared.u32 %2, [%7+1024];\n\t"
-                 "@p ld.shared.u32 %3, [%7+1536];\n\t"
-                 "@p ld.shared.u32 %4, [%7+2048];\n\t"
-                 "@p ld.shared.u32 %5, [%7+4608]; }"
+                 "@p ld.shared.u32 %0, [%7+512];\n\t"
+                 "@p ld.shared.u32 %1, [%7+1024];\n\t"
+                 "@p ld.shared.u32 %2, [%7+1536];\n\t"
+                 "@p ld.shared.u32 %3, [%7+2048];\n\t"
+                 "@p ld.shared.u32 %4, [%7];\n\t"
+                 "@p ld.shared.u32 %5, [%7+2560]; }"
                  : "+r"(free), "+r"(cols), "+r"(ld), "+r"(rd), "+r"(next), "+r"(after)
                  : "r"((unsigned int)p), "r"(address)
                  : "memory");
@@ -131,7 +133,7 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
              unsigned long long* __restrict__ total, unsigned int columns,
              unsigned int* handed_out)
 {
-    static_assert(WORD_STRIDE == 512 && LEVEL_STRIDE == 2560 && TABLE_OFFSET == 2048,
+    static_assert(WORD_STRIDE == 512 && LEVEL_STRIDE == 2560 && TABLE_OFFSET == 0,
                   "the stack helpers hard-code the strides");
     extern __shared__ unsigned int stack[];
     const unsigned int board = columns << COLUMN_SHIFT;

@@ -10,8 +10,8 @@ use crate::gpu::tasks::{GAP_SHIFT, PLAN_WORDS};
 /// Threads per block of thicket's constellation kernel (it sizes the shared stack with it).
 pub(crate) const QUEENS_BLOCK: u32 = 128;
 
-/// Bytes of one stack level a thread in the constellation kernel: {untried columns, columns,
-/// "\\", "/", table word}.
+/// Bytes of one stack level a thread in the constellation kernel: {table word, untried
+/// columns, columns, "\\", "/"}.
 pub(crate) const QUEENS_STACK_ENTRY_BYTES: usize = 20;
 
 /// The crate's own header: what several of its kernels share (the board's column mask).

@@ -339,9 +339,12 @@ fn launch_tasks(
         .alloc_zeros::<u64>(1)
         .map_err(GpuError::driver("cuMemAlloc"))?;
     let board = crate::count::board_mask(n);
-    // One level more than a task fills: the level past the last holds the sentinel word.
-    let shared_mem_bytes = u32::try_from((levels + 1) * STACK_ENTRY_BYTES)
-        .ok()
+    // A level for each row a task fills, and past them the sentinel's table word (a level's
+    // first word): at N = 21 six blocks fit an H100's SM where six full levels more let five.
+    let shared_mem_bytes = levels
+        .checked_mul(STACK_ENTRY_BYTES)
+        .and_then(|bytes| bytes.checked_add(4))
+        .and_then(|bytes| u32::try_from(bytes).ok())
         .and_then(|bytes| bytes.checked_mul(BLOCK))
         .ok_or_else(|| GpuError::InvalidArgument("the search stack is too deep".into()))?;
     // Above 48 KiB a block's dynamic shared memory must be allowed explicitly.
@@ -386,9 +389,10 @@ fn launch_tasks(
     // for uint4) and source.counter that of a u32, both reachable from this device (its own
     // allocations, or peer memory it was admitted to) and kept alive by the caller until this
     // function has waited for the kernel; every task's plan index is inside the plan table,
-    // and the kernel's stack stays within the `levels + 1` levels of dynamic shared memory
-    // given here (levels is the largest number of rows a task still fills; one more for the
-    // sentinel).
+    // and the kernel's stack stays within the `levels` levels of dynamic shared memory given
+    // here and the sentinel's table word past them (levels is the largest number of rows a
+    // task still fills; a level's table word is its first, and the level past the last is
+    // only ever read for it).
     unsafe { launch.launch(config) }.map_err(GpuError::driver("cuLaunchKernel"))?;
     let result = stream
         .clone_dtoh(&total)
