@@ -128,6 +128,16 @@ def verdict(low, high, target=0.95):
     return "undecided"
 
 
+def kronecker(thicket_binary, scale, path):
+    """`path`, after `thicket graph gen kron --scale SCALE` wrote a Kronecker graph there."""
+    subprocess.run(
+        [thicket_binary, "graph", "gen", "kron", "--scale", str(scale), "-o", path],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
 def read_tgr(path):
     """(indptr uint64, indices uint32, weights or None) of a thicket .tgr file."""
     data = open(path, "rb").read()
@@ -162,12 +172,7 @@ def main():
     rows = []  # (work, thicket from Python, other, what the other is)
     with tempfile.TemporaryDirectory() as scratch:
         if args.only != "book":
-            graph_file = os.path.join(scratch, "kron.tgr")
-            subprocess.run(
-                [args.thicket, "graph", "gen", "kron", "--scale", str(args.scale), "-o", graph_file],
-                check=True,
-                capture_output=True,
-            )
+            graph_file = kronecker(args.thicket, args.scale, os.path.join(scratch, "kron.tgr"))
             indptr, indices, _ = read_tgr(graph_file)
             degrees = np.diff(indptr.astype(np.int64))
             sources = np.random.default_rng(1).choice(np.flatnonzero(degrees > 0), 8, replace=False)
@@ -233,12 +238,7 @@ def main():
             except ImportError:
                 sparse = None
             if sparse is not None:
-                small = os.path.join(scratch, "kron-small.tgr")
-                subprocess.run(
-                    [args.thicket, "graph", "gen", "kron", "--scale", str(args.scipy_scale), "-o", small],
-                    check=True,
-                    capture_output=True,
-                )
+                small = kronecker(args.thicket, args.scipy_scale, os.path.join(scratch, "kron-small.tgr"))
                 indptr, indices, weights = read_tgr(small)
                 n = len(indptr) - 1
                 if weights is None:
