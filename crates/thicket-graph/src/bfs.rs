@@ -255,12 +255,12 @@ pub fn tree(
             Some(reverse) if scout > unexplored / ALPHA => {
                 // Two bitmaps, the front and the next level, in turn (a bottom-up step writes
                 // every word of its next level); the front is clear only when new.
-                let clear = bitmaps.is_none();
+                let already_clear = bitmaps.is_none();
                 let (front, next) = bitmaps.get_or_insert_with(|| {
                     let front = frontier::bitmap(n);
                     (front, frontier::bitmap(n))
                 });
-                frontier::window_to_bitmap(&queue, front, clear);
+                frontier::window_to_bitmap(&queue, front, already_clear);
                 let mut awake = queue.len() as u64;
                 queue.slide();
                 for step in 0.. {

@@ -129,13 +129,13 @@ pub(super) fn is_set(bits: &[AtomicU64], v: u32) -> bool {
     bits[v as usize / 64].load(Ordering::Relaxed) >> (v % 64) & 1 == 1
 }
 
-/// Sets in `bits` the bits of the queue's window; clears the others first unless `clear`
-/// says they already are.
+/// Sets in `bits` the bits of the queue's window; clears the others first unless
+/// `already_clear`.
 ///
 /// A window of fewer than [`SERIAL_WINDOW`] vertices is set on the calling thread: waking
 /// the pool for it cost more than the stores (docs/benchmarks.md, "Graphs").
-pub(super) fn window_to_bitmap(queue: &Queue, bits: &[AtomicU64], clear: bool) {
-    if !clear {
+pub(super) fn window_to_bitmap(queue: &Queue, bits: &[AtomicU64], already_clear: bool) {
+    if !already_clear {
         bits.par_iter()
             .with_min_len(WORDS_PER_TASK)
             .for_each(|word| word.store(0, Ordering::Relaxed));

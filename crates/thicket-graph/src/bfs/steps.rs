@@ -21,11 +21,12 @@ pub(super) const ARCS_PER_TASK: u64 = 4096;
 /// Frontier arcs per parallel task of a top-down level, at least: a level of few arcs is cut
 /// into about four tasks a thread down to this size, as every arc may cost a cache miss.
 const FEWEST_ARCS_PER_TASK: u64 = 128;
-/// A top-down level of fewer frontier vertices reads their degrees on the calling thread, and
-/// one of fewer frontier arcs runs there whole: waking the pool for a few hundred cache
+/// Frontier vertices whose degrees a top-down level reads per parallel task, at least: rayon
+/// does not split a frontier under twice this, which is read on the calling thread, as is a
+/// level of fewer than [`SERIAL_ARCS`] frontier arcs: waking the pool for a few hundred cache
 /// misses cost more than the misses (docs/benchmarks.md, "Graphs").
-const SERIAL_VERTICES: usize = 256;
-/// See [`SERIAL_VERTICES`].
+const DEGREES_PER_TASK: usize = 128;
+/// See [`DEGREES_PER_TASK`].
 const SERIAL_ARCS: u64 = 512;
 /// Frontier vertices from which a top-down level is split by vertices rather than arcs.
 pub(super) const SPLIT_BY_VERTICES: usize = 4096;
@@ -97,42 +98,22 @@ pub(super) fn into_parents(parents: &mut [u32], source: u32) {
 /// holds much of its arcs, and its vertices' degrees are read once, not twice.
 pub(super) fn top_down(graph: GraphView<'_>, queue: &Queue, slots: &Slots) -> u64 {
     if queue.len() >= SPLIT_BY_VERTICES {
-        return (0..queue.len())
-            .into_par_iter()
-            .with_min_len(VERTICES_PER_TASK)
-            .map_init(
-                || Buffer::new(queue),
-                |found, i| {
-                    let u = queue.get(i);
-                    visit(slots, u, graph.neighbours(u), found)
-                },
-            )
-            .sum();
+        return by_vertices(graph, queue, slots, VERTICES_PER_TASK);
     }
     // ends[i]: the frontier's arcs up to and including vertex i's.
-    let mut ends: Vec<u64> = if queue.len() < SERIAL_VERTICES {
-        (0..queue.len())
-            .map(|i| graph.degree(queue.get(i)))
-            .collect()
-    } else {
-        (0..queue.len())
-            .into_par_iter()
-            .map(|i| graph.degree(queue.get(i)))
-            .collect()
-    };
+    let mut ends: Vec<u64> = (0..queue.len())
+        .into_par_iter()
+        .with_min_len(DEGREES_PER_TASK)
+        .map(|i| graph.degree(queue.get(i)))
+        .collect();
     let mut total = 0;
     for end in &mut ends {
         total += *end;
         *end = total;
     }
     if total < SERIAL_ARCS {
-        let mut found = Buffer::new(queue);
-        return (0..queue.len())
-            .map(|i| {
-                let u = queue.get(i);
-                visit(slots, u, graph.neighbours(u), &mut found)
-            })
-            .sum();
+        // One task of the whole frontier: run where it is.
+        return by_vertices(graph, queue, slots, queue.len());
     }
     let per_task = (total / (4 * rayon::current_num_threads() as u64))
         .clamp(FEWEST_ARCS_PER_TASK, ARCS_PER_TASK);
@@ -161,6 +142,22 @@ pub(super) fn top_down(graph: GraphView<'_>, queue: &Queue, slots: &Slots) -> u6
                     i += 1;
                 }
                 edges
+            },
+        )
+        .sum()
+}
+
+/// A top-down level in tasks of at least `min_len` frontier vertices each (rayon runs a
+/// single task on the calling thread).
+fn by_vertices(graph: GraphView<'_>, queue: &Queue, slots: &Slots, min_len: usize) -> u64 {
+    (0..queue.len())
+        .into_par_iter()
+        .with_min_len(min_len.max(1))
+        .map_init(
+            || Buffer::new(queue),
+            |found, i| {
+                let u = queue.get(i);
+                visit(slots, u, graph.neighbours(u), found)
             },
         )
         .sum()
