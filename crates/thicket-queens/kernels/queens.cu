@@ -2,16 +2,21 @@
 //
 // One persistent kernel. Every thread takes tasks through one global atomic counter and runs an
 // iterative depth-first search of the inner rows of a border constellation. Nsight Compute
-// shows the loop bound by the integer ALU pipe (84% busy), so it is written to issue as few
-// ALU instructions as possible, with no branch inside a pass:
+// shows the loop bound by instruction issue, the integer ALU pipe and the shared-memory pipe
+// at once, so it is written to issue as few instructions as possible, with no branch inside
+// a pass:
 // - every pass first pops if the current level is exhausted, then tries the next queen of
-//   the (possibly new) level: a push and the pop before the next sibling share one pass, and
-//   both are predicated, so the lanes of a warp never split between a push and a pop;
-// - a level is stored only while it keeps untried columns, linked to the stored level below
+//   the (possibly new) level and moves to its child; pop and push are predicated, so the
+//   lanes of a warp never split between them;
+// - a level is stored whenever it keeps untried columns, linked to the stored level below
 //   it, so a pop goes straight to a level with a queen left to try and no pass is spent on
 //   popping alone (a quarter of all passes before; docs/queens.md has the gain). The
 //   link (a level index) rides in the low bits of the stored "/" word, below the columns,
 //   where right shifts only ever move it further out of the board;
+// - the pass always moves to the child, and a dead child (no free square in its row, or none
+//   in the row after) gets no column to try, so the next pass pops. Storing the level
+//   whether or not the child lives costs no instruction (the stores are predicated either
+//   way) and spares the selects between the level's registers and the child's;
 // - 32-bit masks in registers: occupied columns, "\\" diagonals (shifted left a row down) and
 //   "/" diagonals (shifted right). Board columns sit at bits COLUMN_SHIFT.. and every table
 //   word keeps its row gap in the bits below them, so one wrapping funnel shift moves a mask
@@ -20,15 +25,14 @@
 // - a stack level in shared memory is five words, each its own row of BLOCK lanes (no bank
 //   conflicts), read and written as scalars straight from and into the loop's registers:
 //   the table word of the level's next depth, written once when the task starts, then
-//   {untried columns, columns, "\\", "/" with the link}, stored by a push. A pop or a push
-//   loads the two table words the new level needs from fixed offsets of its level's
-//   address, predicated, so no register is shuffled to keep them. The table word comes
-//   first so that the level past the last, which holds only the sentinel's, takes one row
-//   of shared memory rather than five;
+//   {untried columns, columns, "\\", "/" with the link}, stored by a push. Every pass reads
+//   the table words of its level and the next one, after the pop, so a pop loads four words
+//   and moving to a child none. The table word comes first so that the level past the last,
+//   which holds only the sentinel's, takes one row of shared memory rather than five;
 // - table words: the border queens' attacks on the depth's row and the row gap from the
 //   depth above (side-queen rows are skipped, so depths are 1 to 3 rows apart). Past the last
 //   depth the task writes a sentinel that attacks every column and carries the flag LEAF:
-//   the look-ahead of the row before the last then never pushes, and that row counts its
+//   the look-ahead of the row before the last then always fails, and that row counts its
 //   children with one popcount, times the flag, in one multiply-add (counts are kept times 4);
 // - the look-ahead drops a queen whose next-but-one row has no free square.
 //
@@ -55,8 +59,6 @@
 // Bytes between two words of one stack level, and between two levels.
 #define WORD_STRIDE (BLOCK * 4)
 #define LEVEL_STRIDE (BLOCK * STACK_ENTRY_BYTES)
-// The table word of a level, in front of its four pushed words.
-#define TABLE_OFFSET 0
 // Tasks between two progress stores (a power of two): N = 21 stores 6,000 times in 9 s.
 #define PROGRESS_STRIDE 4096u
 // The low bits of a stored "/" word (below the columns) link to the stored level below it.
@@ -64,49 +66,44 @@
 // The link of the bottom stored level of a task: nothing below it.
 #define NONE 31u
 
-// Stores one stack level's pushed words when `p` holds; predicated, so no lane branches.
+// Stores one stack level's four words when `p` holds; predicated, so no lane branches. The
+// level's registers pass through the statement, so the child's values, computed after it,
+// can take their registers instead of new ones that would have to be copied back.
 __device__ __forceinline__ void push_level_if(bool p, unsigned int address, unsigned int free,
-                                              unsigned int cols, unsigned int ld,
-                                              unsigned int rd)
+                                              unsigned int& cols, unsigned int& ld,
+                                              unsigned int& rd, unsigned int linked_rd)
 {
-    asm volatile("{ .reg .pred p; setp.ne.u32 p, %0, 0;\n\t"
-                 "@p st.shared.u32 [%1+512], %2;\n\t"
-                 "@p st.shared.u32 [%1+1024], %3;\n\t"
-                 "@p st.shared.u32 [%1+1536], %4;\n\t"
-                 "@p st.shared.u32 [%1+2048], %5; }"
-                 :: "r"((unsigned int)p), "r"(address), "r"(free), "r"(cols), "r"(ld), "r"(rd)
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, 0;\n\t"
+                 "@p st.shared.u32 [%4+512], %5;\n\t"
+                 "@p st.shared.u32 [%4+1024], %0;\n\t"
+                 "@p st.shared.u32 [%4+1536], %1;\n\t"
+                 "@p st.shared.u32 [%4+2048], %6; }"
+                 : "+r"(cols), "+r"(ld), "+r"(rd)
+                 : "r"((unsigned int)p), "r"(address), "r"(free), "r"(linked_rd)
                  : "memory");
 }
 
-// Loads one stack level and the table words of its next two depths straight into the loop's
-// registers when `p` holds.
+// Loads one stack level straight into the loop's registers when `p` holds.
 __device__ __forceinline__ void pop_level_if(bool p, unsigned int address, unsigned int& free,
                                              unsigned int& cols, unsigned int& ld,
-                                             unsigned int& rd, unsigned int& next,
-                                             unsigned int& after)
+                                             unsigned int& rd)
 {
-    asm volatile("{ .reg .pred p; setp.ne.u32 p, %6, 0;\n\t"
-                 "@p ld.shared.u32 %0, [%7+512];\n\t"
-                 "@p ld.shared.u32 %1, [%7+1024];\n\t"
-                 "@p ld.shared.u32 %2, [%7+1536];\n\t"
-                 "@p ld.shared.u32 %3, [%7+2048];\n\t"
-                 "@p ld.shared.u32 %4, [%7];\n\t"
-                 "@p ld.shared.u32 %5, [%7+2560]; }"
-                 : "+r"(free), "+r"(cols), "+r"(ld), "+r"(rd), "+r"(next), "+r"(after)
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %4, 0;\n\t"
+                 "@p ld.shared.u32 %0, [%5+512];\n\t"
+                 "@p ld.shared.u32 %1, [%5+1024];\n\t"
+                 "@p ld.shared.u32 %2, [%5+1536];\n\t"
+                 "@p ld.shared.u32 %3, [%5+2048]; }"
+                 : "+r"(free), "+r"(cols), "+r"(ld), "+r"(rd)
                  : "r"((unsigned int)p), "r"(address)
                  : "memory");
 }
 
-// Loads the table words of two consecutive levels, from `address` on, when `p` holds.
-__device__ __forceinline__ void table_words_if(bool p, unsigned int address, unsigned int& next,
-                                               unsigned int& after)
+// The word at shared-memory byte address `address`.
+__device__ __forceinline__ unsigned int shared_word(unsigned int address)
 {
-    asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0;\n\t"
-                 "@p ld.shared.u32 %0, [%3];\n\t"
-                 "@p ld.shared.u32 %1, [%3+2560]; }"
-                 : "+r"(next), "+r"(after)
-                 : "r"((unsigned int)p), "r"(address)
-                 : "memory");
+    unsigned int word;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(word) : "r"(address) : "memory");
+    return word;
 }
 
 // `x` moved down by the gap in the low bits of table word `word`: "\\" lines move left...
@@ -133,19 +130,17 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
              unsigned long long* __restrict__ total, unsigned int columns,
              unsigned int* handed_out)
 {
-    static_assert(WORD_STRIDE == 512 && LEVEL_STRIDE == 2560 && TABLE_OFFSET == 0,
+    static_assert(WORD_STRIDE == 512 && LEVEL_STRIDE == 2560,
                   "the stack helpers hard-code the strides");
     extern __shared__ unsigned int stack[];
     const unsigned int board = columns << COLUMN_SHIFT;
     // Shared-memory byte address of this thread's first stack level, and its table words.
     const unsigned int root = (unsigned int)__cvta_generic_to_shared(stack) + threadIdx.x * 4u;
-    unsigned int* const table_words = stack + threadIdx.x + TABLE_OFFSET / 4;
+    unsigned int* const table_words = stack + threadIdx.x;
     unsigned long long count = 0;
     // level: the current level's index; below: the stored level a pop returns to.
     unsigned int level = 0, below = NONE, weight = 0;
     unsigned int cols = 0, ld = 0, rd = 0, free = 0;
-    // The table words of the next two depths.
-    unsigned int next = 0, after = 0;
     // Solutions of the current task, times LEAF.
     unsigned long long found = 0;
     for (;;) {
@@ -175,8 +170,6 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
                 table_words[k * (LEVEL_STRIDE / 4)] = kernel_table_word(__ldg(table + d + 1 + k));
             }
             table_words[(last - d) * (LEVEL_STRIDE / 4)] = board | LEAF;
-            next = table_words[0];
-            after = table_words[LEVEL_STRIDE / 4];
             level = 0;
             cols = task.y << COLUMN_SHIFT;
             ld = task.z << COLUMN_SHIFT;
@@ -192,16 +185,25 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
         // Pop if this level is exhausted: straight to the last stored level, which always
         // has untried columns (a level is stored only then), so every pass tries a queen.
         const bool pop = free == 0;
-        pop_level_if(pop, root + below * LEVEL_STRIDE, free, cols, ld, rd, next, after);
+        pop_level_if(pop, root + below * LEVEL_STRIDE, free, cols, ld, rd);
         level = pop ? below : level;
         below = pop ? rd & LINK_MASK : below;
+        // The level's address, and the table words of its next two depths.
         const unsigned int here = root + level * LEVEL_STRIDE;
+        const unsigned int next = shared_word(here);
+        const unsigned int after = shared_word(here + LEVEL_STRIDE);
 
-        // Try the lowest untried column of the level. The queen is on none of the level's
-        // lines, so adding it sets its bit like an OR would, but on the FMA pipe (IMAD),
-        // which the ALU-bound loop leaves idle.
+        // Try the lowest untried column of the level, storing the level first if a column is
+        // left in it.
         const unsigned int bit = free & (0u - free);
         const unsigned int rest = free - bit;
+        const bool keep = rest != 0;
+        push_level_if(keep, here, rest, cols, ld, rd,
+                      (rd & ~LINK_MASK) | below);
+        below = keep ? level : below;
+        level += 1;
+        // The queen is on none of the level's lines, so adding it sets its bit like an OR
+        // would, but on the FMA pipe (IMAD), which the loop leaves idle.
         const unsigned int child_cols = cols + bit;
         const unsigned int child_ld = down_left(ld + bit, next);
         const unsigned int child_rd = down_right(rd + bit, next);
@@ -212,17 +214,11 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
             board;
         // Only the row before the last has the sentinel two depths down.
         found += (unsigned long long)__popc(child_free) * (after & LEAF);
-        const bool push = child_free != 0 && ahead != 0;
-        // The level is stored only if a pop will find a column left to try in it.
-        const bool keep = push && rest != 0;
-        push_level_if(keep, here, rest, cols, ld, (rd & ~LINK_MASK) | below);
-        below = keep ? level : below;
-        table_words_if(push, here + LEVEL_STRIDE + TABLE_OFFSET, next, after);
-        cols = push ? child_cols : cols;
-        ld = push ? child_ld : ld;
-        rd = push ? child_rd : rd;
-        free = push ? child_free : rest;
-        level = push ? level + 1 : level;
+        // Move to the child; it tries nothing if it is dead.
+        cols = child_cols;
+        ld = child_ld;
+        rd = child_rd;
+        free = ahead != 0 ? child_free : 0;
     }
 
     // Lanes leave the loop one by one; gather the warp again for the reduction.

@@ -215,9 +215,9 @@ impl Task {
     }
 
     /// Weighted solutions below this task, by the kernel's loop pass for pass (a pop to the
-    /// last stored level when the level is exhausted, then one try; a stack of the levels with
-    /// untried columns, linked; the look-ahead; the popcount of the last row): the kernel's
-    /// reference.
+    /// last stored level when the level is exhausted, then one try and a move to the child,
+    /// which gets no column to try if it is dead; a stack of the levels with untried columns,
+    /// linked; the look-ahead; the popcount of the last row): the kernel's reference.
     pub fn count(&self, plans: &[GpuPlan], n: usize) -> u64 {
         let plan = &plans[self.plan as usize];
         let board = crate::count::board_mask(n);
@@ -229,14 +229,12 @@ impl Task {
             found = u64::from(free.count_ones());
             free = 0;
         }
-        // A level is stored only while it has untried columns (the queen being tried
-        // already taken out), with a link to the stored level below it; a pop goes straight
-        // to the last stored level, so every pass tries a queen.
+        // A level is stored whenever it has untried columns (the queen being tried already
+        // taken out), with a link to the stored level below it; a pop goes straight to the
+        // last stored level, so every pass tries a queen.
         let mut stack = [(0u32, lines, None::<usize>); 32];
         let mut below = None;
         let mut level = 0usize;
-        // One pass of the kernel's loop: pop if the level is exhausted, then try the lowest
-        // untried column of the (possibly new) level.
         loop {
             if free == 0 {
                 let Some(target) = below else { break };
@@ -246,29 +244,25 @@ impl Task {
             let d = start + level as u32;
             let bit = free & free.wrapping_neg();
             let rest = free ^ bit;
+            if rest != 0 {
+                stack[level] = (rest, lines, below);
+                below = Some(level);
+            }
             let child = lines.place(bit, plan.gap_into(d + 1));
             let child_free = child.free(plan, d + 1, board);
+            (lines, level) = (child, level + 1);
             // The kernel's sentinel past the last depth: the row before the last counts its
-            // children and never pushes.
+            // children, and its child has nothing to try.
             if d + 1 == plan.last {
                 found += u64::from(child_free.count_ones());
-                free = rest;
+                free = 0;
                 continue;
             }
             // Look-ahead: the row after the child's must keep a free square.
             let ahead = child
                 .place(0, plan.gap_into(d + 2))
                 .free(plan, d + 2, board);
-            if child_free == 0 || ahead == 0 {
-                free = rest;
-                continue;
-            }
-            if rest != 0 {
-                stack[level] = (rest, lines, below);
-                below = Some(level);
-            }
-            (lines, free) = (child, child_free);
-            level += 1;
+            free = if ahead == 0 { 0 } else { child_free };
         }
         found * u64::from(plan.weight)
     }
