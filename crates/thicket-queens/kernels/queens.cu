@@ -22,13 +22,15 @@
 //   word keeps its row gap in the bits below them, so one wrapping funnel shift moves a mask
 //   down by the gap read straight from the word. Lines pushed out of the board never come back
 //   further down, and a pop reloads the level's masks, so no shift is ever undone;
-// - a stack level in shared memory is five words, each its own row of BLOCK lanes (no bank
-//   conflicts), read and written as scalars straight from and into the loop's registers:
-//   the table word of the level's next depth, written once when the task starts, then
-//   {untried columns, columns, "\\", "/" with the link}, stored by a push. Every pass reads
-//   the table words of its level and the next one, after the pop, so a pop loads four words
-//   and moving to a child none. The table word comes first so that the level past the last,
-//   which holds only the sentinel's, takes one row of shared memory rather than five;
+// - a stack level in shared memory is a row of BLOCK table words, the table word of the
+//   level's next depth, written once when the task starts, and then BLOCK groups of four words
+//   {untried columns, columns, "\\", "/" with the link}, stored by a push and loaded by a pop as
+//   one 128-bit access straight from and into the loop's registers (a warp's access is 512
+//   consecutive bytes: four wavefronts, no bank conflict, one instruction instead of four).
+//   Every pass reads the table words of its level and the next one after the pop, so a pop
+//   loads only the four words and moving to a child nothing. The table word comes first so
+//   that the level past the last, which holds only the sentinel's, takes one row of shared
+//   memory rather than five;
 // - table words: the border queens' attacks on the depth's row and the row gap from the
 //   depth above (side-queen rows are skipped, so depths are 1 to 3 rows apart). Past the last
 //   depth the task writes a sentinel that attacks every column and carries the flag LEAF:
@@ -56,8 +58,8 @@
 #define COLUMN_SHIFT 5
 // The sentinel table word's flag: no gap has this bit, and counts are kept times LEAF.
 #define LEAF 4u
-// Bytes between two words of one stack level, and between two levels.
-#define WORD_STRIDE (BLOCK * 4)
+// Bytes of a level's table-word row (its four words follow), and between two levels.
+#define TABLE_ROW (BLOCK * 4)
 #define LEVEL_STRIDE (BLOCK * STACK_ENTRY_BYTES)
 // Tasks between two progress stores (a power of two): N = 21 stores 6,000 times in 9 s.
 #define PROGRESS_STRIDE 4096u
@@ -66,33 +68,29 @@
 // The link of the bottom stored level of a task: nothing below it.
 #define NONE 31u
 
-// Stores one stack level's four words when `p` holds; predicated, so no lane branches. The
-// level's registers pass through the statement, so the child's values, computed after it,
-// can take their registers instead of new ones that would have to be copied back.
+// Stores one stack level's four words, at `address` past its table-word row, when `p` holds;
+// predicated, so no lane branches. The level's registers pass through the statement, so the
+// child's values, computed after it, can take their registers instead of new ones that would
+// have to be copied back.
 __device__ __forceinline__ void push_level_if(bool p, unsigned int address, unsigned int free,
                                               unsigned int& cols, unsigned int& ld,
                                               unsigned int& rd, unsigned int linked_rd)
 {
     asm volatile("{ .reg .pred p; setp.ne.u32 p, %3, 0;\n\t"
-                 "@p st.shared.u32 [%4+512], %5;\n\t"
-                 "@p st.shared.u32 [%4+1024], %0;\n\t"
-                 "@p st.shared.u32 [%4+1536], %1;\n\t"
-                 "@p st.shared.u32 [%4+2048], %6; }"
+                 "@p st.shared.v4.u32 [%4+512], {%5, %0, %1, %6}; }"
                  : "+r"(cols), "+r"(ld), "+r"(rd)
                  : "r"((unsigned int)p), "r"(address), "r"(free), "r"(linked_rd)
                  : "memory");
 }
 
-// Loads one stack level straight into the loop's registers when `p` holds.
+// Loads one stack level's four words, at `address` past its table-word row, straight into the
+// loop's registers when `p` holds.
 __device__ __forceinline__ void pop_level_if(bool p, unsigned int address, unsigned int& free,
                                              unsigned int& cols, unsigned int& ld,
                                              unsigned int& rd)
 {
     asm volatile("{ .reg .pred p; setp.ne.u32 p, %4, 0;\n\t"
-                 "@p ld.shared.u32 %0, [%5+512];\n\t"
-                 "@p ld.shared.u32 %1, [%5+1024];\n\t"
-                 "@p ld.shared.u32 %2, [%5+1536];\n\t"
-                 "@p ld.shared.u32 %3, [%5+2048]; }"
+                 "@p ld.shared.v4.u32 {%0, %1, %2, %3}, [%5+512]; }"
                  : "+r"(free), "+r"(cols), "+r"(ld), "+r"(rd)
                  : "r"((unsigned int)p), "r"(address)
                  : "memory");
@@ -130,13 +128,15 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
              unsigned long long* __restrict__ total, unsigned int columns,
              unsigned int* handed_out)
 {
-    static_assert(WORD_STRIDE == 512 && LEVEL_STRIDE == 2560,
+    static_assert(TABLE_ROW == 512 && LEVEL_STRIDE == 2560,
                   "the stack helpers hard-code the strides");
     extern __shared__ unsigned int stack[];
     const unsigned int board = columns << COLUMN_SHIFT;
     // Shared-memory byte address of this thread's first stack level, and its table words.
     const unsigned int root = (unsigned int)__cvta_generic_to_shared(stack) + threadIdx.x * 4u;
     unsigned int* const table_words = stack + threadIdx.x;
+    // ...and of its four words in the first level (16 bytes a lane, past the table-word row).
+    const unsigned int quad_root = root + threadIdx.x * 12u;
     unsigned long long count = 0;
     // level: the current level's index; below: the stored level a pop returns to.
     unsigned int level = 0, below = NONE, weight = 0;
@@ -185,7 +185,7 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
         // Pop if this level is exhausted: straight to the last stored level, which always
         // has untried columns (a level is stored only then), so every pass tries a queen.
         const bool pop = free == 0;
-        pop_level_if(pop, root + below * LEVEL_STRIDE, free, cols, ld, rd);
+        pop_level_if(pop, quad_root + below * LEVEL_STRIDE, free, cols, ld, rd);
         level = pop ? below : level;
         below = pop ? rd & LINK_MASK : below;
         // The level's address, and the table words of its next two depths.
@@ -198,7 +198,7 @@ queens_count(const uint4* __restrict__ tasks, unsigned int task_count,
         const unsigned int bit = free & (0u - free);
         const unsigned int rest = free - bit;
         const bool keep = rest != 0;
-        push_level_if(keep, here, rest, cols, ld, rd,
+        push_level_if(keep, quad_root + level * LEVEL_STRIDE, rest, cols, ld, rd,
                       (rd & ~LINK_MASK) | below);
         below = keep ? level : below;
         level += 1;
