@@ -96,7 +96,9 @@ __device__ __forceinline__ void pop_level_if(bool p, unsigned int address, unsig
                  : "memory");
 }
 
-// The word at shared-memory byte address `address`.
+// The word at shared-memory byte address `address`. The loop reads its table words through
+// this rather than through `table_words`, whose indexing costs four more instructions a pass
+// (generic-pointer arithmetic the shared address avoids).
 __device__ __forceinline__ unsigned int shared_word(unsigned int address)
 {
     unsigned int word;
