@@ -162,16 +162,22 @@ pub(super) fn window_to_bitmap(queue: &Queue, bits: &[AtomicU64], already_clear:
 mod tests {
     use super::*;
 
+    /// Appends the vertices below `n` that `keep` picks to `queue`, each parallel task through
+    /// its own buffer, as a top-down level does.
+    fn push_from_tasks(queue: &Queue, n: usize, keep: impl Fn(u32) -> bool + Sync + Send) {
+        (0..n as u32)
+            .into_par_iter()
+            .filter(|&v| keep(v))
+            .for_each_init(|| Buffer::new(queue), |buffer, v| buffer.push(v));
+    }
+
     #[test]
     fn a_queue_slides_over_batches_and_converts_to_and_from_bitmaps() {
         let n = 3 * BUFFER + 700;
         let mut slots = vec![0u32; n];
         let mut queue = Queue::new(&mut slots);
         // More than a buffer from each of several tasks.
-        (0..n as u32)
-            .into_par_iter()
-            .filter(|v| v % 3 == 0)
-            .for_each_init(|| Buffer::new(&queue), |buffer, v| buffer.push(v));
+        push_from_tasks(&queue, n, |v| v % 3 == 0);
         assert_eq!(queue.slide(), 0..n.div_ceil(3));
         let mut window: Vec<u32> = (0..queue.len()).map(|i| queue.get(i)).collect();
         window.sort_unstable();
@@ -199,10 +205,7 @@ mod tests {
         let n = 4 * SERIAL_WINDOW;
         let mut slots = vec![0u32; n];
         let mut queue = Queue::new(&mut slots);
-        (0..n as u32)
-            .into_par_iter()
-            .filter(|v| v % 2 == 1)
-            .for_each_init(|| Buffer::new(&queue), |buffer, v| buffer.push(v));
+        push_from_tasks(&queue, n, |v| v % 2 == 1);
         queue.slide();
         assert!(queue.len() >= SERIAL_WINDOW);
         let bits = bitmap(n);
