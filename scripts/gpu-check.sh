@@ -301,8 +301,8 @@ with open(sys.argv[1], "w") as f:
         f.write(f"call,european,{s:.6f},{k:.6f},{t:.6f},0.10,0.06,2048\n")
 PY
     for precision in f32 f64; do
-        "$bin" binomial --batch "$check/nvidia-book.csv" --strategy tiles --precision "$precision" --backend cuda \
-            --json --quiet --trials 3 | python3 -c "import json,sys; r=json.load(sys.stdin); print(f'| thicket tiles | $precision | span {r[\"span_seconds\"]*1e3:.3f} ms | kernel {r[\"kernel_seconds\"]*1e3:.3f} ms | {r[\"nodes\"]/r[\"span_seconds\"]:.3e} nodes/s |')"
+        "$bin" binomial --batch "$check/nvidia-book.csv" -o "$check/nvidia-priced.csv" --strategy tiles \
+            --precision "$precision" --backend cuda --json --quiet --trials 3 | python3 -c "import json,sys; r=json.load(sys.stdin); print(f'| thicket tiles | $precision | span {r[\"span_seconds\"]*1e3:.3f} ms | kernel {r[\"kernel_seconds\"]*1e3:.3f} ms | {r[\"nodes\"]/r[\"span_seconds\"]:.3e} nodes/s |')"
         sample="${NVIDIA_SAMPLE:-}/binomialOptions_$precision"
         if [[ -n "${NVIDIA_SAMPLE:-}" && -x "$sample" ]]; then
             for run in 1 2 3; do

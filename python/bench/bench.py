@@ -228,7 +228,11 @@ def main():
                             "put", "american", spot, 100.0, 1.0, 0.25, 0.05, 1000, backend=args.backend
                         ),
                     )
-                    cli = cli_seconds(args.thicket, ["binomial", "--batch", book, "--backend", args.backend], args.trials)
+                    # The priced book to a file: beside --json it may not go to stdout.
+                    priced = os.path.join(scratch, "priced.csv")
+                    cli = cli_seconds(
+                        args.thicket, ["binomial", "--batch", book, "-o", priced, "--backend", args.backend], args.trials
+                    )
                     rows.append((label, python, cli, "`thicket binomial --batch`"))
 
         if args.only is None:

@@ -1,6 +1,7 @@
 """Lattice pricing against Hull's published example and Black-Scholes at large N."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -29,6 +30,16 @@ def test_hulls_lookback_put():
     assert {"price", "delta", "gamma", "seconds", "backend"} <= set(answer)
 
 
+def test_vega_and_rho_only_when_asked():
+    basic = thicket.lookback(50, 0.25, 0.4, 0.1, 50, backend="cpu")
+    assert math.isnan(basic["vega"]) and math.isnan(basic["rho"])
+    assert not math.isnan(basic["theta"])
+    every = thicket.lookback(50, 0.25, 0.4, 0.1, 50, greeks="all", backend="cpu")
+    assert every["price"] == basic["price"] and every["vega"] > 0
+    with pytest.raises(ValueError, match="greeks"):
+        thicket.binomial(100, 100, 1, 0.2, 0.05, 50, greeks="some")
+
+
 def test_european_vanillas_approach_black_scholes(rng):
     for _ in range(6):
         spot, strike = rng.uniform(60, 140), rng.uniform(60, 140)
@@ -49,7 +60,7 @@ def test_dividends_and_greeks_approach_black_scholes_merton(rng):
         for call in (False, True):
             answer = thicket.binomial(
                 spot, strike, maturity, volatility, rate, 2000,
-                call=call, european=True, dividend_yield=dividend, backend="cpu",
+                call=call, european=True, dividend_yield=dividend, greeks="all", backend="cpu",
             )
             # Black-Scholes-Merton: the spot carries its dividends away, e^(-qT).
             forward_spot = spot * math.exp(-dividend * maturity)
@@ -164,3 +175,23 @@ def test_bad_names_and_codes_are_value_errors():
     for steps in (True, 1.5):
         with pytest.raises(ValueError, match="steps"):
             thicket.price_book("put", "american", 100, 100, 1, 0.2, 0.05, steps)
+
+
+def test_a_lattice_outside_its_range_is_a_value_error_with_the_clis_message():
+    # Every tree's step must keep u > 1 > d > 0 and 0 <= p <= 1; CRR (the lattice of
+    # thicket.binomial and of thicket.lookback, Hull's) leaves it where the drift of a step
+    # outgrows the volatility. The same parameters as the CLI's tests
+    # (crates/thicket-cli/tests/lattice.rs, lattice_trees.rs), the same one-line message.
+    in_range = re.escape("of the crr tree leave the valid range u > 1 > d > 0, 0 <= p <= 1")
+    with pytest.raises(ValueError, match="^invalid input: the up probability p = .*" + in_range) as refused:
+        thicket.lookback(50, 0.25, 0.4, 50, 3, backend="cpu")
+    assert "rate 50" in str(refused.value) and "steps 3" in str(refused.value)
+    with pytest.raises(ValueError, match=in_range):
+        thicket.lookback(50, 0.25, 0.4, -50, 3, backend="cpu")
+    with pytest.raises(ValueError, match=in_range + r".*strike 100, volatility 0\.346, rate 0\.6"):
+        thicket.binomial(100, 100, 1, 0.3460, 0.6, 3, backend="cpu")
+    with pytest.raises(ValueError, match=in_range):
+        thicket.price_book("put", "american", 100, 100, 1, 0.3460, 0.6, 3)
+    # Just inside the range the same lattices price, and are worth something.
+    assert thicket.lookback(50, 0.25, 0.4, 1.3855, 3, backend="cpu")["price"] > 0
+    assert thicket.binomial(100, 100, 1, 0.3468, 0.6, 3, backend="cpu")["price"] > 0

@@ -502,4 +502,37 @@ mod tests {
         let caught = solve_ledgered(&inst, &opts, &path, &Progress::hidden());
         assert!(matches!(caught, Err(Error::Verification(_))), "{caught:?}");
     }
+
+    /// Edits that leave every recorded tour a tour of its recorded cost (an incumbent changed,
+    /// a node count with its check values fixed up) are caught by the merge through the rows'
+    /// digests, naming the ledger and the subtree.
+    #[test]
+    fn a_merge_refuses_an_edited_subtree() {
+        let dir = tempfile::tempdir().unwrap();
+        let inst = generate(GeneratorClass::Tsmat, 7, 3).unwrap();
+        let opts = options(Bound::Assignment, 1);
+        let plan = Subtrees::new(&inst, opts.bound);
+        let edits = [
+            "UPDATE details SET detail = 'incumbent=1' WHERE id = 4",
+            "UPDATE batches SET count = '7', mod13 = 7, mod15 = 7 WHERE id = 4",
+        ];
+        for (k, edit) in edits.iter().enumerate() {
+            let path = dir.path().join(format!("e{k}.db"));
+            solve_ledgered(&inst, &opts, &path, &Progress::hidden()).unwrap();
+            let merged = runner::merge(&plan, &[Ledger::open_existing(&path).unwrap()]);
+            assert!(merged.is_ok(), "{merged:?}");
+            let db = rusqlite::Connection::open(&path).unwrap();
+            assert!(db.execute(edit, []).unwrap() > 0, "{edit}");
+            drop(db);
+            let refused = runner::merge(&plan, &[Ledger::open_existing(&path).unwrap()])
+                .err()
+                .unwrap();
+            assert_eq!(refused.exit_code(), 3, "{edit}: {refused}");
+            let message = refused.to_string();
+            assert!(
+                message.contains(&format!("e{k}.db: batch ")) && message.contains("digest"),
+                "{edit}: {message}"
+            );
+        }
+    }
 }

@@ -60,10 +60,11 @@ pub fn line_chart_svg(
         )));
     };
     let x_range = widen(x_min, x_max, 0.5);
-    let text = if log_y {
+    let mut svg = String::new();
+    let drawing = if log_y {
         let y_range = (y_min / 2.0)..(y_max * 2.0);
         render(
-            path,
+            &mut svg,
             title,
             x_label,
             y_label,
@@ -74,7 +75,7 @@ pub fn line_chart_svg(
     } else {
         let pad = ((y_max - y_min) * 0.05).max(f64::EPSILON);
         render(
-            path,
+            &mut svg,
             title,
             x_label,
             y_label,
@@ -83,7 +84,9 @@ pub fn line_chart_svg(
             (y_min - pad)..(y_max + pad),
         )
     };
-    text.map_err(|e| Error::Io(std::io::Error::other(format!("{}: {e}", path.display()))))
+    drawing.map_err(|e| Error::Io(std::io::Error::other(format!("{}: {e}", path.display()))))?;
+    // Drawn in memory, then written as every output is (whole, or a device in place).
+    thicket_core::write_atomically(path, &svg)
 }
 
 /// `lo..hi` widened by `pad` on both sides (and made non-empty).
@@ -91,9 +94,9 @@ fn widen(lo: f64, hi: f64, pad: f64) -> std::ops::Range<f64> {
     (lo - pad)..(hi + pad).max(lo + pad)
 }
 
-/// Draws the chart with the y coordinate `y` (linear or logarithmic).
+/// Draws the chart with the y coordinate `y` (linear or logarithmic) into `svg`.
 fn render<Y>(
-    path: &Path,
+    svg: &mut String,
     title: &str,
     x_label: &str,
     y_label: &str,
@@ -105,7 +108,7 @@ where
     Y: AsRangedCoord<Value = f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
+    let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 24))

@@ -213,7 +213,7 @@ pub fn bench(options: &BfsBenchOptions, after_case: AfterCase) -> Result<Report>
     if !(options.max_seconds > 0.0 && options.max_seconds.is_finite()) {
         return Err(Error::InvalidInput(format!(
             "time cap {} s: it must be a positive number of seconds",
-            options.max_seconds
+            thicket_core::number(options.max_seconds)
         )));
     }
     if options.sources == 0 {
@@ -437,7 +437,7 @@ fn measure(
         row.note = Some(format!(
             "{fit} of {} roots (a search took {probe:.2} s; the cap is {} s)",
             sources.len(),
-            options.max_seconds
+            thicket_core::number(options.max_seconds)
         ));
     }
     row

@@ -306,11 +306,11 @@ fn markdown(rows: &[Row], options: &BenchOptions) -> String {
         ));
     }
     out.push_str(&format!(
-        "Every run ({} repeat(s); a run predicted to pass {:.0} s, {:.0} s for the CPU \
+        "Every run ({} repeat(s); a run predicted to pass {} s, {} s for the CPU \
          strategies, is skipped):\n\n{}",
         options.repeat.max(1),
-        options.max_seconds,
-        options.cpu_max_seconds,
+        thicket_core::number(options.max_seconds),
+        thicket_core::number(options.cpu_max_seconds),
         every_row(rows, true).markdown()
     ));
     out

@@ -1,8 +1,11 @@
 //! The files a command line names, checked before the run, so that every command refuses
 //! them alike and before any work (or any write): an input that cannot be opened, an output
-//! whose folder does not exist, an output that is a folder, and a bench's `--output-dir`
-//! that is a file are bad input (exit code 2), naming the file. `-` (stdin or stdout) is left
-//! alone. The readers and writers still report what only reading or writing can find.
+//! whose folder does not exist, an output that is a folder, a block device or a socket, a
+//! ledger that is not a regular file, and a bench's `--output-dir` that is a file are bad
+//! input (exit code 2), naming the file. `-` (stdin or stdout) is left alone, and so are the
+//! outputs written in place (`/dev/stdout`, a character device, a FIFO: see
+//! `thicket_core::output`). The readers and writers still report what only reading or writing
+//! can find.
 
 use std::path::{Path, PathBuf};
 
@@ -12,13 +15,14 @@ use crate::cli::Command;
 use crate::commands::bench::BenchProblem;
 use crate::commands::graph::GraphCommand;
 use crate::flags::BenchOutputArgs;
-use thicket_core::is_stdio;
+use thicket_core::{is_stdio, is_stdout, output_target, OutputTarget};
 
 /// Checks the files `command` names, as the module says.
 pub fn check(command: &Command) -> Result<()> {
     let files = Files::of(command);
     files.inputs.iter().try_for_each(|path| readable(path))?;
     files.outputs.iter().try_for_each(|path| writable(path))?;
+    files.ledgers.iter().try_for_each(|path| ledger(path))?;
     files
         .made
         .iter()
@@ -34,8 +38,10 @@ pub fn check(command: &Command) -> Result<()> {
 struct Files<'a> {
     /// Files it reads.
     inputs: Vec<&'a Path>,
-    /// Files it writes (or, for a ledger, opens or creates) in a folder that must exist.
+    /// Files it writes in a folder that must exist.
     outputs: Vec<&'a Path>,
+    /// Ledgers it opens or creates (regular files in a folder that must exist).
+    ledgers: Vec<&'a Path>,
     /// Files it writes after making their folders (a bench's outputs).
     made: Vec<&'a Path>,
     /// Folders it writes into, made if missing (a bench's `--output-dir`).
@@ -46,10 +52,11 @@ impl<'a> Files<'a> {
     fn of(command: &'a Command) -> Files<'a> {
         let mut files = Files::default();
         match command {
-            Command::Queens(args) => files.outputs.extend(args.ledger.as_deref()),
+            Command::Queens(args) => files.ledgers.extend(args.ledger.as_deref()),
             Command::Atsp(args) => {
                 files.inputs.extend(args.file.as_deref());
-                files.outputs.extend(args.ledger.as_deref());
+                files.outputs.extend(args.tour.as_deref());
+                files.ledgers.extend(args.ledger.as_deref());
             }
             Command::Lookback(args) => files.lattice(&args.lattice),
             Command::Binomial(args) => files.lattice(&args.lattice),
@@ -77,13 +84,20 @@ impl<'a> Files<'a> {
             }
             Command::Status(args) => files.inputs.push(&args.ledger),
             Command::Verify(args) => files.inputs.push(&args.ledger),
-            Command::Merge(args) => files
-                .inputs
-                .extend(args.ledgers.iter().map(PathBuf::as_path)),
+            Command::Merge(args) => {
+                files
+                    .inputs
+                    .extend(args.ledgers.iter().map(PathBuf::as_path));
+                files.outputs.extend(args.output_file.as_deref());
+            }
+            Command::ImpliedVol(args) => {
+                files.inputs.extend(args.batch.as_deref());
+                files.outputs.extend(args.output_file.as_deref());
+            }
             Command::Bench { problem } => files.bench(problem),
             Command::PermQueens(_)
-            | Command::ImpliedVol(_)
             | Command::Devices(_)
+            | Command::Warmup(_)
             | Command::Completions(_) => {}
             Command::Man => {}
         }
@@ -93,6 +107,7 @@ impl<'a> Files<'a> {
     fn lattice(&mut self, args: &'a crate::commands::lattice::LatticeArgs) {
         self.inputs.extend(args.batch.as_deref());
         self.outputs.extend(args.output_file.as_deref());
+        self.ledgers.extend(args.ledger.as_deref());
     }
 
     fn bench(&mut self, problem: &'a BenchProblem) {
@@ -139,14 +154,30 @@ fn readable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// An output must not be a folder, and its folder must exist.
+/// An output must be something thicket writes (not a folder, block device or socket); one
+/// that is replaced as a file must have an existing folder.
 fn writable(path: &Path) -> Result<()> {
-    if is_stdio(path) {
+    if output_target(path)? != OutputTarget::File {
         return Ok(());
     }
-    if path.is_dir() {
-        return Err(refused(path, "is a directory"));
+    in_a_folder(path)
+}
+
+/// A ledger is a regular file (SQLite replaces nothing, but a device or FIFO is not a
+/// database) or a new one in an existing folder.
+fn ledger(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(refused(path, "is a directory")),
+        Ok(meta) if !meta.is_file() => Err(refused(
+            path,
+            "is not a regular file (a ledger is a SQLite file)",
+        )),
+        _ => in_a_folder(path),
     }
+}
+
+/// The folder of a file to be made must exist.
+fn in_a_folder(path: &Path) -> Result<()> {
     let folder = folder_of(path);
     match std::fs::metadata(folder) {
         Ok(meta) if meta.is_dir() => Ok(()),
@@ -167,7 +198,20 @@ fn writable(path: &Path) -> Result<()> {
 
 /// A file (`folder` false) or folder (`folder` true) that is made with its missing folders:
 /// it must not be the other kind, and the nearest existing folder above it must be a folder.
+/// A file may be a device or FIFO (written in place), but not stdout, which the bench's
+/// table takes.
 fn makeable(path: &Path, folder: bool) -> Result<()> {
+    if !folder {
+        if is_stdout(path) {
+            return Err(refused(
+                path,
+                "a bench prints its table on stdout already: give a file",
+            ));
+        }
+        if output_target(path)? != OutputTarget::File {
+            return Ok(());
+        }
+    }
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() && !folder => return Err(refused(path, "is a directory")),
         Ok(meta) if !meta.is_dir() && folder => {

@@ -1,17 +1,18 @@
-//! `-` for standard output wherever thicket writes a file (readers take `-` as standard input
-//! themselves, through `thicket_core::read_text`). Where a library writes only to a path, the
-//! output goes to a temporary file first, then to stdout.
+//! `-` (or `/dev/stdout`) for standard output wherever thicket writes a file (readers take `-`
+//! as standard input themselves, through `thicket_core::read_text`). Where a library writes
+//! only to a path, the output goes to a temporary file first, then to stdout.
 
 use std::path::{Path, PathBuf};
 
-use thicket_core::{is_stdio, write_atomically, Error, Result};
+use thicket_core::{is_stdout, write_atomically, Error, Result};
 
 /// How error messages name standard input.
 pub const STDIN_NAME: &str = "<stdin>";
 
-/// Writes `text` to `path`, replacing a file only once it is complete, or to stdout for `-`.
+/// Writes `text` to `path`, replacing a file only once it is complete (a device or FIFO is
+/// written in place), or to stdout for `-`.
 pub fn write_output(path: &Path, text: &str) -> Result<()> {
-    if !is_stdio(path) {
+    if !is_stdout(path) {
         return write_atomically(path, text);
     }
     write_stdout(text.as_bytes())
@@ -24,7 +25,7 @@ pub fn write_output_with(
     name: &str,
     write: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<()> {
-    if !is_stdio(path) {
+    if !is_stdout(path) {
         return write(path);
     }
     let (dir, copy) = temporary(name)?;

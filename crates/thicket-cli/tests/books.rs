@@ -188,3 +188,124 @@ fn a_ledgered_book_resumes_and_its_shards_merge_into_the_same_bytes() {
     let output = thicket(&["merge", &shards[0]]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
+
+/// Issue 44: a price edited in a book's shard ledger (the batch's count and check values left
+/// as they were) is refused by `merge` as a wrong answer, exit code 3, in one line naming the
+/// ledger and the batch, with nothing written: no `--output` file made, an existing one left
+/// byte for byte, nothing on stdout. `status` and `verify` refuse it too.
+#[test]
+fn a_book_ledger_with_an_edited_price_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = write(dir.path(), "desk.csv", DESK_BOOK);
+    let mut shards = Vec::new();
+    for index in 0..2 {
+        let path = dir.path().join(format!("s{index}.db"));
+        let shard = format!("{index}/2");
+        let path = path.to_str().unwrap().to_string();
+        run(&[
+            "lookback",
+            "--batch",
+            &book,
+            "--ledger",
+            &path,
+            "--shard",
+            &shard,
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--batch-size",
+            "2",
+        ]);
+        shards.push(path);
+    }
+    let db = rusqlite::Connection::open(&shards[1]).unwrap();
+    let detail: String = db
+        .query_row("SELECT detail FROM details WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    let (price, rest) = detail.split_once(',').unwrap();
+    let edited = format!("{},{rest}", price.parse::<f64>().unwrap() * 1.01);
+    db.execute("UPDATE details SET detail = ?1 WHERE id = 1", [edited])
+        .unwrap();
+    drop(db);
+    let fresh = dir.path().join("merged.csv");
+    let existing = write(dir.path(), "kept.csv", "an earlier merge\n");
+    for output in [fresh.to_str().unwrap(), existing.as_str(), "-"] {
+        for json in [false, true] {
+            let mut args = vec!["merge", &shards[0], &shards[1], "--output", output];
+            if json {
+                args.push("--json");
+            }
+            let refused = thicket(&args);
+            let message = stderr(&refused);
+            assert_eq!(refused.status.code(), Some(3), "{args:?}: {message}");
+            assert_eq!(message.trim_end().lines().count(), 1, "{message}");
+            assert!(
+                message.contains(&format!(
+                    "{}: batch 1: its row does not match its digest",
+                    shards[1]
+                )),
+                "{message}"
+            );
+            assert!(stdout(&refused).is_empty(), "{args:?}");
+        }
+    }
+    assert!(!fresh.exists());
+    assert_eq!(
+        std::fs::read_to_string(&existing).unwrap(),
+        "an earlier merge\n"
+    );
+    for args in [vec!["status", &shards[1]], vec!["verify", &shards[1]]] {
+        let refused = thicket(&args);
+        assert_eq!(
+            refused.status.code(),
+            Some(3),
+            "{args:?}: {}",
+            stderr(&refused)
+        );
+        assert!(stderr(&refused).contains("batch 1"), "{}", stderr(&refused));
+    }
+}
+
+/// A book's finished ledger copied alone to a folder nobody may write (`0555`, the file
+/// `0444`) merges into the priced book, and the folder is left as it was.
+#[test]
+fn a_book_ledger_in_a_read_only_folder_merges() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let book = write(dir.path(), "desk.csv", DESK_BOOK);
+    let made = dir.path().join("whole.db");
+    let flags = ["--backend", "cpu", "--quiet", "--batch-size", "2"];
+    let mut args = vec![
+        "lookback",
+        "--batch",
+        &book,
+        "--ledger",
+        made.to_str().unwrap(),
+    ];
+    args.extend(flags);
+    let plain = run(&args);
+    let folder = dir.path().join("archive");
+    std::fs::create_dir(&folder).unwrap();
+    let copy = folder.join("whole.db");
+    std::fs::copy(&made, &copy).unwrap();
+    let set = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    set(&copy, 0o444);
+    set(&folder, 0o555);
+    let listing = || {
+        let mut names: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = (listing(), std::fs::read(&copy).unwrap());
+    let merged = thicket(&["merge", copy.to_str().unwrap()]);
+    let after = (listing(), std::fs::read(&copy).unwrap());
+    set(&folder, 0o755);
+    assert!(merged.status.success(), "{}", stderr(&merged));
+    assert_eq!(stdout(&merged), plain);
+    assert_eq!(after, before);
+}

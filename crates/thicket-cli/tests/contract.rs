@@ -4,6 +4,10 @@
 //! the culprit (clap's rendering of a bad command line: its first line names it), no panic
 //! text, nothing on stdout, and every file that was there before byte-identical after.
 
+#[cfg(unix)]
+#[path = "contract/outputs.rs"]
+mod outputs;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -57,6 +61,7 @@ const CASES: &[Case] = &[
     case(&["verify", "bad.db", "--sample", "0"], 2, "--sample"),
     case(&["merge", "bad.db", "--bogus"], 2, "--bogus"),
     case(&["devices", "--bogus"], 2, "--bogus"),
+    case(&["warmup", "--bogus"], 2, "--bogus"),
     case(&["completions", "nosh"], 2, "nosh"),
     case(&["man", "--bogus"], 2, "--bogus"),
     case(&["bench", "nothing"], 2, "nothing"),
@@ -371,7 +376,7 @@ fn prepare(dir: &Path) {
     std::fs::create_dir(dir.join("folder")).unwrap();
 }
 
-/// Every path under `dir` with its bytes (folders as empty).
+/// Every path under `dir` with its bytes (folders as empty, anything else as its kind).
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut files = BTreeMap::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -379,11 +384,16 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         for entry in std::fs::read_dir(&folder).unwrap() {
             let path = entry.unwrap().path();
             let name = path.strip_prefix(dir).unwrap().to_path_buf();
-            if path.is_dir() {
+            let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+            if kind.is_dir() {
                 pending.push(path);
                 files.insert(name, Vec::new());
-            } else {
+            } else if kind.is_file() {
                 files.insert(name, std::fs::read(&path).unwrap());
+            } else {
+                // A link, device or FIFO is not read (a FIFO would wait, a device never
+                // end): its kind stands for it.
+                files.insert(name, format!("{kind:?}").into_bytes());
             }
         }
     }

@@ -466,3 +466,39 @@ fn generated_files_are_the_serial_builds_bytes_on_any_thread_count() {
         }
     }
 }
+
+/// Issue 44: converting a weighted graph to a format without weights (.sg, .el) says, in a
+/// note on stderr as for dropped SNAP ids, that the weights are dropped; a format that keeps
+/// them says nothing.
+#[test]
+fn convert_notes_the_weights_a_format_drops() {
+    let dir = tempfile::tempdir().unwrap();
+    let weighted = data("gapbs-4.wsg");
+    for (name, dropped) in [
+        ("w.sg", true),
+        ("w.el", true),
+        ("w.wel", false),
+        ("w.gr", false),
+    ] {
+        let out = dir.path().join(name);
+        let ran = thicket(&["graph", "convert", &weighted, out.to_str().unwrap()]);
+        assert!(ran.status.success(), "{}", stderr(&ran));
+        let note = stderr(&ran)
+            .lines()
+            .any(|l| l.starts_with("note: ") && l.contains("has arc weights") && l.contains(name));
+        assert_eq!(note, dropped, "{name}: {}", stderr(&ran));
+    }
+    // An unweighted graph has none to drop.
+    let plain = dir.path().join("p.el");
+    let ran = thicket(&[
+        "graph",
+        "convert",
+        &data("gapbs-4.sg"),
+        plain.to_str().unwrap(),
+    ]);
+    assert!(
+        ran.status.success() && !stderr(&ran).contains("note:"),
+        "{}",
+        stderr(&ran)
+    );
+}

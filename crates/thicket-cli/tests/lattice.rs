@@ -222,6 +222,33 @@ fn json_has_every_key_scripts_rely_on() {
 }
 
 #[test]
+fn vega_and_rho_are_priced_only_when_asked() {
+    for command in ["lookback", "binomial"] {
+        let market = match command {
+            "lookback" => HULL_TN13.to_vec(),
+            _ => [HULL_VANILLA, &["--steps", "50"]].concat(),
+        };
+        let basic = cpu_json(command, &market);
+        assert!(basic["vega"].is_null() && basic["rho"].is_null(), "{basic}");
+        assert!(basic["theta"].as_f64().is_some(), "{basic}");
+        let old_flag = cpu_json(command, &[&market[..], &["--no-vega-rho"]].concat());
+        assert_eq!(old_flag["price"], basic["price"], "{old_flag}");
+        assert!(old_flag["vega"].is_null(), "{old_flag}");
+        let all = cpu_json(command, &[&market[..], &["--greeks", "all"]].concat());
+        assert_eq!(all["price"], basic["price"], "{all}");
+        assert!(all["vega"].as_f64().is_some_and(|v| v > 0.0), "{all}");
+        assert!(all["rho"].as_f64().is_some(), "{all}");
+    }
+    let both = [
+        &["lookback"],
+        HULL_TN13,
+        &["--greeks", "all", "--no-vega-rho"],
+    ]
+    .concat();
+    assert_usage_error(&thicket(&both), &["--no-vega-rho"], "both flags");
+}
+
+#[test]
 fn hulls_tn13_lookback_put_is_worth_5_47() {
     let price = cpu_price("lookback", HULL_TN13);
     assert_eq!(format!("{price:.2}"), "5.47");
@@ -509,9 +536,57 @@ fn an_up_probability_outside_zero_one_names_its_parameters() {
     let names = ["up probability", "rate", "volatility", "maturity", "steps"];
     let high = with_flag(&hull, "--rate", Some("50"));
     assert_one_line_error(&thicket(&high), 2, &names, "rate 50");
-    // A negative rate the other way: exp(r·dt) below d.
+    // A negative rate the other way: exp(r·dt) below d. The message states the range every
+    // tree keeps, Hull's lattice (CRR) included.
     let low = with_flag(&hull, "--rate", Some("-50"));
-    assert_one_line_error(&thicket(&low), 2, &["outside [0, 1]"], "rate -50");
+    let range = ["of the crr tree leave the valid range u > 1 > d > 0, 0 <= p <= 1"];
+    assert_one_line_error(&thicket(&low), 2, &range, "rate -50");
+    // Just inside the range (r·dt just below σ·sqrt(dt): r < 0.4/sqrt(1/12) = 1.3856) the
+    // lookback prices; just outside it is refused.
+    let inside = with_flag(HULL_TN13, "--rate", Some("1.3855"));
+    let inside: Vec<&str> = inside.iter().map(String::as_str).collect();
+    let edge = cpu_json("lookback", &inside);
+    assert!(edge["price"].as_f64().is_some_and(|p| p > 0.0), "{edge}");
+    let past = with_flag(&hull, "--rate", Some("1.3857"));
+    assert_one_line_error(&thicket(&past), 2, &range, "rate 1.3857");
+}
+
+#[test]
+fn json_beside_a_priced_book_on_stdout_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = write_book(dir.path(), "book.csv", BOOK);
+    let book = book.to_str().unwrap();
+    for command in ["lookback", "binomial"] {
+        // Without --output the book goes to stdout, as with --output -: JSON beside it is
+        // two answers there (docs/cli.md, "Clean output").
+        for extra in [&[][..], &["--output", "-"]] {
+            let mut args = vec![command, "--batch", book, "--backend", "cpu", "--json"];
+            args.extend(extra);
+            assert_one_line_error(
+                &thicket(&args),
+                2,
+                &["--json", "--output", "stdout"],
+                &args.join(" "),
+            );
+        }
+        // With the book in a file, the JSON has stdout to itself.
+        let out = dir.path().join(format!("{command}.csv"));
+        let value = json(&thicket(&[
+            command,
+            "--batch",
+            book,
+            "--backend",
+            "cpu",
+            "--json",
+            "--quiet",
+            "--output",
+            out.to_str().unwrap(),
+        ]));
+        assert_eq!(value["options"], BOOK.len(), "{value}");
+        assert!(std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with(BOOK_HEADER));
+    }
 }
 
 #[test]
@@ -770,4 +845,67 @@ fn implied_vol_recovers_the_volatility_of_a_price_with_dividends() {
         &["price 1", "below"],
         "implied-vol below intrinsic",
     );
+}
+
+#[test]
+fn implied_vol_refuses_a_price_at_or_past_a_no_arbitrage_bound() {
+    let market = [
+        "implied-vol",
+        "--spot",
+        "42",
+        "--maturity",
+        "0.5",
+        "--rate",
+        "0.1",
+        "--steps",
+        "100",
+    ];
+    // (the option and its price, what the message names)
+    let cases: [(&[&str], &[&str]); 4] = [
+        // Out of the money a price of 0 returned the bottom of the search's bracket.
+        (
+            &[
+                "--payoff",
+                "put",
+                "--strike",
+                "40",
+                "--european",
+                "--price",
+                "0",
+            ],
+            &[
+                "price 0 is at or below the lowest price no arbitrage allows",
+                "european put, 0 = max(0, K·e^(−rT) − S·e^(−qT))",
+            ],
+        ),
+        // An American put in the money is worth K − S = 2 at least.
+        (
+            &["--payoff", "put", "--strike", "44", "--price", "1.5"],
+            &["american put, 2 = max(0, K − S, K·e^(−rT) − S·e^(−qT))"],
+        ),
+        // A call is worth less than the stock.
+        (
+            &["--payoff", "call", "--strike", "40", "--price", "42"],
+            &[
+                "at or above the highest price no arbitrage allows",
+                "42 = S·max(1, e^(−qT))",
+            ],
+        ),
+        (
+            &[
+                "--payoff",
+                "put",
+                "--strike",
+                "40",
+                "--european",
+                "--price",
+                "40",
+            ],
+            &["K·e^(−rT)"],
+        ),
+    ];
+    for (option, words) in cases {
+        let args = [&market[..], option].concat();
+        assert_one_line_error(&thicket(&args), 2, words, &args.join(" "));
+    }
 }

@@ -41,7 +41,7 @@ fn cpu_json(command: &str, args: &[&str]) -> Value {
 }
 
 /// Asserts a failure with exit code 2 and one line on stderr naming each of `words`.
-fn assert_refused(args: &[&str], words: &[&str]) {
+fn assert_refused<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S], words: &[&str]) {
     let output = thicket(args);
     let message = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
@@ -171,4 +171,130 @@ fn implied_vol_takes_the_tree_and_the_observed_extreme() {
         let volatility = value["volatility"].as_f64().unwrap();
         assert!((volatility - 0.27).abs() < 1e-9, "{command}: {value}");
     }
+}
+
+/// A put on a stock at 100 over a year of 3 steps at a rate of 60%, at `volatility` on
+/// `tree` with `strike`: the drift of a step outgrows the volatility at a low enough one.
+fn high_rate_put(tree: &str, strike: &str, volatility: &str) -> Vec<String> {
+    [
+        "binomial",
+        "--backend",
+        "cpu",
+        "--spot",
+        "100",
+        "--maturity",
+        "1",
+        "--rate",
+        "0.6",
+        "--steps",
+        "3",
+        "--tree",
+        tree,
+        "--strike",
+        strike,
+        "--volatility",
+        volatility,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// The words of the one message every tree's step outside its range gives.
+const RANGE: &str = "leave the valid range u > 1 > d > 0, 0 <= p <= 1";
+
+#[test]
+fn every_tree_refuses_a_step_outside_its_range_and_prices_just_inside() {
+    // Each tree's edge at this market (outside thicket, by bisection on its formulas): CRR's
+    // p = 1 at 0.34641, Jarrow–Rudd's d = 1 at 0.31734, Tian's d = 1 at 0.46344 and
+    // Leisen–Reimer's p = 1 at 0.05870 (strike 95). Just past the edge: refused, naming the
+    // range and the tree; just inside: priced, worth something at the money.
+    for (tree, strike, outside, inside) in [
+        ("crr", "100", "0.3460", "0.3468"),
+        ("jarrow-rudd", "100", "0.3170", "0.3177"),
+        ("tian", "100", "0.4630", "0.4639"),
+        ("leisen-reimer", "95", "0.0586", "0.0588"),
+    ] {
+        let refused = high_rate_put(tree, strike, outside);
+        let name = format!("of the {tree} tree");
+        assert_refused(&refused, &[RANGE, &name, "rate 0.6", "steps 3"]);
+        let mut priced = high_rate_put(tree, strike, inside);
+        priced.extend(["--json".into(), "--quiet".into()]);
+        let value = json(&thicket(&priced));
+        assert!(
+            value["price"].as_f64().is_some_and(|p| p > 0.0),
+            "{tree}: {value}"
+        );
+    }
+    // The issue's case: Tian's d above 1 (a large volatility and rate over few steps) priced
+    // the put at exactly 0 with every greek 0, exit 0.
+    let mut tian = high_rate_put("tian", "95", "1.5");
+    tian[8] = "3".into();
+    assert_refused(&tian, &[RANGE, "d = 2.089"]);
+    // Tian's d climbs back above 1 at a high volatility: refused there too.
+    assert_refused(&high_rate_put("tian", "100", "2.5"), &[RANGE]);
+}
+
+#[test]
+fn a_book_row_outside_its_trees_range_is_refused_naming_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("trees.csv");
+    std::fs::write(
+        &book,
+        "payoff,style,spot,strike,maturity,volatility,rate,steps,tree\n\
+         put,american,100,100,1,0.3468,0.6,3,crr\n\
+         put,american,100,95,1,1.5,3,3,tian\n",
+    )
+    .unwrap();
+    let book = book.to_str().unwrap();
+    for command in ["lookback", "binomial"] {
+        assert_refused(
+            &[command, "--batch", book, "--backend", "cpu"],
+            &["trees.csv:3: the up probability", RANGE, "tian tree"],
+        );
+    }
+}
+
+#[test]
+fn implied_vol_searches_only_where_the_tree_is_valid() {
+    // Jarrow–Rudd's tree is valid here from 0.31734, below CRR's edge (0.34641), where the
+    // search used to start: a quote priced at 0.33 is found.
+    let mut pricing = high_rate_put("jarrow-rudd", "100", "0.33");
+    pricing.extend(["--json".into(), "--quiet".into()]);
+    let price = json(&thicket(&pricing))["price"]
+        .as_f64()
+        .unwrap()
+        .to_string();
+    let asking = [
+        "implied-vol",
+        "--json",
+        "--payoff",
+        "put",
+        "--strike",
+        "100",
+        "--spot",
+        "100",
+        "--maturity",
+        "1",
+        "--rate",
+        "0.6",
+        "--steps",
+        "3",
+        "--tree",
+        "jarrow-rudd",
+        "--price",
+        &price,
+    ];
+    let value = json(&thicket(&asking));
+    let volatility = value["volatility"].as_f64().unwrap();
+    assert!((volatility - 0.33).abs() < 1e-9, "{value}");
+    // Tian's tree is valid at no volatility at a rate of 300% over steps of 4 months: one
+    // line saying so, not a bare lattice error of some volatility.
+    let mut never = asking.to_vec();
+    never[11] = "3";
+    never[15] = "tian";
+    never[17] = "5";
+    assert_refused(
+        &never,
+        &["no volatility from", "gives a valid lattice", "tian tree"],
+    );
 }

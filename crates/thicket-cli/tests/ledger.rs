@@ -1,5 +1,6 @@
 //! Ledgered runs end to end: killed at random moments and resumed, shards merged, corruption
-//! caught by `verify`.
+//! caught by `verify`, tampered ledgers refused by `merge`, `status` and `verify`, and ledgers
+//! read where nothing may be written.
 
 mod common;
 
@@ -161,7 +162,9 @@ fn verify_catches_a_corrupt_entry() {
         "{}",
         String::from_utf8_lossy(&caught.stderr)
     );
-    // A wrong count with consistent check values (a faulty device): recomputing catches it.
+    // A wrong count with its check values fixed up: the row's digest catches it, naming the
+    // batch. (A faulty device's wrong count, recorded with its digest, is caught by the
+    // recount: thicket-queens' ledgered tests.)
     db.execute(
         "UPDATE batches SET count = CAST(count AS INTEGER) + 194, mod13 = (CAST(count AS INTEGER) + 194) % 13,
          mod15 = (CAST(count AS INTEGER) + 194) % 15 WHERE id = 5",
@@ -330,4 +333,150 @@ fn an_atsp_run_killed_four_times_resumes_to_the_optimum() {
         (merged["cost"].as_i64(), merged["proven_optimal"].as_bool()),
         (Some(1286), Some(true))
     );
+}
+
+/// Runs `thicket` and asserts that it refused a tampered ledger as a wrong answer: exit code
+/// 3, nothing on stdout, one line on stderr naming `ledger` and `batch N`.
+fn assert_refused_as_altered(args: &[&str], ledger: &str) {
+    let output = thicket(args);
+    let message = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(3), "{args:?}: {message}");
+    assert_eq!(message.trim_end().lines().count(), 1, "{args:?}: {message}");
+    assert!(
+        message.contains(&format!("{ledger}: batch ")) && message.contains("digest"),
+        "{args:?}: {message}"
+    );
+    if args[0] != "status" {
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// The shard ledgers `0/2` and `1/2` of `run` (a command line without its ledger and shard)
+/// in `dir`.
+fn two_shards(dir: &std::path::Path, run: &[&str]) -> Vec<String> {
+    (0..2)
+        .map(|i| {
+            let path = dir.join(format!("s{i}.db")).to_str().unwrap().to_owned();
+            let shard = format!("{i}/2");
+            let mut args = run.to_vec();
+            args.extend(["--ledger", &path, "--shard", &shard, "--quiet"]);
+            let output = thicket(&args);
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            path
+        })
+        .collect()
+}
+
+/// A ledger edited behind thicket's back, with every check value fixed up, is refused by
+/// `merge`, `status` and `verify` with exit code 3, naming the ledger and the batch: an
+/// N-Queens count and an ATSP subtree's record. (Books: `tests/books.rs`.)
+#[test]
+fn merge_status_and_verify_refuse_a_tampered_ledger_of_every_problem() {
+    let edits = [
+        (
+            vec!["queens", "11", "--batch-size", "8"],
+            "UPDATE batches SET count = CAST(count AS INTEGER) + 195,
+             mod13 = (CAST(count AS INTEGER) + 195) % 13,
+             mod15 = (CAST(count AS INTEGER) + 195) % 15 WHERE id = 3",
+        ),
+        (
+            vec!["atsp", "--generate", "tsmat:8:1"],
+            "UPDATE details SET detail = 'incumbent=1' WHERE id = 5",
+        ),
+    ];
+    for (run, edit) in edits {
+        let dir = tempfile::tempdir().unwrap();
+        let shards = two_shards(dir.path(), &run);
+        let merged = thicket(&["merge", &shards[0], &shards[1]]);
+        assert!(merged.status.success(), "{run:?}");
+        let db = rusqlite::Connection::open(&shards[1]).unwrap();
+        assert_eq!(db.execute(edit, []).unwrap(), 1, "{edit}");
+        drop(db);
+        assert_refused_as_altered(&["merge", &shards[0], &shards[1]], &shards[1]);
+        assert_refused_as_altered(&["merge", &shards[0], &shards[1], "--json"], &shards[1]);
+        assert_refused_as_altered(&["status", &shards[1]], &shards[1]);
+        assert_refused_as_altered(&["verify", &shards[1], "--sample", "1"], &shards[1]);
+    }
+}
+
+/// Every file in `dir` with its bytes and permissions.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::ffi::OsString, Vec<u8>, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let mode = entry.metadata().unwrap().permissions().mode();
+            (
+                entry.file_name(),
+                std::fs::read(entry.path()).unwrap(),
+                mode,
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Issue 44: a finished ledger copied alone (no `-wal`, no `-shm`) to a folder nobody may
+/// write (`0555`, the file `0444`), as a run leaves it and in WAL mode (an older thicket's
+/// ledger), reads with `status`, `verify` and `merge`, and the folder is left byte for byte as
+/// it was (no side file made). Where permissions do not bind this process (root), the folder is
+/// still checked for side files.
+#[test]
+fn status_verify_and_merge_read_a_ledger_copied_alone_to_a_read_only_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("made.db");
+    let made = made.to_str().unwrap();
+    let run = [
+        "queens",
+        "10",
+        "--batch-size",
+        "8",
+        "--ledger",
+        made,
+        "--quiet",
+    ];
+    assert!(thicket(&run).status.success());
+    let names: Vec<_> = snapshot(dir.path()).into_iter().map(|f| f.0).collect();
+    assert_eq!(names, ["made.db"], "a finished run leaves the file alone");
+    let set = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    for wal in [false, true] {
+        let folder = dir.path().join(format!("read-only-{wal}"));
+        std::fs::create_dir(&folder).unwrap();
+        let path = folder.join("copy.db");
+        std::fs::copy(made, &path).unwrap();
+        if wal {
+            let db = rusqlite::Connection::open(&path).unwrap();
+            db.pragma_update(None, "journal_mode", "WAL").unwrap();
+        }
+        set(&path, 0o444);
+        set(&folder, 0o555);
+        let before = snapshot(&folder);
+        assert_eq!(before.len(), 1);
+        let ledger = path.to_str().unwrap();
+        let outputs = [
+            thicket(&["status", ledger, "--json"]),
+            thicket(&["verify", ledger, "--sample", "2"]),
+            thicket(&["merge", ledger, "--json"]),
+        ];
+        let after = snapshot(&folder);
+        set(&folder, 0o755);
+        for output in &outputs {
+            assert!(
+                output.status.success(),
+                "WAL {wal}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert_eq!(json(&outputs[2])["total"], 724);
+        assert_eq!(after, before, "WAL {wal}: the folder changed");
+    }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{json, stderr, thicket};
+use common::{json, stderr, stdout, thicket, thicket_with_stdin};
 
 fn braun(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -177,5 +177,106 @@ fn a_csv_matrix_reads_like_braun_and_the_assignment_goes_to_stdout() {
         let message = stderr(&output);
         assert_eq!(message.trim().lines().count(), 1, "{message}");
         assert!(message.contains(wanted), "{message}");
+    }
+}
+
+/// Issue 44: `-` reads a CSV matrix from stdin (told by its commas, or by --format), and
+/// --format names the format of any file and of what --write-etc writes.
+#[test]
+fn a_csv_matrix_reads_from_stdin_and_format_names_any_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("g.csv");
+    let made = thicket(&[
+        "schedule",
+        "--generate",
+        "u_i_lohi:20x4",
+        "--write-etc",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let text = std::fs::read(&csv).unwrap();
+    let min_min = ["--method", "min-min", "--json", "--quiet"];
+    let from_file = json(&thicket(
+        &[&["schedule", csv.to_str().unwrap()], &min_min[..]].concat(),
+    ));
+    for format in [&[][..], &["--format", "csv"]] {
+        let args = [&["schedule", "-"], format, &min_min[..]].concat();
+        let piped = json(&thicket_with_stdin(&args, &text));
+        assert_eq!(piped["makespan"], from_file["makespan"], "{args:?}");
+    }
+    // A CSV file under another name reads with --format csv.
+    let plain = dir.path().join("g.data");
+    std::fs::copy(&csv, &plain).unwrap();
+    let named = json(&thicket(
+        &[
+            &["schedule", plain.to_str().unwrap(), "--format", "csv"],
+            &min_min[..],
+        ]
+        .concat(),
+    ));
+    assert_eq!(named["makespan"], from_file["makespan"]);
+    // Errors on stdin name it <stdin>, with line and column.
+    let bad = thicket_with_stdin(&["schedule", "-", "--method", "mct"], b"1,2\n3,x\n");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("<stdin>:2:2: \"x\" is not a number"),
+        "{}",
+        stderr(&bad)
+    );
+    // --write-etc - --format csv writes CSV on stdout, the same matrix.
+    let written = thicket(&[
+        "schedule",
+        "--generate",
+        "u_i_lohi:20x4",
+        "--write-etc",
+        "-",
+        "--format",
+        "csv",
+    ]);
+    assert!(written.status.success(), "{}", stderr(&written));
+    assert_eq!(stdout(&written).as_bytes(), &text[..]);
+}
+
+/// Issue 44: a time limit is echoed as written in short form (`1e308`), not in 309 digits,
+/// by `schedule` and by `atsp` (the two commands with `--time-limit`).
+#[test]
+fn a_time_limit_is_echoed_in_short_form() {
+    let cases = [
+        (
+            vec!["schedule", "--generate", "thesis:8x2"],
+            "1e308",
+            "time limit 1e308 is not",
+        ),
+        (
+            vec!["schedule", "--generate", "thesis:8x2"],
+            "-1e-300",
+            "time limit -1e-300 is not",
+        ),
+        (
+            vec!["schedule", "--generate", "thesis:8x2"],
+            "0",
+            "time limit 0 is not",
+        ),
+        (
+            vec!["atsp", "--generate", "tsmat:8:1"],
+            "1e308",
+            "time limit 1e308 is not",
+        ),
+        // Positive, but no time at all once read: the limit passed while reading.
+        (
+            vec!["atsp", "--generate", "tsmat:8:1"],
+            "1e-300",
+            "time limit 1e-300 s passed",
+        ),
+    ];
+    for (mut args, limit, wanted) in cases {
+        let flag = format!("--time-limit={limit}");
+        args.push(&flag);
+        let output = thicket(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert_eq!(message.trim().lines().count(), 1, "{message}");
+        assert!(message.contains(wanted), "{args:?}: {message}");
+        assert!(message.len() < 120, "{message}");
     }
 }

@@ -1,40 +1,105 @@
-//! Output files that appear whole or not at all.
+//! Output files that appear whole or not at all, and outputs that are not files (a device,
+//! a FIFO, standard output) written in place, never replaced (see [`crate::output`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::output::{output_target, OutputTarget};
 use crate::{Error, Result};
 
 /// Writes `path` through a temporary file in the same directory, renamed over `path` only once
 /// `fill` has written everything and it is on disk (fsync), so a failure never leaves a
 /// partial file there (an existing file stays as it was) nor a temporary file beside it. A
 /// symbolic link is followed: its target is replaced and the link kept. An existing file's
-/// permissions are kept. Errors name the path.
+/// permissions are kept. A path that is not a regular file is never replaced: standard output
+/// and error (`-`, `/dev/stdout`, `/dev/stderr`), character devices and FIFOs are written in
+/// place as `fill` writes, and a folder, block device or socket is refused (exit code 2).
+/// Errors name the path.
 pub fn write_atomically_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    through_temporary(path, |file| {
-        let mut out = BufWriter::new(file);
-        fill(&mut out)?;
-        out.flush()
-    })
+    let fail = |e: std::io::Error| Error::file(path, e);
+    match output_target(path)? {
+        OutputTarget::File => through_temporary(path, |file| {
+            let mut out = BufWriter::new(file);
+            fill(&mut out)?;
+            out.flush()
+        }),
+        OutputTarget::Stdout => stream(&mut std::io::stdout().lock(), fill).map_err(fail),
+        OutputTarget::Stderr => stream(&mut std::io::stderr().lock(), fill).map_err(fail),
+        OutputTarget::InPlace => stream(&mut open_in_place(path)?, fill).map_err(fail),
+    }
 }
 
 /// Writes `path` as [`write_atomically_with`] does, for a writer that knows the file's length
 /// and fills it at positions of its own (several threads at once, through a memory map or
 /// positioned writes): `fill` gets the temporary file, already `len` bytes long (of zeros
-/// until written); its writes through a map are on disk before the rename too.
+/// until written); its writes through a map are on disk before the rename too. Where `path`
+/// is written in place, the temporary file is made in the system's temporary folder and its
+/// bytes copied there once complete.
 pub fn write_atomically_sized(
     path: &Path,
     len: u64,
     fill: impl FnOnce(&File) -> std::io::Result<()>,
 ) -> Result<()> {
-    through_temporary(path, |file| {
+    let fill_sized = |file: &File| {
         file.set_len(len)?;
         fill(file)
+    };
+    if output_target(path)? == OutputTarget::File {
+        return through_temporary(path, fill_sized);
+    }
+    let mut staged = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .tempfile()
+        .map_err(|e| cannot_create(path, &std::env::temp_dir(), e))?;
+    fill_sized(staged.as_file()).map_err(|e| Error::file(path, e))?;
+    write_atomically_with(path, |out| {
+        use std::io::Seek;
+        let file = staged.as_file_mut();
+        file.rewind()?;
+        std::io::copy(file, out).map(drop)
     })
+}
+
+/// How the temporary files beside an output begin, so that one left by a killed process
+/// (SIGKILL, a power cut) is recognised: `.thicket-` and random letters.
+pub const TEMPORARY_PREFIX: &str = ".thicket-";
+
+/// Runs `fill` on `out` and flushes it.
+fn stream(
+    out: &mut dyn Write,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut buffered = BufWriter::new(out);
+    fill(&mut buffered)?;
+    buffered.flush()
+}
+
+/// Opens an existing device or FIFO for writing, without creating or truncating it.
+fn open_in_place(path: &Path) -> Result<File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::file(path, e))
+}
+
+/// The error of a temporary file that could not be made in `dir`, reported against `path`
+/// (tempfile's own error names its random file).
+fn cannot_create(path: &Path, dir: &Path, e: std::io::Error) -> Error {
+    Error::file(
+        path,
+        std::io::Error::new(
+            e.kind(),
+            format!(
+                "cannot create a file in {}: {}",
+                dir.display(),
+                crate::os_reason(&e)
+            ),
+        ),
+    )
 }
 
 /// The temporary file, its fsync, permissions and rename behind both writers above.
@@ -46,17 +111,10 @@ fn through_temporary(path: &Path, fill: impl FnOnce(&File) -> std::io::Result<()
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    // tempfile's error names its own random file: report the OS error against `path`.
-    let file = tempfile::NamedTempFile::new_in(dir).map_err(|e| {
-        fail(std::io::Error::new(
-            e.kind(),
-            format!(
-                "cannot create a file in {}: {}",
-                dir.display(),
-                crate::os_reason(&e)
-            ),
-        ))
-    })?;
+    let file = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .tempfile_in(dir)
+        .map_err(|e| cannot_create(path, dir, e))?;
     fill(file.as_file()).map_err(fail)?;
     file.as_file().sync_all().map_err(fail)?;
     let permissions = match std::fs::metadata(path) {
@@ -166,6 +224,96 @@ mod tests {
             std::fs::read_to_string(dir.path().join("made.txt")).unwrap(),
             "made\n"
         );
+    }
+
+    /// A character device made with mknod(1) in a temporary folder (never the machine's own
+    /// /dev files, which a regression would replace), or `None` where that needs a root this
+    /// process is not.
+    #[cfg(unix)]
+    fn made_device(dir: &Path, name: &str, major_minor: [&str; 2]) -> Option<PathBuf> {
+        let path = dir.join(name);
+        let made = std::process::Command::new("mknod")
+            .arg(&path)
+            .arg("c")
+            .args(major_minor)
+            .stderr(std::process::Stdio::null())
+            .status();
+        match made {
+            Ok(status) if status.success() => Some(path),
+            _ => {
+                eprintln!("NOTE: mknod needs root; the device-node cases are skipped");
+                None
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    fn is_char_device(path: &Path) -> bool {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::symlink_metadata(path)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_in_place_and_a_full_one_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(full) = made_device(dir.path(), "full", ["1", "7"]) else {
+            return;
+        };
+        let null = made_device(dir.path(), "null", ["1", "3"]).unwrap();
+        let error = write_atomically(&full, "tour\n").unwrap_err();
+        assert_eq!(error.exit_code(), 1);
+        assert!(error.to_string().contains("No space left"), "{error}");
+        let error = write_atomically_sized(&full, 3, |_| Ok(())).unwrap_err();
+        assert_eq!(error.exit_code(), 1);
+        write_atomically(&null, "answer\n").unwrap();
+        write_atomically_sized(&null, 3, |_| Ok(())).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&null, &link).unwrap();
+        write_atomically(&link, "answer\n").unwrap();
+        assert!(is_char_device(&full) && is_char_device(&null));
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["full", "link", "null"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_streamed_to_its_reader_and_stays_a_fifo() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("answers");
+        crate::output::tests::make_fifo(&fifo);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                File::open(fifo).unwrap().read_to_string(&mut text).unwrap();
+                text
+            })
+        };
+        write_atomically(&fifo, "first\nsecond\n").unwrap();
+        assert_eq!(reader.join().unwrap(), "first\nsecond\n");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomically_sized(&fifo, 4, |file| {
+            use std::os::unix::fs::FileExt;
+            file.write_all_at(b"abcd", 0)
+        })
+        .unwrap();
+        assert_eq!(reader.join().unwrap(), b"abcd");
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[cfg(unix)]

@@ -11,6 +11,7 @@ pub mod input;
 pub mod kernel;
 pub mod memory;
 pub mod named;
+pub mod output;
 pub mod pool;
 pub mod progress;
 pub mod report;
@@ -20,13 +21,18 @@ pub mod text;
 pub use backend::{backend_for, Backend};
 pub use cpu::{cpu_path, CpuPath};
 pub use error::{Error, Result};
-pub use files::{write_atomically, write_atomically_sized, write_atomically_with};
-pub use input::{is_stdio, read_bytes, read_text};
+pub use files::{
+    write_atomically, write_atomically_sized, write_atomically_with, TEMPORARY_PREFIX,
+};
+pub use input::{
+    is_stdio, read_bytes, read_bytes_with, read_text, without_bom, LineCheck, MAX_LINE_BYTES,
+};
 pub use kernel::{
     benchmark_kernel, object, with_fallback, Kernel, Measured, Placement, RunOptions,
 };
 pub use memory::{available_memory, check_fits};
 pub use named::parse_named;
+pub use output::{is_stdout, output_target, OutputTarget};
 pub use pool::{available_threads, on_threads, pool, Workers};
 pub use progress::{
     observe_progress, stoppable, Progress, ProgressObserver, ProgressView, StopFlag,

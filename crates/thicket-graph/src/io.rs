@@ -6,7 +6,9 @@
 //! unless the caller names it. A malformed line is an error naming the file, the line and
 //! what was expected; declared counts are bounded by what the rest of the file could hold
 //! before anything is reserved, and a graph that would not fit this machine is refused before
-//! it is built.
+//! it is built. A text format's lines are at most [`thicket_core::MAX_LINE_BYTES`] long,
+//! checked as the bytes arrive (and as a gzip stream inflates), and a leading UTF-8 byte
+//! order mark is no part of its first line.
 
 use std::io::Write;
 use std::path::Path;
@@ -22,6 +24,7 @@ mod dimacs;
 mod edge_list;
 mod fast_lines;
 mod fields;
+mod file_names;
 mod ids;
 mod matrix_market;
 mod serialized;
@@ -29,7 +32,8 @@ mod snap;
 mod text_out;
 
 pub use answers::write_paths;
-pub use ids::VertexIds;
+pub use file_names::{file_name_id, NameTemplate, NAME_ID_BYTES, SOURCE_PLACEHOLDER};
+pub use ids::{shown_id, VertexIds};
 use text_out::{push_number, write_arcs};
 
 /// A graph read from a file, with how the file numbers its vertices.
@@ -61,32 +65,34 @@ impl Loaded {
         }
     }
 
-    /// The file's id of vertex `v` (0-based).
+    /// The file's id of vertex `v` (0-based) as a message shows it ([`shown_id`]: a name's
+    /// bytes that are not UTF-8 escaped); [`Loaded::push_label`] gives its bytes.
     pub fn label(&self, v: u32) -> String {
         match &self.ids {
-            Some(ids) => ids.label(v).into_owned(),
+            Some(ids) => shown_id(&ids.label(v), None),
             None => (u64::from(v) + u64::from(self.first_id)).to_string(),
         }
     }
 
-    /// The vertex the file calls `id`, or an [`Error::InvalidInput`] naming it.
-    pub fn vertex(&self, id: &str) -> Result<u32> {
+    /// The vertex the file calls `id` (its bytes: a name matches only the same bytes), or an
+    /// [`Error::InvalidInput`] naming it.
+    pub fn vertex(&self, id: &[u8]) -> Result<u32> {
         let n = self.graph.vertices() as i128;
         let found = match &self.ids {
             Some(ids) => ids.find(id),
-            None => id
-                .parse::<i128>()
+            None => std::str::from_utf8(id)
                 .ok()
+                .and_then(|id| id.parse::<i128>().ok())
                 .map(|x| x - i128::from(self.first_id))
                 .filter(|&x| (0..n).contains(&x))
                 .map(|x| x as u32),
         };
+        let shown = shown_id(id, Some(thicket_core::text::TOKEN_CHARS));
         found.ok_or_else(|| {
             Error::InvalidInput(match &self.ids {
-                Some(_) => format!("vertex {} is not in the graph", thicket_core::quoted(id)),
+                Some(_) => format!("vertex \"{shown}\" is not in the graph"),
                 None => format!(
-                    "vertex {} is not a vertex ({}..={})",
-                    thicket_core::token(id),
+                    "vertex {shown} is not a vertex ({}..={})",
                     self.first_id,
                     n - 1 + i128::from(self.first_id)
                 ),
@@ -178,23 +184,33 @@ pub fn read(path: &Path) -> Result<Loaded> {
 
 /// Reads the graph file `path` (`-`: standard input) in `format`, as
 /// [`thicket_core::read_bytes`] reads every input: a missing or unreadable file is bad input
-/// naming it, and no more than the machine's memory is read. A binary file is mapped into
-/// memory rather than read (only the pages decoded are touched); a gzip stream is inflated
-/// first, whatever the format.
+/// naming it, and a read stops at the bounds it states (the memory available; for a text
+/// format, a line past [`thicket_core::MAX_LINE_BYTES`], refused as it arrives). A binary
+/// file is mapped into memory rather than read (only the pages decoded are touched); a gzip
+/// stream is inflated first, whatever the format.
 pub fn read_as(path: &Path, format: Format) -> Result<Loaded> {
     let name = thicket_core::input_name(path);
-    if format.is_binary() && !thicket_core::is_stdio(path) {
+    if format.is_binary() {
         if let Some(mapped) = map(path) {
             return parse_bytes(&name, &mapped, format);
         }
+        return parse_bytes(&name, &thicket_core::read_bytes(path)?, format);
     }
-    let bytes = thicket_core::read_bytes(path)?;
+    // A gzip stream has no lines: its text is checked as it inflates.
+    let mut lines = thicket_core::LineCheck::new();
+    let bytes = thicket_core::read_bytes_with(path, |bytes| match compressed::is_gzip(bytes) {
+        true => Ok(()),
+        false => lines.check(&name, bytes),
+    })?;
     parse_bytes(&name, &bytes, format)
 }
 
 /// The file at `path` mapped into memory, or `None` where it cannot be (then it is read, and
 /// any error named as for every input).
 fn map(path: &Path) -> Option<memmap2::Mmap> {
+    if thicket_core::is_stdio(path) {
+        return None;
+    }
     let file = std::fs::File::open(path).ok()?;
     if !file.metadata().ok()?.is_file() {
         return None;
@@ -207,11 +223,13 @@ fn map(path: &Path) -> Option<memmap2::Mmap> {
 }
 
 /// Parses the bytes of a graph file in `format`; `file` names it in errors. A gzip stream is
-/// inflated first. Bytes that are not UTF-8 in a text format become U+FFFD, so that the error
-/// names their line.
+/// inflated first. A text format's lines are checked against
+/// [`thicket_core::MAX_LINE_BYTES`] and a leading UTF-8 byte order mark dropped; a SNAP
+/// file's ids are kept as bytes, and in the other text formats bytes that are not UTF-8 become
+/// U+FFFD, so that the error names their line.
 pub fn parse_bytes(file: &str, bytes: &[u8], format: Format) -> Result<Loaded> {
     if compressed::is_gzip(bytes) {
-        let inflated = compressed::inflate(file, bytes)?;
+        let inflated = compressed::inflate(file, bytes, !format.is_binary())?;
         if compressed::is_gzip(&inflated) {
             return Err(Error::InvalidInput(format!(
                 "{file}: compressed twice (a .gz inside a .gz)"
@@ -220,22 +238,31 @@ pub fn parse_bytes(file: &str, bytes: &[u8], format: Format) -> Result<Loaded> {
         return parse_bytes(file, &inflated, format);
     }
     match format {
-        Format::Binary => binary::read(file, bytes),
-        Format::Serialized => serialized::read(file, bytes, false),
-        Format::WeightedSerialized => serialized::read(file, bytes, true),
-        Format::EdgeList => edge_list::parse_bytes(file, bytes, false),
-        Format::WeightedEdgeList => edge_list::parse_bytes(file, bytes, true),
-        _ => parse(file, &String::from_utf8_lossy(bytes), format),
+        Format::Binary => return binary::read(file, bytes),
+        Format::Serialized => return serialized::read(file, bytes, false),
+        Format::WeightedSerialized => return serialized::read(file, bytes, true),
+        _ => {}
+    }
+    // Cheap where the reader checked it already: a few bytes per 64 MiB of text.
+    thicket_core::LineCheck::new().check(file, bytes)?;
+    let text = thicket_core::without_bom(bytes);
+    match format {
+        Format::EdgeList => edge_list::parse_bytes(file, text, false),
+        Format::WeightedEdgeList => edge_list::parse_bytes(file, text, true),
+        Format::Snap => snap::parse(file, text),
+        _ => parse(file, &String::from_utf8_lossy(text), format),
     }
 }
 
-/// Parses a text graph in `format`; `file` names it in errors.
+/// Parses a text graph in `format`, without a leading byte order mark; `file` names it in
+/// errors.
 pub fn parse(file: &str, text: &str, format: Format) -> Result<Loaded> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match format {
         Format::Dimacs => dimacs::parse(file, text),
         Format::EdgeList => edge_list::parse(file, text, false),
         Format::WeightedEdgeList => edge_list::parse(file, text, true),
-        Format::Snap => snap::parse(file, text),
+        Format::Snap => snap::parse(file, text.as_bytes()),
         Format::MatrixMarket => matrix_market::parse(file, text),
         Format::Binary | Format::Serialized | Format::WeightedSerialized => Err(
             Error::InvalidInput(format!("{file}: a .{} file is binary", format.extension())),
@@ -344,9 +371,7 @@ impl Written<'_> {
                 let first = u64::from(self.first_id);
                 let label = |b: &mut Vec<u8>, v: u32| match self.ids {
                     Some(VertexIds::Numbers(ids)) => push_number(b, ids[v as usize]),
-                    Some(VertexIds::Names(names)) => {
-                        b.extend_from_slice(names[v as usize].as_bytes())
-                    }
+                    Some(VertexIds::Names(names)) => b.extend_from_slice(&names[v as usize]),
                     None => number(b, v, first),
                 };
                 write_arcs(out, g, |b, u, v, w| {
@@ -502,9 +527,9 @@ mod tests {
         let text = "# Directed graph\n# FromNodeId\tToNodeId\n10\t20\n20\t7\n";
         let loaded = parse("s.txt", text, Format::Snap).unwrap();
         assert_eq!(loaded.label(0), "7");
-        assert_eq!(loaded.vertex("20").unwrap(), 2);
+        assert_eq!(loaded.vertex(b"20").unwrap(), 2);
         assert!(loaded
-            .vertex("8")
+            .vertex(b"8")
             .unwrap_err()
             .to_string()
             .contains("\"8\" is not in the graph"));
@@ -512,6 +537,68 @@ mod tests {
         let path = dir.path().join("s.txt.gz");
         write_as(&path, Format::Snap, &loaded).unwrap();
         assert_eq!(read(&path).unwrap(), loaded);
+    }
+
+    #[test]
+    fn names_are_bytes_from_the_file_to_the_answers_and_back() {
+        // Latin-1 names, one file's bytes: two vertices, shown escaped, written back as read.
+        let text = b"# Latin-1\ncaf\xe9\tcaf\xe8\ncaf\xe8\tna\xefve\n";
+        let loaded = parse_bytes("l.txt", text, Format::Snap).unwrap();
+        assert_eq!(loaded.graph.vertices(), 3);
+        assert_eq!(loaded.label(0), "caf\\xe9");
+        assert_eq!(loaded.vertex(b"caf\xe8").unwrap(), 1);
+        let e = loaded.vertex(b"caf\xea").unwrap_err().to_string();
+        assert!(e.contains("vertex \"caf\\xea\" is not in the graph"), "{e}");
+        let mut id = Vec::new();
+        loaded.push_label(&mut id, 2);
+        assert_eq!(id, b"na\xefve");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.txt");
+        write_as(&path, Format::Snap, &loaded).unwrap();
+        let written = std::fs::read(&path).unwrap();
+        assert!(written.ends_with(b"caf\xe9\tcaf\xe8\ncaf\xe8\tna\xefve\n"));
+        assert_eq!(read(&path).unwrap(), loaded);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_first_id() {
+        for (name, format) in [
+            ("b.txt", Format::Snap),
+            ("b.el", Format::EdgeList),
+            ("b.mtx", Format::MatrixMarket),
+        ] {
+            let text: &[u8] = match format {
+                Format::MatrixMarket => {
+                    b"\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"
+                }
+                _ => b"\xEF\xBB\xBF0 1\n1 0\n",
+            };
+            let loaded = parse_bytes(name, text, format).unwrap();
+            assert_eq!((loaded.graph.vertices(), &loaded.ids), (2, &None), "{name}");
+        }
+        let text = "\u{feff}p sp 2 1\na 1 2 3\n";
+        assert_eq!(
+            parse("b.gr", text, Format::Dimacs)
+                .unwrap()
+                .graph
+                .vertices(),
+            2
+        );
+        let snap = parse_bytes("b.txt", b"\xEF\xBB\xBF0 1\n", Format::Snap).unwrap();
+        assert_eq!(snap.vertex(b"0").unwrap(), 0);
+    }
+
+    #[test]
+    fn a_text_graph_of_an_endless_line_is_refused_naming_it() {
+        let mut text = b"0 1\n".to_vec();
+        text.resize(text.len() + thicket_core::MAX_LINE_BYTES + 1, b'7');
+        let e = parse_bytes("long.el", &text, Format::EdgeList).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.to_string()
+                .contains("long.el:2: line 2 is longer than 64 MiB"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -15,6 +15,9 @@ pub(crate) const MAX_STEPS: usize = 100_000_000;
 /// grows as exp(rate × maturity), which must stay well inside the range of `f32`.
 pub(crate) const MAX_RATE_TIME: f64 = 80.0;
 
+/// The range every tree's step must keep ([`Contract::check_step`]), as messages state it.
+pub(crate) const STEP_RANGE: &str = "u > 1 > d > 0, 0 <= p <= 1";
+
 /// The market of one option: a stock paying a continuous dividend yield, under Black–Scholes
 /// dynamics.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -158,10 +161,57 @@ impl Contract {
     /// that is not a positive finite number; |rate × maturity| or |dividend yield × maturity|
     /// above 80 (the lattice works in units of a bond growing as exp(rate × maturity), or of
     /// a stock whose dividends grow as exp(q × maturity)); a step so large that
-    /// u = exp(σ·sqrt(dt)) overflows; and an up probability p outside [0, 1], which happens
-    /// when exp((rate − q)·dt) is not between d and u, i.e. the drift is too large (or too
-    /// negative) for the volatility over steps of maturity/steps.
+    /// u = exp(σ·sqrt(dt)) overflows; and a step outside the range every tree must keep,
+    /// u > 1 > d > 0 and 0 <= p <= 1 (the same for every tree and payoff; `check_step` says
+    /// why), which a drift too large (or too negative) for the volatility over steps of
+    /// maturity/steps leaves.
     pub fn validate(&self) -> Result<Lattice> {
+        self.check_inputs()?;
+        let m = &self.market;
+        let dt = m.maturity / self.steps as f64;
+        let log_u = m.volatility * dt.sqrt();
+        let (u, d) = match (self.tree, self.payoff.strike()) {
+            (Tree::Crr, _) | (_, None) => {
+                let (u, d) = (log_u.exp(), (-log_u).exp());
+                if !(u.is_finite() && d > 0.0) {
+                    return Err(invalid(format!(
+                        "volatility × sqrt(maturity/steps) is {} (volatility {}, maturity {}, steps {}); the up factor exp({}) overflows",
+                        thicket_core::number(log_u),
+                        thicket_core::number(m.volatility),
+                        thicket_core::number(m.maturity),
+                        self.steps,
+                        thicket_core::number(log_u)
+                    )));
+                }
+                (u, d)
+            }
+            (tree, Some(strike)) => drifted_up_down(tree, m, strike, self.steps, dt),
+        };
+        let p = self.check_step(u, d, dt)?;
+        let lattice = Lattice {
+            dt,
+            u,
+            d,
+            p,
+            disc: (-m.rate * dt).exp(),
+            steps: self.steps,
+        };
+        let extra = self.seasoning(&lattice).extra();
+        if self.steps + extra > MAX_STEPS {
+            return Err(invalid(format!(
+                "the observed extreme {} lies {extra} steps of the lattice from the spot {}; steps + {extra} must be at most {MAX_STEPS}",
+                thicket_core::number(self.observed_extreme.unwrap_or(m.spot)),
+                thicket_core::number(m.spot)
+            )));
+        }
+        Ok(lattice)
+    }
+
+    /// Every check of [`Contract::validate`] that needs no step of the lattice: the values
+    /// one by one, the tree against the payoff and the steps, the observed extreme, and
+    /// rate × maturity and dividend yield × maturity. Implied volatility checks these once,
+    /// before it searches the volatilities whose step is valid.
+    pub(crate) fn check_inputs(&self) -> Result<()> {
         let m = &self.market;
         for (name, value) in [
             ("spot", m.spot),
@@ -217,72 +267,51 @@ impl Contract {
                 thicket_core::number(m.maturity)
             )));
         }
-        let dt = m.maturity / self.steps as f64;
-        let log_u = m.volatility * dt.sqrt();
-        let (u, d) = match (self.tree, self.payoff.strike()) {
-            (Tree::Crr, _) | (_, None) => (log_u.exp(), (-log_u).exp()),
-            (tree, Some(strike)) => {
-                let (u, d) = drifted_up_down(tree, m, strike, self.steps, dt);
-                if !(u.is_finite() && d.is_finite() && d > 0.0 && u > d) {
-                    return Err(invalid(format!(
-                        "the {} tree has no valid step here: u = {}, d = {} (spot {}, strike {}, volatility {}, maturity {}, steps {})",
-                        tree.name(),
-                        thicket_core::number(u),
-                        thicket_core::number(d),
-                        thicket_core::number(m.spot),
-                        thicket_core::number(strike),
-                        thicket_core::number(m.volatility),
-                        thicket_core::number(m.maturity),
-                        self.steps
-                    )));
-                }
-                (u, d)
-            }
-        };
-        if !(u.is_finite() && d > 0.0) {
-            return Err(invalid(format!(
-                "volatility × sqrt(maturity/steps) is {} (volatility {}, maturity {}, steps {}); the up factor exp({}) overflows",
-                thicket_core::number(log_u),
-                thicket_core::number(m.volatility),
-                thicket_core::number(m.maturity),
-                self.steps,
-                thicket_core::number(log_u)
-            )));
-        }
+        Ok(())
+    }
+
+    /// The one check of a step, the same for every tree and payoff: returns the up
+    /// probability p = (exp((r − q)·dt) − d)/(u − d) of the step `u`, `d` of `dt` years.
+    ///
+    /// Valid is u > 1 > d > 0 and 0 <= p <= 1. The probability must be one, exp((r − q)·dt)
+    /// between d and u, or the lattice is not arbitrage-free; at 0 or 1 (the growth equal to
+    /// d or u) the lattice is the limit of valid ones and its price the limit of theirs, so
+    /// both ends are kept, as CRR always kept them. The moves must straddle today's stock:
+    /// with d >= 1 (or u <= 1) every path moves one way, and an option on the other side of
+    /// the spot is worth exactly 0 with every greek 0, which no market of positive
+    /// volatility gives. CRR's u·d = 1 always straddles; Jarrow–Rudd's, Tian's and
+    /// Leisen–Reimer's drifted moves leave it when the drift of a step outgrows σ·sqrt(dt)
+    /// (high rates or volatilities over few steps), as CRR's p leaves [0, 1] there.
+    pub(crate) fn check_step(&self, u: f64, d: f64, dt: f64) -> Result<f64> {
+        let m = &self.market;
         // r − q is r exactly when q = 0, so prices without dividends are unchanged.
         let growth = ((m.rate - m.dividend_yield) * dt).exp();
         let p = (growth - d) / (u - d);
-        if !(0.0..=1.0).contains(&p) {
-            return Err(invalid(format!(
-                "the up probability is {}, outside [0, 1]: exp((rate − dividend yield) × dt) = {} is not between d = {} and u = {} (rate {}, dividend yield {}, volatility {}, maturity {}, steps {})",
-                thicket_core::number(p),
-                thicket_core::number(growth),
-                thicket_core::number(d),
-                thicket_core::number(u),
-                thicket_core::number(m.rate),
-                thicket_core::number(m.dividend_yield),
-                thicket_core::number(m.volatility),
-                thicket_core::number(m.maturity),
-                self.steps
-            )));
+        if u.is_finite() && u > 1.0 && 1.0 > d && d > 0.0 && (0.0..=1.0).contains(&p) {
+            return Ok(p);
         }
-        let lattice = Lattice {
-            dt,
-            u,
-            d,
-            p,
-            disc: (-m.rate * dt).exp(),
-            steps: self.steps,
-        };
-        let extra = self.seasoning(&lattice).extra();
-        if self.steps + extra > MAX_STEPS {
-            return Err(invalid(format!(
-                "the observed extreme {} lies {extra} steps of the lattice from the spot {}; steps + {extra} must be at most {MAX_STEPS}",
-                thicket_core::number(self.observed_extreme.unwrap_or(m.spot)),
-                thicket_core::number(m.spot)
-            )));
-        }
-        Ok(lattice)
+        let strike = self
+            .payoff
+            .strike()
+            .map(|k| format!("strike {}, ", thicket_core::number(k)))
+            .unwrap_or_default();
+        // It starts "the up probability" for every tree: that is how a quotes book's reader
+        // (`book_csv.rs`) tells this refusal at its placeholder volatility, which the search
+        // steps past, from a bad value.
+        Err(invalid(format!(
+            "the up probability p = {} and the moves u = {}, d = {} of the {} tree leave the valid range {STEP_RANGE} (exp((rate − dividend yield) × dt) = {}; spot {}, {strike}volatility {}, rate {}, dividend yield {}, maturity {}, steps {})",
+            thicket_core::number(p),
+            thicket_core::number(u),
+            thicket_core::number(d),
+            self.tree.name(),
+            thicket_core::number(growth),
+            thicket_core::number(m.spot),
+            thicket_core::number(m.volatility),
+            thicket_core::number(m.rate),
+            thicket_core::number(m.dividend_yield),
+            thicket_core::number(m.maturity),
+            self.steps
+        )))
     }
 
     /// Only vanilla options take a tree other than CRR, and Leisen–Reimer an odd number of
@@ -474,16 +503,77 @@ mod tests {
 
     #[test]
     fn an_up_probability_outside_zero_one_names_its_causes() {
-        // A high rate against a low volatility over long steps: exp(r·dt) > u.
+        // A high rate against a low volatility over long steps: exp(r·dt) > u. The lookback
+        // put is on CRR: the same check as every tree's, the same message.
         let m = message(&contract(50.0, 1.0, 0.01, 0.5, 2));
         assert!(m.starts_with("the up probability"), "{m}");
-        for name in ["rate", "volatility", "maturity", "steps"] {
+        for name in [
+            "rate",
+            "volatility",
+            "maturity",
+            "steps",
+            STEP_RANGE,
+            "crr tree",
+        ] {
             assert!(m.contains(name), "{m:?} should name {name}");
         }
         // A negative rate the other way: exp(r·dt) < d.
         let m = message(&contract(50.0, 1.0, 0.01, -0.5, 2));
-        assert!(m.contains("outside [0, 1]"), "{m}");
+        assert!(m.contains(STEP_RANGE), "{m}");
         // More steps make the same market valid.
         assert!(contract(50.0, 1.0, 0.01, 0.5, 10_000).validate().is_ok());
+    }
+
+    /// A put of `strike` on a stock at 100 over a year of 3 steps at a rate of 60%, on
+    /// `tree` at `volatility`.
+    fn high_rate_put(tree: Tree, strike: f64, volatility: f64) -> Contract {
+        Contract {
+            payoff: Payoff::Put { strike },
+            tree,
+            ..contract(100.0, 1.0, volatility, 0.6, 3)
+        }
+    }
+
+    #[test]
+    fn every_tree_refuses_a_step_outside_the_range_and_prices_up_to_its_edge() {
+        // The edges, where a condition of the range holds with equality (found outside
+        // thicket by bisection on the trees' formulas): CRR's p = 1 at σ = r·sqrt(dt),
+        // Jarrow–Rudd's and Tian's d = 1, Leisen–Reimer's p = 1 (its moves depend on the
+        // strike; at 95 its valid volatilities start there and have no gap near it).
+        let edges = [
+            (Tree::Crr, 100.0, 0.346_410_161_513_775_35),
+            (Tree::JarrowRudd, 100.0, 0.317_339_345_623_042_5),
+            (Tree::Tian, 100.0, 0.463_437_847_124_684_7),
+            (Tree::LeisenReimer, 95.0, 0.058_697_087_004_326_645),
+        ];
+        for (tree, strike, edge) in edges {
+            let m = message(&high_rate_put(tree, strike, edge * 0.999));
+            assert!(m.starts_with("the up probability"), "{m}");
+            let strike = format!("strike {strike}");
+            for word in [STEP_RANGE, tree.name(), "rate 0.6", &strike, "steps 3"] {
+                assert!(m.contains(word), "{tree:?}: {m:?} should name {word:?}");
+            }
+            let inside = high_rate_put(tree, 100.0, edge * 1.001);
+            let lattice = inside.validate().unwrap();
+            assert!(lattice.u > 1.0 && lattice.d < 1.0, "{tree:?} {lattice:?}");
+            let priced = crate::serial::price_serial(&inside, crate::Precision::F64).unwrap();
+            // At the money the stock can fall below the strike: worth something.
+            assert!(
+                priced.price > 0.0 && priced.price < 100.0,
+                "{tree:?} {priced:?}"
+            );
+        }
+        // The case: Tian's d above 1 at a large volatility and rate over few steps
+        // priced the put at exactly 0 with every greek 0.
+        let tian = Contract {
+            market: Market {
+                rate: 3.0,
+                ..high_rate_put(Tree::Tian, 95.0, 1.5).market
+            },
+            ..high_rate_put(Tree::Tian, 95.0, 1.5)
+        };
+        assert!(message(&tian).contains("d = 2.089"), "{}", message(&tian));
+        // Tian's d also climbs back above 1 as the volatility grows (towards exp((r − q)·dt)).
+        assert!(message(&high_rate_put(Tree::Tian, 100.0, 2.5)).contains(STEP_RANGE));
     }
 }

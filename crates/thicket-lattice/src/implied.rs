@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use thicket_core::{number, Error, Result};
 
 use crate::book_csv::Book;
-use crate::contract::Contract;
+use crate::contract::{Contract, Payoff, Style};
 use crate::scheme::Precision;
 use crate::serial::price_serial;
 use crate::trees::Tree;
@@ -20,56 +20,65 @@ const VOLATILITY_TOLERANCE: f64 = 1e-12;
 /// The volatility at which `contract`'s lattice price (its own volatility ignored) is `price`,
 /// to 1e-10 or better where the price is attainable.
 ///
-/// The search runs between the lowest volatility the lattice accepts (its up probability must
-/// stay in [0, 1]: σ above |r − q|·sqrt(dt) on CRR, and for a seasoned lookback high enough
-/// that its extreme lies within 64·N states of the spot; on another tree the lowest of σ·2^k that
-/// gives a valid step) and [`MAX_IMPLIED_VOLATILITY`] (on another tree, halved until its
-/// price is above the quote: Tian's and Jarrow–Rudd's trees lose their value at extreme
-/// σ·sqrt(dt)); the lattice price
-/// increases with the volatility there. A price below the lowest volatility's (for an option
-/// in the money, about its intrinsic value) or above the highest's (the bound: the spot for a
-/// call, the discounted strike for a European put) is [`Error::InvalidInput`] with one line
-/// naming the price and the bound.
+/// Refused first, each as [`Error::InvalidInput`] in one line: a contract that is invalid
+/// at any volatility (a bad spot, strike, steps, ...), a price that is negative or not
+/// finite, and a price at or below the option's lower no-arbitrage bound (0, its exercise
+/// today for an American, the forward part of its payoff) or at or above its upper one
+/// (the stock for a call, the strike for a put; the lookback put has none), which no
+/// volatility gives, naming the bound and its formula.
+///
+/// The search runs over the volatilities whose lattice is valid ([`Contract::validate`]:
+/// u > 1 > d > 0 and 0 <= p <= 1 on every tree): from the lowest (σ just above
+/// |r − q|·sqrt(dt) on CRR; on another tree the edge found by doubling from 1e-6 and
+/// bisecting back; for a seasoned lookback high enough that its extreme lies within 64·N
+/// states of the spot) to the highest up to [`MAX_IMPLIED_VOLATILITY`] (on another tree,
+/// halved further until its price is above the quote: Tian's and Jarrow–Rudd's trees lose
+/// their value at extreme σ·sqrt(dt)); the lattice price increases with the volatility
+/// there. A price below the lowest volatility's (for an option in the money, about its
+/// intrinsic value) or above the highest's is refused naming that price. A tree whose valid
+/// volatilities are not one interval (Tian's and Leisen–Reimer's can have gaps at extreme
+/// parameters) is bisected past a gap the search lands in; a gap it cannot step past is
+/// refused naming the volatility and why its lattice is invalid.
 pub fn implied_volatility(contract: &Contract, price: f64) -> Result<f64> {
+    // The contract's own volatility is ignored: its other values are checked at one that
+    // is valid, so that a bad one names itself before any search.
+    with_volatility(contract, 1.0).check_inputs()?;
     if !(price.is_finite() && price >= 0.0) {
         return Err(Error::InvalidInput(format!(
             "price is {}; it must be a finite number >= 0",
             number(price)
         )));
     }
+    check_bounds(contract, price)?;
     let at = |volatility: f64| -> Result<f64> {
-        let mut c = *contract;
-        c.market.volatility = volatility;
-        Ok(price_serial(&c, Precision::F64)?.price - price)
+        Ok(price_serial(&with_volatility(contract, volatility), Precision::F64)?.price - price)
     };
+    let valid = |volatility: f64| with_volatility(contract, volatility).validate().is_ok();
     let m = &contract.market;
     let dt = m.maturity / contract.steps as f64;
-    // Just above the volatility where u = exp((r − q)·dt) and p leaves [0, 1].
-    let floor = ((m.rate - m.dividend_yield).abs() * dt.sqrt() * (1.0 + 1e-9)).max(1e-6);
+    // On CRR just above the volatility where u = exp((r − q)·dt) and p leaves [0, 1]; the
+    // drifted trees' edges lie elsewhere (Jarrow–Rudd's below CRR's), found from 1e-6 up.
+    let floor = match contract.tree {
+        Tree::Crr => (m.rate - m.dividend_yield).abs() * dt.sqrt() * (1.0 + 1e-9),
+        _ => 0.0,
+    }
+    .max(1e-6);
     // A seasoned lookback's extreme lies ln(extreme/S)/(σ·sqrt(dt)) states away: at most 64·N
     // of them, so that the lattice's memory stays within 65 times a fresh one's.
     let far = contract.observed_extreme.map_or(0.0, |extreme| {
         (extreme / m.spot).ln().abs() / (64.0 * contract.steps as f64 * dt.sqrt())
     });
-    let floor = floor.max(far);
-    let (mut a, mut b) = (floor, MAX_IMPLIED_VOLATILITY);
-    // A drifted tree (Leisen–Reimer's above all) has no valid step at some volatilities near
-    // the ends: the bracket moves inwards, by factors of 2, to the first volatility it has.
-    let (mut fa, mut fb) = (at(a), at(b));
-    while matches!(fa, Err(Error::InvalidInput(_))) && 2.0 * a < b {
-        a *= 2.0;
-        fa = at(a);
-    }
-    while matches!(fb, Err(Error::InvalidInput(_))) && b > 2.0 * a {
-        b *= 0.5;
-        fb = at(b);
-    }
-    let (mut fa, mut fb) = (fa?, fb?);
+    let (mut a, mut b) = valid_range(contract, floor.max(far), &valid)?;
+    let (mut fa, mut fb) = (at(a)?, at(b)?);
     // Tian's and Jarrow–Rudd's trees turn back at extreme σ·sqrt(dt) (their price falls to
-    // nothing as σ grows on): the top comes down by halves until its price is above the quote.
-    while contract.tree != Tree::Crr && fb < 0.0 && b > 2.0 * a {
-        b *= 0.5;
-        fb = at(b)?;
+    // nothing as σ grows on): the top comes down by halves until its price is above the quote,
+    // past any volatility whose lattice is invalid.
+    let mut top = b;
+    while contract.tree != Tree::Crr && fb < 0.0 && top > 2.0 * a {
+        top *= 0.5;
+        if valid(top) {
+            (b, fb) = (top, at(top)?);
+        }
     }
     if fa > 0.0 {
         return Err(Error::InvalidInput(format!(
@@ -139,15 +148,187 @@ pub fn implied_volatility(contract: &Contract, price: f64) -> Result<f64> {
             d = half;
             e = d;
         }
-        (a, fa) = (b, fb);
-        b += if d.abs() > tolerance {
+        let step = if d.abs() > tolerance {
             d
         } else {
             tolerance.copysign(half)
         };
-        fb = at(b)?;
+        // Where the tree has no valid step (in a gap of its valid volatilities), bisect.
+        let next = if valid(b + step) {
+            b + step
+        } else {
+            d = half;
+            e = d;
+            b + half
+        };
+        let price_there = at(next).map_err(|why| {
+            Error::InvalidInput(format!(
+                "price {} lies between the lattice's prices at volatilities {} and {}, but the \
+                 lattice is invalid at {} between them: {}",
+                number(price),
+                number(b.min(c)),
+                number(b.max(c)),
+                number(next),
+                why.message()
+            ))
+        })?;
+        (a, fa) = (b, fb);
+        (b, fb) = (next, price_there);
     }
     Ok(b)
+}
+
+/// `contract` at `volatility`.
+fn with_volatility(contract: &Contract, volatility: f64) -> Contract {
+    let mut c = *contract;
+    c.market.volatility = volatility;
+    c
+}
+
+/// The lowest and highest volatilities from `floor` to [`MAX_IMPLIED_VOLATILITY`] at which
+/// `contract`'s lattice is `valid`, each to 1e-12 of its edge: up from the floor by doubling
+/// to the first valid one and down from the top by halving, each then bisected back to the
+/// edge it passed. None valid is one line naming the range and why the floor's lattice is
+/// invalid.
+fn valid_range(
+    contract: &Contract,
+    floor: f64,
+    valid: &impl Fn(f64) -> bool,
+) -> Result<(f64, f64)> {
+    let mut low = floor;
+    let mut below = None;
+    while !valid(low) {
+        if low >= MAX_IMPLIED_VOLATILITY {
+            let why = with_volatility(contract, floor)
+                .validate()
+                .err()
+                .map(|e| e.message())
+                .unwrap_or_default();
+            return Err(Error::InvalidInput(format!(
+                "no volatility from {} to {} gives a valid lattice; at {}: {why}",
+                number(floor),
+                number(MAX_IMPLIED_VOLATILITY),
+                number(floor)
+            )));
+        }
+        below = Some(low);
+        low = (2.0 * low).min(MAX_IMPLIED_VOLATILITY);
+    }
+    if let Some(invalid) = below {
+        low = edge(invalid, low, valid);
+    }
+    let mut high = MAX_IMPLIED_VOLATILITY.max(low);
+    let mut above = None;
+    // Ends: `low` is valid.
+    while !valid(high) {
+        above = Some(high);
+        high = (0.5 * high).max(low);
+    }
+    if let Some(invalid) = above {
+        high = edge(invalid, high, valid);
+    }
+    Ok((low, high))
+}
+
+/// The valid end of the bracket [`invalid`, `inside`] (either order) bisected to 1e-12 of
+/// its width relative to the volatility: the valid volatility nearest the edge between.
+fn edge(mut invalid: f64, mut inside: f64, valid: &impl Fn(f64) -> bool) -> f64 {
+    while (invalid - inside).abs() > 1e-12 * inside {
+        let middle = 0.5 * (invalid + inside);
+        if valid(middle) {
+            inside = middle;
+        } else {
+            invalid = middle;
+        }
+    }
+    inside
+}
+
+/// An option's no-arbitrage bounds, whatever the volatility: its lower bound and its upper
+/// one (none for the lookback put, whose running maximum has none), each with its formula
+/// as messages show it. The lower is what the option is surely worth: 0, its exercise today
+/// (an American), or the part of its payoff that is a forward (K·e^(−rT) − S·e^(−qT) for a
+/// put); the upper what its payoff is surely below (the stock for a call, the strike for a
+/// put) at the best date to have it (an American's: today or at maturity).
+fn no_arbitrage_bounds(contract: &Contract) -> ((f64, String), Option<(f64, &'static str)>) {
+    let m = &contract.market;
+    let (spot, american) = (m.spot, contract.style == Style::American);
+    let (bond, stock) = (
+        (-m.rate * m.maturity).exp(),
+        (-m.dividend_yield * m.maturity).exp(),
+    );
+    // (exercised today, the forward at maturity), each with its formula, and what the
+    // formulas' letters are where they are not the contract's own.
+    let ((today, today_text), (forward, forward_text), letters) = match contract.payoff {
+        Payoff::Call { strike } => (
+            (spot - strike, "S − K"),
+            (spot * stock - strike * bond, "S·e^(−qT) − K·e^(−rT)"),
+            "",
+        ),
+        Payoff::Put { strike } => (
+            (strike - spot, "K − S"),
+            (strike * bond - spot * stock, "K·e^(−rT) − S·e^(−qT)"),
+            "",
+        ),
+        Payoff::LookbackPut => {
+            let max = contract.observed_extreme.unwrap_or(spot);
+            (
+                (max - spot, "M − S"),
+                (max * bond - spot * stock, "M·e^(−rT) − S·e^(−qT)"),
+                ", M the running maximum",
+            )
+        }
+        Payoff::LookbackCall => {
+            let min = contract.observed_extreme.unwrap_or(spot);
+            (
+                (spot - min, "S − m"),
+                (spot * stock - min * bond, "S·e^(−qT) − m·e^(−rT)"),
+                ", m the running minimum",
+            )
+        }
+    };
+    let lower = match american {
+        true => (
+            today.max(forward).max(0.0),
+            format!("max(0, {today_text}, {forward_text}){letters}"),
+        ),
+        false => (forward.max(0.0), format!("max(0, {forward_text}){letters}")),
+    };
+    let upper = match (contract.payoff, american) {
+        (Payoff::LookbackPut, _) => None,
+        (Payoff::Call { .. } | Payoff::LookbackCall, true) => {
+            Some((spot.max(spot * stock), "S·max(1, e^(−qT))"))
+        }
+        (Payoff::Call { .. } | Payoff::LookbackCall, false) => Some((spot * stock, "S·e^(−qT)")),
+        (Payoff::Put { strike }, true) => Some((strike.max(strike * bond), "K·max(1, e^(−rT))")),
+        (Payoff::Put { strike }, false) => Some((strike * bond, "K·e^(−rT)")),
+    };
+    (lower, upper)
+}
+
+/// Refuses a price at or below `contract`'s lower no-arbitrage bound or at or above its
+/// upper one: no volatility gives either (at the lower bound, the volatility is not even
+/// one: every low enough one gives it).
+fn check_bounds(contract: &Contract, price: f64) -> Result<()> {
+    let ((lower, lower_text), upper) = no_arbitrage_bounds(contract);
+    let option = format!("this {} {}", contract.style.name(), contract.payoff.name());
+    if price <= lower {
+        return Err(Error::InvalidInput(format!(
+            "price {} is at or below the lowest price no arbitrage allows for {option}, {} = \
+             {lower_text}: no volatility gives it",
+            number(price),
+            number(lower)
+        )));
+    }
+    if let Some((upper, upper_text)) = upper.filter(|(upper, _)| price >= *upper) {
+        return Err(Error::InvalidInput(format!(
+            "price {} is at or above the highest price no arbitrage allows for {option}, {} = \
+             {upper_text}: no volatility gives it",
+            number(price),
+            number(upper)
+        )));
+    }
+    Ok(())
 }
 
 /// The implied volatility of every option of a [`crate::BookKind::Quotes`] book (its quoted
@@ -171,7 +352,7 @@ pub fn implied_book(book: &Book) -> Vec<Result<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::{Market, Payoff, Style};
+    use crate::contract::Market;
     use thicket_core::SplitMix;
 
     /// The `k`th random option's payoff: calls, puts and both lookbacks in turn, the vanillas'
@@ -368,7 +549,8 @@ mod tests {
         let second = out.lines().nth(1).unwrap();
         assert!(
             second.starts_with(
-                "put,american,50,60,1,0.05,50,9,,\"line 2: price 9 is below the lowest"
+                "put,american,50,60,1,0.05,50,9,,\"line 2: price 9 is at or below the lowest \
+                 price no arbitrage allows for this american put, 10 = max(0, K − S, "
             ),
             "{second}"
         );
@@ -398,5 +580,170 @@ mod tests {
             assert!(!text.contains('\n'));
         }
         assert!(implied_volatility(&contract, f64::NAN).is_err());
+    }
+
+    /// A vanilla or lookback on S = 50, T = 1, r = 5%, q = 2%, 50 steps.
+    fn option(payoff: Payoff, style: Style) -> Contract {
+        Contract {
+            payoff,
+            style,
+            market: Market {
+                spot: 50.0,
+                maturity: 1.0,
+                volatility: 0.3,
+                rate: 0.05,
+                dividend_yield: 0.02,
+            },
+            steps: 50,
+            observed_extreme: None,
+            tree: Tree::Crr,
+        }
+    }
+
+    #[test]
+    fn a_price_at_a_no_arbitrage_bound_is_refused_naming_it() {
+        let (bond, stock) = ((-0.05_f64).exp(), (-0.02_f64).exp());
+        let put = Payoff::Put { strike: 60.0 };
+        let call = Payoff::Call { strike: 40.0 };
+        let far_put = Payoff::Put { strike: 40.0 };
+        // (option, its lower bound, its upper bound)
+        let cases = [
+            (option(put, Style::American), 10.0, Some(60.0)),
+            (
+                option(put, Style::European),
+                60.0 * bond - 50.0 * stock,
+                Some(60.0 * bond),
+            ),
+            (
+                option(call, Style::American),
+                50.0 * stock - 40.0 * bond,
+                Some(50.0),
+            ),
+            (
+                option(call, Style::European),
+                50.0 * stock - 40.0 * bond,
+                Some(50.0 * stock),
+            ),
+            // Out of the money: 0, the price that returned the bottom of the bracket.
+            (option(far_put, Style::American), 0.0, Some(40.0)),
+            (option(Payoff::LookbackPut, Style::European), 0.0, None),
+            // A fresh lookback call is worth at least the forward of the stock less the
+            // spot, its minimum so far: S·e^(−qT) − S·e^(−rT).
+            (
+                option(Payoff::LookbackCall, Style::American),
+                50.0 * stock - 50.0 * bond,
+                Some(50.0),
+            ),
+        ];
+        for (contract, lower, upper) in cases {
+            let what = format!("{} {}", contract.style.name(), contract.payoff.name());
+            for price in [lower, lower * 0.99] {
+                let m = implied_volatility(&contract, price)
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    m.contains("at or below the lowest price no arbitrage allows")
+                        && m.contains(&what)
+                        && m.contains(&format!(", {} = max(0, ", number(lower))),
+                    "{what} at {price}: {m}"
+                );
+            }
+            // Just above the lower bound a price is either found or below the lattice's
+            // lowest: never the bottom of the bracket returned as an answer.
+            if let Ok(volatility) = implied_volatility(&contract, lower + 1e-9) {
+                let mut back = contract;
+                back.market.volatility = volatility;
+                let again = price_serial(&back, Precision::F64).unwrap().price;
+                assert!((again - lower - 1e-9).abs() < 1e-10, "{what}: {again}");
+            }
+            if let Some(upper) = upper {
+                let m = implied_volatility(&contract, upper)
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    m.contains("at or above the highest price no arbitrage allows")
+                        && m.contains(&format!(", {} = ", number(upper))),
+                    "{what}: {m}"
+                );
+            }
+        }
+        // A seasoned lookback put is worth its running maximum's lead, at least.
+        let seasoned = Contract {
+            observed_extreme: Some(60.0),
+            ..option(Payoff::LookbackPut, Style::American)
+        };
+        let m = implied_volatility(&seasoned, 10.0).unwrap_err().to_string();
+        assert!(
+            m.contains("10 = max(0, M − S, M·e^(−rT) − S·e^(−qT)), M the running maximum"),
+            "{m}"
+        );
+    }
+
+    /// A put at the money on a stock at 100 over a year of 3 steps at a rate of 60% on
+    /// `tree`: its lattice is invalid at low volatilities on every tree, at high ones on
+    /// Tian's (whose d climbs back above 1) and Jarrow–Rudd's, and in a narrow gap near its
+    /// lowest on Leisen–Reimer's.
+    fn high_rate_put(tree: Tree) -> Contract {
+        Contract {
+            payoff: Payoff::Put { strike: 100.0 },
+            market: Market {
+                spot: 100.0,
+                rate: 0.6,
+                dividend_yield: 0.0,
+                ..option(Payoff::LookbackPut, Style::American).market
+            },
+            steps: 3,
+            tree,
+            ..option(Payoff::LookbackPut, Style::American)
+        }
+    }
+
+    #[test]
+    fn the_search_keeps_to_the_volatilities_whose_tree_is_valid() {
+        for tree in Tree::ALL {
+            let contract = high_rate_put(tree);
+            let floor = |v: f64| with_volatility(&contract, v).validate().is_ok();
+            let (low, high) = valid_range(&contract, 1e-6, &floor).unwrap();
+            assert!(floor(low) && !floor(low * (1.0 - 1e-9)), "{tree:?} {low}");
+            assert!(floor(high), "{tree:?} {high}");
+            for volatility in [low * 1.01, 0.8] {
+                let quote = price_serial(&with_volatility(&contract, volatility), Precision::F64)
+                    .unwrap()
+                    .price;
+                let found = implied_volatility(&contract, quote)
+                    .unwrap_or_else(|e| panic!("{tree:?} at {volatility}: {e}"));
+                let again = price_serial(&with_volatility(&contract, found), Precision::F64)
+                    .unwrap()
+                    .price;
+                assert!(
+                    (again - quote).abs() < 1e-10,
+                    "{tree:?}: {quote} -> {found}"
+                );
+            }
+        }
+        // Tian's valid volatilities end below 10: its d climbs back above 1.
+        let tian = high_rate_put(Tree::Tian);
+        let (_, high) = valid_range(&tian, 1e-6, &|v| {
+            with_volatility(&tian, v).validate().is_ok()
+        })
+        .unwrap();
+        assert!((1.9..2.0).contains(&high), "{high}");
+        // A drift no volatility of Tian's tree straddles (its d/exp((r − q)·dt) stays above
+        // 3/4): one line naming the range searched and why its lattice is invalid.
+        let never = Contract {
+            market: Market {
+                rate: 3.0,
+                ..tian.market
+            },
+            ..tian
+        };
+        let m = implied_volatility(&never, 5.0).unwrap_err().to_string();
+        assert!(
+            m.contains("no volatility from")
+                && m.contains("gives a valid lattice")
+                && m.contains("tian tree"),
+            "{m}"
+        );
+        assert!(!m.contains('\n'));
     }
 }

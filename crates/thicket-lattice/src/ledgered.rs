@@ -470,13 +470,17 @@ fn run_here(
 }
 
 /// Every option's answer from the shard ledgers of one book run, merged (every shard once,
-/// each complete), in the book's order, with the plan they were made for.
+/// each complete, every batch checked against its digest), in the book's order, with the plan
+/// they were made for. Every error names a ledger.
 pub fn merge_book(ledgers: &[Ledger]) -> Result<(BookBatches, Vec<Priced>)> {
     let first = ledgers
         .first()
         .ok_or_else(|| Error::InvalidInput("no ledger to merge".into()))?;
     let spec = first.spec();
-    let plan = BookBatches::from_ledger(&spec.problem, spec.input.as_deref())?;
+    let plan = BookBatches::from_ledger(&spec.problem, spec.input.as_deref()).map_err(|e| {
+        let message = format!("{}: {}", first.path().display(), e.message());
+        Error::from_kind(e.kind(), message)
+    })?;
     runner::merge(&plan, ledgers)?;
     let mut records = Vec::new();
     for ledger in ledgers {

@@ -223,3 +223,44 @@ fn answers_round_trip_through_a_batch_detail() {
     assert_eq!(decode_priced(&encode_priced(&p)), Some(p));
     assert_eq!(decode_priced("1,2,3"), None);
 }
+
+/// A price edited in a shard's ledger (the batch's detail, its count and check values left as
+/// they were) is refused by the merge as a wrong answer naming the ledger and the batch, and
+/// by `status` and `verify`.
+#[test]
+fn an_edited_price_is_refused_by_merge_status_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = BookBatches::new(book(40), 16, Precision::F64, false).unwrap();
+    let mut paths = Vec::new();
+    for index in 0..2 {
+        let path = dir.path().join(format!("s{index}.db"));
+        let shard = Shard { index, count: 2 };
+        price_book_ledgered(&plan, &cpu(), &batching(path.clone(), shard), &mut vec![]).unwrap();
+        paths.push(path);
+    }
+    let db = rusqlite::Connection::open(&paths[1]).unwrap();
+    let detail: String = db
+        .query_row("SELECT detail FROM details WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    let (price, rest) = detail.split_once(',').unwrap();
+    let edited = format!("{},{rest}", price.parse::<f64>().unwrap() + 0.01);
+    db.execute("UPDATE details SET detail = ?1 WHERE id = 1", [edited])
+        .unwrap();
+    drop(db);
+    let open = |p: &PathBuf| Ledger::open_existing(p).unwrap();
+    let refused = merge_book(&[open(&paths[0]), open(&paths[1])])
+        .err()
+        .unwrap();
+    assert_eq!(refused.exit_code(), 3, "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("s1.db: batch 1: its row does not match its digest"),
+        "{refused}"
+    );
+    let status = thicket_run::inspect::status(&open(&paths[1])).unwrap();
+    assert_eq!(status.corrupt, 1);
+    assert!(status.fault.unwrap().contains("s1.db: batch 1"));
+    let verified = thicket_run::inspect::verify(&plan, &open(&paths[1]), 1, 1);
+    assert_eq!(verified.err().map(|e| e.exit_code()), Some(3));
+}

@@ -290,7 +290,7 @@ fn count_batch_rows(n: usize, batch: &[CanonicalConstellation]) -> u128 {
 mod tests {
     use super::*;
     use crate::verify::known_counts;
-    use thicket_run::runner::{ledger_spec, run_ledgered};
+    use thicket_run::runner::{self, ledger_spec, run_ledgered};
     use thicket_run::{inspect, Ledger, Shard};
 
     fn cpu_counter(batches: &Batches, threads: usize) -> BatchCounter<'_> {
@@ -338,6 +338,37 @@ mod tests {
         assert_eq!(report.checked.len(), batches.len() as usize);
         // GPU batches are recounted by the CPU counter, CPU batches by the row search.
         assert_eq!(report.recounted_by, ["the CPU counter", "the row search"]);
+    }
+
+    /// A wrong count that a faulty device recorded (its check values and digest computed by
+    /// thicket, so the merge cannot tell) is caught by `verify`'s recount. (Counts edited on
+    /// disk are refused by the merge through their digests: `tests/ledger.rs` of the CLI.)
+    #[test]
+    fn a_faulty_devices_count_is_caught_by_the_recount() {
+        let dir = tempfile::tempdir().unwrap();
+        let batches = Batches::new(10, 8).unwrap();
+        let path = dir.path().join("q10.db");
+        let spec = ledger_spec(&batches, Shard::WHOLE);
+        {
+            let ledger = Ledger::open_or_create(&path, &spec).unwrap();
+            for id in 0..batches.len() {
+                let mut count = count_batch_cpu(10, batches.batch(id)).unwrap();
+                if id == 2 {
+                    count += 195;
+                }
+                let record = BatchRecord::new(id, count, "cpu", "test", 0.0);
+                ledger.record(&record).unwrap();
+            }
+        }
+        let ledger = Ledger::open_existing(&path).unwrap();
+        let merged = runner::merge(&batches, std::slice::from_ref(&ledger)).unwrap();
+        assert_eq!(merged.total, known_counts(10).unwrap().0 + 195);
+        let caught = inspect::verify(&batches, &ledger, 100, 1).err().unwrap();
+        assert_eq!(caught.exit_code(), 3);
+        assert!(
+            caught.to_string().contains("batch 2: the ledger says"),
+            "{caught}"
+        );
     }
 
     #[test]

@@ -4,23 +4,30 @@
 //! problem and its split parameters alone. Every finished batch is committed in its own
 //! transaction with its count (what the batch counted: solutions, search nodes), two check
 //! values (the count mod 13 and mod 15, as the N = 27 record run kept), the backend and device
-//! that computed it, and a problem's own detail (e.g. the best tour an ATSP subtree held).
-//! Killing the process at any moment loses at most the batches in flight; running the same
-//! command again skips what is recorded. A ledger made for other parameters is refused.
+//! that computed it, a problem's own detail (e.g. the best tour an ATSP subtree held, the
+//! prices of a book's batch) and a digest of all of these bound to the ledger's identity
+//! (`digest.rs`). Killing the process at any moment loses at most the batches in flight;
+//! running the same command again skips what is recorded. A ledger made for other parameters
+//! is refused.
 //!
 //! A ledger knows what it is: its SQLite header carries thicket's `application_id` and the
 //! schema version (`user_version`), so any other SQLite file is refused before a byte of it
-//! is written; a ledger whose batches lie outside its plan is refused as altered; one run
-//! holds a ledger at a time (an exclusive advisory lock on the file, the holder noted inside);
-//! `status`, `verify` and `merge` open it read-only. Every message names the file.
+//! is written; a ledger whose batches lie outside its plan, or whose rows do not match their
+//! check values or digests, is refused as altered wherever it is read; one run holds a ledger
+//! at a time (an exclusive advisory lock on the file, the holder noted inside until it lets
+//! go); `status`, `verify` and `merge` open it read-only and write nothing anywhere
+//! (`sqlite.rs`). Every message names the file.
 
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use thicket_core::{Error, Result};
+
+use crate::digest::Seal;
+use crate::sqlite::{connect, connect_read_only, db_error, leave_readable, reason};
 
 /// What a ledger is for: every field must match when a run reopens it.
 #[derive(Debug, Clone)]
@@ -107,8 +114,15 @@ impl BatchRecord {
 
 /// The SQLite `application_id` of a thicket ledger (`THKL`).
 pub const APPLICATION_ID: i32 = 0x5448_4B4C;
-/// The ledger schema this version writes and reads (SQLite `user_version`).
-pub const SCHEMA_VERSION: i32 = 1;
+/// The ledger schema this version writes (SQLite `user_version`): 2, every batch with the
+/// digest of its row. It reads schema 1 and the ledgers made before ledgers carried an
+/// `application_id` (schema 0), whose batches carry no digest: `status` and `verify` read them
+/// with their check values, `merge` refuses them, and a run of their command adds the digests
+/// (after checking every batch's check values) and makes them schema 2. A newer schema is
+/// refused.
+pub const SCHEMA_VERSION: i32 = 2;
+/// The first schema whose batches carry digests.
+const DIGESTS_FROM: i32 = 2;
 /// The tables of a ledger; a file without an `application_id` is taken as a ledger made before
 /// ledgers carried one only if it holds these tables and no others.
 const TABLES: [&str; 3] = ["batches", "details", "meta"];
@@ -120,30 +134,25 @@ pub struct Ledger {
     conn: Connection,
     spec: LedgerSpec,
     path: PathBuf,
+    /// What the rows' digests are bound to: the identity of the spec stored in the file.
+    seal: Seal,
+    /// Whether the rows carry digests (schema 2 on); older ledgers are read with their check
+    /// values alone.
+    sealed: bool,
     /// The file held with an exclusive advisory lock while a run writes (`None` read-only).
     _lock: Option<File>,
-}
-
-fn db_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
-    move |e| Error::Ledger(format!("{}: {}", path.display(), reason(&e)))
-}
-
-/// SQLite's reason in one line: a damaged schema makes a statement fail with the statement's
-/// text (several lines of SQL) in the error, which a message leaves out.
-fn reason(error: &rusqlite::Error) -> String {
-    let text = match error {
-        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
-        other => other.to_string(),
-    };
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// What a SQLite file is, read from its header and schema without writing.
 enum Identity {
     /// No tables yet (a new or empty file): a run may make it a ledger.
     Empty,
-    /// A thicket ledger.
-    Ledger,
+    /// A thicket ledger of schema `version` (0: made before ledgers carried an
+    /// `application_id`).
+    Ledger {
+        /// Its `user_version`.
+        version: i32,
+    },
 }
 
 /// What the file open as `conn` is; another program's SQLite file, or a ledger of a newer
@@ -175,9 +184,11 @@ fn identify(conn: &Connection, path: &Path) -> Result<Identity> {
             "{} is a ledger of schema {version}, newer than this thicket's {SCHEMA_VERSION}",
             path.display()
         ))),
-        APPLICATION_ID => Ok(Identity::Ledger),
+        APPLICATION_ID => Ok(Identity::Ledger { version }),
         0 if tables.is_empty() => Ok(Identity::Empty),
-        0 if tables.iter().all(|t| TABLES.contains(&t.as_str())) => Ok(Identity::Ledger),
+        0 if tables.iter().all(|t| TABLES.contains(&t.as_str())) => {
+            Ok(Identity::Ledger { version: 0 })
+        }
         0 => refuse(format!(
             "it holds the tables {}",
             short_list(&tables, 5).join(", ")
@@ -210,33 +221,6 @@ fn not_a_ledger(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
     }
 }
 
-/// Opens `path` read-only, writing nothing (no journal switch, no lock file): for files that
-/// are only read (`status`, `verify`, `merge`) and for checking a file before a run writes it.
-///
-/// The one exception: a run killed in the middle of a write leaves a write-ahead log that the
-/// next reader must first fold back (SQLite's recovery), which a read-only connection may not
-/// do ("attempt to write a readonly database"). Then the file is opened for writing (never
-/// created), which lets SQLite recover it; nothing else is written.
-fn connect_read_only(path: &Path) -> Result<Connection> {
-    let open = |flags: OpenFlags| -> Result<Connection> {
-        let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(db_error(path))?;
-        conn.busy_timeout(LOCK_WAIT).map_err(db_error(path))?;
-        Ok(conn)
-    };
-    let conn = open(OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let needs_recovery = conn
-        .query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
-        .err()
-        .and_then(|e| e.sqlite_error_code())
-        == Some(rusqlite::ErrorCode::ReadOnly);
-    if !needs_recovery {
-        return Ok(conn);
-    }
-    drop(conn);
-    open(OpenFlags::SQLITE_OPEN_READ_WRITE)
-}
-
 /// Takes the exclusive advisory lock of a run on `path` (created if missing), or says which
 /// run holds it.
 fn lock_for_a_run(path: &Path) -> Result<File> {
@@ -264,33 +248,22 @@ fn lock_for_a_run(path: &Path) -> Result<File> {
     }
 }
 
-/// How long a connection waits for another process's lock on the ledger (a `thicket status`
-/// reading it, a run recording a batch) before it gives up.
-const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// Opens the SQLite database at `path`, waiting up to [`LOCK_WAIT`] for other processes'
-/// locks (rusqlite's default is 5 s; a run's batch record and a `thicket status` on a busy
-/// file system can take longer than that).
-fn connect(path: &Path) -> Result<Connection> {
-    let err = db_error(path);
-    let conn = Connection::open(path).map_err(&err)?;
-    conn.busy_timeout(LOCK_WAIT).map_err(&err)?;
-    Ok(conn)
-}
-
 impl Ledger {
     /// Opens the ledger at `path` for a run of `spec`, creating it if it does not exist, and
     /// holds it until dropped; refuses, without writing to it, a file that is not a thicket
-    /// ledger, a ledger made for anything else or altered, and a ledger another run holds.
+    /// ledger, a ledger made for anything else or altered (a batch outside its plan, a row that
+    /// fails its check values or digest), and a ledger another run holds. A ledger of schema 1
+    /// gets the digests of the batches it holds. When dropped, the ledger is left readable
+    /// anywhere (see `sqlite.rs`) and the holder note removed.
     pub fn open_or_create(path: &Path, spec: &LedgerSpec) -> Result<Ledger> {
         let err = db_error(path);
         let existing = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
         if existing {
             let conn = connect_read_only(path)?;
-            if let Identity::Ledger = identify(&conn, path)? {
+            if let Identity::Ledger { version } = identify(&conn, path)? {
                 if let Some(stored) = read_spec(&conn).map_err(&err)? {
                     check_same_run(path, &stored, spec)?;
-                    check_plan(&conn, path, &stored)?;
+                    Ledger::reader(conn, path, stored, version)?.batches()?;
                 }
             }
         }
@@ -301,9 +274,12 @@ impl Ledger {
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(&err)?;
         // Checked again under the lock: another program may have written the file meanwhile.
-        identify(&conn, path)?;
-        // The tables, the spec and the identity in one transaction: a run killed at any moment
-        // leaves a ledger whole or no ledger at all.
+        let version = match identify(&conn, path)? {
+            Identity::Empty => SCHEMA_VERSION,
+            Identity::Ledger { version } => version,
+        };
+        // The tables, the spec, the digests and the identity in one transaction: a run killed
+        // at any moment leaves a ledger whole or no ledger at all.
         let transaction = conn.unchecked_transaction().map_err(&err)?;
         transaction
             .execute_batch(
@@ -311,16 +287,30 @@ impl Ledger {
                  CREATE TABLE IF NOT EXISTS batches (
                      id INTEGER PRIMARY KEY, count TEXT NOT NULL, mod13 INTEGER NOT NULL,
                      mod15 INTEGER NOT NULL, backend TEXT NOT NULL, device TEXT NOT NULL,
-                     seconds REAL NOT NULL, finished_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+                     seconds REAL NOT NULL, finished_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
+                     digest TEXT);
                  CREATE TABLE IF NOT EXISTS details (id INTEGER PRIMARY KEY, detail TEXT NOT NULL);",
             )
             .map_err(&err)?;
-        match read_spec(&transaction).map_err(&err)? {
+        if !has_digest_column(&transaction).map_err(&err)? {
+            transaction
+                .execute("ALTER TABLE batches ADD COLUMN digest TEXT", [])
+                .map_err(&err)?;
+        }
+        let stored = match read_spec(&transaction).map_err(&err)? {
             Some(stored) => {
                 check_same_run(path, &stored, spec)?;
                 check_plan(&transaction, path, &stored)?;
+                stored
             }
-            None => write_spec(&transaction, spec).map_err(&err)?,
+            None => {
+                write_spec(&transaction, spec).map_err(&err)?;
+                spec.clone()
+            }
+        };
+        let seal = Seal::of(&stored);
+        if version < DIGESTS_FROM {
+            seal_rows(&transaction, path, &seal)?;
         }
         transaction
             .pragma_update(None, "application_id", APPLICATION_ID)
@@ -340,27 +330,47 @@ impl Ledger {
             conn,
             spec: spec.clone(),
             path: path.to_owned(),
+            seal,
+            sealed: true,
             _lock: Some(lock),
         })
     }
 
     /// Opens an existing ledger read-only, whatever run it was made for, writing nothing to it
-    /// (`status`, `verify`, `merge`); refuses a file that is not a thicket ledger and a ledger
-    /// whose batches lie outside its plan.
+    /// or beside it (`status`, `verify`, `merge`), also where its folder is read-only; refuses
+    /// a file that is not a thicket ledger and a ledger whose batches lie outside its plan.
     pub fn open_existing(path: &Path) -> Result<Ledger> {
         std::fs::metadata(path)
             .map_err(|e| Error::InvalidInput(format!("{}: {}", path.display(), io_reason(&e))))?;
         let err = db_error(path);
         let conn = connect_read_only(path)?;
-        identify(&conn, path)?;
-        let spec = read_spec(&conn).map_err(&err)?.ok_or_else(|| {
-            Error::InvalidInput(format!("{} is not a thicket ledger", path.display()))
-        })?;
+        let not_a_ledger =
+            || Error::InvalidInput(format!("{} is not a thicket ledger", path.display()));
+        let Identity::Ledger { version } = identify(&conn, path)? else {
+            return Err(not_a_ledger());
+        };
+        let spec = read_spec(&conn).map_err(&err)?.ok_or_else(not_a_ledger)?;
+        Ledger::reader(conn, path, spec, version)
+    }
+
+    /// The read-only ledger of `conn`, made for `spec`, of schema `version`, after checking
+    /// that its batches lie in its plan and that a schema with digests has them.
+    fn reader(conn: Connection, path: &Path, spec: LedgerSpec, version: i32) -> Result<Ledger> {
+        let sealed = has_digest_column(&conn).map_err(db_error(path))?;
+        if version >= DIGESTS_FROM && !sealed {
+            return Err(Error::Verification(format!(
+                "{} is a ledger of schema {version} whose batches carry no digests: the ledger \
+                 was altered",
+                path.display()
+            )));
+        }
         check_plan(&conn, path, &spec)?;
         Ok(Ledger {
             conn,
+            seal: Seal::of(&spec),
             spec,
             path: path.to_owned(),
+            sealed,
             _lock: None,
         })
     }
@@ -381,6 +391,12 @@ impl Ledger {
         &self.spec
     }
 
+    /// Whether its batches carry digests: false only for a ledger of schema 1 or older, which
+    /// `merge` refuses until a run of its command adds them.
+    pub fn has_digests(&self) -> bool {
+        self.sealed
+    }
+
     /// The numbers of the batches already recorded.
     pub fn finished(&self) -> Result<BTreeSet<u64>> {
         let err = self.error("reading the finished batches");
@@ -394,15 +410,15 @@ impl Ledger {
         Ok(ids)
     }
 
-    /// Commits one finished batch, with its detail if it has one, in one transaction, so that
-    /// neither is ever recorded without the other.
+    /// Commits one finished batch, with its detail if it has one and its digest, in one
+    /// transaction, so that neither is ever recorded without the other.
     pub fn record(&self, batch: &BatchRecord) -> Result<()> {
         let failed = self.error(&format!("recording batch {}", batch.id));
         let transaction = self.conn.unchecked_transaction().map_err(&failed)?;
         transaction
             .execute(
-                "INSERT INTO batches (id, count, mod13, mod15, backend, device, seconds)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO batches (id, count, mod13, mod15, backend, device, seconds, digest)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     batch.id as i64,
                     batch.count.to_string(),
@@ -410,7 +426,8 @@ impl Ledger {
                     batch.mod15,
                     batch.backend,
                     batch.device,
-                    batch.seconds
+                    batch.seconds,
+                    self.seal.digest(batch)
                 ],
             )
             .map_err(&failed)?;
@@ -425,57 +442,48 @@ impl Ledger {
         transaction.commit().map_err(&failed)
     }
 
-    /// Every recorded batch, in order. A count that is not a number is an error; check values
-    /// are returned as stored (see [`BatchRecord::is_consistent`]).
+    /// Every recorded batch, in order, each checked: a batch whose check values disagree with
+    /// its count, or whose row does not match its digest, is an [`Error::Verification`] naming
+    /// the file and the batch.
     pub fn batches(&self) -> Result<Vec<BatchRecord>> {
-        let err = self.error("reading the batches");
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT b.id, b.count, b.mod13, b.mod15, b.backend, b.device, b.seconds, d.detail
-                 FROM batches b LEFT JOIN details d ON d.id = b.id ORDER BY b.id",
-            )
-            .map_err(&err)?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, i64>(2)?,
-                    row.get::<_, i64>(3)?,
-                    row.get::<_, String>(4)?,
-                    row.get::<_, String>(5)?,
-                    row.get::<_, f64>(6)?,
-                    row.get::<_, Option<String>>(7)?,
-                ))
-            })
-            .map_err(&err)?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, count, mod13, mod15, backend, device, seconds, detail) = row.map_err(&err)?;
-            let count: u128 = count.parse().map_err(|_| {
-                let shown: String = count.chars().take(40).collect();
-                Error::Verification(format!(
-                    "{}: batch {id}: stored count '{shown}' is not a number",
+        self.audited_batches()?
+            .into_iter()
+            .map(|(record, fault)| match fault {
+                None => Ok(record),
+                Some(fault) => Err(Error::Verification(format!(
+                    "{}: {fault}",
                     self.path.display()
-                ))
-            })?;
-            out.push(BatchRecord {
-                id: id as u64,
-                count,
-                mod13: mod13 as u8,
-                mod15: mod15 as u8,
-                backend,
-                device,
-                seconds,
-                detail,
-            });
-        }
-        Ok(out)
+                ))),
+            })
+            .collect()
     }
 
-    /// The sum over every recorded batch, after checking each batch's check values and that
-    /// every batch of the shard is there.
+    /// Every recorded batch, in order, with what is wrong with it (`batch 4: ...`), if
+    /// anything: for reports that count the faults instead of stopping at the first. A count
+    /// that is not a number is an error.
+    pub fn audited_batches(&self) -> Result<Vec<(BatchRecord, Option<String>)>> {
+        let rows = read_rows(&self.conn, &self.path, self.sealed)?;
+        Ok(rows
+            .into_iter()
+            .map(|(record, digest)| {
+                let fault = self.fault(&record, digest.as_deref());
+                let fault = fault.map(|why| format!("batch {}: {why}", record.id));
+                (record, fault)
+            })
+            .collect())
+    }
+
+    /// What is wrong with `record`, stored with `digest`.
+    fn fault(&self, record: &BatchRecord, digest: Option<&str>) -> Option<String> {
+        if !record.is_consistent() {
+            return Some(inconsistent(record));
+        }
+        let intact = !self.sealed || digest == Some(self.seal.digest(record).as_str());
+        (!intact).then(|| "its row does not match its digest: the ledger was altered".into())
+    }
+
+    /// The sum over every recorded batch, after checking each batch (see
+    /// [`Ledger::batches`]) and that every batch of the shard is there.
     pub fn checked_total(&self) -> Result<u128> {
         let batches = self.batches()?;
         let missing = self.spec.owned().count().saturating_sub(batches.len());
@@ -487,11 +495,127 @@ impl Ledger {
                 self.spec.owned().count()
             )));
         }
-        sum_checked(&batches).map_err(|e| match e {
-            Error::Verification(m) => Error::Verification(format!("{}: {m}", self.path.display())),
-            other => other,
-        })
+        sum_checked(&batches)
     }
+}
+
+impl Drop for Ledger {
+    /// A run lets go of its ledger: the holder note goes, and the file is left in the
+    /// rollback-journal mode so that it reads anywhere. Both are best effort (a drop cannot
+    /// fail): every batch is committed already, the lock is what keeps a second run out, and
+    /// a file left in WAL mode is still read (see `sqlite.rs`).
+    fn drop(&mut self) {
+        if self._lock.is_some() {
+            let _ = self
+                .conn
+                .execute("DELETE FROM meta WHERE key = 'holder'", []);
+            leave_readable(&self.conn);
+        }
+    }
+}
+
+/// Why `record`'s check values fail.
+fn inconsistent(record: &BatchRecord) -> String {
+    format!(
+        "count {} does not match its check values (mod 13 = {}, mod 15 = {}): the ledger is \
+         corrupt",
+        record.count, record.mod13, record.mod15
+    )
+}
+
+/// Every row of `conn`'s batches with its detail and, where the ledger has them (`sealed`),
+/// its stored digest.
+fn read_rows(
+    conn: &Connection,
+    path: &Path,
+    sealed: bool,
+) -> Result<Vec<(BatchRecord, Option<String>)>> {
+    let err = |e| {
+        Error::Ledger(format!(
+            "{}: reading the batches: {}",
+            path.display(),
+            reason(&e)
+        ))
+    };
+    let digest = if sealed { "b.digest" } else { "NULL" };
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT b.id, b.count, b.mod13, b.mod15, b.backend, b.device, b.seconds, d.detail,
+                    {digest}
+             FROM batches b LEFT JOIN details d ON d.id = b.id ORDER BY b.id"
+        ))
+        .map_err(err)?;
+    let rows = stmt
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, i64>(3)?,
+                row.get::<_, String>(4)?,
+                row.get::<_, String>(5)?,
+                row.get::<_, f64>(6)?,
+                row.get::<_, Option<String>>(7)?,
+                row.get::<_, Option<String>>(8)?,
+            ))
+        })
+        .map_err(err)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, count, mod13, mod15, backend, device, seconds, detail, digest) =
+            row.map_err(err)?;
+        let count: u128 = count.parse().map_err(|_| {
+            let shown: String = count.chars().take(40).collect();
+            Error::Verification(format!(
+                "{}: batch {id}: stored count '{shown}' is not a number",
+                path.display()
+            ))
+        })?;
+        let record = BatchRecord {
+            id: id as u64,
+            count,
+            mod13: mod13 as u8,
+            mod15: mod15 as u8,
+            backend,
+            device,
+            seconds,
+            detail,
+        };
+        out.push((record, digest));
+    }
+    Ok(out)
+}
+
+/// Gives every batch of a ledger made before digests (schema 1 or older) its digest, after
+/// checking its check values: such a ledger was read with nothing more, and the rows are
+/// sealed as they stand.
+fn seal_rows(conn: &Connection, path: &Path, seal: &Seal) -> Result<()> {
+    let err = db_error(path);
+    for (record, _) in read_rows(conn, path, false)? {
+        if !record.is_consistent() {
+            return Err(Error::Verification(format!(
+                "{}: batch {}: {}",
+                path.display(),
+                record.id,
+                inconsistent(&record)
+            )));
+        }
+        conn.execute(
+            "UPDATE batches SET digest = ?1 WHERE id = ?2 AND digest IS NULL",
+            params![seal.digest(&record), record.id as i64],
+        )
+        .map_err(&err)?;
+    }
+    Ok(())
+}
+
+/// Whether the batches table of `conn` has the digest column (schema 2 on).
+fn has_digest_column(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('batches') WHERE name = 'digest')",
+        [],
+        |row| row.get(0),
+    )
 }
 
 /// The sum of `batches`, refusing any batch whose check values disagree with its count.
@@ -499,8 +623,9 @@ pub fn sum_checked(batches: &[BatchRecord]) -> Result<u128> {
     batches.iter().try_fold(0u128, |sum, b| {
         if !b.is_consistent() {
             return Err(Error::Verification(format!(
-                "batch {}: count {} does not match its check values (mod 13 = {}, mod 15 = {}): the ledger is corrupt",
-                b.id, b.count, b.mod13, b.mod15
+                "batch {}: {}",
+                b.id,
+                inconsistent(b)
             )));
         }
         sum.checked_add(b.count)
@@ -669,228 +794,5 @@ pub fn check_shards(ledgers: &[Ledger]) -> Result<u128> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(shard: (u64, u64)) -> LedgerSpec {
-        LedgerSpec {
-            problem: "queens n=9".into(),
-            batches: 10,
-            shard,
-            input: None,
-        }
-    }
-
-    #[test]
-    fn records_survive_reopening_and_other_specs_are_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.db");
-        {
-            let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
-            ledger
-                .record(&BatchRecord::new(
-                    3,
-                    1_000_000_000_000_000_000_000,
-                    "cpu",
-                    "test",
-                    0.5,
-                ))
-                .unwrap();
-        }
-        let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
-        assert_eq!(ledger.finished().unwrap(), BTreeSet::from([3]));
-        assert_eq!(
-            ledger.batches().unwrap()[0].count,
-            1_000_000_000_000_000_000_000
-        );
-        let other = LedgerSpec {
-            problem: "queens n=10".into(),
-            ..spec((0, 1))
-        };
-        let refused = Ledger::open_or_create(&path, &other).err().unwrap();
-        assert_eq!(refused.exit_code(), 2);
-        assert!(
-            ledger.checked_total().is_err(),
-            "incomplete ledger must not give a total"
-        );
-    }
-
-    /// A run waits for a lock another process holds on the file, here while the ledger is
-    /// being created, instead of failing at once.
-    #[test]
-    fn opening_waits_for_another_connections_lock() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("locked.db");
-        let holder = Connection::open(&path).unwrap();
-        holder.execute_batch("BEGIN EXCLUSIVE;").unwrap();
-        std::thread::scope(|scope| {
-            scope.spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(300));
-                holder.execute_batch("COMMIT;").unwrap();
-            });
-            let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
-            assert_eq!(ledger.spec(), &spec((0, 1)));
-        });
-    }
-
-    /// A file whose creation was cut short (empty) is no ledger to read, and a run makes it one.
-    #[test]
-    fn an_empty_file_is_no_ledger_until_a_run_makes_it_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("empty.db");
-        std::fs::write(&path, b"").unwrap();
-        let refused = Ledger::open_existing(&path).err().unwrap().to_string();
-        assert!(refused.contains("is not a thicket ledger"), "{refused}");
-        Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
-        assert_eq!(Ledger::open_existing(&path).unwrap().spec(), &spec((0, 1)));
-    }
-
-    /// Another program's SQLite file is refused, and left byte for byte as it was.
-    #[test]
-    fn a_foreign_database_is_refused_untouched() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("foreign.db");
-        Connection::open(&path)
-            .unwrap()
-            .execute_batch("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('ada');")
-            .unwrap();
-        let before = std::fs::read(&path).unwrap();
-        for refused in [
-            Ledger::open_or_create(&path, &spec((0, 1))).err().unwrap(),
-            Ledger::open_existing(&path).err().unwrap(),
-        ] {
-            assert_eq!(refused.exit_code(), 2, "{refused}");
-            assert!(refused
-                .to_string()
-                .contains("foreign.db is not a thicket ledger"));
-        }
-        assert_eq!(std::fs::read(&path).unwrap(), before);
-        let text = dir.path().join("notes.txt");
-        std::fs::write(&text, "not a database at all, just some words in a file").unwrap();
-        let refused = Ledger::open_or_create(&text, &spec((0, 1))).err().unwrap();
-        assert!(
-            refused.to_string().contains("not a SQLite file"),
-            "{refused}"
-        );
-        assert_eq!(refused.exit_code(), 2);
-    }
-
-    /// One run holds a ledger at a time; the second is told at once, naming the file.
-    #[test]
-    fn a_second_run_on_a_held_ledger_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("held.db");
-        let first = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
-        let refused = Ledger::open_or_create(&path, &spec((0, 1))).err().unwrap();
-        let message = refused.to_string();
-        assert!(
-            message.contains("held.db is in use by another run"),
-            "{message}"
-        );
-        assert!(message.contains(&format!("process {}", std::process::id())));
-        assert_eq!(refused.exit_code(), 1);
-        // Reading it meanwhile is fine.
-        assert_eq!(Ledger::open_existing(&path).unwrap().spec(), first.spec());
-        drop(first);
-        Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
-    }
-
-    /// A batch numbered outside the plan means the file was altered: refused by every opener.
-    #[test]
-    fn a_batch_outside_the_plan_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("altered.db");
-        drop(Ledger::open_or_create(&path, &spec((0, 1))).unwrap());
-        Connection::open(&path)
-            .unwrap()
-            .execute(
-                "INSERT INTO batches (id, count, mod13, mod15, backend, device, seconds)
-                 VALUES (12, '1', 1, 1, 'cpu', 'x', 0)",
-                [],
-            )
-            .unwrap();
-        for refused in [
-            Ledger::open_existing(&path).err().unwrap(),
-            Ledger::open_or_create(&path, &spec((0, 1))).err().unwrap(),
-        ] {
-            let message = refused.to_string();
-            assert!(
-                message.contains("altered.db holds batch 12, outside its plan"),
-                "{message}"
-            );
-        }
-    }
-
-    /// Reading a ledger writes nothing to it.
-    #[test]
-    fn reading_a_ledger_leaves_it_as_it_was() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("read.db");
-        {
-            let ledger = Ledger::open_or_create(&path, &spec((0, 1))).unwrap();
-            ledger
-                .record(&BatchRecord::new(1, 5, "cpu", "test", 0.1))
-                .unwrap();
-        }
-        let before = std::fs::read(&path).unwrap();
-        let ledger = Ledger::open_existing(&path).unwrap();
-        assert_eq!(ledger.batches().unwrap().len(), 1);
-        assert!(ledger
-            .checked_total()
-            .unwrap_err()
-            .to_string()
-            .contains("read.db is incomplete"));
-        drop(ledger);
-        assert_eq!(std::fs::read(&path).unwrap(), before);
-    }
-
-    #[test]
-    fn details_are_recorded_with_their_batch() {
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::open_or_create(&dir.path().join("d.db"), &spec((0, 1))).unwrap();
-        let record = |detail: &str| {
-            BatchRecord::new(4, 9, "cpu", "test", 0.0).with_detail(Some(detail.to_string()))
-        };
-        ledger.record(&record("{\"cost\":7}")).unwrap();
-        // A second record of batch 4 fails, and leaves no second detail behind.
-        assert!(ledger.record(&record("other")).is_err());
-        let details: Vec<Option<String>> = ledger
-            .batches()
-            .unwrap()
-            .into_iter()
-            .map(|b| b.detail)
-            .collect();
-        assert_eq!(details, [Some("{\"cost\":7}".to_string())]);
-    }
-
-    #[test]
-    fn a_corrupt_count_is_caught_by_its_check_values() {
-        let mut batch = BatchRecord::new(0, 12345, "cpu", "test", 0.1);
-        assert!(sum_checked(std::slice::from_ref(&batch)).is_ok());
-        batch.count += 1;
-        assert!(sum_checked(&[batch]).is_err());
-    }
-
-    #[test]
-    fn merge_needs_every_shard_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let make = |i: u64| {
-            let path = dir.path().join(format!("s{i}.db"));
-            let ledger = Ledger::open_or_create(&path, &spec((i, 2))).unwrap();
-            for id in ledger.spec().owned().collect::<Vec<_>>() {
-                ledger
-                    .record(&BatchRecord::new(id, u128::from(id), "cpu", "test", 0.0))
-                    .unwrap();
-            }
-            path
-        };
-        let (a, b) = (make(0), make(1));
-        let open = |p: &Path| Ledger::open_existing(p).unwrap();
-        assert_eq!(
-            check_shards(&[open(&a), open(&b)]).unwrap(),
-            (0..10).sum::<u128>()
-        );
-        assert!(check_shards(&[open(&a)]).is_err());
-        assert!(check_shards(&[open(&a), open(&a)]).is_err());
-    }
-}
+#[path = "ledger_tests.rs"]
+mod tests;

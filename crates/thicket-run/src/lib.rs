@@ -7,10 +7,12 @@
 //! and MPI runs over many nodes ([`mpi`], feature `mpi`).
 
 pub mod batched;
+mod digest;
 pub mod inspect;
 pub mod ledger;
 pub mod mpi;
 pub mod runner;
+mod sqlite;
 
 pub use batched::{BatchPlan, BatchValue, BatchWorker, Recheck};
 pub use ledger::{BatchRecord, Ledger};

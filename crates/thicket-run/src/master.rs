@@ -13,7 +13,7 @@ use thicket_core::{Error, Progress, Result};
 use super::wire;
 use crate::batched::BatchPlan;
 use crate::ledger::{BatchRecord, Ledger};
-use crate::runner::{finished, finished_records, fold, ledger_spec, todo, Finished, Shard};
+use crate::runner::{finished, finished_records, fold, ledger_spec, naming, todo, Finished, Shard};
 
 /// How long the master sleeps when no message is waiting: MPI's blocking receive would spin
 /// a core that a worker on the same node can use, and batches take far longer than this.
@@ -40,7 +40,7 @@ pub fn run(
             Some(path) => {
                 let ledger = Ledger::open_or_create(path, &spec)?;
                 let done = ledger.batches()?;
-                let context = fold(plan, &done)?;
+                let context = fold(plan, &done).map_err(naming(path))?;
                 (Sink::Ledger(ledger), todo(&spec, &done), context)
             }
             None => (

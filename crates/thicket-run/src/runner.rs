@@ -95,7 +95,7 @@ pub fn run_ledgered(
 ) -> Result<Finished> {
     let ledger = Ledger::open_or_create(path, &ledger_spec(plan, shard))?;
     let done = ledger.batches()?;
-    let context = fold(plan, &done)?;
+    let context = fold(plan, &done).map_err(naming(path))?;
     let todo = todo(ledger.spec(), &done);
     let owned = ledger.spec().owned().count() as u64;
     progress.set_total(owned);
@@ -150,6 +150,16 @@ pub fn fold(plan: &dyn BatchPlan, records: &[BatchRecord]) -> Result<Value> {
         })
 }
 
+/// `error`, a plan's about one of the batches of the ledger at `path`, naming the ledger first.
+pub(crate) fn naming(path: &Path) -> impl Fn(Error) -> Error + '_ {
+    move |error| {
+        Error::from_kind(
+            error.kind(),
+            format!("{}: {}", path.display(), error.message()),
+        )
+    }
+}
+
 /// What a complete ledger adds up to: the checked sum and the context after every batch.
 pub fn finished(plan: &dyn BatchPlan, ledger: &Ledger) -> Result<Finished> {
     let total = ledger.checked_total()?;
@@ -157,7 +167,7 @@ pub fn finished(plan: &dyn BatchPlan, ledger: &Ledger) -> Result<Finished> {
     let (index, count) = ledger.spec().shard;
     Ok(Finished {
         total,
-        context: fold(plan, &records)?,
+        context: fold(plan, &records).map_err(naming(ledger.path()))?,
         shard: Shard { index, count },
         devices: devices(&records),
     })
@@ -173,24 +183,43 @@ pub fn finished_records(plan: &dyn BatchPlan, records: &[BatchRecord]) -> Result
     })
 }
 
-/// Merges the shard ledgers of one run made for `plan`: every shard once, each complete.
+/// Merges the shard ledgers of one run made for `plan`: every shard once, each complete, every
+/// batch checked (its check values and its digest, then the plan's own check of its record,
+/// [`BatchPlan::advance`]). A ledger whose batches carry no digests (schema 1) is refused:
+/// nothing could tell an edited answer in it from a computed one.
 pub fn merge(plan: &dyn BatchPlan, ledgers: &[Ledger]) -> Result<Finished> {
+    if let Some(old) = ledgers.iter().find(|ledger| !ledger.has_digests()) {
+        return Err(Error::InvalidInput(format!(
+            "{} was made by an older thicket: its batches carry no digests for merge to check; \
+             run the command that made it once more with this thicket (it recomputes nothing \
+             and adds them), then merge",
+            old.path().display()
+        )));
+    }
     let total = check_shards(ledgers)?;
     let mut records = Vec::new();
     for ledger in ledgers {
         if ledger.spec().problem != plan.spec() {
             return Err(Error::InvalidInput(format!(
-                "'{}' is not a ledger of '{}'",
+                "{}: '{}' is not a ledger of '{}'",
+                ledger.path().display(),
                 ledger.spec().problem,
                 plan.spec()
             )));
         }
-        records.extend(ledger.batches()?);
+        let path = ledger.path();
+        records.extend(ledger.batches()?.into_iter().map(|record| (record, path)));
     }
-    records.sort_by_key(|r| r.id);
+    records.sort_by_key(|(record, _)| record.id);
+    // Folded batch by batch so that a record the plan refuses names its ledger.
+    let mut context = plan.initial_context()?;
+    for (record, path) in &records {
+        context = plan.advance(context, record).map_err(naming(path))?;
+    }
+    let records: Vec<BatchRecord> = records.into_iter().map(|(record, _)| record).collect();
     Ok(Finished {
         total,
-        context: fold(plan, &records)?,
+        context,
         shard: Shard::WHOLE,
         devices: devices(&records),
     })
@@ -274,6 +303,43 @@ mod tests {
         let merged = merge(&Numbers, &ledgers).unwrap();
         assert_eq!((merged.total, merged.context.as_u64()), (45, Some(9)));
         assert!(merged.is_whole());
+    }
+
+    /// A ledger written before digests (schema 1) is refused by the merge, naming it, until a
+    /// run of its command adds them.
+    #[test]
+    fn a_ledger_without_digests_merges_only_after_a_run_adds_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        run_ledgered(
+            &Numbers,
+            &mut Counter,
+            &path,
+            Shard::WHOLE,
+            &Progress::hidden(),
+        )
+        .unwrap();
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute_batch("ALTER TABLE batches DROP COLUMN digest; PRAGMA user_version = 1;")
+            .unwrap();
+        let old = [Ledger::open_existing(&path).unwrap()];
+        let refused = merge(&Numbers, &old).err().unwrap();
+        assert_eq!(refused.exit_code(), 2);
+        assert!(refused
+            .to_string()
+            .contains("old.db was made by an older thicket"));
+        drop(old);
+        let again = run_ledgered(
+            &Numbers,
+            &mut Counter,
+            &path,
+            Shard::WHOLE,
+            &Progress::hidden(),
+        );
+        assert_eq!(again.unwrap().total, 45);
+        let merged = merge(&Numbers, &[Ledger::open_existing(&path).unwrap()]).unwrap();
+        assert_eq!(merged.total, 45);
     }
 
     #[test]

@@ -118,25 +118,37 @@ impl Etc {
         longest.max(sum / self.machines as f64)
     }
 
-    /// Reads a matrix file (`-`: standard input) through [`thicket_core::read_text`]: a
-    /// name ending in `.csv` (any case) as CSV ([`Etc::parse_csv_named`]: tasks as lines,
-    /// machines as columns, no header; errors name the file, line and column), any other in
-    /// Braun's format (see the module; errors name the file and line, `u_c_hihi.0:7: ...`).
+    /// Reads a matrix file (`-`: standard input) through [`thicket_core::read_text`] in the
+    /// format its name says ([`Etc::read_as`] without a format named).
     pub fn read(path: &Path) -> Result<Etc> {
+        Etc::read_as(path, None)
+    }
+
+    /// Reads a matrix file (`-`: standard input) through [`thicket_core::read_text`] in
+    /// `format`, or where none is named in the format of its name ([`EtcFormat::of_path`]: a
+    /// name ending in `.csv` as CSV) or, for standard input, which has no name, of its text
+    /// ([`EtcFormat::of_text`]: CSV where its first line holds a comma). CSV is read by
+    /// [`Etc::parse_csv_named`] (tasks as lines, machines as columns, no header; errors name
+    /// the file, line and column), Braun's format by [`Etc::parse_named`] (errors name the
+    /// file and line, `u_c_hihi.0:7: ...`).
+    pub fn read_as(path: &Path, format: Option<EtcFormat>) -> Result<Etc> {
         let text = thicket_core::read_text(path)?;
         let name = thicket_core::input_name(path);
-        match is_csv(path) {
-            true => Etc::parse_csv_named(&name, &text),
-            false => Etc::parse_named(&name, &text),
+        let format = format.unwrap_or_else(|| match thicket_core::is_stdio(path) {
+            true => EtcFormat::of_text(&text),
+            false => EtcFormat::of_path(path),
+        });
+        match format {
+            EtcFormat::Csv => Etc::parse_csv_named(&name, &text),
+            EtcFormat::Braun => Etc::parse_named(&name, &text),
         }
     }
 
-    /// The matrix in the format `path`'s name asks for: CSV for a name ending in `.csv`,
-    /// else Braun's ([`Etc::to_text`]).
-    pub fn to_text_for(&self, path: &Path) -> String {
-        match is_csv(path) {
-            true => self.to_csv(),
-            false => self.to_text(),
+    /// The matrix as a file in `format`: CSV ([`Etc::to_csv`]) or Braun's ([`Etc::to_text`]).
+    pub fn to_text_as(&self, format: EtcFormat) -> String {
+        match format {
+            EtcFormat::Csv => self.to_csv(),
+            EtcFormat::Braun => self.to_text(),
         }
     }
 
@@ -252,11 +264,56 @@ impl Etc {
     }
 }
 
-/// Whether `path` names a CSV file (its extension `csv`, any case).
-fn is_csv(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|extension| extension.eq_ignore_ascii_case("csv"))
+/// The two file formats of an ETC matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EtcFormat {
+    /// Braun et al.'s: a header `T M [x]` (or none for Braun's 512 × 16), then the times
+    /// task-major, separated by white space.
+    Braun,
+    /// Plain CSV: one line per task, one comma-separated time per machine, no header.
+    Csv,
 }
+
+impl EtcFormat {
+    /// Both formats.
+    pub const ALL: [EtcFormat; 2] = [EtcFormat::Braun, EtcFormat::Csv];
+
+    /// The format's name on the command line: `braun` or `csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EtcFormat::Braun => "braun",
+            EtcFormat::Csv => "csv",
+        }
+    }
+
+    /// The format of the file `path` where none is named: CSV for a name ending in `.csv`
+    /// (any case), else Braun's.
+    pub fn of_path(path: &Path) -> EtcFormat {
+        match path
+            .extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("csv"))
+        {
+            true => EtcFormat::Csv,
+            false => EtcFormat::Braun,
+        }
+    }
+
+    /// The format of `text` where no name tells (standard input): CSV where its first line
+    /// that is not blank holds a comma, which Braun's format never does, else Braun's. (A
+    /// CSV matrix of one machine has no comma: name its format.)
+    pub fn of_text(text: &str) -> EtcFormat {
+        match text
+            .lines()
+            .find(|line| !line.trim().is_empty())
+            .is_some_and(|line| line.contains(','))
+        {
+            true => EtcFormat::Csv,
+            false => EtcFormat::Braun,
+        }
+    }
+}
+
+thicket_core::named_choice!(EtcFormat, "ETC format");
 
 #[cfg(test)]
 mod tests {
@@ -330,5 +387,25 @@ mod tests {
         assert_eq!(etc.lower_bound(), 10.0);
         let etc = Etc::new(3, 1, vec![1.0, 2.0, 3.0]).unwrap();
         assert_eq!(etc.lower_bound(), 6.0);
+    }
+
+    #[test]
+    fn a_format_is_named_by_the_file_or_read_off_a_nameless_text() {
+        assert_eq!(EtcFormat::of_path(Path::new("m.CSV")), EtcFormat::Csv);
+        assert_eq!(
+            EtcFormat::of_path(Path::new("u_c_hihi.0")),
+            EtcFormat::Braun
+        );
+        assert_eq!(EtcFormat::of_path(Path::new("-")), EtcFormat::Braun);
+        assert_eq!(EtcFormat::of_text("\n 4, 2\n3,6\n"), EtcFormat::Csv);
+        assert_eq!(EtcFormat::of_text("2 2\n4\n2\n3\n6\n"), EtcFormat::Braun);
+        assert_eq!(EtcFormat::of_text(""), EtcFormat::Braun);
+        for format in EtcFormat::ALL {
+            assert_eq!(format.name().parse::<EtcFormat>().unwrap(), format);
+            let etc = Etc::new(2, 2, vec![4.0, 2.0, 3.0, 6.0]).unwrap();
+            let text = etc.to_text_as(format);
+            assert_eq!(EtcFormat::of_text(&text), format, "{text}");
+        }
+        assert!("tsv".parse::<EtcFormat>().is_err());
     }
 }

@@ -45,7 +45,7 @@ mod run;
 mod search;
 mod verify;
 
-pub use etc::{Etc, BRAUN_SHAPE, MAX_ENTRIES, MAX_TIME};
+pub use etc::{Etc, EtcFormat, BRAUN_SHAPE, MAX_ENTRIES, MAX_TIME};
 pub use generate::{Consistency, Generator, Heterogeneity};
 pub use gpu::mspso::{Scratch, SWARM_PHASES};
 pub use kernels::{ALL as KERNEL_MODULES, MAX_PARTICLES, SHARED_SCRATCH_BYTES};

@@ -161,7 +161,7 @@ impl Sweep {
             self.skipped_since += 1;
             return Plan::Skip(format!(
                 "about {predicted:.1} s predicted, over the {} s cap",
-                self.cap
+                thicket_core::number(self.cap)
             ));
         }
         Plan::Run

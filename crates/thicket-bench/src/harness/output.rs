@@ -3,14 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-use thicket_core::{Error, Result};
+use thicket_core::{Error, OutputTarget, Result};
 
-/// Writes a benchmark output file; an error names the file.
+/// Writes a benchmark output file as every output is written (`thicket_core::write_atomically`:
+/// whole or not at all, a device or FIFO in place), making its missing folders; an error
+/// names the file.
 pub fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::file(dir, e))?;
     }
-    std::fs::write(path, contents).map_err(|e| Error::file(path, e))
+    thicket_core::write_atomically_with(path, |out| out.write_all(contents.as_ref()))
 }
 
 /// Where a bench writes its results besides stdout: each file is optional, and `dir` takes
@@ -52,6 +54,30 @@ pub struct Rendered {
 }
 
 impl Outputs {
+    /// These outputs split into those replaced as files (rewritten after every case) and
+    /// those written in place (a device, a FIFO, standard output or error), which take one
+    /// write, of the finished results, lest a reader get every partial table in turn.
+    pub fn split_streams(&self) -> (Outputs, Outputs) {
+        let streamed = |path: &Option<PathBuf>| {
+            path.as_deref().is_some_and(|path| {
+                thicket_core::output_target(path).is_ok_and(|t| t != OutputTarget::File)
+            })
+        };
+        let mut files = self.clone();
+        let mut streams = Outputs::default();
+        for (file, stream) in [
+            (&mut files.markdown, &mut streams.markdown),
+            (&mut files.csv, &mut streams.csv),
+            (&mut files.json, &mut streams.json),
+            (&mut files.chart, &mut streams.chart),
+        ] {
+            if streamed(file) {
+                *stream = file.take();
+            }
+        }
+        (files, streams)
+    }
+
     /// Writes every requested output of `rendered`; an empty chart is left out.
     pub fn write(&self, rendered: &Rendered) -> Result<()> {
         let in_dir = |ext: &str| {

@@ -160,7 +160,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
     if options.time_limit.is_some_and(|limit| limit.is_zero()) {
         return Err(Error::InvalidInput(format!(
             "time limit {} s passed while reading the instance",
-            args.time_limit.unwrap_or(0.0)
+            thicket_core::number(args.time_limit.unwrap_or(0.0))
         )));
     }
     match thicket_atsp::solve(&instance, &options)? {
@@ -196,7 +196,8 @@ pub fn run(args: &AtspArgs) -> Result<()> {
 fn time_limit(seconds: f64) -> Result<Duration> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= 1e6) {
         return Err(Error::InvalidInput(format!(
-            "time limit {seconds} is not a number of seconds in (0, 1e6]"
+            "time limit {} is not a number of seconds in (0, 1e6]",
+            thicket_core::number(seconds)
         )));
     }
     Ok(Duration::from_secs_f64(seconds))

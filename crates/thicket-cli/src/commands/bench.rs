@@ -519,7 +519,7 @@ pub fn schedule(args: &BenchScheduleArgs) -> Result<()> {
     if !(args.time_limit.is_finite() && args.time_limit > 0.0 && args.time_limit <= 1e6) {
         return Err(thicket_core::Error::InvalidInput(format!(
             "--time-limit must be a positive number of seconds up to 1e6, not {}",
-            args.time_limit
+            thicket_core::number(args.time_limit)
         )));
     }
     let options = thicket_bench::schedule::ScheduleBenchOptions {
@@ -543,17 +543,19 @@ pub fn schedule(args: &BenchScheduleArgs) -> Result<()> {
     })
 }
 
-/// Runs a bench: a progress line per case on stderr, the files rewritten after every case,
-/// then the Markdown (or, with `--json`, the JSON) on stdout and the bench's verdict.
+/// Runs a bench: a progress line per case on stderr, the files rewritten after every case
+/// (the outputs written in place once, at the end), then the Markdown (or, with `--json`,
+/// the JSON) on stdout and the bench's verdict.
 fn report(
     outputs: &BenchOutputArgs,
     bench: impl FnOnce(AfterCase) -> Result<Report>,
 ) -> Result<()> {
-    let files = outputs.outputs();
+    let (files, streams) = outputs.outputs().split_streams();
     let report = bench(&mut |line, rendered| {
         errln!("{line}");
         files.write(rendered)
     })?;
+    streams.write(&report.rendered)?;
     match outputs.json {
         true => outln!("{}", pretty_json(&report.rendered.json)?),
         false => out!("{}", report.rendered.markdown),

@@ -17,9 +17,9 @@ use thicket_graph::{
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
-use thicket_core::is_stdio;
+use thicket_core::{is_stdio, is_stdout};
 
-use crate::stdio::{write_output, write_output_with};
+use crate::stdio::write_output_with;
 
 /// Options of `thicket bfs` and `thicket sssp`.
 #[derive(Debug, Args)]
@@ -31,9 +31,10 @@ pub struct SearchArgs {
     /// The graph's format, whatever its file is called (needed for stdin, `-`).
     #[arg(long, value_enum)]
     pub format: Option<GraphFormat>,
-    /// Source vertex, named as the file names vertices (repeatable).
+    /// Source vertex, named as the file names vertices (repeatable); a name matches the
+    /// file's bytes exactly, whatever their encoding.
     #[arg(long, required_unless_present = "sources", allow_hyphen_values = true)]
-    pub source: Vec<String>,
+    pub source: Vec<std::ffi::OsString>,
     /// Instead: this many random sources with at least one arc (as GAPBS picks them).
     #[arg(long, conflicts_with = "source", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub sources: Option<u32>,
@@ -53,8 +54,8 @@ pub struct SearchArgs {
     pub delta: Option<u64>,
     /// Write every source's answer to this file, one `source vertex distance parent` row per
     /// source and vertex (`source vertex unreachable` where none, parent `-` for the source);
-    /// `{source}` in the name writes one file per source; `-`: stdout, the summary then on
-    /// stderr.
+    /// `{source}` in the file name writes one file per source, in the folder named (the id
+    /// percent-encoded into one safe name); `-`: stdout, the summary then on stderr.
     #[arg(long = "output", short = 'o', value_name = "FILE")]
     pub output_file: Option<std::path::PathBuf>,
     /// Where to run (--devices: the GPU's ordinal, default 0).
@@ -267,7 +268,7 @@ fn sources(args: &SearchArgs, loaded: &Loaded) -> Result<Vec<u32>> {
     args.source
         .iter()
         .map(|id| {
-            loaded.vertex(id).map_err(|e| {
+            loaded.vertex(id.as_encoded_bytes()).map_err(|e| {
                 Error::InvalidInput(format!(
                     "source {}",
                     e.message().trim_start_matches("vertex ")
@@ -279,11 +280,18 @@ fn sources(args: &SearchArgs, loaded: &Loaded) -> Result<Vec<u32>> {
 
 fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
     let started = std::time::Instant::now();
+    let template = match &args.output_file {
+        Some(path) => io::NameTemplate::parse(path)?,
+        None => None,
+    };
     // Read on the threads the search gets (--threads), as GAPBS reads on OMP_NUM_THREADS.
     let pool = thicket_core::pool(args.backend.thread_count())?;
     let loaded = pool.install(|| load(&args.graph, args.format, args.symmetrise))?;
     let read_seconds = started.elapsed().as_secs_f64();
     let sources = sources(args, &loaded)?;
+    if let Some(template) = &template {
+        template.check_sources(&loaded, &sources)?;
+    }
     let result_on_stdout = result_on_stdout(
         args.output.json,
         &[("--output", args.output_file.as_deref())],
@@ -302,7 +310,7 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(path) = &args.output_file {
-        write_answers(path, run, &loaded)?;
+        write_answers(path, template.as_ref(), run, &loaded)?;
     }
     if args.output.json {
         let mut stats = run.stats();
@@ -353,36 +361,38 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
     Ok(())
 }
 
-/// Writes every source's answer to `path` through the atomic writer (one file per source
-/// where the name holds `{source}`), or to stdout for `-`; called only once the search
+/// Writes every source's answer to `path` through the atomic writer, or to stdout for `-`,
+/// the ids' bytes as the graph file has them; where `path` is a `template`, one file per
+/// source, named from its id (see [`io::NameTemplate`]). Called only once the search
 /// succeeded.
-fn write_answers(path: &Path, run: &SearchRun, loaded: &Loaded) -> Result<()> {
+fn write_answers(
+    path: &Path,
+    template: Option<&io::NameTemplate>,
+    run: &SearchRun,
+    loaded: &Loaded,
+) -> Result<()> {
     let all = |out: &mut dyn Write| -> std::io::Result<()> {
         for paths in &run.paths {
             io::write_paths(out, loaded, paths)?;
         }
         Ok(())
     };
-    if is_stdio(path) {
+    if is_stdout(path) {
         let mut bytes = Vec::new();
         all(&mut bytes).map_err(|e| Error::file(path, e))?;
-        return write_output(path, &String::from_utf8_lossy(&bytes));
+        crate::output::stdout_bytes(&bytes);
+        return Ok(());
     }
-    let template = path.to_string_lossy();
-    if !template.contains(SOURCE_PLACEHOLDER) {
+    let Some(template) = template else {
         return thicket_core::write_atomically_with(path, all);
-    }
+    };
     for paths in &run.paths {
-        let named = template.replace(SOURCE_PLACEHOLDER, &loaded.label(paths.source));
-        thicket_core::write_atomically_with(Path::new(&named), |out| {
+        thicket_core::write_atomically_with(&template.file(loaded, paths.source), |out| {
             io::write_paths(out, loaded, paths)
         })?;
     }
     Ok(())
 }
-
-/// What `--output` replaces by each source's id to write one file per source.
-const SOURCE_PLACEHOLDER: &str = "{source}";
 
 fn generate(args: &GraphGenArgs) -> Result<()> {
     let generator = match args.kind {
@@ -462,6 +472,19 @@ fn convert(args: &GraphConvertArgs) -> Result<()> {
              (a .txt keeps the ids)",
             args.input.display(),
             args.output.display()
+        );
+    }
+    // An edge list (.el) and GAPBS's .sg hold no weights: what the conversion loses is said,
+    // as the ids are above.
+    if loaded.graph.weights().is_some()
+        && matches!(to, io::Format::EdgeList | io::Format::Serialized)
+    {
+        errln!(
+            "note: {} has arc weights; {} (.{}) keeps none, so they are dropped (.wel, .wsg, \
+             .gr, .mtx, .txt and .tgr keep them)",
+            args.input.display(),
+            args.output.display(),
+            to.extension()
         );
     }
     errln!(

@@ -3,7 +3,7 @@
 
 use clap::Args;
 use serde_json::json;
-use thicket_core::is_stdio;
+use thicket_core::is_stdout;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
     implied_book, implied_volatility, read_book_of, BookKind, Contract, Market, Payoff, Style, Tree,
@@ -16,7 +16,9 @@ use crate::stdio::write_output;
 /// Options of `thicket implied-vol`.
 #[derive(Debug, Args)]
 pub struct ImpliedVolArgs {
-    /// The quoted price of the option.
+    /// The quoted price of the option: above its lower no-arbitrage bound (0, its exercise
+    /// today for an American, the forward part of its payoff) and below its upper one (the
+    /// stock for a call, the strike for a put); a price at or past a bound is refused.
     #[arg(
         long,
         allow_hyphen_values = true,
@@ -171,7 +173,8 @@ pub fn run(args: &ImpliedVolArgs) -> Result<()> {
         market: Market {
             spot,
             maturity,
-            // Checked with a typical volatility first, so that a bad input names itself.
+            // Ignored: the search checks the contract's other values at a volatility of its
+            // own, so that a bad one names itself, and then searches the valid ones.
             volatility: 0.2,
             rate,
             dividend_yield: args.dividend_yield,
@@ -180,13 +183,6 @@ pub fn run(args: &ImpliedVolArgs) -> Result<()> {
         observed_extreme,
         tree: args.tree,
     };
-    if let Err(e) = contract.validate() {
-        // A bad rate or steps can also show as p outside [0, 1] at 20%: only the plain
-        // checks are reported here; the search reports the rest.
-        if !e.message().starts_with("the up probability") {
-            return Err(e);
-        }
-    }
     let volatility = implied_volatility(&contract, price)?;
     if args.json {
         outln!(
@@ -228,7 +224,7 @@ fn book(args: &ImpliedVolArgs, path: &std::path::Path) -> Result<()> {
     let implied = implied_book(&book);
     let text = book.implied_csv(&implied);
     match args.output_file.as_deref() {
-        Some(out) if !is_stdio(out) => write_output(out, &text)?,
+        Some(out) if !is_stdout(out) => write_output(out, &text)?,
         _ => out!("{text}"),
     }
     let summary = Summary::beside(csv_on_stdout, args.quiet);

@@ -4,7 +4,7 @@
 use clap::Args;
 use serde_json::json;
 use thicket_atsp::Subtrees;
-use thicket_core::is_stdio;
+use thicket_core::is_stdout;
 use thicket_core::{Error, Result, RunInfo};
 use thicket_lattice::{merge_book, BookBatches};
 use thicket_run::{inspect, runner, BatchPlan, Finished, Ledger};
@@ -136,11 +136,22 @@ impl Plan {
     }
 }
 
-/// `thicket status FILE`: progress, rate and ETA of a ledger.
+/// `thicket status FILE`: progress, rate and ETA of a ledger, every batch checked against its
+/// check values and digest; a ledger with a batch that fails is reported, then fails as a wrong
+/// answer (exit code 3) naming the first such batch.
 pub fn status(args: &LedgerArgs) -> Result<()> {
     let ledger = Ledger::open_existing(&args.ledger)?;
     let status = inspect::status(&ledger)?;
-    if args.json {
+    print_status(&status, args.json);
+    match status.fault {
+        Some(fault) => Err(Error::Verification(fault)),
+        None => Ok(()),
+    }
+}
+
+/// The report of `thicket status`, as text or one JSON object.
+fn print_status(status: &inspect::Status, json: bool) {
+    if json {
         let value = json!({
             "problem": status.problem,
             "shard": status.shard,
@@ -149,9 +160,10 @@ pub fn status(args: &LedgerArgs) -> Result<()> {
             "batches_per_second": status.batches_per_second,
             "eta_seconds": status.eta_seconds,
             "corrupt": status.corrupt,
+            "digests": status.digests,
         });
         outln!("{value}");
-        return Ok(());
+        return;
     }
     outln!("{}", status.problem);
     outln!("  shard      {}", status.shard);
@@ -169,13 +181,17 @@ pub fn status(args: &LedgerArgs) -> Result<()> {
         Some(eta) => outln!("  ETA        {eta:.1} s of compute at that rate"),
         None => outln!("  ETA        unknown (no batch finished yet)"),
     }
+    if !status.digests {
+        outln!(
+            "  digests    none (an older thicket's ledger: `merge` needs its command run again)"
+        );
+    }
     if status.corrupt > 0 {
         outln!(
-            "  CORRUPT    {} batches fail their check values",
+            "  CORRUPT    {} batches fail their check values or digests",
             status.corrupt
         );
     }
-    Ok(())
 }
 
 /// `thicket verify FILE --sample K`.
@@ -221,12 +237,9 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
 /// `thicket merge` of a book's shard ledgers: the priced book, in the book's row order, as
 /// CSV on stdout or to `--output` (with `--json`, a summary instead of the CSV on stdout).
 fn merge_book_ledgers(ledgers: &[Ledger], args: &MergeArgs) -> Result<()> {
-    let (plan, priced) = merge_book(ledgers).map_err(|e| {
-        let message = format!("{}: {}", ledgers[0].path().display(), e.message());
-        Error::from_kind(e.kind(), message)
-    })?;
+    let (plan, priced) = merge_book(ledgers)?;
     let text = plan.book().priced_csv(&priced);
-    let to_file = args.output_file.as_deref().filter(|out| !is_stdio(out));
+    let to_file = args.output_file.as_deref().filter(|out| !is_stdout(out));
     if let Some(out) = to_file {
         write_output(out, &text)?;
     }

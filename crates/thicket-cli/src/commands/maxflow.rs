@@ -54,7 +54,7 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let (network, name) = match (&args.network, &args.generate) {
         (_, Some(spec)) => (spec.generate()?, spec.to_string()),
-        (Some(path), None) => (dimacs::read(path)?, path.display().to_string()),
+        (Some(path), None) => (dimacs::read(path)?, thicket_core::input_name(path)),
         (None, None) => {
             return Err(Error::InvalidInput(
                 "a network file or --generate is needed".into(),
@@ -75,7 +75,12 @@ pub fn run(args: &MaxflowArgs) -> Result<()> {
         strategy: args.strategy,
         device: args.backend.first_device(),
     };
-    let measured = maxflow(&network, &options)?;
+    // A network too large to solve here is named by its file (or --generate spec), as a
+    // reader's errors are: the library sees only its vertices and arcs.
+    let measured = maxflow(&network, &options).map_err(|e| match e {
+        Error::TooLarge(m) => Error::TooLarge(format!("{name}: {m}")),
+        other => other,
+    })?;
     super::say_notes(&measured.info, args.output.quiet);
     let (answer, stats) = (&measured.output.answer, &measured.output.stats);
     // Outputs only once the flow is found and checked: a failed run changes no file.

@@ -14,12 +14,13 @@ pub mod maxflow;
 pub mod perm;
 pub mod queens;
 pub mod schedule;
+pub mod warmup;
 
 use std::path::Path;
 
 use thicket_core::{Error, Result};
 
-use thicket_core::is_stdio;
+use thicket_core::is_stdout;
 
 /// Says on stderr what the library noted about a run (why `auto` ran on the CPU), one
 /// `thicket: ` line each, unless `quiet`.
@@ -72,12 +73,12 @@ macro_rules! say {
 }
 pub(crate) use say;
 
-/// Whether a result file goes to stdout (`-`) among `files` (flag, value), refusing two
-/// things written there: two results, or one beside `--json`.
+/// Whether a result file goes to stdout (`-`, `/dev/stdout`) among `files` (flag, value),
+/// refusing two things written there: two results, or one beside `--json`.
 pub fn result_on_stdout(json: bool, files: &[(&str, Option<&Path>)]) -> Result<bool> {
     let claims: Vec<&str> = files
         .iter()
-        .filter(|(_, path)| path.is_some_and(is_stdio))
+        .filter(|(_, path)| path.is_some_and(is_stdout))
         .map(|(flag, _)| *flag)
         .collect();
     match (&claims[..], json) {

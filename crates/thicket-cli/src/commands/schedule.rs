@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use clap::Args;
 use thicket_core::{Error, Result};
-use thicket_schedule::{assignment, schedule, Etc, Method, ScheduleOptions, Scratch, SwarmParams};
+use thicket_schedule::{
+    assignment, schedule, Etc, EtcFormat, Method, ScheduleOptions, Scratch, SwarmParams,
+};
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
@@ -16,16 +18,21 @@ pub struct ScheduleArgs {
     /// The ETC matrix: a `.csv` file has one line per task, one comma-separated time per
     /// machine, no header; any other is in Braun et al.'s format: a header `TASKS MACHINES
     /// [x]` (or none for Braun's 512 x 16), then the times task-major, one task's machines
-    /// after another; `-` reads Braun's format from stdin.
+    /// after another; `-` reads stdin, as CSV where its first line holds a comma, else as
+    /// Braun's (--format names it).
     #[arg(required_unless_present = "generate")]
     pub file: Option<std::path::PathBuf>,
+    /// The matrix's format, whatever its file is called: braun or csv (FILE's, or with
+    /// --generate --write-etc the written one's).
+    #[arg(long, value_parser = choices(&EtcFormat::ALL, EtcFormat::name))]
+    pub format: Option<EtcFormat>,
     /// Instead of FILE, a seeded matrix: `thesis:TxM` (task lengths / machine MIPS) or
     /// Braun's `u_<c|s|i>_<hi|lo><hi|lo>:TxM` (consistency, task and machine heterogeneity),
     /// e.g. `u_c_hihi:512x16`.
     #[arg(long, value_name = "SPEC", conflicts_with = "file")]
     pub generate: Option<thicket_schedule::Generator>,
     /// With --generate: write the matrix to this file (CSV for a name ending in `.csv`, else
-    /// Braun's format; `-`: stdout, Braun's format) and stop.
+    /// Braun's format; --format names it; `-`: stdout) and stop.
     #[arg(long, value_name = "FILE", requires = "generate")]
     pub write_etc: Option<std::path::PathBuf>,
     /// fcfs (the thesis's: each task to the machine that finishes it first; = mct), olb,
@@ -94,12 +101,13 @@ pub enum ScratchArg {
 /// `thicket schedule`.
 pub fn run(args: &ScheduleArgs) -> Result<()> {
     let etc = match (&args.file, args.generate) {
-        (Some(path), _) => Etc::read(path)?,
+        (Some(path), _) => Etc::read_as(path, args.format)?,
         (None, Some(generator)) => generator.generate(args.seed)?,
         (None, None) => return Err(Error::InvalidInput("no ETC file or --generate".into())),
     };
     if let Some(out) = &args.write_etc {
-        return write_output(out, &etc.to_text_for(out));
+        let format = args.format.unwrap_or_else(|| EtcFormat::of_path(out));
+        return write_output(out, &etc.to_text_as(format));
     }
     let result_on_stdout = result_on_stdout(
         args.output.json,
@@ -108,7 +116,7 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
     if !(args.time_limit.is_finite() && args.time_limit > 0.0 && args.time_limit <= 1e6) {
         return Err(Error::InvalidInput(format!(
             "time limit {} is not a number of seconds in (0, 1e6]",
-            args.time_limit
+            thicket_core::number(args.time_limit)
         )));
     }
     let swarm = match args.method {

@@ -16,11 +16,11 @@ use crate::UNREACHED;
 const SLICE: usize = 1 << 18;
 
 impl Loaded {
-    /// Appends the file's id of vertex `v` to `out`.
+    /// Appends the file's id of vertex `v` to `out`, its bytes as the file has them.
     pub fn push_label(&self, out: &mut Vec<u8>, v: u32) {
         match &self.ids {
             Some(VertexIds::Numbers(ids)) => push_number(out, ids[v as usize]),
-            Some(VertexIds::Names(names)) => out.extend_from_slice(names[v as usize].as_bytes()),
+            Some(VertexIds::Names(names)) => out.extend_from_slice(&names[v as usize]),
             None => push_number(out, u64::from(v) + u64::from(self.first_id)),
         }
     }
@@ -87,9 +87,13 @@ mod tests {
         let mut out = Vec::new();
         write_paths(&mut out, &loaded, &paths).unwrap();
         assert_eq!(out, b"1 1 0 -\n1 2 1 1\n1 3 unreachable\n");
-        loaded.ids = Some(VertexIds::Names(vec!["a".into(), "b".into(), "c".into()]));
+        loaded.ids = Some(VertexIds::Names(vec![
+            b"a"[..].into(),
+            b"b\xe9"[..].into(),
+            b"c"[..].into(),
+        ]));
         out.clear();
         write_paths(&mut out, &loaded, &paths).unwrap();
-        assert_eq!(out, b"a a 0 -\na b 1 a\na c unreachable\n");
+        assert_eq!(out, b"a a 0 -\na b\xe9 1 a\na c unreachable\n");
     }
 }

@@ -1,7 +1,9 @@
 //! gzip-compressed graph files (`.gz`): any format, recognised when read by the gzip magic
 //! bytes (so that a compressed file on standard input reads too), inflated in slices whose
-//! memory is taken fallibly and bounded by what the machine has available, and written by
-//! the `.gz` at the end of a file's name.
+//! memory is taken fallibly, up to half the memory available (a gzip bomb is refused there,
+//! as too large, before it takes the machine), a text format's lines checked as they inflate
+//! (an endless line is refused after [`thicket_core::MAX_LINE_BYTES`]), and written by the
+//! `.gz` at the end of a file's name.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -9,7 +11,7 @@ use std::path::Path;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use thicket_core::{Error, Result};
+use thicket_core::{Error, LineCheck, Result};
 
 /// Whether `bytes` start as a gzip stream does.
 pub(super) fn is_gzip(bytes: &[u8]) -> bool {
@@ -21,12 +23,20 @@ pub(super) fn named_compressed(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "gz")
 }
 
-/// The inflated bytes of the gzip stream `bytes` (every member, as `zcat` reads them).
-pub(super) fn inflate(file: &str, bytes: &[u8]) -> Result<Vec<u8>> {
-    inflate_at_most(file, bytes, thicket_core::available_memory())
+/// The inflated bytes of the gzip stream `bytes` (every member, as `zcat` reads them), its
+/// lines checked where it holds `text`.
+pub(super) fn inflate(file: &str, bytes: &[u8], text: bool) -> Result<Vec<u8>> {
+    let lines = text.then(LineCheck::new);
+    inflate_at_most(file, bytes, thicket_core::available_memory() / 2, lines)
 }
 
-fn inflate_at_most(file: &str, bytes: &[u8], limit: u64) -> Result<Vec<u8>> {
+/// [`inflate`], refusing more than `limit` bytes and lines past `lines`' bound.
+fn inflate_at_most(
+    file: &str,
+    bytes: &[u8],
+    limit: u64,
+    mut lines: Option<LineCheck>,
+) -> Result<Vec<u8>> {
     let mut decoder = MultiGzDecoder::new(bytes);
     let mut out: Vec<u8> = Vec::new();
     let mut slice = vec![0u8; 1 << 16];
@@ -40,11 +50,14 @@ fn inflate_at_most(file: &str, bytes: &[u8], limit: u64) -> Result<Vec<u8>> {
         }
         if (out.len() + got) as u64 > limit || out.try_reserve(got).is_err() {
             return Err(Error::TooLarge(format!(
-                "{file}: inflated, larger than the {} MiB of memory available",
-                limit >> 20
+                "{file}: inflated, larger than {}, half the memory available",
+                thicket_core::memory::bytes_text(limit)
             )));
         }
         out.extend_from_slice(&slice[..got]);
+        if let Some(lines) = &mut lines {
+            lines.check(file, &out)?;
+        }
     }
 }
 
@@ -68,11 +81,32 @@ mod tests {
         let mut packed = Vec::new();
         deflating(&mut packed, |w| w.write_all(b"0 1\n1 2\n")).unwrap();
         assert!(is_gzip(&packed));
-        assert_eq!(inflate("g.gz", &packed).unwrap(), b"0 1\n1 2\n");
+        assert_eq!(inflate("g.gz", &packed, true).unwrap(), b"0 1\n1 2\n");
         let cut = &packed[..packed.len() - 6];
-        let e = inflate("g.gz", cut).unwrap_err().to_string();
+        let e = inflate("g.gz", cut, true).unwrap_err().to_string();
         assert!(e.contains("g.gz: not a whole gzip stream"), "{e}");
-        let e = inflate_at_most("g.gz", &packed, 4).unwrap_err();
+        let e = inflate_at_most("g.gz", &packed, 4, None).unwrap_err();
         assert!(matches!(e, Error::TooLarge(_)), "{e}");
+        assert!(
+            e.to_string()
+                .contains("larger than 4 bytes, half the memory"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_bomb_of_one_endless_line_is_refused_as_it_inflates() {
+        // 1 MiB of zeros with no line end: text refused past a 64 KiB line, bytes kept whole.
+        let mut packed = Vec::new();
+        deflating(&mut packed, |w| w.write_all(&vec![b'0'; 1 << 20])).unwrap();
+        let lines = Some(LineCheck::with_limit(1 << 16));
+        let e = inflate_at_most("b.el.gz", &packed, u64::MAX, lines).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.to_string()
+                .contains("b.el.gz:1: line 1 is longer than 65536 bytes"),
+            "{e}"
+        );
+        assert_eq!(inflate("b.sg.gz", &packed, false).unwrap().len(), 1 << 20);
     }
 }
