@@ -65,9 +65,10 @@ pub(crate) fn options(precision: &str, backend: &str, vega_rho: bool) -> PyResul
 }
 
 /// Prices one option on an N-step Cox–Ross–Rubinstein lattice: a dict of `price` and its
-/// sensitivities (`delta`, `gamma`, `theta`, `vega`, `rho`) with `seconds` and `backend`.
+/// sensitivities (`delta`, `gamma`, `theta`, and with `vega_rho` `vega` and `rho`, else NaN)
+/// with `seconds` and `backend`.
 #[pyfunction]
-#[pyo3(signature = (payoff_name, style_name, spot, strike, maturity, volatility, rate, dividend_yield, steps, precision, backend))]
+#[pyo3(signature = (payoff_name, style_name, spot, strike, maturity, volatility, rate, dividend_yield, steps, vega_rho, precision, backend))]
 #[allow(clippy::too_many_arguments)] // the option's terms, as Python passes them
 pub fn price_one<'py>(
     py: Python<'py>,
@@ -80,6 +81,7 @@ pub fn price_one<'py>(
     rate: f64,
     dividend_yield: f64,
     steps: usize,
+    vega_rho: bool,
     precision: &str,
     backend: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -97,7 +99,7 @@ pub fn price_one<'py>(
         observed_extreme: None,
         tree: Default::default(),
     };
-    let options = options(precision, backend, true)?;
+    let options = options(precision, backend, vega_rho)?;
     let measured = solve(py, || thicket_lattice::price(&contract, &options))?;
     let dict = PyDict::new(py);
     for (name, value) in NAMES.iter().zip(sensitivities(&measured.output.priced)) {

@@ -112,8 +112,21 @@ def _count(value, name):
 
 
 def _price(
-    payoff, style, spot, strike, maturity, volatility, rate, dividend_yield, steps, precision, backend
+    payoff,
+    style,
+    spot,
+    strike,
+    maturity,
+    volatility,
+    rate,
+    dividend_yield,
+    steps,
+    greeks,
+    precision,
+    backend,
 ):
+    if greeks not in ("basic", "all"):
+        raise ValueError(f"invalid input: greeks is {greeks!r}; it must be 'basic' or 'all'")
     return _native.price_one(
         payoff,
         style,
@@ -124,6 +137,7 @@ def _price(
         float(rate),
         float(dividend_yield),
         _count(steps, "steps"),
+        greeks == "all",
         precision,
         backend,
     )
@@ -139,6 +153,7 @@ def lookback(
     call=False,
     european=False,
     dividend_yield=0.0,
+    greeks="basic",
     precision="f64",
     backend="auto",
 ):
@@ -156,14 +171,17 @@ def lookback(
         call: the lookback call instead of the put.
         european: exercise at maturity only (default: American, at every step).
         dividend_yield: continuous dividend yield per year (default 0).
+        greeks: ``"basic"`` (default): the sensitivities the lattice gives at no extra
+            lattice (delta, gamma, theta); ``"all"`` adds vega and rho, which re-price four
+            bumped lattices (five lattices instead of one).
         precision: ``"f64"`` or ``"f32"`` (the lattice's working precision).
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
         dict: ``price``, ``delta`` (d price / d spot), ``gamma`` (d2 price / d spot2),
         ``theta`` (d price / d t, per year), ``vega`` (per unit of volatility) and ``rho``
-        (per unit of rate), each a float (NaN where a bumped lattice is invalid), with
-        ``seconds``, ``backend`` and ``notes``.
+        (per unit of rate), each a float (vega and rho NaN unless ``greeks="all"``, or where
+        a bumped lattice is invalid), with ``seconds``, ``backend`` and ``notes``.
     """
     payoff = "lookback-call" if call else "lookback-put"
     style = "european" if european else "american"
@@ -177,6 +195,7 @@ def lookback(
         rate,
         dividend_yield,
         steps,
+        greeks,
         precision,
         backend,
     )
@@ -193,6 +212,7 @@ def binomial(
     call=False,
     european=False,
     dividend_yield=0.0,
+    greeks="basic",
     precision="f64",
     backend="auto",
 ):
@@ -208,6 +228,7 @@ def binomial(
         call: a call instead of a put.
         european: exercise at maturity only (default: American).
         dividend_yield: continuous dividend yield per year (default 0).
+        greeks: ``"basic"`` (default) or ``"all"`` (as for :func:`lookback`).
         precision: ``"f64"`` or ``"f32"``.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
@@ -227,6 +248,7 @@ def binomial(
         rate,
         dividend_yield,
         steps,
+        greeks,
         precision,
         backend,
     )

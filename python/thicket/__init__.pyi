@@ -26,6 +26,7 @@ def lookback(
     call: bool = False,
     european: bool = False,
     dividend_yield: float = 0.0,
+    greeks: Literal["basic", "all"] = "basic",
     precision: Precision = "f64",
     backend: Backend = "auto",
 ) -> dict[str, Any]: ...
@@ -40,6 +41,7 @@ def binomial(
     call: bool = False,
     european: bool = False,
     dividend_yield: float = 0.0,
+    greeks: Literal["basic", "all"] = "basic",
     precision: Precision = "f64",
     backend: Backend = "auto",
 ) -> dict[str, Any]: ...

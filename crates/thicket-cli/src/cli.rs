@@ -19,6 +19,7 @@ use crate::commands::maxflow::MaxflowArgs;
 use crate::commands::perm::PermQueensArgs;
 use crate::commands::queens::QueensArgs;
 use crate::commands::schedule::ScheduleArgs;
+use crate::commands::warmup::WarmupArgs;
 use crate::version::{LONG_VERSION, SHORT_VERSION};
 
 /// thicket solves irregular problems on NVIDIA GPUs and multi-core CPUs and checks every
@@ -68,6 +69,9 @@ pub enum Command {
     /// List the GPUs thicket can use (name, SMs, memory, compute capability, driver) and the
     /// CPU cores, or say why no GPU can be used.
     Devices(DevicesArgs),
+    /// Compile every GPU kernel ahead into the on-disk cache (a first call otherwise compiles
+    /// the kernels it runs, a few seconds).
+    Warmup(WarmupArgs),
     /// N-Queens as a permutation problem (Carneiro 2017): the thesis's node and non-recursive
     /// DFS with an O(N) diagonal check and no symmetry; reports every feasible node generated
     /// (solutions included) and the solutions.
@@ -110,13 +114,15 @@ pub enum Command {
     /// method, loads, lower_bound (the LP relaxation's), gap (percent above it), backend,
     /// seconds (and epochs/kicks or the swarm parameters).
     Schedule(ScheduleArgs),
-    /// Show a ledger's progress, rate and ETA.
+    /// Show a ledger's progress, rate and ETA; a batch whose row fails its check values or
+    /// digest (an edited or corrupt ledger) is reported, then exit code 3.
     Status(LedgerArgs),
     /// Recompute random finished batches of a ledger with an independent algorithm and
-    /// compare; a corrupt ledger fails with exit code 3.
+    /// compare; a corrupt or edited ledger fails with exit code 3.
     Verify(VerifyArgs),
-    /// Combine the shard ledgers of one run into its counts; refuses overlapping, foreign or
-    /// missing shards.
+    /// Combine the shard ledgers of one run into its counts or priced book; refuses
+    /// overlapping, foreign or missing shards (exit 2) and any row that fails its check values
+    /// or digest (exit 3), before anything is written.
     Merge(MergeArgs),
     /// Time solvers against their references and print a Markdown table.
     Bench {

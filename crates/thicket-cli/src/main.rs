@@ -18,6 +18,7 @@ use cli::Command;
 
 fn main() -> ExitCode {
     end_quietly_on_a_closed_pipe();
+    fail_writes_past_the_file_size_limit();
     // Before any thread starts: the driver reads it when it starts.
     thicket_gpu::prefer_one_hardware_queue();
     progress_bar::install();
@@ -41,6 +42,7 @@ fn run(command: Command) -> thicket_core::Result<()> {
     match command {
         Command::Queens(args) => commands::queens::run(&args),
         Command::Devices(args) => commands::devices::run(&args),
+        Command::Warmup(args) => commands::warmup::run(&args),
         Command::PermQueens(args) => commands::perm::run(&args),
         Command::Atsp(args) => commands::atsp::run(&args),
         Command::Lookback(args) => commands::lattice::lookback(&args),
@@ -68,5 +70,16 @@ fn end_quietly_on_a_closed_pipe() {
     // SAFETY: restoring a signal's default action, before any thread is started.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// A write past the file-size limit (`ulimit -f`) fails with an error, exit code 1 and the
+/// temporary file removed, instead of SIGXFSZ killing the process and leaving that file
+/// beside the output.
+fn fail_writes_past_the_file_size_limit() {
+    #[cfg(unix)]
+    // SAFETY: ignoring a signal, before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }

@@ -76,3 +76,22 @@ __device__ __forceinline__ void wait_for_previous_grid() {
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
+
+// One kernel at a time (thicket_gpu::KernelModule::kernel_options): the host may define
+// THICKET_KERNEL as the one kernel a compilation is for, and THICKET_KERNEL_<name> beside it,
+// so that a first call compiles only what it runs. A plain kernel is fenced by
+// `#if !defined(THICKET_KERNEL) || defined(THICKET_KERNEL_<name>)`; a kernel a macro writes
+// calls its body from a template through `if constexpr (thicket_wanted("<name>"))`, so that
+// the body's templates are never instantiated for the others (which stay, empty).
+#define THICKET_STRING_OF(x) #x
+#define THICKET_STRING(x) THICKET_STRING_OF(x)
+__host__ __device__ constexpr bool thicket_same_name(const char* a, const char* b) {
+    return *a == *b && (*a == '\0' || thicket_same_name(a + 1, b + 1));
+}
+__host__ __device__ constexpr bool thicket_wanted(const char* name) {
+#ifdef THICKET_KERNEL
+    return thicket_same_name(name, THICKET_STRING(THICKET_KERNEL));
+#else
+    return true;
+#endif
+}

@@ -10,8 +10,10 @@
 ///   `sources` are `include_str!`ed and concatenated in order (paths relative to the file that
 ///   invokes the macro, as with `include_str!`), `headers` are [`Header`](crate::Header)
 ///   consts, `linked` says whether the module is relocatable code linked with the device
-///   runtime, `defines` is the `fn() -> Vec<String>` giving its NVRTC options (the host's
-///   constants as [`define`](crate::define)s), and `kernels` lists its `extern "C"` kernels;
+///   runtime, the optional `one_at_a_time: true` that its host compiles one kernel at a time
+///   ([`kernel_options`](crate::KernelModule::kernel_options)), `defines` is the
+///   `fn() -> Vec<String>` giving its NVRTC options (the host's constants as
+///   [`define`](crate::define)s), and `kernels` lists its `extern "C"` kernels;
 /// - `pub const ALL`: every module of the list, in order;
 /// - where an entry asks with `functions: <visibility> <Name>`, a struct `Name` with one
 ///   [`CudaFunction`](cudarc::driver::CudaFunction) field per kernel (named as the kernel) and
@@ -63,6 +65,7 @@ macro_rules! kernel_modules {
                 sources: [$($source:literal),+ $(,)?],
                 headers: [$($header:expr),* $(,)?],
                 linked: $linked:literal,
+                $(one_at_a_time: $one_at_a_time:literal,)?
                 defines: $defines:expr,
                 kernels: [$($kernel:ident),* $(,)?],
                 $(functions: $functions_vis:vis $functions:ident,)?
@@ -78,6 +81,7 @@ macro_rules! kernel_modules {
                     headers: &[$($header),*],
                 },
                 linked: $linked,
+                one_at_a_time: false $(|| $one_at_a_time)?,
                 defines: $defines,
                 kernels: &[$(stringify!($kernel)),*],
             };

@@ -55,7 +55,7 @@ pub use link::{
 };
 pub use mapped::MappedWord;
 pub use modules::{
-    architectures_from, check_modules, compile_everywhere, KernelModule, CHECK_ARCHS_ENV,
+    architectures_from, check_modules, compile_everywhere, warm_up, KernelModule, CHECK_ARCHS_ENV,
 };
 pub use peer::{peer_atomics, PeerMemory};
 pub use per_device::PerDevice;

@@ -24,6 +24,9 @@ pub struct KernelModule {
     /// Compiled as relocatable device code and linked with the device runtime (kernels that
     /// launch kernels: dynamic parallelism).
     pub linked: bool,
+    /// Its host compiles it one kernel at a time ([`KernelModule::kernel_options`]), so that a
+    /// first call compiles only the kernels it runs; [`warm_up`] compiles it so too.
+    pub one_at_a_time: bool,
     /// The `-D` options ([`crate::define`]) that hand the host's constants to the kernel.
     pub defines: fn() -> Vec<String>,
     /// The names of its `extern "C"` kernels, which [`check_modules`] finds in its image.
@@ -34,6 +37,28 @@ impl KernelModule {
     /// The NVRTC options the module is compiled with: its defines.
     pub fn options(&self) -> Vec<String> {
         (self.defines)()
+    }
+
+    /// The NVRTC options that compile only `kernel` of the module: its defines, and
+    /// `THICKET_KERNEL` (the kernel's name) and `THICKET_KERNEL_<name>`, by which the source
+    /// leaves every other kernel's body out (its templates never instantiated). A source that
+    /// honours them says so in its list (`one_at_a_time: true`).
+    pub fn kernel_options(&self, kernel: &str) -> Vec<String> {
+        let mut options = self.options();
+        options.push(format!("-DTHICKET_KERNEL={kernel}"));
+        options.push(format!("-DTHICKET_KERNEL_{kernel}"));
+        options
+    }
+
+    /// Loads the module's `kernel` alone onto `gpu` (compiled with
+    /// [`KernelModule::kernel_options`], cached on disk as any module).
+    pub fn load_kernel(&self, gpu: &Gpu, kernel: &str) -> Result<Arc<CudaModule>, GpuError> {
+        let options = self.kernel_options(kernel);
+        match self.linked {
+            true => gpu.load_linked_module(&self.source, &options),
+            false => gpu.load_module_with_stats(&self.source, &options),
+        }
+        .map(|loaded| loaded.0)
     }
 
     /// Compiles the module for `arch` (e.g. `sm_90`) without a GPU.
@@ -137,4 +162,50 @@ fn compile_for_archs(modules: &[KernelModule], archs: &[String]) -> Result<usize
             .collect()
     });
     results.into_iter().sum()
+}
+
+/// Compiles and caches every kernel of `modules` for `gpu` ahead of the runs that need them
+/// (`thicket warmup`), as many compilations at once as the machine has cores: a module
+/// compiled one kernel at a time is compiled so, kernel by kernel, as its host later asks for
+/// them. Returns each compilation's name (`module.cu` or `module.cu: kernel`) and outcome.
+pub fn warm_up(gpu: &Gpu, modules: &[KernelModule]) -> Vec<(String, Result<(), GpuError>)> {
+    let jobs: Vec<(&KernelModule, Option<&'static str>)> = modules
+        .iter()
+        .flat_map(|module| -> Vec<(&KernelModule, Option<&'static str>)> {
+            match module.one_at_a_time {
+                true => module.kernels.iter().map(|k| (module, Some(*k))).collect(),
+                false => vec![(module, None)],
+            }
+        })
+        .collect();
+    let outcomes: Vec<std::sync::Mutex<Option<Result<(), GpuError>>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((module, kernel)) = jobs.get(at) else {
+                    return;
+                };
+                let outcome = match kernel {
+                    Some(kernel) => module.load_kernel(gpu, kernel).map(drop),
+                    None => module.load(gpu).map(drop),
+                };
+                *outcomes[at].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+            });
+        }
+    });
+    jobs.iter()
+        .zip(outcomes)
+        .map(|((module, kernel), outcome)| {
+            let name = match kernel {
+                Some(kernel) => format!("{}: {kernel}", module.source.name),
+                None => module.source.name.to_owned(),
+            };
+            let outcome = outcome.into_inner().unwrap_or_else(|e| e.into_inner());
+            (name, outcome.expect("every job ran"))
+        })
+        .collect()
 }

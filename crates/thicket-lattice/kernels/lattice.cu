@@ -6,12 +6,12 @@
 // times nodes per lane), PARAM_DOUBLES (doubles per option in the parameter array), the
 // offsets P_* of the parameters in it, the kinds KIND_LOOKBACK and KIND_VANILLA, TREE_CRR,
 // FIRST_NODES and FIRST_VALUES (the nodes a layer and values an option kept for the
-// read-out), and BOOKEND_THREADS (the block of the records and read-out kernels: bounded, so
+// read-out), LONG_THREADS (the block of one long lattice's kernels), and BOOKEND_THREADS (the block of the records and read-out kernels: bounded, so
 // that a block fits an SM's registers whatever the compiler gives a thread).
 #include "thicket.cuh"
 
 #if !defined(TILE_BLOCK_NODES) || !defined(PARAM_DOUBLES) || !defined(KIND_VANILLA) || \
-    !defined(FIRST_VALUES) || !defined(BOOKEND_THREADS)
+    !defined(FIRST_VALUES) || !defined(BOOKEND_THREADS) || !defined(LONG_THREADS)
 #error "lattice.cu needs the host's defines (TILE_BLOCK_NODES, PARAM_DOUBLES, P_*)"
 #endif
 
@@ -49,17 +49,21 @@ __device__ void thesis_layer(const real* in, real* out, int count, real u, real 
     out[j] = american ? max(exercise, held) : held;
 }
 
+#if !defined(THICKET_KERNEL) || defined(THICKET_KERNEL_thesis_layer_f32)
 extern "C" __global__ void thesis_layer_f32(const float* in, float* out, int count, float u,
                                             float d, float pu, float pd, int american) {
     extern __shared__ float staged_f32[];
     thesis_layer<float>(in, out, count, u, d, pu, pd, american, staged_f32);
 }
+#endif
 
+#if !defined(THICKET_KERNEL) || defined(THICKET_KERNEL_thesis_layer_f64)
 extern "C" __global__ void thesis_layer_f64(const double* in, double* out, int count, double u,
                                             double d, double pu, double pd, int american) {
     extern __shared__ double staged_f64[];
     thesis_layer<double>(in, out, count, u, d, pu, pd, american, staged_f64);
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // thicket's tile kernel. A block holds a run of consecutive nodes of one layer, R per lane in
@@ -193,7 +197,10 @@ __device__ __forceinline__ void sync_warps(int warps) {
 //
 // One instantiation per kind and style, each its own kernel: the registers a kernel gets are
 // those of its heaviest path, so a European vanilla does not pay for an American lookback's.
-template <typename real, int R, int KIND, bool AMERICAN>
+// SEASONED: whether a lookback may be read at a layer other than 0 (runtime today and state);
+// without it today is 0 and the kept nodes are 0 .. 2, known when compiled, as in the common
+// case of one long lattice (a window kept at run time cost it registers and time).
+template <typename real, int R, int KIND, bool AMERICAN, bool SEASONED>
 __device__ void advance_tile(const Option& o, const real* in, real* out, real* layers, int top,
                              int steps, long long first, long long keep_lo, long long keep_hi,
                              long long capture_hi, real* edges) {
@@ -300,12 +307,14 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
     // lookback's), so its kernels know today = 0 and keep nodes 0 .. 2 from the lane that owns
     // node 0, as they did before seasoned lookbacks: the runtime window cost NVIDIA's book
     // 20% in f32 (docs/benchmarks.md).
-    const int today = LOOKBACK ? o.today : 0;
-    const long long capture_lo = LOOKBACK ? max(keep_lo, o.lo) : 0;
-    const long long capture_end = LOOKBACK ? min(capture_hi, o.lo + FIRST_NODES) : 0;
-    const bool captures = LOOKBACK ? own_lane && layers != nullptr && base + R > capture_lo &&
-                                         base < capture_end
-                                   : owns_zero && layers != nullptr;
+    constexpr bool WINDOW = LOOKBACK && SEASONED;
+    const int today = WINDOW ? o.today : 0;
+    const long long lo = WINDOW ? o.lo : 0;
+    const long long capture_lo = WINDOW ? max(keep_lo, lo) : 0;
+    const long long capture_end = WINDOW ? min(capture_hi, lo + FIRST_NODES) : 0;
+    const bool captures = WINDOW ? own_lane && layers != nullptr && base + R > capture_lo &&
+                                       base < capture_end
+                                 : owns_zero && layers != nullptr;
     auto capture = [&](int i, const real(&values)[R], int since) {
         const int k = i - today;
         if (captures && k >= 0 && k <= 2) {
@@ -313,12 +322,12 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
             if (DRIFTS) {
                 unscale *= residual * exp(-(double)since * log_drift);
             }
-            if constexpr (LOOKBACK) {
+            if constexpr (WINDOW) {
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
                     const long long j = base + r;
                     if (j >= capture_lo && j < capture_end && j <= i) {
-                        layers[FIRST_NODES * k + (j - o.lo)] =
+                        layers[FIRST_NODES * k + (j - lo)] =
                             (real)((double)values[r] * unscale);
                     }
                 }
@@ -636,7 +645,7 @@ __device__ void advance_tile(const Option& o, const real* in, real* out, real* l
 // 0) writes node 0 of layer 0 to out[y]; the stages that compute today's layer and the next
 // two write them to layers[3 * FIRST_NODES * y ..]. Every option of a launch is of the
 // kernel's kind and style.
-template <typename real, int R, int KIND, bool AMERICAN>
+template <typename real, int R, int KIND, bool AMERICAN, bool SEASONED>
 __device__ void tile_kernel(const double* params, const real* in, real* out, real* layers,
                             int top, int steps, int stride, int halo) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
@@ -677,8 +686,8 @@ __device__ void tile_kernel(const double* params, const real* in, real* out, rea
             capture_hi = keep_lo + stride;
         }
     }
-    advance_tile<real, R, KIND, AMERICAN>(o, in, out, layers, top, steps, first, keep_lo,
-                                          keep_hi, capture_hi, edges);
+    advance_tile<real, R, KIND, AMERICAN, SEASONED>(o, in, out, layers, top, steps, first,
+                                                    keep_lo, keep_hi, capture_hi, edges);
 }
 
 // The two weights x and 1 - x in `real`, summing to exactly 1 there: the larger is rounded
@@ -759,13 +768,17 @@ __device__ void records(double* params, int options) {
     q[P_D] = d;
 }
 
+#if !defined(THICKET_KERNEL) || defined(THICKET_KERNEL_lattice_records_f32)
 extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS) lattice_records_f32(double* params, int options) {
     records<float>(params, options);
 }
+#endif
 
+#if !defined(THICKET_KERNEL) || defined(THICKET_KERNEL_lattice_records_f64)
 extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS) lattice_records_f64(double* params, int options) {
     records<double>(params, options);
 }
+#endif
 
 // The price and greeks of a lookback in state j today (j steps of u between the stock and its
 // extreme), read off today's layer and the next two (scheme.rs `read_out_state`): an up move
@@ -910,14 +923,29 @@ __device__ void read_out(const double* params, const real* layers, double* price
     out[3] = theta;
 }
 
+#if !defined(THICKET_KERNEL) || defined(THICKET_KERNEL_lattice_read_out_f32)
 extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS)
     lattice_read_out_f32(const double* params, const float* layers, double* priced, int options) {
     read_out<float>(params, layers, priced, options);
 }
+#endif
 
+#if !defined(THICKET_KERNEL) || defined(THICKET_KERNEL_lattice_read_out_f64)
 extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS)
     lattice_read_out_f64(const double* params, const double* layers, double* priced, int options) {
     read_out<double>(params, layers, priced, options);
+}
+#endif
+
+// A tile kernel's body, where the compilation is for it (thicket.cuh: one kernel at a time).
+template <bool WANTED, typename real, int R, int KIND, bool AMERICAN, bool SEASONED>
+__device__ __forceinline__ void tile_kernel_if(const double* params, const real* in, real* out,
+                                               real* layers, int top, int steps, int stride,
+                                               int halo) {
+    if constexpr (WANTED) {
+        tile_kernel<real, R, KIND, AMERICAN, SEASONED>(params, in, out, layers, top, steps,
+                                                       stride, halo);
+    }
 }
 
 // The kernels: lattice_tile_<real>_<kind>_<style>_r<R>, at most TILE_BLOCK_NODES / R
@@ -932,7 +960,10 @@ extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS)
     extern "C" __global__ void BOUNDS lattice_tile_##suffix##_##kind##_##style##_r##R(            \
         const double* params, const real* in, real* out, real* layers, int top, int steps,       \
         int stride, int halo) {                                                                   \
-        tile_kernel<real, R, KIND, AMERICAN>(params, in, out, layers, top, steps, stride, halo);  \
+        tile_kernel_if<thicket_wanted(THICKET_STRING(                                             \
+                           lattice_tile_##suffix##_##kind##_##style##_r##R)),                     \
+                       real, R, KIND, AMERICAN, true>(params, in, out, layers, top, steps,        \
+                                                      stride, halo);                              \
     }
 
 #define TILE_KERNELS(real, suffix, R, LOOKBACK_CAP)                                               \
@@ -943,7 +974,38 @@ extern "C" __global__ void __launch_bounds__(BOOKEND_THREADS)
 
 TILE_KERNELS(float, f32, 16, 80)
 TILE_KERNELS(double, f64, 16, 96)
-// One long lattice in f64 takes 12 nodes a lane (tile_shape.rs says why).
-TILE_KERNELS(double, f64, 12, 96)
 // A European vanilla in f32 holds one 4-byte value per node: it takes 32 nodes a lane.
 TILE_KERNEL(float, f32, KIND_VANILLA, vanilla, false, european, 32, BOUNDS_OF(32))
+
+// One long lattice: lattice_long_<real>_<kind>_<style>_r<R>, blocks of LONG_THREADS alone on
+// their SMs (tile_shape.rs). A lookback that starts today (the common case) runs kernels that
+// know it at compile time (today's layer is 0, its nodes 0 .. 2); a seasoned one,
+// `lattice_long_..._seasoned_r<R>`, keeps its window at run time. The window in the kernel
+// every lookback shared made it spill under the book's register caps (ptxas: 104 bytes in f64
+// at 12 nodes a lane, 308 in f32 at 16) and the long lattice 1.55x slower. Without the window,
+// the American lookback is fastest under a register cap again, although its block is alone on
+// its SM: 96 in f64 (0 spills), 72 in f32; uncapped (134 and 128 registers) it was 7% and 4%
+// slower, 80 in f32 3% (docs/benchmarks.md). f64 takes 12 nodes a lane (tile_shape.rs).
+#define LONG_BOUNDS __launch_bounds__(LONG_THREADS, 1)
+#define LONG_KERNEL(real, suffix, KIND, kind, AMERICAN, style, SEASONED, seasoned, R, BOUNDS)    \
+    extern "C" __global__ void BOUNDS lattice_long_##suffix##_##kind##_##style##seasoned##_r##R( \
+        const double* params, const real* in, real* out, real* layers, int top, int steps,       \
+        int stride, int halo) {                                                                   \
+        tile_kernel_if<thicket_wanted(THICKET_STRING(                                             \
+                           lattice_long_##suffix##_##kind##_##style##seasoned##_r##R)),           \
+                       real, R, KIND, AMERICAN, SEASONED>(params, in, out, layers, top, steps,    \
+                                                          stride, halo);                          \
+    }
+#define LONG_KERNELS(real, suffix, R, LOOKBACK_BOUNDS)                                            \
+    LONG_KERNEL(real, suffix, KIND_LOOKBACK, lookback, true, american, false, , R,                \
+                LOOKBACK_BOUNDS)                                                                  \
+    LONG_KERNEL(real, suffix, KIND_LOOKBACK, lookback, false, european, false, , R, LONG_BOUNDS) \
+    LONG_KERNEL(real, suffix, KIND_LOOKBACK, lookback, true, american, true, _seasoned, R,        \
+                LONG_BOUNDS)                                                                      \
+    LONG_KERNEL(real, suffix, KIND_LOOKBACK, lookback, false, european, true, _seasoned, R,       \
+                LONG_BOUNDS)                                                                      \
+    LONG_KERNEL(real, suffix, KIND_VANILLA, vanilla, true, american, false, , R, LONG_BOUNDS)    \
+    LONG_KERNEL(real, suffix, KIND_VANILLA, vanilla, false, european, false, , R, LONG_BOUNDS)
+
+LONG_KERNELS(float, f32, 16, CAPPED(72))
+LONG_KERNELS(double, f64, 12, CAPPED(96))

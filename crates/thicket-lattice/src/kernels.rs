@@ -96,6 +96,7 @@ fn defines() -> Vec<String> {
         define("FIRST_NODES", FIRST_NODES),
         define("FIRST_VALUES", FIRST_VALUES),
         define("BOOKEND_THREADS", BOOKEND_THREADS),
+        define("LONG_THREADS", crate::tile_shape::LONG_THREADS),
         define("TREE_CRR", TREE_CRR),
         define("KIND_LOOKBACK", KIND_LOOKBACK),
         define("KIND_VANILLA", KIND_VANILLA),
@@ -109,12 +110,13 @@ fn defines() -> Vec<String> {
 
 thicket_gpu::kernel_modules! {
     /// The lattice kernels: the thesis's per layer, and the tile kernel per precision, kind,
-    /// exercise style and nodes per lane (`lattice_tile_<real>_<kind>_<style>_r<R>`), which
-    /// the host picks by name.
+    /// exercise style and nodes per lane, for books (`lattice_tile_<real>_<kind>_<style>_r<R>`)
+    /// and for one long lattice (`lattice_long_...`), which the host picks by name.
     pub(crate) LATTICE: "lattice.cu" {
         sources: ["../kernels/lattice.cu"],
         headers: [THICKET_HEADER],
         linked: false,
+        one_at_a_time: true,
         defines: defines,
         kernels: [
             thesis_layer_f32,
@@ -131,11 +133,55 @@ thicket_gpu::kernel_modules! {
             lattice_tile_f64_lookback_european_r16,
             lattice_tile_f64_vanilla_american_r16,
             lattice_tile_f64_vanilla_european_r16,
-            lattice_tile_f64_lookback_american_r12,
-            lattice_tile_f64_lookback_european_r12,
-            lattice_tile_f64_vanilla_american_r12,
-            lattice_tile_f64_vanilla_european_r12,
             lattice_tile_f32_vanilla_european_r32,
+            lattice_long_f32_lookback_american_r16,
+            lattice_long_f32_lookback_european_r16,
+            lattice_long_f32_lookback_american_seasoned_r16,
+            lattice_long_f32_lookback_european_seasoned_r16,
+            lattice_long_f32_vanilla_american_r16,
+            lattice_long_f32_vanilla_european_r16,
+            lattice_long_f64_lookback_american_r12,
+            lattice_long_f64_lookback_european_r12,
+            lattice_long_f64_lookback_american_seasoned_r12,
+            lattice_long_f64_lookback_european_seasoned_r12,
+            lattice_long_f64_vanilla_american_r12,
+            lattice_long_f64_vanilla_european_r12,
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LATTICE;
+
+    /// One kernel at a time: each compiles on its own with its body (the image names it and
+    /// holds far less code than the whole module's), as the host compiles them on first use.
+    /// Without NVRTC nothing is compiled (CI has it: THICKET_REQUIRE_NVRTC=1).
+    #[test]
+    fn each_kernel_compiles_alone_and_smaller_than_the_module() {
+        if thicket_gpu::nvrtc_status().is_err() {
+            println!("NOTE: libnvrtc is absent, so the kernels were NOT compiled");
+            return;
+        }
+        let compile = |options: &[String]| {
+            thicket_gpu::compile_for_arch(&LATTICE.source, "sm_90", options)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let whole = compile(&LATTICE.options()).len();
+        for name in [
+            "lattice_records_f64",
+            "lattice_long_f64_lookback_american_r12",
+            "lattice_tile_f32_vanilla_european_r32",
+            "thesis_layer_f32",
+        ] {
+            let alone = compile(&LATTICE.kernel_options(name));
+            let bytes = name.as_bytes();
+            assert!(alone.windows(bytes.len()).any(|w| w == bytes), "{name}");
+            assert!(
+                alone.len() * 3 < whole,
+                "{name}: {} of {whole} bytes",
+                alone.len()
+            );
+        }
     }
 }

@@ -66,6 +66,8 @@ pub(crate) const WIDE_NODES: usize = 32;
 /// rate decides; a fifth warp shares a scheduler and held its whole block back, and 2 or 3
 /// warps left SMs idle (docs/benchmarks.md).
 const LONG_WARPS: usize = 4;
+/// Threads per block of one long lattice (the launch bound of its kernels).
+pub(crate) const LONG_THREADS: usize = LONG_WARPS * 32;
 /// Nodes per lane of one long lattice in f64. A long lattice runs one warp a scheduler, so
 /// what counts is how fast one warp issues: 16 nodes a lane unroll a round of 16 layers into
 /// some 25 KB of code and waited on the instruction cache and on fixed-latency dependencies

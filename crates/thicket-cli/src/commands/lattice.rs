@@ -12,7 +12,7 @@ use thicket_run::Shard;
 
 use super::{result_on_stdout, say, Summary};
 use crate::flags::{choices, parse_shard, run_options, BackendArgs, OutputArgs, TrialArgs};
-use thicket_core::is_stdio;
+use thicket_core::is_stdout;
 
 use crate::stdio::write_output;
 
@@ -82,9 +82,15 @@ pub struct LatticeArgs {
     /// kernel). Default: tiles on a GPU, multicore on the CPU.
     #[arg(long, value_parser = choices(&Strategy::ALL, Strategy::name))]
     pub strategy: Option<Strategy>,
-    /// Skip vega and rho (each re-prices the lattice twice: five lattices an option instead
-    /// of one); they are then null in JSON and absent from the text.
-    #[arg(long)]
+    /// Which sensitivities: basic, those the lattice gives at no extra lattice (delta, gamma,
+    /// theta); all adds vega and rho, each by re-pricing two bumped lattices (five lattices an
+    /// option instead of one). Those not asked for are null in JSON, absent from the text and
+    /// empty in a book.
+    #[arg(long, value_enum, default_value_t = Greeks::Basic)]
+    pub greeks: Greeks,
+    /// What `--greeks basic`, the default, does (kept for scripts written when vega and rho
+    /// were computed unless this was given).
+    #[arg(long, hide = true, conflicts_with = "greeks")]
     pub no_vega_rho: bool,
     /// Layers the hybrid strategy finishes on the CPU.
     #[arg(long, default_value_t = thicket_lattice::HYBRID_THRESHOLD)]
@@ -235,8 +241,23 @@ fn options(args: &LatticeArgs) -> PriceOptions {
         precision: args.precision,
         device: args.backend.first_device(),
         hybrid_threshold: args.hybrid_threshold,
-        vega_rho: !args.no_vega_rho,
+        vega_rho: vega_rho(args),
     }
+}
+
+/// Whether vega and rho are priced: `--greeks all` (clap keeps the old `--no-vega-rho` away
+/// from it, so that flag only confirms the default).
+fn vega_rho(args: &LatticeArgs) -> bool {
+    args.greeks == Greeks::All && !args.no_vega_rho
+}
+
+/// The sensitivities `--greeks` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Greeks {
+    /// Price, delta, gamma and theta: one lattice an option.
+    Basic,
+    /// Vega and rho too: five lattices an option.
+    All,
 }
 
 fn run(
@@ -336,7 +357,17 @@ fn run(
 /// CSV alone to stdout, the summary then going to stderr (nowhere with `--quiet`).
 fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
     let csv_on_stdout = match args.output_file.as_deref() {
-        None => !args.output.json,
+        // Without --output the priced book is the result on stdout, as with `--output -`:
+        // JSON beside it would mix two answers there (docs/cli.md, "Clean output"). A shard
+        // of a ledgered book writes no book.
+        None if args.output.json && args.shard.is_none_or(|s| s.count == 1) => {
+            return Err(Error::InvalidInput(
+                "--json and the priced book (--batch without --output) both write to stdout: \
+                 give --output a file (a .json name writes the book's JSON there)"
+                    .into(),
+            ))
+        }
+        None => true,
         out => result_on_stdout(args.output.json, &[("--output", out)])?,
     };
     let book = read_book(path)?;
@@ -352,7 +383,7 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
     let measured = pool.install(|| price_book(book.contracts(), &options))?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
-    if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdio(out)) {
+    if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdout(out)) {
         let text = match out.extension().is_some_and(|e| e == "json") {
             true => measured.json(run.stats()).to_string(),
             false => book.priced_csv(&run.priced),
@@ -422,7 +453,7 @@ fn ledgered_book(
         ));
     }
     let started = std::time::Instant::now();
-    let plan = BookBatches::new(book, args.batch_size, args.precision, !args.no_vega_rho)?;
+    let plan = BookBatches::new(book, args.batch_size, args.precision, vega_rho(args))?;
     let batching = BookBatching {
         ledger: ledger.to_path_buf(),
         shard: args.shard.unwrap_or_default(),
@@ -453,7 +484,7 @@ fn ledgered_book(
         }
         LedgeredBook::Whole(priced) => {
             let text = plan.book().priced_csv(&priced);
-            if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdio(out)) {
+            if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdout(out)) {
                 write_output(out, &text)?;
             }
             if args.output.json {

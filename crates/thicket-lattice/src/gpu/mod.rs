@@ -4,9 +4,11 @@
 //! registers, for one long lattice in overlapping tiles or a book with one block per option
 //! ([`tiles`]).
 //!
-//! A process opens each device once ([`LatticeGpu::shared`]): the context, the loaded module,
-//! the kernels looked up so far and the buffers live until the process ends, so that a call
-//! after the first pays for its copies and launches only.
+//! A process opens each device once ([`LatticeGpu::shared`]): the context, the kernels loaded
+//! so far and the buffers live until the process ends, so that a call after the first pays
+//! for its copies and launches only. Each kernel is compiled on its own, when a call first
+//! needs it (`one_at_a_time` in `kernels.rs`; cached on disk like any module): a first call
+//! compiles the three or so kernels it runs, not the module's thirty.
 
 mod buffers;
 mod thesis;
@@ -16,9 +18,7 @@ use std::collections::HashMap;
 use std::ops::{Add, Mul, Sub};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use cudarc::driver::{
-    CudaFunction, CudaModule, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaFunction, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits};
 use thicket_core::Result;
 use thicket_gpu::{Gpu, GpuError, PerDevice};
 
@@ -28,8 +28,8 @@ use buffers::{Layers, Records, Workspace};
 /// One GPU with the lattice kernels loaded, shared by every call of the process.
 pub(crate) struct LatticeGpu {
     gpu: Arc<Gpu>,
-    module: Arc<CudaModule>,
-    /// The kernels looked up so far, by name: a lookup loads a kernel onto the device, once.
+    /// The kernels looked up so far, by name: a lookup compiles (or finds in the cache) and
+    /// loads a kernel onto the device, once.
     functions: Mutex<HashMap<String, CudaFunction>>,
     /// The buffers kept between calls. A call holds them from its first copy to its last, so
     /// that concurrent callers take turns on the device's one stream.
@@ -120,12 +120,10 @@ impl LatticeGpu {
 
     fn open(ordinal: usize) -> Result<LatticeGpu> {
         let gpu = Gpu::shared(ordinal)?;
-        let module = gpu.load_module(&LATTICE.source, &LATTICE.options())?;
         #[cfg(test)]
         OPENS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Ok(LatticeGpu {
             gpu,
-            module,
             functions: Mutex::new(HashMap::new()),
             workspace: Mutex::new(Workspace::default()),
         })
@@ -153,10 +151,40 @@ impl LatticeGpu {
         if let Some(function) = functions.get(name) {
             return Ok(function.clone());
         }
-        let function = self.gpu.load_function(&self.module, name)?;
+        let module = LATTICE.load_kernel(&self.gpu, name)?;
+        let function = self.gpu.load_function(&module, name)?;
         prepare(&function)?;
         functions.insert(name.to_owned(), function.clone());
         Ok(function)
+    }
+
+    /// Compiles the kernels `names` a call is about to look up, at once on as many threads
+    /// (a first call's compiles take the longest of them, not their sum); those already
+    /// loaded, or cached on disk, cost nothing.
+    fn prepare(&self, names: &[String]) -> Result<()> {
+        let missing: Vec<&String> = {
+            let functions = self
+                .functions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            names
+                .iter()
+                .filter(|n| !functions.contains_key(*n))
+                .collect()
+        };
+        if missing.len() < 2 {
+            return Ok(());
+        }
+        std::thread::scope(|scope| {
+            let compiles: Vec<_> = missing
+                .iter()
+                .map(|name| scope.spawn(|| LATTICE.load_kernel(&self.gpu, name).map(drop)))
+                .collect();
+            compiles
+                .into_iter()
+                .try_for_each(|compile| compile.join().expect("a compile thread panicked"))
+        })?;
+        Ok(())
     }
 
     /// The buffers, for one call. A call that panicked while it held them left nothing that a

@@ -43,10 +43,24 @@ fn shape_class<T: DeviceReal>(contract: &Contract) -> TileClass {
     }
 }
 
-/// The tile kernel compiled for `contract`'s kind and style, in `T`, with `nodes` per lane.
+/// A book's kernel for `contract`'s kind and style, in `T`, with `nodes` per lane.
 fn tile_kernel_name<T: DeviceReal>(contract: &Contract, nodes: usize) -> String {
     let (kind, style) = tile_class(contract);
     format!("lattice_tile_{}_{kind}_{style}_r{nodes}", T::SUFFIX)
+}
+
+/// One long lattice's kernel for `contract` (blocks alone on their SMs): a seasoned lookback
+/// has its own, which keeps the nodes around its state at run time.
+fn long_kernel_name<T: DeviceReal>(contract: &Contract, nodes: usize) -> String {
+    let (kind, style) = tile_class(contract);
+    let seasoned = match (kind, contract.observed_extreme) {
+        ("lookback", Some(_)) => "_seasoned",
+        _ => "",
+    };
+    format!(
+        "lattice_long_{}_{kind}_{style}{seasoned}_r{nodes}",
+        T::SUFFIX
+    )
 }
 
 /// One run of a book's options on one kernel: the kernel, its stages, and the options' places
@@ -132,6 +146,13 @@ struct Bookends {
     read_out: CudaFunction,
 }
 
+impl Bookends {
+    /// The name of the bookend `which` (`records`, `read_out`) in `T`.
+    fn name<T: DeviceReal>(which: &str) -> String {
+        format!("lattice_{which}_{}", T::SUFFIX)
+    }
+}
+
 impl LatticeGpu {
     /// One option on the tile kernel: one block where the lattice fits in one, overlapping
     /// blocks of [`TileShape::long`] otherwise.
@@ -181,6 +202,13 @@ impl LatticeGpu {
         }
         let mut record = [0.0; PARAM_DOUBLES];
         stage(contract, &mut record);
+        let shape = long_shape(class);
+        let name = long_kernel_name::<T>(contract, shape.nodes);
+        self.prepare(&[
+            Bookends::name::<T>("records"),
+            name.clone(),
+            Bookends::name::<T>("read_out"),
+        ])?;
         let bookends = self.bookends::<T>()?;
         // Each launch may start its blocks while the last one finishes (compute capability 9.0
         // and up; hundreds of launches, each a few tens of microseconds): a block runs its
@@ -193,8 +221,7 @@ impl LatticeGpu {
         let dependent = info.compute_capability.0 >= 9;
         let sms = info.sm_count as usize;
         let solo_bytes = info.shared_memory_per_sm / 2 + 1;
-        let shape = long_shape(class);
-        let function = self.function(&tile_kernel_name::<T>(contract, shape.nodes), |f| {
+        let function = self.function(&name, |f| {
             if dependent {
                 f.set_attribute(
                     CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -338,7 +365,21 @@ impl LatticeGpu {
         contracts: &[Contract],
         chunk: &[usize],
     ) -> Result<GpuPriced<Vec<Priced>>> {
-        // The kernels are looked up (and loaded) before the clock starts.
+        // The kernels are looked up (and compiled, all at once, and loaded) before the clock
+        // starts.
+        let mut names = vec![
+            Bookends::name::<T>("records"),
+            Bookends::name::<T>("read_out"),
+        ];
+        names.extend(
+            chunk
+                .chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b]))
+                .map(|run| {
+                    let class = shape_class::<T>(&contracts[run[0]]);
+                    tile_kernel_name::<T>(&contracts[run[0]], class.book_nodes())
+                }),
+        );
+        self.prepare(&names)?;
         let mut runs = Vec::new();
         let mut first_option = 0;
         for run in chunk.chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b])) {
@@ -479,8 +520,8 @@ impl LatticeGpu {
     /// The records and read-out kernels in `T`, looked up (and loaded) on first use.
     fn bookends<T: DeviceReal>(&self) -> Result<Bookends> {
         Ok(Bookends {
-            records: self.function(&format!("lattice_records_{}", T::SUFFIX), |_| Ok(()))?,
-            read_out: self.function(&format!("lattice_read_out_{}", T::SUFFIX), |_| Ok(()))?,
+            records: self.function(&Bookends::name::<T>("records"), |_| Ok(()))?,
+            read_out: self.function(&Bookends::name::<T>("read_out"), |_| Ok(()))?,
         })
     }
 }
