@@ -56,7 +56,8 @@ pub fn atsp<'py>(
     let solution = &measured.output.solution;
     let dict = PyDict::new(py);
     dict.set_item("cost", solution.cost)?;
-    let tour: Vec<u64> = solution.tour.iter().map(|&c| c as u64).collect();
+    // int64, numpy's dtype of indices (uint64 mixed with int64 turns into float64).
+    let tour: Vec<i64> = solution.tour.iter().map(|&c| c as i64).collect();
     dict.set_item("tour", PyArray1::from_vec(py, tour))?;
     dict.set_item("proven_optimal", solution.proven_optimal)?;
     dict.set_item("lower_bound", solution.lower_bound)?;

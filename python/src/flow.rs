@@ -11,8 +11,9 @@ use crate::errors::choice;
 use crate::solve::solve;
 
 /// A maximum flow from `source` to `sink` of the network of `n` vertices and the arcs
-/// `tails[i] -> heads[i]` of capacity `capacities[i]`: a dict of `flow`, `flows` (uint64 per
-/// arc), `cut` (bool per vertex, the source side), `cut_arcs`, `verified`, `strategy`.
+/// `tails[i] -> heads[i]` of capacity `capacities[i]`: a dict of `flow`, `flows` (int64 per
+/// arc), `cut` (bool per vertex, the source side), `cut_arcs` (int64 arc indices), `verified`,
+/// `strategy`.
 #[pyfunction]
 #[pyo3(signature = (n, tails, heads, capacities, source, sink, strategy, backend))]
 #[allow(clippy::too_many_arguments)] // the network's arrays and the solve's keywords
@@ -42,9 +43,13 @@ pub fn maxflow<'py>(
     let run = measured.output;
     let dict = PyDict::new(py);
     dict.set_item("flow", run.answer.value)?;
-    dict.set_item("flows", PyArray1::from_vec(py, run.answer.flows))?;
+    // int64, the dtype of the capacities and of numpy's indices: a flow is at most its arc's
+    // capacity (an int64), and arithmetic on uint64 with Python ints or int64 arrays turns
+    // into float64 in numpy.
+    let flows: Vec<i64> = run.answer.flows.iter().map(|&f| f as i64).collect();
+    dict.set_item("flows", PyArray1::from_vec(py, flows))?;
     dict.set_item("cut", PyArray1::from_vec(py, run.answer.source_side))?;
-    let cut_arcs: Vec<u64> = run.answer.cut_arcs.iter().map(|&a| a as u64).collect();
+    let cut_arcs: Vec<i64> = run.answer.cut_arcs.iter().map(|&a| a as i64).collect();
     dict.set_item("cut_arcs", PyArray1::from_vec(py, cut_arcs))?;
     dict.set_item("verified", run.answer.verified)?;
     dict.set_item("strategy", run.stats.strategy.name())?;

@@ -12,11 +12,12 @@ use crate::solve::solve;
 
 /// Searches `graph` (CSR: `indptr`, `indices`, `weights` per arc) from every source:
 /// `kind` `bfs` gives an int32 array of hop counts (-1 unreached), `sssp` a float64 array of
-/// distances (inf unreached), of shape (sources, vertices). `symmetric`: the caller knows
-/// every arc's reverse is an arc too, so BFS reads the graph as its own reverse instead of
-/// building one.
+/// distances (inf unreached), of shape (sources, vertices). `directed` false: every arc is
+/// an edge both ways, as `scipy.sparse.csgraph`'s `directed=False` reads a graph. `symmetric`:
+/// the caller knows every arc's reverse is an arc too, so BFS reads the graph as its own
+/// reverse instead of building one.
 #[pyfunction]
-#[pyo3(signature = (kind, indptr, indices, weights, sources, delta, symmetric, backend))]
+#[pyo3(signature = (kind, indptr, indices, weights, sources, delta, directed, symmetric, backend))]
 #[allow(clippy::too_many_arguments)] // the graph's arrays and the search's keywords
 pub fn search<'py>(
     py: Python<'py>,
@@ -26,6 +27,7 @@ pub fn search<'py>(
     weights: Option<PyReadonlyArray1<'py, f64>>,
     sources: Ints<'py>,
     delta: Option<u64>,
+    directed: bool,
     symmetric: bool,
     backend: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -52,7 +54,15 @@ pub fn search<'py>(
         let graph = GraphView::from_csr(&offsets, &targets, weights.as_deref())?;
         // Every source's answer kept, as `bfs` and `sssp` do, with what is known of the
         // graph: here, whether it is symmetric.
-        thicket_graph::search_view(graph, symmetric, problem, &sources, &options)
+        if directed {
+            thicket_graph::search_view(graph, symmetric, problem, &sources, &options)
+        } else {
+            // Each arc both ways: an edge u-v of G[u, v] or G[v, u], the lighter where both
+            // are arcs (the search merges parallel arcs into the lightest), as scipy reads an
+            // undirected graph; symmetric by construction, so BFS needs no reverse.
+            let both_ways = graph.symmetrised();
+            thicket_graph::search_view(both_ways.view(), true, problem, &sources, &options)
+        }
     })?;
     let paths = measured.output.paths;
     let vertices = measured.output.vertices;

@@ -24,6 +24,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(devices::devices, module)?)?;
     module.add_function(wrap_pyfunction!(queens::queens, module)?)?;
     module.add_function(wrap_pyfunction!(lattice::price_one, module)?)?;
+    module.add_function(wrap_pyfunction!(lattice::implied_volatility, module)?)?;
     module.add_function(wrap_pyfunction!(book::price_book, module)?)?;
     module.add_function(wrap_pyfunction!(graph::search, module)?)?;
     module.add_function(wrap_pyfunction!(flow::maxflow, module)?)?;

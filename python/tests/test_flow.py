@@ -64,3 +64,52 @@ def test_gpu_flow_matches_the_cpu(rng):
     cpu = thicket.maxflow(2000, tails, heads, capacities, 0, 1999, backend="cpu")
     gpu = thicket.maxflow(2000, tails, heads, capacities, 0, 1999, backend="cuda")
     assert gpu["flow"] == cpu["flow"]
+
+
+@pytest.mark.parametrize("form", ["csr", "coo", "csc", "csr_array", "dense"])
+def test_a_capacity_matrix_as_scipys_maximum_flow_takes_it(rng, form):
+    n = 150
+    tails, heads, capacities = random_network(rng, n, 900)
+    matrix = scipy_sparse.csr_matrix((capacities.astype(np.int32), (tails, heads)), shape=(n, n))
+    given = {
+        "csr": matrix,
+        "coo": matrix.tocoo(),
+        "csc": matrix.tocsc(),
+        "csr_array": scipy_sparse.csr_array(matrix),
+        "dense": matrix.toarray(),
+    }[form]
+    answer = thicket.maxflow(given, 0, n - 1)
+    assert answer["flow"] == csgraph.maximum_flow(matrix, 0, n - 1).flow_value
+    assert thicket.maxflow(given, source=0, sink=n - 1)["flow"] == answer["flow"]
+    assert answer["verified"]
+    # The flows follow the CSR's entries: as a matrix, within the capacities and conserved.
+    csr = matrix if form != "dense" else scipy_sparse.csr_matrix(given)
+    flow = scipy_sparse.csr_matrix((answer["flows"], csr.indices, csr.indptr), shape=(n, n))
+    assert (flow.toarray() <= csr.toarray()).all()
+    net = np.asarray(flow.sum(axis=1)).ravel() - np.asarray(flow.sum(axis=0)).ravel()
+    assert net[0] == answer["flow"] and net[n - 1] == -answer["flow"]
+    assert not net[1 : n - 1].any()
+
+
+def test_index_and_flow_outputs_are_int64():
+    answer = thicket.maxflow(4, [0, 0, 1, 2], [1, 2, 3, 3], [3, 2, 2, 3], 0, 3)
+    assert answer["flows"].dtype == np.int64 and answer["cut_arcs"].dtype == np.int64
+    # The minimum cut {0, 1}: arcs 0 -> 2 and 1 -> 3, capacity 2 + 2, the flow.
+    np.testing.assert_array_equal(answer["cut_arcs"], [1, 2])
+    assert thicket.atsp(np.ones((5, 5)))["tour"].dtype == np.int64
+
+
+def test_the_two_forms_are_not_mixed():
+    matrix = scipy_sparse.csr_matrix(np.array([[0, 2], [0, 0]]))
+    with pytest.raises(ValueError, match="source and the sink"):
+        thicket.maxflow(matrix, 0)
+    with pytest.raises(ValueError, match=r"maxflow\(graph, source, sink\)"):
+        thicket.maxflow(matrix, 0, 1, [2])
+    with pytest.raises(ValueError, match=r"maxflow\(graph, source, sink\)"):
+        thicket.maxflow(matrix, 0, 1, source=0)
+    with pytest.raises(ValueError, match="takes \\(n, tails, heads, capacities, source, sink\\)"):
+        thicket.maxflow(2, [0], [1], [2])
+    with pytest.raises(ValueError, match="dtype float64; it must hold integers"):
+        thicket.maxflow(matrix.astype(float), 0, 1)
+    with pytest.raises(ValueError, match="square"):
+        thicket.maxflow(np.ones((2, 3), np.int64), 0, 1)

@@ -121,3 +121,82 @@ def test_each_source_has_its_own_row(rng):
     for row, source in zip(together, sources):
         np.testing.assert_array_equal(row, thicket.sssp(graph, source, backend="cpu")[0])
     assert together.flags.c_contiguous and together.flags.owndata
+
+
+# Every format scipy.sparse.csgraph takes: each scipy.sparse format, as a matrix and as an
+# array, and dense numpy arrays and matrices (whose zeros are no arc).
+FORMATS = {
+    "coo": lambda g: g.tocoo(),
+    "csc": lambda g: g.tocsc(),
+    "lil": lambda g: g.tolil(),
+    "dok": lambda g: g.todok(),
+    "bsr": lambda g: g.tobsr(),
+    "coo_array": lambda g: scipy_sparse.coo_array(g),
+    "csc_array": lambda g: scipy_sparse.csc_array(g),
+    "dense": lambda g: g.toarray(),
+    "numpy matrix": lambda g: g.todense(),
+}
+
+
+@pytest.mark.parametrize("form", FORMATS)
+def test_every_scipy_format_and_dense_arrays_answer_as_csr(rng, form):
+    graph = random_graph(rng, 120, 500)
+    sources = [0, 17, 119]
+    given = FORMATS[form](graph)
+    np.testing.assert_array_equal(thicket.bfs(given, sources), thicket.bfs(graph, sources))
+    distances = thicket.sssp(given, sources)
+    np.testing.assert_array_equal(distances, thicket.sssp(graph, sources))
+    reference = csgraph.shortest_path(given, method="D", directed=True, indices=sources)
+    np.testing.assert_array_equal(distances, reference)
+
+
+def test_dense_inf_and_nan_are_no_arc_as_in_scipy():
+    dense = np.array([[0, 2, np.inf], [np.nan, 0, 3], [1, 0, 0]], dtype=float)
+    reference = csgraph.shortest_path(dense, method="D", indices=[0, 1, 2])
+    np.testing.assert_array_equal(thicket.sssp(dense, [0, 1, 2]), reference)
+    with pytest.raises(ValueError, match="shape \\(2, 3\\); it must be square"):
+        thicket.bfs(np.ones((2, 3)), 0)
+    with pytest.raises(ValueError, match="dtype complex128"):
+        thicket.bfs(np.ones((2, 2), complex), 0)
+
+
+def test_explicit_zeros_of_a_sparse_graph_are_arcs_as_in_scipy():
+    graph = scipy_sparse.csr_matrix(
+        (np.array([0.0, 4.0, 0.0]), np.array([1, 2, 2]), np.array([0, 2, 3, 3])), shape=(3, 3)
+    )
+    assert graph.nnz == 3  # the zeros stored
+    reference = csgraph.shortest_path(graph, method="D", indices=[0, 1])
+    np.testing.assert_array_equal(thicket.sssp(graph, [0, 1]), reference)
+    np.testing.assert_array_equal(thicket.bfs(graph, 1), [[-1, 0, 1]])
+
+
+@pytest.mark.parametrize("n,m", [(60, 150), (400, 1200)])
+def test_undirected_searches_match_scipy(rng, n, m):
+    # An upper-triangular graph reaches every vertex of its component when read undirected,
+    # as scipy's directed=False; the other graph has arcs both ways of different weights,
+    # where the lighter is the edge's.
+    full = random_graph(rng, n, m)
+    upper = scipy_sparse.triu(full, k=1, format="csr")
+    both = (full + scipy_sparse.triu(full, k=1).T * 3).tocsr()
+    sources = rng.choice(n, size=4, replace=False)
+    for graph in (upper, both):
+        hops = thicket.bfs(graph, sources, directed=False)
+        reference = csgraph.shortest_path(graph, directed=False, unweighted=True, indices=sources)
+        np.testing.assert_array_equal(np.where(hops < 0, np.inf, hops), reference)
+        distances = thicket.sssp(graph, sources, directed=False)
+        reference = csgraph.shortest_path(graph, method="D", directed=False, indices=sources)
+        np.testing.assert_array_equal(distances, reference)
+        order = csgraph.breadth_first_order(graph, int(sources[0]), directed=False,
+                                            return_predecessors=False)
+        assert set(order) == set(np.flatnonzero(hops[0] >= 0))
+    # The directed search of the upper-triangular graph does not go back up.
+    assert (thicket.bfs(upper, n - 1)[0] >= 0).sum() == 1
+
+
+def test_no_source_is_refused_naming_it(rng):
+    graph = random_graph(rng, 20, 40)
+    for nothing in ([], (), np.array([])):
+        with pytest.raises(ValueError, match="^invalid input: no source to search from$"):
+            thicket.bfs(graph, nothing)
+        with pytest.raises(ValueError, match="no source to search from"):
+            thicket.sssp(graph, nothing)

@@ -39,14 +39,34 @@ def test_other_dtypes_and_layouts_are_converted_once():
     assert conversions() == before + 1
 
 
+def test_a_csr_graph_is_borrowed_and_other_formats_converted_once():
+    sparse = pytest.importorskip("scipy.sparse")
+    graph = sparse.csr_matrix(np.array([[0, 1, 0], [0, 0, 2], [3, 0, 0]], dtype=np.float64))
+    before = conversions()
+    thicket.sssp(graph, np.array([0], np.int64))
+    assert conversions() == before
+    thicket.sssp(graph.tocoo(), np.array([0], np.int64))
+    thicket.sssp(graph.toarray(), np.array([0], np.int64))
+    assert conversions() == before + 2
+
+
 def test_the_fixed_signatures():
     keywords = {
         thicket.queens: ["backend"],
-        thicket.lookback: ["call", "european", "dividend_yield", "precision", "backend"],
-        thicket.binomial: ["call", "european", "dividend_yield", "precision", "backend"],
+        thicket.lookback: [
+            "call", "european", "dividend_yield", "observed_max", "observed_min", "greeks",
+            "precision", "backend",
+        ],
+        thicket.binomial: [
+            "call", "european", "dividend_yield", "tree", "greeks", "precision", "backend",
+        ],
+        thicket.implied_volatility: [
+            "payoff", "strike", "european", "dividend_yield", "tree", "observed_max",
+            "observed_min",
+        ],
         thicket.price_book: ["dividend_yield", "greeks", "precision", "backend"],
-        thicket.bfs: ["symmetric", "backend"],
-        thicket.sssp: ["delta", "backend"],
+        thicket.bfs: ["directed", "symmetric", "backend"],
+        thicket.sssp: ["directed", "delta", "backend"],
         thicket.maxflow: ["strategy", "backend"],
         thicket.schedule: ["method", "time_limit", "seed", "backend"],
         thicket.atsp: ["time_limit", "backend"],

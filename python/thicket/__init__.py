@@ -21,6 +21,7 @@ __all__ = [
     "queens",
     "lookback",
     "binomial",
+    "implied_volatility",
     "price_book",
     "bfs",
     "sssp",
@@ -111,6 +112,11 @@ def _count(value, name):
     return int(value)
 
 
+def _optional(value):
+    """A float, or None where the keyword was left out."""
+    return None if value is None else float(value)
+
+
 def _price(
     payoff,
     style,
@@ -121,6 +127,9 @@ def _price(
     rate,
     dividend_yield,
     steps,
+    tree,
+    observed_max,
+    observed_min,
     greeks,
     precision,
     backend,
@@ -131,12 +140,15 @@ def _price(
         payoff,
         style,
         float(spot),
-        float(strike),
+        _optional(strike),
         float(maturity),
         float(volatility),
         float(rate),
         float(dividend_yield),
         _count(steps, "steps"),
+        tree,
+        _optional(observed_max),
+        _optional(observed_min),
         greeks == "all",
         precision,
         backend,
@@ -153,6 +165,8 @@ def lookback(
     call=False,
     european=False,
     dividend_yield=0.0,
+    observed_max=None,
+    observed_min=None,
     greeks="basic",
     precision="f64",
     backend="auto",
@@ -160,7 +174,8 @@ def lookback(
     """Prices a floating-strike lookback option on an N-step Cox-Ross-Rubinstein lattice.
 
     The put pays the running maximum of the stock (monitored at the lattice dates, from the
-    spot) minus the stock; the call pays the stock minus its running minimum.
+    spot, or from ``observed_max``) minus the stock; the call pays the stock minus its
+    running minimum (from the spot, or from ``observed_min``).
 
     Args:
         spot: the stock price today (> 0).
@@ -171,6 +186,12 @@ def lookback(
         call: the lookback call instead of the put.
         european: exercise at maturity only (default: American, at every step).
         dividend_yield: continuous dividend yield per year (default 0).
+        observed_max: a put already alive: the running maximum of the stock observed so far
+            (at or above the spot; None, the default: the spot, a put that starts today).
+            Between two states of the lattice the price is interpolated linearly in log
+            maximum. As ``thicket lookback --observed-max``.
+        observed_min: a call (``call=True``) already alive: the running minimum observed so
+            far (at or below the spot; None: the spot). As ``--observed-min``.
         greeks: ``"basic"`` (default): the sensitivities the lattice gives at no extra
             lattice (delta, gamma, theta); ``"all"`` adds vega and rho, which re-price four
             bumped lattices (five lattices instead of one).
@@ -189,12 +210,15 @@ def lookback(
         payoff,
         style,
         spot,
-        float("nan"),
+        None,
         maturity,
         volatility,
         rate,
         dividend_yield,
         steps,
+        "crr",
+        observed_max,
+        observed_min,
         greeks,
         precision,
         backend,
@@ -212,11 +236,13 @@ def binomial(
     call=False,
     european=False,
     dividend_yield=0.0,
+    tree="crr",
     greeks="basic",
     precision="f64",
     backend="auto",
 ):
-    """Prices a vanilla put (or call) on an N-step Cox-Ross-Rubinstein lattice.
+    """Prices a vanilla put (or call) on an N-step binomial lattice (Cox-Ross-Rubinstein by
+    default).
 
     Args:
         spot: the stock price today (> 0).
@@ -228,6 +254,10 @@ def binomial(
         call: a call instead of a put.
         european: exercise at maturity only (default: American).
         dividend_yield: continuous dividend yield per year (default 0).
+        tree: the lattice's tree: ``"crr"`` (Cox-Ross-Rubinstein, default),
+            ``"jarrow-rudd"`` (risk-neutral p), ``"tian"`` (three moments matched) or
+            ``"leisen-reimer"`` (Peizer-Pratt inversion, centred on the strike; odd
+            ``steps`` only). As ``thicket binomial --tree``; docs/lattice.md defines each.
         greeks: ``"basic"`` (default) or ``"all"`` (as for :func:`lookback`).
         precision: ``"f64"`` or ``"f32"``.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
@@ -248,9 +278,74 @@ def binomial(
         rate,
         dividend_yield,
         steps,
+        tree,
+        None,
+        None,
         greeks,
         precision,
         backend,
+    )
+
+
+def implied_volatility(
+    price,
+    spot,
+    maturity,
+    rate,
+    steps,
+    *,
+    payoff="put",
+    strike=None,
+    european=False,
+    dividend_yield=0.0,
+    tree="crr",
+    observed_max=None,
+    observed_min=None,
+):
+    """The volatility at which an option's lattice price equals a quoted price.
+
+    Brent's method on the f64 lattice of :func:`binomial` or :func:`lookback` (one thread,
+    the CPU), over the volatilities whose lattice is valid up to 10 (1,000% a year), to 1e-10
+    or better; as ``thicket implied-vol``.
+
+    Args:
+        price: the quoted price: above the option's lower no-arbitrage bound (0, its exercise
+            today for an American, the forward part of its payoff) and below its upper one
+            (the stock for a call, the strike for a put).
+        spot: the stock price today (> 0).
+        maturity: time to maturity in years (> 0).
+        rate: continuously compounded risk-free rate per year.
+        steps: lattice steps N.
+        payoff: ``"put"`` (default), ``"call"``, ``"lookback-put"`` or ``"lookback-call"``.
+        strike: the strike of a put or call (required for them; a lookback's floats, so it
+            takes none).
+        european: exercise at maturity only (default: American).
+        dividend_yield: continuous dividend yield per year (default 0).
+        tree: the tree of a put or call (as for :func:`binomial`; lookbacks are ``"crr"``).
+        observed_max: a seasoned lookback put's running maximum (as for :func:`lookback`).
+        observed_min: a seasoned lookback call's running minimum.
+
+    Returns:
+        float: the implied volatility (per year, 0.2 for 20%).
+
+    Raises:
+        ValueError: bad input, or a price no volatility gives, in the CLI's words: one at or
+        past a no-arbitrage bound (naming the bound and its formula), or below the lowest
+        volatility's lattice price (about the intrinsic value) or above the highest's.
+    """
+    return _native.implied_volatility(
+        payoff,
+        "european" if european else "american",
+        float(price),
+        float(spot),
+        _optional(strike),
+        float(maturity),
+        float(rate),
+        float(dividend_yield),
+        _count(steps, "steps"),
+        tree,
+        _optional(observed_max),
+        _optional(observed_min),
     )
 
 
@@ -365,44 +460,83 @@ def _codes(value, codes, name):
     return lookup[inverse.reshape(-1)]
 
 
+def _square(shape):
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"invalid input: graph has shape {tuple(shape)}; it must be square")
+
+
+def _is_sparse(graph):
+    """Whether `graph` is a scipy.sparse matrix or array (of any format), told without
+    importing scipy (the package does not depend on it)."""
+    return hasattr(graph, "tocsr") and hasattr(graph, "format") and hasattr(graph, "shape")
+
+
 def _csr(graph):
-    """(indptr, indices, weights or None) of a scipy CSR matrix or array, or of a tuple."""
-    if hasattr(graph, "indptr") and hasattr(graph, "indices"):
-        if getattr(graph, "format", "csr") != "csr":
-            raise ValueError(
-                f"invalid input: graph is a scipy {graph.format} matrix; pass it as CSR "
-                "(graph.tocsr())"
-            )
-        rows, columns = graph.shape
-        if rows != columns:
-            raise ValueError(f"invalid input: graph has shape {graph.shape}; it must be square")
+    """(indptr, indices, values or None) of a graph: a scipy.sparse matrix or array of any
+    format (converted to CSR where it is another), a dense square array or numpy matrix (its
+    non-zero finite entries are the arcs, as scipy.sparse.csgraph reads one), or a tuple
+    (indptr, indices[, weights])."""
+    global _conversions
+    if isinstance(graph, tuple):
+        if len(graph) in (2, 3):
+            return graph[0], graph[1], graph[2] if len(graph) == 3 else None
+    elif _is_sparse(graph):
+        _square(graph.shape)
+        if graph.format != "csr":
+            graph = graph.tocsr()
+            _conversions += 1
         return graph.indptr, graph.indices, graph.data
-    if isinstance(graph, tuple) and len(graph) in (2, 3):
-        return graph[0], graph[1], graph[2] if len(graph) == 3 else None
+    else:
+        dense = np.asarray(graph)
+        if dense.ndim == 2:
+            _square(dense.shape)
+            if dense.dtype.kind not in _REAL_KINDS:
+                raise ValueError(
+                    f"invalid input: graph has dtype {dense.dtype}; it must hold numbers"
+                )
+            # scipy.sparse.csgraph's dense convention: 0, inf and NaN are no arc.
+            arcs = (dense != 0) & np.isfinite(dense)
+            # Flat positions in row order, so that the heads come out contiguous.
+            at = np.flatnonzero(arcs)
+            indptr = np.zeros(dense.shape[0] + 1, dtype=np.int64)
+            np.cumsum(np.count_nonzero(arcs, axis=1), out=indptr[1:])
+            _conversions += 1
+            return indptr, at % dense.shape[1], dense.ravel()[at]
     raise ValueError(
-        "invalid input: graph must be a scipy.sparse CSR matrix or array, or a tuple "
-        "(indptr, indices[, weights])"
+        "invalid input: graph must be a scipy.sparse matrix or array (any format), a square "
+        "numpy array, or a tuple (indptr, indices[, weights])"
     )
 
 
 def _sources(sources):
-    return _ints(np.atleast_1d(sources), "sources")
+    array = np.atleast_1d(sources)
+    # An empty list is float64 to numpy: as no source at all, which the search refuses
+    # naming it (not the dtype of nothing).
+    if array.size == 0 and array.dtype.kind not in _INTEGER_KINDS:
+        array = array.astype(np.int64)
+    return _ints(array, "sources")
 
 
-def bfs(graph, sources, *, symmetric=False, backend="auto"):
+def bfs(graph, sources, *, directed=True, symmetric=False, backend="auto"):
     """Breadth-first search from every source: hop counts.
 
     Args:
-        graph: a directed graph as a ``scipy.sparse.csr_matrix``/``csr_array`` (row u's
-            columns are the arcs u -> v; the values are ignored) or a tuple
-            ``(indptr, indices[, weights])`` of integer arrays (int32 or int64 are borrowed
-            as they are).
-        sources: a vertex id or a sequence of them.
+        graph: a graph as ``scipy.sparse.csgraph`` takes one: a scipy.sparse matrix or array
+            of any format (CSR is read as it is, COO, CSC and the others converted to CSR
+            once; the values are ignored, an explicitly stored 0 is an arc), a dense square
+            numpy array or matrix (its non-zero finite entries are the arcs), or a tuple
+            ``(indptr, indices[, weights])`` of CSR integer arrays (int32 or int64 are
+            borrowed as they are). Row u's columns are the arcs u -> v.
+        sources: a vertex id or a sequence of them (at least one).
+        directed: False reads every arc both ways, as ``scipy.sparse.csgraph``'s
+            ``directed=False``: an upper-triangular graph reaches every vertex of its
+            component. Default True.
         symmetric: the graph is symmetric (every arc u -> v has its v -> u: an undirected
             graph stored both ways), as the caller knows. The search then reads the graph as
             its own reverse instead of building the reverse (the direction-optimizing BFS
             needs every vertex's in-arcs), which on a large graph costs more than the
             search. Answers are wrong if the graph is not symmetric; default False.
+            ``directed=False`` implies it.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
@@ -417,20 +551,24 @@ def bfs(graph, sources, *, symmetric=False, backend="auto"):
         None,
         _sources(sources),
         None,
+        bool(directed),
         bool(symmetric),
         backend,
     )
 
 
-def sssp(graph, sources, *, delta=None, backend="auto"):
+def sssp(graph, sources, *, directed=True, delta=None, backend="auto"):
     """Single-source shortest paths from every source (delta-stepping).
 
     Args:
-        graph: a ``scipy.sparse.csr_matrix``/``csr_array`` whose values are the arc weights,
-            or a tuple ``(indptr, indices, weights)``; weights are whole numbers
-            0 to 4,294,967,295 (float64 borrowed; negative weights are refused). A tuple
-            without weights gives every arc weight 1.
-        sources: a vertex id or a sequence of them.
+        graph: a graph as for :func:`bfs` whose values are the arc weights (a tuple
+            ``(indptr, indices, weights)``; one without weights gives every arc weight 1);
+            weights are whole numbers 0 to 4,294,967,295 (float64 borrowed; negative
+            weights are refused).
+        sources: a vertex id or a sequence of them (at least one).
+        directed: False reads every arc both ways, as ``scipy.sparse.csgraph``'s
+            ``directed=False``: the edge u-v weighs the lesser of ``graph[u, v]`` and
+            ``graph[v, u]`` where both are arcs. Default True.
         delta: delta-stepping's bucket width (a positive integer); None picks it from the
             weights.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
@@ -451,18 +589,43 @@ def sssp(graph, sources, *, delta=None, backend="auto"):
         weights,
         _sources(sources),
         delta,
+        bool(directed),
         False,
         backend,
     )
 
 
-def maxflow(n, tails, heads, capacities, source, sink, *, strategy=None, backend="auto"):
+def _is_matrix(value):
+    """Whether `value` is a capacity matrix (scipy.sparse, or a 2-D numpy array or matrix)
+    rather than the number of vertices."""
+    return _is_sparse(value) or (isinstance(value, np.ndarray) and value.ndim == 2)
+
+
+def maxflow(
+    n,
+    tails=None,
+    heads=None,
+    capacities=None,
+    source=None,
+    sink=None,
+    *,
+    strategy=None,
+    backend="auto",
+):
     """A maximum flow and a minimum cut, checked by the min-cut certificate.
 
+    Two forms: ``maxflow(n, tails, heads, capacities, source, sink)``, a network given as its
+    arcs, and ``maxflow(graph, source, sink)``, a capacity matrix as
+    ``scipy.sparse.csgraph.maximum_flow(graph, source, sink)`` takes one.
+
     Args:
-        n: the number of vertices.
-        tails: the arcs' tail vertices (integers; uint32 is borrowed as it is).
-        heads: the arcs' head vertices.
+        n: the number of vertices; or, in the second form, the capacity matrix: a
+            scipy.sparse matrix or array of any format (each stored entry an arc, an
+            explicit 0 one of capacity 0) or a dense square integer array (its non-zero
+            entries the arcs), converted to CSR; its entries are the arcs, row by row.
+        tails: the arcs' tail vertices (integers; uint32 is borrowed as it is); the source
+            in the second form.
+        heads: the arcs' head vertices; the sink in the second form.
         capacities: the arcs' capacities (non-negative integers; int64 is borrowed).
         source: the source vertex.
         sink: the sink vertex.
@@ -472,10 +635,40 @@ def maxflow(n, tails, heads, capacities, source, sink, *, strategy=None, backend
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
-        dict: ``flow`` (int), ``flows`` (uint64 per arc, in input order), ``cut`` (bool per
-        vertex: the source side of a minimum cut), ``cut_arcs`` (the arcs across it),
-        ``verified``, ``strategy``, ``seconds``, ``backend``, ``notes``.
+        dict: ``flow`` (int), ``flows`` (int64 per arc, in input order; of a matrix, in the
+        order of its CSR entries, so ``csr_matrix((flows, csr.indices, csr.indptr))`` is the
+        flow matrix), ``cut`` (bool per vertex: the source side of a minimum cut),
+        ``cut_arcs`` (int64 indices of the arcs across it), ``verified``, ``strategy``,
+        ``seconds``, ``backend``, ``notes``.
     """
+    if _is_matrix(n):
+        # maxflow(graph, s, t) fills tails and heads; maxflow(graph, source=s, sink=t) names
+        # them, as scipy's maximum_flow(csgraph, source, sink) may be called.
+        twice = (tails is not None and source is not None) or (
+            heads is not None and sink is not None
+        )
+        if capacities is not None or twice:
+            raise ValueError(
+                "invalid input: a capacity matrix takes maxflow(graph, source, sink); "
+                "tails, heads and capacities are for maxflow(n, tails, heads, capacities, "
+                "source, sink)"
+            )
+        source = tails if source is None else source
+        sink = heads if sink is None else sink
+        if source is None or sink is None:
+            raise ValueError(
+                "invalid input: maxflow(graph, source, sink) needs the source and the sink"
+            )
+        graph = n
+        indptr, indices, capacities = _csr(graph)
+        n = len(indptr) - 1
+        tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        heads = indices
+    elif any(v is None for v in (tails, heads, capacities, source, sink)):
+        raise ValueError(
+            "invalid input: maxflow takes (n, tails, heads, capacities, source, sink), or a "
+            "capacity matrix (graph, source, sink)"
+        )
     tails = _ints(tails, "tails")
     heads = _ints(heads, "heads")
     capacities = _array(capacities, "capacities", np.int64, _INTEGER_KINDS, 1)

@@ -9,9 +9,11 @@ Backend = Literal["auto", "cpu", "cuda"]
 Precision = Literal["f64", "f32"]
 Payoff = Literal["lookback-put", "lookback-call", "put", "call"]
 Style = Literal["american", "european"]
+Tree = Literal["crr", "jarrow-rudd", "tian", "leisen-reimer"]
 IntArray = Union[int, Sequence[int], npt.NDArray[np.integer]]
 RealArray = Union[float, Sequence[float], npt.NDArray[np.floating]]
-# A scipy.sparse csr_matrix/csr_array, or (indptr, indices[, weights]).
+# A scipy.sparse matrix or array of any format, a dense square array, or
+# (indptr, indices[, weights]).
 Graph = Union[Any, Tuple[npt.ArrayLike, npt.ArrayLike], Tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike]]
 
 def devices() -> list[dict[str, Any]]: ...
@@ -26,6 +28,8 @@ def lookback(
     call: bool = False,
     european: bool = False,
     dividend_yield: float = 0.0,
+    observed_max: Optional[float] = None,
+    observed_min: Optional[float] = None,
     greeks: Literal["basic", "all"] = "basic",
     precision: Precision = "f64",
     backend: Backend = "auto",
@@ -41,10 +45,26 @@ def binomial(
     call: bool = False,
     european: bool = False,
     dividend_yield: float = 0.0,
+    tree: Tree = "crr",
     greeks: Literal["basic", "all"] = "basic",
     precision: Precision = "f64",
     backend: Backend = "auto",
 ) -> dict[str, Any]: ...
+def implied_volatility(
+    price: float,
+    spot: float,
+    maturity: float,
+    rate: float,
+    steps: int,
+    *,
+    payoff: Payoff = "put",
+    strike: Optional[float] = None,
+    european: bool = False,
+    dividend_yield: float = 0.0,
+    tree: Tree = "crr",
+    observed_max: Optional[float] = None,
+    observed_min: Optional[float] = None,
+) -> float: ...
 @overload
 def price_book(
     payoff: Union[Payoff, Sequence[Payoff], npt.NDArray[np.str_], npt.NDArray[np.integer]],
@@ -78,15 +98,32 @@ def price_book(
     backend: Backend = "auto",
 ) -> dict[str, npt.NDArray[np.float64]]: ...
 def bfs(
-    graph: Graph, sources: IntArray, *, symmetric: bool = False, backend: Backend = "auto"
+    graph: Graph,
+    sources: IntArray,
+    *,
+    directed: bool = True,
+    symmetric: bool = False,
+    backend: Backend = "auto",
 ) -> npt.NDArray[np.int32]: ...
 def sssp(
     graph: Graph,
     sources: IntArray,
     *,
+    directed: bool = True,
     delta: Optional[int] = None,
     backend: Backend = "auto",
 ) -> npt.NDArray[np.float64]: ...
+@overload
+def maxflow(
+    graph: Graph,
+    /,
+    source: int,
+    sink: int,
+    *,
+    strategy: Optional[str] = None,
+    backend: Backend = "auto",
+) -> dict[str, Any]: ...
+@overload
 def maxflow(
     n: int,
     tails: IntArray,
