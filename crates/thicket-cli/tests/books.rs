@@ -309,3 +309,103 @@ fn a_book_ledger_in_a_read_only_folder_merges() {
     assert_eq!(stdout(&merged), plain);
     assert_eq!(after, before);
 }
+
+/// Issue 49: headers in any case, a bad row noted with `--on-error note` (exit 0, the summary
+/// counting it), the JSON book carrying every column of the book; the default still refuses
+/// the book, and a ledger refuses `--on-error note`.
+#[test]
+fn a_book_with_a_bad_row_is_noted_and_its_json_carries_the_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let shouted = DESK_BOOK
+        .replacen(
+            "id,desk,payoff,style,spot",
+            "ID, Desk ,Payoff,STYLE,Spot",
+            1,
+        )
+        .replace("0.35,0.3", "0.35,abc");
+    let book = write(dir.path(), "desk.csv", &shouted);
+    let refused = thicket(&["lookback", "--batch", &book, "--backend", "cpu"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("desk.csv:4: column volatility: \"abc\" is not a number"));
+    let output = thicket(&[
+        "lookback",
+        "--batch",
+        &book,
+        "--backend",
+        "cpu",
+        "--on-error",
+        "note",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("noted      1 row(s)"),
+        "{}",
+        stderr(&output)
+    );
+    // Every good row priced as the plain book prices it.
+    let plain = run(&[
+        "lookback",
+        "--batch",
+        &write(dir.path(), "p.csv", DESK_BOOK),
+        "--backend",
+        "cpu",
+        "--quiet",
+    ]);
+    let noted = stdout(&output);
+    let lines: Vec<&str> = noted.lines().collect();
+    assert!(lines[0].starts_with("ID,Desk,Payoff,STYLE,Spot,") && lines[0].ends_with(",rho,note"));
+    for (k, want) in plain.lines().enumerate().skip(1) {
+        if k == 3 {
+            assert!(
+                lines[k]
+                    .ends_with(",,,,,,,\"line 4: column volatility: \"\"abc\"\" is not a number\""),
+                "{}",
+                lines[k]
+            );
+        } else {
+            assert_eq!(lines[k], format!("{want},"));
+        }
+    }
+    let out = dir.path().join("priced.json");
+    let output = thicket(&[
+        "lookback",
+        "--batch",
+        &book,
+        "--backend",
+        "cpu",
+        "--on-error",
+        "note",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(json["noted"], 1);
+    let rows = json["priced"].as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[0]["ID"], "A-1");
+    assert_eq!(rows[0]["Desk"], "rates, London");
+    assert_eq!(rows[1]["price"].as_f64().unwrap(), 5.470181376133776);
+    assert_eq!(rows[2]["ID"], "A-3");
+    assert_eq!(rows[2]["price"], serde_json::Value::Null);
+    assert!(rows[2]["note"]
+        .as_str()
+        .unwrap()
+        .starts_with("line 4: column volatility"));
+    let ledger = dir.path().join("l.db");
+    let refused = thicket(&[
+        "lookback",
+        "--batch",
+        &book,
+        "--backend",
+        "cpu",
+        "--on-error",
+        "note",
+        "--ledger",
+        ledger.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("--on-error note with --ledger"));
+    assert!(!ledger.exists());
+}

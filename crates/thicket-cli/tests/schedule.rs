@@ -280,3 +280,27 @@ fn a_time_limit_is_echoed_in_short_form() {
         assert!(message.len() < 120, "{message}");
     }
 }
+
+/// Issue 49: a 4 x 2 matrix under the default 10 s limit is answered at once, proven optimal
+/// (its LP bound, 6.23, is below the optimum 7; the exhaustive search proves 7): no epoch of
+/// the search runs, and the text says so too.
+#[test]
+fn a_tiny_matrix_stops_proven_optimal_long_before_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.csv");
+    std::fs::write(&path, "3,5\n4,2\n6,7\n1,1\n").unwrap();
+    let path = path.to_str().unwrap();
+    let value = json(&thicket(&["schedule", path, "--backend", "cpu", "--json"]));
+    assert_eq!(value["makespan"], 7.0);
+    assert_eq!(value["lower_bound"], 7.0);
+    assert_eq!(value["optimal"], true);
+    assert_eq!(value["epochs"], 0);
+    assert!(value["seconds"].as_f64().unwrap() < 5.0, "{value}");
+    let output = thicket(&["schedule", path, "--backend", "cpu"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("lower bound  7.000000 (makespan proven optimal)"),
+        "{}",
+        stdout(&output)
+    );
+}

@@ -1,7 +1,10 @@
 //! Books of options as CSV, read and written with the `csv` crate: columns matched by name in
 //! any order (quoted fields, fields with commas), every bad value named by file, line and
 //! column, and every column the reader does not know (ids, desk fields) carried to the output
-//! in its place, so that a desk's book comes back as it went in with the results added.
+//! in its place, so that a desk's book comes back as it went in with the results added. Column
+//! names are matched ignoring ASCII case and surrounding spaces (`Payoff, STYLE`). A bad row
+//! refuses the book ([`OnError::Fail`]) or, with [`OnError::Note`], is written back with its
+//! results empty and a `note` saying why, the rest of the book priced.
 
 use std::path::Path;
 
@@ -13,6 +16,37 @@ use crate::trees::Tree;
 
 /// The column of quoted prices an implied-volatility book carries (and a priced book adds).
 const PRICE: &str = "price";
+
+/// The column that says why a row has no result.
+const NOTE: &str = "note";
+
+/// What a book reader does with a row it cannot read (a value that is not a number, an
+/// invalid contract, a row of the wrong width): the header's faults refuse the book either
+/// way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// Refuse the whole book, naming the file, the row's line and the value (the default).
+    #[default]
+    Fail,
+    /// Keep the row with its results empty and a `note` column saying why (`line 4: column
+    /// volatility: "abc" is not a number`); the other rows are read, and priced.
+    Note,
+}
+
+impl OnError {
+    /// Both, in the order a command's help lists them.
+    pub const ALL: [OnError; 2] = [OnError::Note, OnError::Fail];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnError::Fail => "fail",
+            OnError::Note => "note",
+        }
+    }
+}
+
+thicket_core::named_choice!(OnError, "on-error choice");
 
 /// What a book is read for: pricing (the volatility given), or implied volatility (a quoted
 /// `price` given, the volatility the answer).
@@ -163,11 +197,24 @@ fn set_number(slot: &mut f64, text: &str) -> std::result::Result<(), &'static st
 #[derive(Debug, Clone, PartialEq)]
 pub struct Book {
     header: Vec<String>,
-    /// The rows as read (one allocation each: a million-option book stays small).
+    /// The rows as read, noted ones included (one allocation each: a million-option book
+    /// stays small).
     rows: Vec<csv::StringRecord>,
+    /// Per option (a row that was read), its line.
     lines: Vec<u64>,
     contracts: Vec<Contract>,
     quotes: Vec<f64>,
+    /// The rows [`OnError::Note`] kept without an option, in the book's order.
+    noted: Vec<Noted>,
+    on_error: OnError,
+}
+
+/// A row kept without an option: its place among the rows, its line and why.
+#[derive(Debug, Clone, PartialEq)]
+struct Noted {
+    row: usize,
+    line: u64,
+    reason: String,
 }
 
 /// Reads a book of options to price from the file `path` (`-`: standard input) through
@@ -179,13 +226,20 @@ pub fn read_book(path: &Path) -> Result<Book> {
 
 /// Reads a book of `kind` from the file `path` (`-`: standard input), as [`parse_book_of`].
 pub fn read_book_of(path: &Path, kind: BookKind) -> Result<Book> {
+    read_book_with(path, kind, OnError::Fail)
+}
+
+/// Reads a book of `kind` from the file `path` (`-`: standard input), a bad row refusing it
+/// or noted as `on_error` says, as [`parse_book_with`].
+pub fn read_book_with(path: &Path, kind: BookKind, on_error: OnError) -> Result<Book> {
     let text = thicket_core::read_text(path)?;
-    parse_book_of(&thicket_core::input_name(path), &text, kind)
+    parse_book_with(&thicket_core::input_name(path), &text, kind, on_error)
 }
 
 /// Reads a book of options to price from `text`, named `file` in errors: a header line
 /// naming the columns `payoff`, `style`, `spot`, `strike`, `maturity`, `volatility`, `rate`
-/// and `steps` (in any order, each once), optionally `dividend_yield` (default 0; empty: 0),
+/// and `steps` (in any order, each once, in any ASCII case, spaces around a name ignored),
+/// optionally `dividend_yield` (default 0; empty: 0),
 /// `observed_extreme` (a lookback's running extreme so far; empty: the spot) and `tree`
 /// (`crr`, `jarrow-rudd`, `tian` or `leisen-reimer`; empty: `crr`),
 /// and any other columns (ids, desk fields), which are carried to the output as they are;
@@ -201,6 +255,14 @@ pub fn parse_book(file: &str, text: &str) -> Result<Book> {
 /// Reads a book of `kind` from `text` as [`parse_book`] does; a [`BookKind::Quotes`] book
 /// needs a `price` column (a number >= 0 on every row) and no `volatility`.
 pub fn parse_book_of(file: &str, text: &str, kind: BookKind) -> Result<Book> {
+    parse_book_with(file, text, kind, OnError::Fail)
+}
+
+/// Reads a book of `kind` from `text` as [`parse_book_of`] does, a bad row refusing the book
+/// ([`OnError::Fail`]) or kept with a note ([`OnError::Note`]: its results empty in the
+/// output, the note `line N: why`). A book with no row that reads is refused either way,
+/// naming the first bad row.
+pub fn parse_book_with(file: &str, text: &str, kind: BookKind, on_error: OnError) -> Result<Book> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -224,6 +286,8 @@ pub fn parse_book_of(file: &str, text: &str, kind: BookKind) -> Result<Book> {
         lines: Vec::new(),
         contracts: Vec::new(),
         quotes: Vec::new(),
+        noted: Vec::new(),
+        on_error,
     };
     // The reader's own line count skips blank lines: lines are counted here from the bytes.
     let (mut last_line, mut counted_to) = (1, 0);
@@ -244,25 +308,37 @@ pub fn parse_book_of(file: &str, text: &str, kind: BookKind) -> Result<Book> {
         if record.iter().all(str::is_empty) {
             continue;
         }
-        if record.len() != book.header.len() {
-            return Err(Error::InvalidInput(format!(
-                "{file}:{line}: {} fields, the header has {}",
+        let read = match record.len() == book.header.len() {
+            true => layout.contract(&record),
+            false => Err(format!(
+                "{} fields, the header has {}",
                 record.len(),
                 book.header.len()
-            )));
-        }
-        let (contract, quote) = layout.contract(file, line, &record)?;
-        book.contracts.push(contract);
-        if let Some(quote) = quote {
-            book.quotes.push(quote);
+            )),
+        };
+        match read {
+            Ok((contract, quote)) => {
+                book.contracts.push(contract);
+                book.quotes.extend(quote);
+                book.lines.push(line);
+            }
+            Err(reason) if on_error == OnError::Note => book.noted.push(Noted {
+                row: book.rows.len(),
+                line,
+                reason,
+            }),
+            Err(reason) => return Err(Error::InvalidInput(format!("{file}:{line}: {reason}"))),
         }
         book.rows.push(record);
-        book.lines.push(line);
     }
     if book.contracts.is_empty() {
-        return Err(Error::InvalidInput(format!(
-            "{file}:{last_line}: no options, only the header line"
-        )));
+        return Err(Error::InvalidInput(match book.noted.first() {
+            Some(first) => format!(
+                "{file}:{}: {}; no row of the book reads as an option",
+                first.line, first.reason
+            ),
+            None => format!("{file}:{last_line}: no options, only the header line"),
+        }));
     }
     Ok(book)
 }
@@ -278,6 +354,12 @@ fn csv_error(file: &str, error: &csv::Error) -> Error {
     Error::InvalidInput(format!("{file}:{line}: {reason}"))
 }
 
+/// Whether a header's column is the column `name`: ASCII case and surrounding spaces aside
+/// (`Spot`, ` SPOT `), as a spreadsheet's headers are often written.
+fn same_name(header: &str, name: &str) -> bool {
+    header.trim().eq_ignore_ascii_case(name)
+}
+
 /// Where each known column sits in a book's header.
 struct Layout {
     /// Per entry of [`COLUMNS`], its position (`None`: an optional column absent, or the
@@ -290,7 +372,9 @@ struct Layout {
 impl Layout {
     fn of(file: &str, header: &[String], kind: BookKind) -> Result<Layout> {
         let find = |name: &str, required: bool| -> Result<Option<usize>> {
-            let positions: Vec<usize> = (0..header.len()).filter(|&i| header[i] == name).collect();
+            let positions: Vec<usize> = (0..header.len())
+                .filter(|&i| same_name(&header[i], name))
+                .collect();
             match positions[..] {
                 [position] => Ok(Some(position)),
                 [] if required => Err(Error::InvalidInput(format!("{file}:1: no column {name}"))),
@@ -315,19 +399,14 @@ impl Layout {
         Ok(Layout { positions, price })
     }
 
-    /// The contract of one row (and its quoted price, in a quotes book), checked.
+    /// The contract of one row (and its quoted price, in a quotes book), checked; or why
+    /// not, which the caller puts after the row's file and line.
     fn contract(
         &self,
-        file: &str,
-        line: u64,
         fields: &csv::StringRecord,
-    ) -> Result<(Contract, Option<f64>)> {
-        let bad = |name: &str, text: &str, why: &str| {
-            Error::InvalidInput(format!(
-                "{file}:{line}: column {name}: {} {why}",
-                quoted(text)
-            ))
-        };
+    ) -> std::result::Result<(Contract, Option<f64>), String> {
+        let bad =
+            |name: &str, text: &str, why: &str| format!("column {name}: {} {why}", quoted(text));
         let mut contract = blank_contract();
         for (column, position) in COLUMNS.iter().zip(&self.positions) {
             let Some(text) = position.map(|p| &fields[p]) else {
@@ -354,10 +433,7 @@ impl Layout {
             let placeholder_only =
                 self.price.is_some() && e.message().starts_with("the up probability");
             if !placeholder_only {
-                return Err(Error::InvalidInput(format!(
-                    "{file}:{line}: {}",
-                    e.message()
-                )));
+                return Err(e.message().to_string());
             }
         }
         Ok((contract, quote))
@@ -380,6 +456,17 @@ impl Book {
         &self.lines
     }
 
+    /// The rows kept without an option ([`OnError::Note`]), in the book's order: each one's
+    /// line and why it was not read.
+    pub fn notes(&self) -> impl ExactSizeIterator<Item = (u64, &str)> {
+        self.noted.iter().map(|n| (n.line, n.reason.as_str()))
+    }
+
+    /// What the reader did with a bad row.
+    pub fn on_error(&self) -> OnError {
+        self.on_error
+    }
+
     /// How many options the book holds.
     pub fn len(&self) -> usize {
         self.contracts.len()
@@ -391,23 +478,78 @@ impl Book {
     }
 
     /// The book with its prices as CSV: every column as read, in its order (a column named
-    /// `price`, `delta`, ... already there is overwritten in its place), then `price`,
-    /// `delta`, `gamma`, `theta`, `vega` and `rho` (the last two empty where not computed).
-    /// `priced` holds one answer per option, in the book's order. Numbers are written in the
-    /// shortest form that reads back to the same `f64`, and the output reads back as a book.
+    /// `price`, `delta`, ... already there, in any case, is overwritten in its place), then
+    /// `price`, `delta`, `gamma`, `theta`, `vega` and `rho` (the last two empty where not
+    /// computed), and for a book read with [`OnError::Note`] a `note` column (empty, or why
+    /// the row has no results: they are empty). `priced` holds one answer per option, in the
+    /// book's order. Numbers are written in the shortest form that reads back to the same
+    /// `f64`, and the output reads back as a book.
     pub fn priced_csv(&self, priced: &[Priced]) -> String {
         let optional = |x: Option<f64>| x.map(|x| x.to_string()).unwrap_or_default();
-        self.with_columns(&[PRICE, "delta", "gamma", "theta", "vega", "rho"], |row| {
-            let p = &priced[row];
-            vec![
-                p.price.to_string(),
-                p.delta.to_string(),
-                p.gamma.to_string(),
-                p.theta.to_string(),
-                optional(p.vega),
-                optional(p.rho),
-            ]
+        self.with_columns(&self.priced_names(), |option| match option {
+            Some(option) => {
+                let p = &priced[option];
+                vec![
+                    p.price.to_string(),
+                    p.delta.to_string(),
+                    p.gamma.to_string(),
+                    p.theta.to_string(),
+                    optional(p.vega),
+                    optional(p.rho),
+                    String::new(),
+                ]
+            }
+            None => vec![String::new(); 6],
         })
+    }
+
+    /// The book with its prices as JSON, one object per row in the book's order: every
+    /// column as read, under its name in the header (as a string: ids and desk fields come
+    /// back exactly as written), then `price`, `delta`, `gamma`, `theta`, `vega` and `rho`
+    /// as numbers (null where not computed, or on a noted row; a column of the same name, in
+    /// any case, gives way to them), and for a book read with [`OnError::Note`] `note` (null,
+    /// or why the row has no results). `priced` holds one answer per option, in the book's
+    /// order.
+    pub fn priced_json(&self, priced: &[Priced]) -> serde_json::Value {
+        let names = self.priced_names();
+        let mut option = 0;
+        let mut noted = self.noted.iter().peekable();
+        let rows = self.rows.iter().enumerate().map(|(row, fields)| {
+            let mut object = serde_json::Map::new();
+            for (name, field) in self.header.iter().zip(fields) {
+                if !names.iter().any(|n| same_name(name, n)) {
+                    object.insert(name.clone(), field.into());
+                }
+            }
+            let note = noted.next_if(|n| n.row == row).map(Noted::reason_with_line);
+            let p = match note {
+                Some(_) => None,
+                None => {
+                    option += 1;
+                    Some(&priced[option - 1])
+                }
+            };
+            object.insert(PRICE.into(), p.map(|p| p.price).into());
+            object.insert("delta".into(), p.map(|p| p.delta).into());
+            object.insert("gamma".into(), p.map(|p| p.gamma).into());
+            object.insert("theta".into(), p.map(|p| p.theta).into());
+            object.insert("vega".into(), p.and_then(|p| p.vega).into());
+            object.insert("rho".into(), p.and_then(|p| p.rho).into());
+            if self.on_error == OnError::Note {
+                object.insert(NOTE.into(), note.into());
+            }
+            serde_json::Value::Object(object)
+        });
+        serde_json::Value::Array(rows.collect())
+    }
+
+    /// The columns a priced book adds: the results, and `note` where rows may be noted.
+    fn priced_names(&self) -> Vec<&'static str> {
+        let mut names = vec![PRICE, "delta", "gamma", "theta", "vega", "rho"];
+        if self.on_error == OnError::Note {
+            names.push(NOTE);
+        }
+        names
     }
 
     /// The book with its implied volatilities as CSV: every column as read, then
@@ -415,9 +557,12 @@ impl Book {
     /// found) and `note` (empty, or why no volatility was found). `implied` holds one answer
     /// per option, in the book's order.
     pub fn implied_csv(&self, implied: &[Result<f64>]) -> String {
-        self.with_columns(&["volatility", "note"], |row| match &implied[row] {
-            Ok(volatility) => vec![volatility.to_string(), String::new()],
-            Err(e) => vec![String::new(), e.message().to_string()],
+        self.with_columns(&["volatility", NOTE], |option| {
+            match option.map(|o| &implied[o]) {
+                Some(Ok(volatility)) => vec![volatility.to_string(), String::new()],
+                Some(Err(e)) => vec![String::new(), e.message().to_string()],
+                None => vec![String::new()],
+            }
         })
     }
 
@@ -427,35 +572,63 @@ impl Book {
         self.with_columns(&[], |_| Vec::new())
     }
 
-    /// The rows as read with `names` set to `values(row)`: in place where the header has the
-    /// name, else appended in order.
-    fn with_columns(&self, names: &[&str], values: impl Fn(usize) -> Vec<String>) -> String {
+    /// The rows as read with `names` set to `values(option)` (`None` for a noted row, whose
+    /// last name, `note`, is then set to why): in place where the header has the name (in
+    /// any case), else appended in order.
+    fn with_columns(
+        &self,
+        names: &[&str],
+        values: impl Fn(Option<usize>) -> Vec<String>,
+    ) -> String {
         let mut header = self.header.clone();
         let slots: Vec<usize> = names
             .iter()
-            .map(|name| match header.iter().position(|h| h == name) {
-                Some(slot) => slot,
-                None => {
-                    header.push(name.to_string());
-                    header.len() - 1
-                }
-            })
+            .map(
+                |name| match header.iter().position(|h| same_name(h, name)) {
+                    Some(slot) => slot,
+                    None => {
+                        header.push(name.to_string());
+                        header.len() - 1
+                    }
+                },
+            )
             .collect();
         let mut writer = csv::Writer::from_writer(Vec::new());
         // Writing to memory cannot fail, and every field is UTF-8.
         let _ = writer.write_record(&header);
         let mut record = Vec::with_capacity(header.len());
+        let mut option = 0;
+        let mut noted = self.noted.iter().peekable();
         for (row, fields) in self.rows.iter().enumerate() {
             record.clear();
             record.extend(fields.iter().map(str::to_string));
             record.resize(header.len(), String::new());
-            for (slot, value) in slots.iter().zip(values(row)) {
+            let row_values = match noted.next_if(|n| n.row == row) {
+                Some(n) => {
+                    let mut empty = values(None);
+                    empty.resize(names.len().saturating_sub(1), String::new());
+                    empty.push(n.reason_with_line());
+                    empty
+                }
+                None => {
+                    option += 1;
+                    values(Some(option - 1))
+                }
+            };
+            for (slot, value) in slots.iter().zip(row_values) {
                 record[*slot] = value;
             }
             let _ = writer.write_record(&record);
         }
         let bytes = writer.into_inner().unwrap_or_default();
         String::from_utf8(bytes).unwrap_or_default()
+    }
+}
+
+impl Noted {
+    /// The note a row's output carries: `line N: why`, as `implied-vol`'s notes read.
+    fn reason_with_line(&self) -> String {
+        format!("line {}: {}", self.line, self.reason)
     }
 }
 

@@ -236,3 +236,141 @@ fn a_missing_file_is_bad_input_naming_it() {
     assert!(matches!(err, Error::InvalidInput(_)));
     assert!(err.to_string().contains("nowhere.csv"), "{err}");
 }
+
+/// Issue 49: headers in any ASCII case, with spaces around them, name the same columns; the
+/// output keeps the book's spelling and overwrites a `Price` column in place.
+#[test]
+fn headers_are_matched_ignoring_case_and_spaces() {
+    let lower = parse_book("a.csv", BOOK).unwrap();
+    let shouted = BOOK.replacen(
+        "payoff,style,spot,strike,maturity,volatility,rate,steps",
+        "Payoff, STYLE ,Spot,Strike,MATURITY,Volatility,Rate,Steps",
+        1,
+    );
+    let book = parse_book("b.csv", &shouted).unwrap();
+    assert_eq!(book.contracts(), lower.contracts());
+    let priced = serial_book(
+        book.contracts(),
+        Precision::F64,
+        &thicket_core::Progress::hidden(),
+    )
+    .unwrap();
+    let out = book.priced_csv(&priced);
+    assert!(out.starts_with("Payoff,STYLE,Spot,Strike,"), "{out}");
+    let again = parse_book("c.csv", &out.replacen(",price,", ",PRICE,", 1)).unwrap();
+    assert_eq!(
+        again.priced_csv(&priced),
+        out.replacen(",price,", ",PRICE,", 1)
+    );
+    // Two spellings of one column are the same column twice.
+    let twice = BOOK.replacen("steps", "steps,STEPS", 1);
+    assert!(parse_book("d.csv", &twice)
+        .unwrap_err()
+        .to_string()
+        .contains("d.csv:1: column steps appears 2 times"));
+}
+
+/// Issue 49: with `OnError::Note` a bad row is kept with empty results and a note, the rest
+/// read; the options are those of the good rows, as a book of them alone reads.
+#[test]
+fn a_noted_row_is_carried_with_its_reason_and_the_rest_priced() {
+    let bad = BOOK
+        .replacen("0.35,0.3,0.1,100", "0.35,abc,0.1,100", 1)
+        .replacen("42,45,0.5,0.2,-0.01,201", "42,45,0.5,-0.2,-0.01,201", 1);
+    assert!(parse_book("b.csv", &bad)
+        .unwrap_err()
+        .to_string()
+        .contains("b.csv:3: column volatility: \"abc\" is not a number"));
+    let book = parse_book_with("b.csv", &bad, BookKind::Prices, OnError::Note).unwrap();
+    let good: String = BOOK
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| [0, 1, 4].contains(i))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        book.contracts(),
+        parse_book("g.csv", &good).unwrap().contracts()
+    );
+    assert_eq!(book.lines(), [2, 5]);
+    let notes: Vec<(u64, &str)> = book.notes().collect();
+    assert_eq!(notes[0], (3, "column volatility: \"abc\" is not a number"));
+    assert_eq!(notes[1].0, 6);
+    assert!(notes[1].1.starts_with("volatility is -0.2"), "{notes:?}");
+    let priced = serial_book(
+        book.contracts(),
+        Precision::F64,
+        &thicket_core::Progress::hidden(),
+    )
+    .unwrap();
+    let out = book.priced_csv(&priced);
+    let rows: Vec<&str> = out.lines().collect();
+    assert!(
+        rows[0].ends_with(",price,delta,gamma,theta,vega,rho,note"),
+        "{out}"
+    );
+    assert!(rows[1].starts_with("lookback-put,american,50,,0.25,0.4,0.1,3,5.47018137613"));
+    assert!(rows[1].ends_with(",,,"), "{out}");
+    assert_eq!(
+        rows[2],
+        "lookback-call,european,50,,0.35,abc,0.1,100,,,,,,,\
+         \"line 3: column volatility: \"\"abc\"\" is not a number\""
+    );
+    assert!(
+        rows[4].contains(",,,,,,,line 6: volatility is -0.2"),
+        "{out}"
+    );
+    // A book whose every row is bad prices nothing: refused, naming the first.
+    let header = BOOK.lines().next().unwrap();
+    let none = format!("{header}\nput,american,1,1,1,x,0,10\n");
+    assert!(
+        parse_book_with("n.csv", &none, BookKind::Prices, OnError::Note)
+            .unwrap_err()
+            .to_string()
+            .contains("n.csv:2: column volatility: \"x\" is not a number; no row")
+    );
+}
+
+/// Issue 49: the book's JSON carries every column as read beside the results, a noted row
+/// with null results and its note.
+#[test]
+fn the_json_book_carries_every_column() {
+    let text = "id,payoff,style,spot,strike,maturity,volatility,rate,steps,desk\n\
+                007,call,american,42,40,0.5,0.2,0.1,200,\"rates, London\"\n\
+                008,put,european,42,45,0.5,oops,0.1,201,vol\n";
+    let book = parse_book_with("j.csv", text, BookKind::Prices, OnError::Note).unwrap();
+    let priced = serial_book(
+        book.contracts(),
+        Precision::F64,
+        &thicket_core::Progress::hidden(),
+    )
+    .unwrap();
+    let json = book.priced_json(&priced);
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["id"], "007");
+    assert_eq!(rows[0]["desk"], "rates, London");
+    assert_eq!(rows[0]["strike"], "40");
+    assert_eq!(rows[0]["price"], priced[0].price);
+    assert_eq!(rows[0]["theta"], priced[0].theta);
+    assert_eq!(rows[0]["vega"], serde_json::Value::Null);
+    assert_eq!(rows[0]["note"], serde_json::Value::Null);
+    assert_eq!(rows[1]["id"], "008");
+    assert_eq!(rows[1]["volatility"], "oops");
+    assert_eq!(rows[1]["price"], serde_json::Value::Null);
+    assert_eq!(
+        rows[1]["note"],
+        "line 3: column volatility: \"oops\" is not a number"
+    );
+    // Without notes, no note key.
+    let plain = parse_book("p.csv", &text.replace("oops", "0.2")).unwrap();
+    let priced = serial_book(
+        plain.contracts(),
+        Precision::F64,
+        &thicket_core::Progress::hidden(),
+    )
+    .unwrap();
+    let json = plain.priced_json(&priced);
+    assert!(json[1].get("note").is_none());
+    assert_eq!(json[1]["price"], priced[1].price);
+}

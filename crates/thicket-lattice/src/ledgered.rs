@@ -42,7 +42,8 @@ pub struct BookBatches {
 
 impl BookBatches {
     /// `book` in batches of `batch_size` options, priced in `precision`, with vega and rho
-    /// where `vega_rho`.
+    /// where `vega_rho`. A book read with [`crate::OnError::Note`] is refused: the ledger
+    /// stores the book's CSV and reads it back as a book whose every row is an option.
     pub fn new(
         book: Book,
         batch_size: usize,
@@ -51,6 +52,13 @@ impl BookBatches {
     ) -> Result<BookBatches> {
         if batch_size == 0 {
             return Err(Error::InvalidInput("a batch of 0 options".into()));
+        }
+        if book.on_error() == crate::OnError::Note {
+            return Err(Error::InvalidInput(
+                "a book read with --on-error note cannot be priced through a ledger (--ledger): \
+                 its rows must all read; fix the book or leave --ledger out"
+                    .into(),
+            ));
         }
         let hash = fnv1a(book.csv().as_bytes());
         Ok(BookBatches {

@@ -55,7 +55,10 @@ mod tile_shape;
 mod trees;
 mod verify;
 
-pub use book_csv::{parse_book, parse_book_of, read_book, read_book_of, Book, BookKind};
+pub use book_csv::{
+    parse_book, parse_book_of, parse_book_with, read_book, read_book_of, read_book_with, Book,
+    BookKind, OnError,
+};
 pub use contract::{Contract, Lattice, Market, Payoff, Style};
 pub use implied::{implied_book, implied_volatility, MAX_IMPLIED_VOLATILITY};
 #[cfg(feature = "ledger")]

@@ -35,6 +35,7 @@
 pub mod assignment;
 mod csv;
 mod etc;
+mod exact;
 mod generate;
 mod gpu;
 mod heuristics;

@@ -212,13 +212,21 @@ pub fn relax(etc: &Etc) -> Result<Relaxation> {
 }
 
 /// The default's start: [`relax`]'s, or Min-Min's where that is no worse (so that the
-/// default, which never returns worse than its start, is never worse than Min-Min).
+/// default, which never returns worse than its start, is never worse than Min-Min); where
+/// the matrix is small enough for [`crate::exact::optimum`] to finish, the optimal schedule,
+/// its makespan the bound.
 pub fn start(etc: &Etc) -> Result<Relaxation> {
     let mut relaxation = relax(etc)?;
     let min_min = crate::heuristics::min_min(etc);
     let (_, rounded) = crate::assignment::loads(etc, &relaxation.start);
     if crate::assignment::loads(etc, &min_min).1 <= rounded {
         relaxation.start = min_min;
+    }
+    // A matrix small enough to search exhaustively has its optimum as the bound, so that the
+    // search, starting at it, stops at once with the schedule proven optimal.
+    if let Some((optimal, makespan)) = crate::exact::optimum(etc, &relaxation.start) {
+        relaxation.start = optimal;
+        relaxation.bound = relaxation.bound.max(makespan);
     }
     Ok(relaxation)
 }

@@ -14,6 +14,7 @@ use crate::etc::Etc;
 use crate::gpu::ils as gpu_search;
 use crate::gpu::mspso::{self as gpu, Scratch, SWARM_PHASES};
 use crate::pso::SwarmParams;
+use crate::search::BOUND_TOLERANCE;
 use crate::verify::{self, F32_TOLERANCE, F64_TOLERANCE};
 use crate::{heuristics, lp, pso, search};
 
@@ -188,7 +189,16 @@ impl ScheduleRun {
         }
     }
 
-    /// The JSON keys of a run.
+    /// Whether the makespan reaches the lower bound (within a relative 1e-9, the rounding
+    /// of sums in different orders): no schedule is better. The searches stop there, before
+    /// their time limit.
+    pub fn proven_optimal(&self) -> bool {
+        self.makespan <= self.lower_bound * (1.0 + BOUND_TOLERANCE)
+    }
+
+    /// The JSON keys of a run: `makespan`, `tasks`, `machines`, `method`, `loads`,
+    /// `lower_bound`, `gap` (percent), `optimal` ([`ScheduleRun::proven_optimal`]), and those
+    /// of the method (`epochs`, `kicks`, `swarm`, ...).
     pub fn stats(&self, etc: &Etc) -> Map<String, Value> {
         let mut map = thicket_core::object(json!({
             "makespan": self.makespan,
@@ -198,6 +208,7 @@ impl ScheduleRun {
             "loads": self.loads,
             "lower_bound": self.lower_bound,
             "gap": self.gap_percent(),
+            "optimal": self.proven_optimal(),
         }));
         if let Some(epochs) = self.epochs {
             map.insert("epochs".into(), epochs.into());
@@ -701,6 +712,36 @@ pub fn schedule(etc: &Etc, options: &ScheduleOptions) -> Result<Measured<Schedul
 mod tests {
     use super::*;
     use crate::generate::Generator;
+
+    /// Issue 49: a 4 x 2 matrix whose LP bound (6.23) is below its optimum (7, by hand: task
+    /// 2 takes 6 or 7; alone on machine 0 it leaves 5 + 2 + 1 = 8 to machine 1, so one more
+    /// task joins it, and every way of that is at least 7, as 6 + 1 beside 5 + 2 is) is
+    /// proven optimal by the exhaustive search and answered at once, not after the 10 s
+    /// default limit: no epoch of the search runs.
+    #[test]
+    fn a_tiny_matrix_is_proven_optimal_at_once() {
+        let etc = Etc::from_rows(&[[3.0, 5.0], [4.0, 2.0], [6.0, 7.0], [1.0, 1.0]]).unwrap();
+        let options = ScheduleOptions {
+            run: RunOptions {
+                backend: Backend::Cpu,
+                quiet: true,
+                verify: true,
+                ..RunOptions::default()
+            },
+            threads: 2,
+            ..ScheduleOptions::default()
+        };
+        assert_eq!(options.time_limit, Duration::from_secs(10));
+        let measured = schedule(&etc, &options).unwrap();
+        let run = &measured.output;
+        assert_eq!(measured.verified, Some(true));
+        assert_eq!(run.makespan, 7.0);
+        assert_eq!(run.lower_bound, 7.0);
+        assert!(run.proven_optimal());
+        assert_eq!(run.epochs, Some(0));
+        assert_eq!(run.stats(&etc)["optimal"], true);
+        assert!(measured.info.seconds < 5.0, "{} s", measured.info.seconds);
+    }
 
     /// The default's whole run (relaxation, search, what follows) ends within its limit, on
     /// the CPU and with `--backend auto` (the GPU where there is one, else the CPU after the

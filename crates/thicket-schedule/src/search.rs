@@ -29,6 +29,10 @@ use crate::etc::Etc;
 pub const EPOCH_KICKS: usize = 64;
 /// A chain this far behind the best (relative) restarts from the best after an epoch.
 pub const RESTART_GAP: f64 = 0.002;
+/// Relative distance from the lower bound within which a makespan counts as reaching it (the
+/// rounding of sums in different orders): the search stops there, and the run reports the
+/// schedule proven optimal.
+pub const BOUND_TOLERANCE: f64 = 1e-9;
 /// A move must lower the pair's larger load by this much (relative) to count.
 const EPS: f64 = 1e-12;
 
@@ -362,7 +366,7 @@ pub fn search(
     while started.elapsed() < limits.time
         && !limits.stopped()
         && limits.epochs.is_none_or(|e| epochs < e)
-        && best.makespan() > lower * (1.0 + 1e-9)
+        && best.makespan() > lower * (1.0 + BOUND_TOLERANCE)
     {
         kicks += states
             .par_iter_mut()

@@ -4,9 +4,9 @@
 use clap::Args;
 use thicket_core::{Error, Result};
 use thicket_lattice::{
-    price, price_book, price_book_ledgered, read_book, Book, BookBatches, BookBatching, Contract,
-    LedgeredBook, Market, Payoff, Precision, PriceOptions, Strategy, Style, Tree, BOOK_BATCH_SIZE,
-    EXHAUSTIVE_STEPS,
+    price, price_book, price_book_ledgered, read_book_with, Book, BookBatches, BookBatching,
+    BookKind, Contract, LedgeredBook, Market, OnError, Payoff, Precision, PriceOptions, Priced,
+    Strategy, Style, Tree, BOOK_BATCH_SIZE, EXHAUSTIVE_STEPS,
 };
 use thicket_run::Shard;
 
@@ -115,6 +115,18 @@ pub struct LatticeArgs {
         conflicts_with_all = ["spot", "maturity", "volatility", "rate", "steps", "call", "european"]
     )]
     pub output_file: Option<std::path::PathBuf>,
+    /// With --batch: what a row that cannot be read (a value that is not a number, an invalid
+    /// contract) does: fail refuses the whole book (exit 2, naming file, line and value);
+    /// note leaves that row's results empty with a note column saying why, and prices the
+    /// rest (not with --ledger).
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "fail",
+        requires = "batch",
+        value_parser = choices(&OnError::ALL, OnError::name)
+    )]
+    pub on_error: OnError,
     /// With --batch: price the book in batches (--batch-size options each), recording each
     /// finished batch's prices and Greeks in this SQLite ledger and skipping those it holds: a
     /// killed run resumes where it stopped and writes the same bytes. Batches run on every
@@ -370,7 +382,14 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         None => true,
         out => result_on_stdout(args.output.json, &[("--output", out)])?,
     };
-    let book = read_book(path)?;
+    if args.ledger.is_some() && args.on_error == OnError::Note {
+        return Err(Error::InvalidInput(
+            "--on-error note with --ledger: a ledgered book's rows must all read (its ledger \
+             reads the book back whole); fix the noted rows, or price the book without --ledger"
+                .into(),
+        ));
+    }
+    let book = read_book_with(path, BookKind::Prices, args.on_error)?;
     let options = options(args);
     if let Some(ledger) = &args.ledger {
         let run = |plan: &BookBatches, batching: &BookBatching, notes: &mut Vec<String>| {
@@ -384,8 +403,8 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdout(out)) {
-        let text = match out.extension().is_some_and(|e| e == "json") {
-            true => measured.json(run.stats()).to_string(),
+        let text = match is_json(out) {
+            true => book_json(&book, &run.priced, measured.json(run.stats())).to_string(),
             false => book.priced_csv(&run.priced),
         };
         write_output(out, &text)?;
@@ -406,6 +425,13 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         run.nodes,
         run.precision
     );
+    if book.on_error() == OnError::Note {
+        say!(
+            summary,
+            "  noted      {} row(s) not priced (see the note column)",
+            book.notes().len()
+        );
+    }
     say!(summary, "  strategy   {}, {} s", run.strategy, seconds);
     say!(
         summary,
@@ -433,6 +459,25 @@ fn book(args: &LatticeArgs, path: &std::path::Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Whether `--output` names a JSON file (a `.json` name).
+fn is_json(out: &std::path::Path) -> bool {
+    out.extension().is_some_and(|e| e == "json")
+}
+
+/// The run's JSON with its `priced` list replaced by the book's rows, each with the book's
+/// own columns as read beside its results ([`Book::priced_json`]), and `noted`, how many rows
+/// were noted, for a book read with `--on-error note`.
+fn book_json(book: &Book, priced: &[Priced], run: serde_json::Value) -> serde_json::Value {
+    let mut run = run;
+    if let Some(object) = run.as_object_mut() {
+        object.insert("priced".into(), book.priced_json(priced));
+        if book.on_error() == OnError::Note {
+            object.insert("noted".into(), book.notes().len().into());
+        }
+    }
+    run
 }
 
 /// Prices a book in batches recorded in `ledger` (`run` prices them on the pool of --threads):
@@ -485,7 +530,18 @@ fn ledgered_book(
         LedgeredBook::Whole(priced) => {
             let text = plan.book().priced_csv(&priced);
             if let Some(out) = args.output_file.as_deref().filter(|out| !is_stdout(out)) {
-                write_output(out, &text)?;
+                match is_json(out) {
+                    true => {
+                        let value = serde_json::json!({
+                            "options": options_count,
+                            "precision": args.precision,
+                            "ledger": ledger.display().to_string(),
+                            "priced": plan.book().priced_json(&priced),
+                        });
+                        write_output(out, &value.to_string())?;
+                    }
+                    false => write_output(out, &text)?,
+                }
             }
             if args.output.json {
                 let value = serde_json::json!({

@@ -182,6 +182,12 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
     );
     say!(summary, "  makespan     {:.6}", run.makespan);
     match run.gap_percent() {
+        // At the bound the search stopped there: nothing better exists.
+        _ if run.proven_optimal() => say!(
+            summary,
+            "  lower bound  {:.6} (makespan proven optimal)",
+            run.lower_bound
+        ),
         Some(gap) => say!(
             summary,
             "  lower bound  {:.6} (makespan {gap:.2}% above)",

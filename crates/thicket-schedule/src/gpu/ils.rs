@@ -207,7 +207,7 @@ pub fn search(
     };
     let (t32, m32) = (t_n as u32, m_n as u32);
     // A chain stops once it is within rounding of the bound.
-    let stop_at = bound * (1.0 + 1e-9);
+    let stop_at = bound * (1.0 + crate::search::BOUND_TOLERANCE);
     let first = record_event(&stream)?;
     let (mut kicks, mut epochs) = (1u32, 0usize);
     let mut best_chain = None;
