@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-import thicket
+import thicket_solve as thicket
 
 
 def timed(trials, run):

@@ -1,5 +1,5 @@
-//! `thicket._native`: the solver libraries' front doors for Python. The `thicket` package
-//! (`python/thicket/__init__.py`) normalises the arguments (scipy matrices, scalars, dtypes,
+//! `thicket_solve._native`: the solver libraries' front doors for Python. The `thicket_solve`
+//! package (`python/thicket_solve/__init__.py`) normalises the arguments (scipy matrices, scalars, dtypes,
 //! broadcasting) and calls these functions with arrays of the dtypes they borrow; every solve
 //! runs on the calling thread with the GIL released and stops on Ctrl-C ([`solve::solve`]).
 

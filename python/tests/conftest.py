@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-import thicket
+import thicket_solve as thicket
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import thicket
+import thicket_solve as thicket
 from conftest import needs_gpu
 
 scipy_sparse = pytest.importorskip("scipy.sparse")

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-import thicket
+import thicket_solve as thicket
 
 
 def conversions():
@@ -129,3 +129,9 @@ def test_other_threads_run_while_a_solver_runs():
     ticker.join()
     # The ticker would stall for the whole count if the GIL were held.
     assert len(ticks) >= min(3, elapsed / 0.005 / 4)
+
+
+def test_the_version_is_the_distributions():
+    from importlib import metadata
+
+    assert thicket.__version__ == metadata.version("thicket-solve")

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-import thicket
+import thicket_solve as thicket
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT by os.kill")
 

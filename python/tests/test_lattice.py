@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-import thicket
+import thicket_solve as thicket
 from conftest import needs_gpu
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-import thicket
+import thicket_solve as thicket
 from conftest import needs_gpu
 
 # OEIS A000170 (all solutions) and A002562 (distinct under rotations and reflections).

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-import thicket
+import thicket_solve as thicket
 
 
 def best_makespan(etc):

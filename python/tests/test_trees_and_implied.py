@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-import thicket
+import thicket_solve as thicket
 
 REFERENCE = os.path.join(
     os.path.dirname(__file__), "..", "..", "crates", "thicket-lattice", "data",

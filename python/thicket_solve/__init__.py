@@ -12,9 +12,16 @@ reads (C-contiguous; the dtypes each function names), and converted once otherwi
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
+
 import numpy as np
 
 from . import _native
+
+try:
+    __version__ = _metadata.version("thicket-solve")
+except _metadata.PackageNotFoundError:  # imported from a source tree, not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "devices",

@@ -9,6 +9,8 @@ Backend = Literal["auto", "cpu", "cuda"]
 Precision = Literal["f64", "f32"]
 Payoff = Literal["lookback-put", "lookback-call", "put", "call"]
 Style = Literal["american", "european"]
+
+__version__: str
 Tree = Literal["crr", "jarrow-rudd", "tian", "leisen-reimer"]
 IntArray = Union[int, Sequence[int], npt.NDArray[np.integer]]
 RealArray = Union[float, Sequence[float], npt.NDArray[np.floating]]

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds what a release ships, into DIST (default target/dist), and checks each:
+#   wheel  the Python package as an abi3 manylinux wheel (CPython 3.9 and later, one file),
+#          with both licences inside; `pip install thicket_solve-*.whl` then takes seconds
+#   cli    the `thicket` binary (it links only the C library; CUDA is loaded at run time) with
+#          the licences and the README, as thicket-VERSION-ARCH-linux.tar.gz, and `thicket
+#          --version` run from the unpacked tarball
+#   sdist  the Python source distribution, with both licences
+# CI runs `wheel` and `cli` as a dry run (.ci/run): the tests then run against the wheel.
+# Usage: scripts/release.sh wheel|cli|sdist [DIST]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+what=${1:?usage: scripts/release.sh wheel|cli|sdist [DIST]}
+dist=$(realpath -m "${2:-target/dist}")
+mkdir -p "$dist"
+python=${PYTHON:-python3}
+
+# Fails unless the archive $1 lists both licence files.
+has_licences() {
+    "$python" - "$1" <<'PY'
+import sys, tarfile, zipfile
+path = sys.argv[1]
+names = zipfile.ZipFile(path).namelist() if path.endswith(".whl") else tarfile.open(path).getnames()
+missing = [l for l in ("LICENSE-MIT", "LICENSE-APACHE") if not any(n.endswith(l) for n in names)]
+if missing:
+    sys.exit(f"{path}: no {', '.join(missing)} inside")
+PY
+}
+
+case $what in
+wheel)
+    rm -f "$dist"/thicket_solve-*.whl
+    # Linked by zig against glibc 2.17's symbols, so that the wheel is manylinux2014 whatever
+    # the build machine's glibc (maturin checks the symbols; a plain build here needs 2.34).
+    "$python" -m pip install --quiet "maturin>=1.9,<2" ziglang
+    (cd python && "$python" -m maturin build --release --zig --compatibility manylinux2014 \
+        --interpreter "$python" --out "$dist" --quiet)
+    wheel=$(ls "$dist"/thicket_solve-*.whl)
+    case $wheel in *-abi3-*manylinux*) ;; *) echo "release: $wheel is not an abi3 manylinux wheel" >&2; exit 1;; esac
+    has_licences "$wheel"
+    echo "$wheel"
+    ;;
+cli)
+    version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+    arch=$(uname -m)
+    cargo build --release --locked -p thicket --bin thicket
+    staging=$(mktemp -d)
+    name="thicket-$version-$arch-linux"
+    mkdir "$staging/$name"
+    cp target/release/thicket LICENSE-MIT LICENSE-APACHE README.md "$staging/$name/"
+    tarball="$dist/$name.tar.gz"
+    tar -czf "$tarball" -C "$staging" "$name"
+    has_licences "$tarball"
+    # What the binary needs from the system: the C library and the loader, nothing of CUDA.
+    if ldd "$staging/$name/thicket" | grep -Ev 'linux-vdso|libc\.so|libm\.so|libgcc_s|ld-linux|libpthread|libdl|librt' | grep -q '=>'; then
+        echo "release: the binary links more than the C library:" >&2
+        ldd "$staging/$name/thicket" >&2
+        exit 1
+    fi
+    unpacked=$(mktemp -d)
+    tar -xzf "$tarball" -C "$unpacked"
+    "$unpacked/$name/thicket" --version
+    rm -rf "$staging" "$unpacked"
+    echo "$tarball"
+    ;;
+sdist)
+    rm -f "$dist"/thicket_solve-*.tar.gz
+    "$python" -m pip install --quiet maturin
+    (cd python && "$python" -m maturin sdist --out "$dist")
+    has_licences "$(ls "$dist"/thicket_solve-*.tar.gz)"
+    ;;
+*)
+    echo "usage: scripts/release.sh wheel|cli|sdist [DIST]" >&2
+    exit 2
+    ;;
+esac
