@@ -33,8 +33,11 @@ wheel)
     # Linked by zig against glibc 2.17's symbols, so that the wheel is manylinux2014 whatever
     # the build machine's glibc (maturin checks the symbols; a plain build here needs 2.34).
     "$python" -m pip install --quiet "maturin>=1.9,<2" ziglang
-    (cd python && "$python" -m maturin build --release --zig --compatibility manylinux2014 \
-        --interpreter "$python" --out "$dist" --quiet)
+    # maturin finds zig through `python3 -m ziglang` on the PATH: this Python's first.
+    python_bin=$(dirname "$(realpath "$(command -v "$python")")")
+    venv_bin=$(dirname "$(command -v "$python")")
+    (cd python && PATH="$venv_bin:$python_bin:$PATH" "$python" -m maturin build --release --zig \
+        --compatibility manylinux2014 --interpreter "$python" --out "$dist" --quiet)
     wheel=$(ls "$dist"/thicket_solve-*.whl)
     case $wheel in *-abi3-*manylinux*) ;; *) echo "release: $wheel is not an abi3 manylinux wheel" >&2; exit 1;; esac
     has_licences "$wheel"

@@ -15,9 +15,11 @@ use crate::solve::solve;
 /// distances (inf unreached), of shape (sources, vertices). `directed` false: every arc is
 /// an edge both ways, as `scipy.sparse.csgraph`'s `directed=False` reads a graph. `symmetric`:
 /// the caller knows every arc's reverse is an arc too, so BFS reads the graph as its own
-/// reverse instead of building one.
+/// reverse instead of building one. `predecessors`: the answer is a tuple of those and an
+/// int64 array of each vertex's predecessor on a shortest path ([`NO_PREDECESSOR`] for the
+/// source and unreached vertices), as scipy's `return_predecessors=True` gives.
 #[pyfunction]
-#[pyo3(signature = (kind, indptr, indices, weights, sources, delta, directed, symmetric, backend))]
+#[pyo3(signature = (kind, indptr, indices, weights, sources, delta, directed, symmetric, predecessors, backend))]
 #[allow(clippy::too_many_arguments)] // the graph's arrays and the search's keywords
 pub fn search<'py>(
     py: Python<'py>,
@@ -29,6 +31,7 @@ pub fn search<'py>(
     delta: Option<u64>,
     directed: bool,
     symmetric: bool,
+    predecessors: bool,
     backend: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     // The graph's arrays are borrowed where they are of the library's types (or of the
@@ -67,11 +70,43 @@ pub fn search<'py>(
     let paths = measured.output.paths;
     let vertices = measured.output.vertices;
     let shape = [paths.len(), vertices];
+    let distances = distance_rows(py, problem, shape, &paths)?;
+    if !predecessors {
+        return Ok(distances);
+    }
+    let tree = predecessor_rows(py, shape, &paths)?;
+    Ok((distances, tree).into_pyobject(py)?.into_any())
+}
+
+/// scipy's mark of a vertex without a predecessor (the source, an unreached vertex).
+pub const NO_PREDECESSOR: i64 = -9999;
+
+/// Every source's predecessors as int64, one row a source ([`NO_PREDECESSOR`] where none).
+fn predecessor_rows<'py>(
+    py: Python<'py>,
+    shape: [usize; 2],
+    paths: &[SourcePaths],
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let parents: Vec<&[u32]> = paths.iter().map(|p| p.parents.as_slice()).collect();
+    fill_rows(py, shape, &parents, |parent| match parent {
+        thicket_graph::UNREACHED => NO_PREDECESSOR,
+        v => i64::from(v),
+    })
+}
+
+/// Every source's distances: int32 hop counts (-1 unreached) for BFS, float64 distances
+/// (inf unreached) for shortest paths.
+fn distance_rows<'py>(
+    py: Python<'py>,
+    problem: Problem,
+    shape: [usize; 2],
+    paths: &[SourcePaths],
+) -> PyResult<Bound<'py, PyAny>> {
     Ok(match problem {
         Problem::Bfs => rows(
             py,
             shape,
-            &paths,
+            paths,
             |d| {
                 if d == INFINITE {
                     -1
@@ -81,7 +116,7 @@ pub fn search<'py>(
             },
         )?
         .into_any(),
-        Problem::ShortestPaths => rows(py, shape, &paths, |d| {
+        Problem::ShortestPaths => rows(py, shape, paths, |d| {
             if d == INFINITE {
                 f64::INFINITY
             } else {
@@ -92,13 +127,24 @@ pub fn search<'py>(
     })
 }
 
-/// One row per source of `shape`, written straight into a new numpy array, every row on a
-/// core of its own: each distance as `convert` has it.
+/// One row per source of `shape`: each distance as `convert` has it.
 fn rows<'py, T: numpy::Element + Send>(
     py: Python<'py>,
     shape: [usize; 2],
     paths: &[SourcePaths],
     convert: impl Fn(u64) -> T + Sync,
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    let distances: Vec<&[u64]> = paths.iter().map(|p| p.distances.as_slice()).collect();
+    fill_rows(py, shape, &distances, convert)
+}
+
+/// One row per source of `shape` from `sources` (a row each), written straight into a new
+/// numpy array, every row on a core of its own: each value as `convert` has it.
+fn fill_rows<'py, S: Copy + Sync, T: numpy::Element + Send>(
+    py: Python<'py>,
+    shape: [usize; 2],
+    sources: &[&[S]],
+    convert: impl Fn(S) -> T + Sync,
 ) -> PyResult<Bound<'py, PyArray2<T>>> {
     // SAFETY: every element is written below before the array is handed to Python.
     let array = unsafe { PyArray2::<T>::new(py, shape, false) };
@@ -109,10 +155,10 @@ fn rows<'py, T: numpy::Element + Send>(
         py.detach(|| {
             values
                 .par_chunks_mut(shape[1].max(1))
-                .zip(paths)
-                .for_each(|(row, path)| {
-                    for (out, &d) in row.iter_mut().zip(&path.distances) {
-                        *out = convert(d);
+                .zip(sources)
+                .for_each(|(row, source)| {
+                    for (out, &value) in row.iter_mut().zip(source.iter()) {
+                        *out = convert(value);
                     }
                 });
         });

@@ -200,3 +200,39 @@ def test_no_source_is_refused_naming_it(rng):
             thicket.bfs(graph, nothing)
         with pytest.raises(ValueError, match="no source to search from"):
             thicket.sssp(graph, nothing)
+
+
+def check_tree(graph, sources, distances, tree, weighted):
+    """Every reached vertex's predecessor is an arc on a shortest path; the source and the
+    unreached have scipy's -9999."""
+    dense = graph.toarray()
+    for row, source in enumerate(sources):
+        for v in range(graph.shape[0]):
+            p = tree[row, v]
+            if v == source or not np.isfinite(distances[row, v]):
+                assert p == -9999, (source, v, p)
+                continue
+            assert dense[p, v] != 0, (source, v, p)
+            step = dense[p, v] if weighted else 1
+            assert distances[row, p] + step == distances[row, v], (source, v, p)
+
+
+@pytest.mark.parametrize("n,m", [(50, 120), (400, 1500)])
+def test_predecessors_are_shortest_path_trees_as_scipy_returns_them(rng, n, m):
+    graph = random_graph(rng, n, m)
+    sources = rng.choice(n, size=3, replace=False)
+    hops, tree = thicket.bfs(graph, sources, return_predecessors=True)
+    assert tree.dtype == np.int64 and tree.shape == (3, n)
+    np.testing.assert_array_equal(hops, thicket.bfs(graph, sources))
+    check_tree(graph, sources, np.where(hops < 0, np.inf, hops), tree, weighted=False)
+    distances, tree = thicket.sssp(graph, sources, return_predecessors=True, backend="cpu")
+    reference, scipy_tree = csgraph.shortest_path(
+        graph, method="D", indices=sources, return_predecessors=True
+    )
+    np.testing.assert_array_equal(distances, reference)
+    check_tree(graph, sources, distances, tree, weighted=True)
+    # Where scipy's shortest path tree is unique, the same (its -9999 marks the same places).
+    np.testing.assert_array_equal(tree == -9999, scipy_tree == -9999)
+    symmetric = graph + graph.T
+    hops, tree = thicket.bfs(graph, sources, directed=False, return_predecessors=True)
+    check_tree(symmetric, sources, np.where(hops < 0, np.inf, hops), tree, weighted=False)

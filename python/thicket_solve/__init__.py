@@ -524,7 +524,9 @@ def _sources(sources):
     return _ints(array, "sources")
 
 
-def bfs(graph, sources, *, directed=True, symmetric=False, backend="auto"):
+def bfs(
+    graph, sources, *, directed=True, symmetric=False, return_predecessors=False, backend="auto"
+):
     """Breadth-first search from every source: hop counts.
 
     Args:
@@ -544,11 +546,22 @@ def bfs(graph, sources, *, directed=True, symmetric=False, backend="auto"):
             needs every vertex's in-arcs), which on a large graph costs more than the
             search. Answers are wrong if the graph is not symmetric; default False.
             ``directed=False`` implies it.
+        return_predecessors: also return each vertex's predecessor on a shortest path, as
+            ``scipy.sparse.csgraph`` does.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
         numpy.ndarray: int32 hop counts of shape (len(sources), n), -1 where a vertex is
-        unreachable.
+        unreachable; with ``return_predecessors=True`` a tuple of those and an int64 array
+        of the same shape, each vertex's predecessor (-9999 for the source and unreached
+        vertices, scipy's mark).
+
+    Example:
+        >>> import scipy.sparse as sp
+        >>> hops, tree = bfs(sp.csr_matrix(([1, 1], ([0, 1], [1, 2])), shape=(3, 3)), 0,
+        ...                  return_predecessors=True)
+        >>> hops.tolist(), tree.tolist()
+        ([[0, 1, 2]], [[-9999, 0, 1]])
     """
     indptr, indices, _weights = _csr(graph)
     return _native.search(
@@ -560,11 +573,12 @@ def bfs(graph, sources, *, directed=True, symmetric=False, backend="auto"):
         None,
         bool(directed),
         bool(symmetric),
+        bool(return_predecessors),
         backend,
     )
 
 
-def sssp(graph, sources, *, directed=True, delta=None, backend="auto"):
+def sssp(graph, sources, *, directed=True, delta=None, return_predecessors=False, backend="auto"):
     """Single-source shortest paths from every source (delta-stepping).
 
     Args:
@@ -578,11 +592,13 @@ def sssp(graph, sources, *, directed=True, delta=None, backend="auto"):
             ``graph[v, u]`` where both are arcs. Default True.
         delta: delta-stepping's bucket width (a positive integer); None picks it from the
             weights.
+        return_predecessors: also return each vertex's predecessor on a shortest path (int64,
+            -9999 where none), as ``scipy.sparse.csgraph`` does.
         backend: ``"auto"``, ``"cpu"`` or ``"cuda"``.
 
     Returns:
         numpy.ndarray: float64 distances of shape (len(sources), n), inf where a vertex is
-        unreachable.
+        unreachable; with ``return_predecessors=True`` a tuple of those and the predecessors.
     """
     indptr, indices, weights = _csr(graph)
     if weights is not None:
@@ -598,6 +614,7 @@ def sssp(graph, sources, *, directed=True, delta=None, backend="auto"):
         delta,
         bool(directed),
         False,
+        bool(return_predecessors),
         backend,
     )
 

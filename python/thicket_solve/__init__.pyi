@@ -99,22 +99,46 @@ def price_book(
     precision: Precision = "f64",
     backend: Backend = "auto",
 ) -> dict[str, npt.NDArray[np.float64]]: ...
+@overload
 def bfs(
     graph: Graph,
     sources: IntArray,
     *,
     directed: bool = True,
     symmetric: bool = False,
+    return_predecessors: Literal[False] = False,
     backend: Backend = "auto",
 ) -> npt.NDArray[np.int32]: ...
+@overload
+def bfs(
+    graph: Graph,
+    sources: IntArray,
+    *,
+    directed: bool = True,
+    symmetric: bool = False,
+    return_predecessors: Literal[True],
+    backend: Backend = "auto",
+) -> Tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
+@overload
 def sssp(
     graph: Graph,
     sources: IntArray,
     *,
     directed: bool = True,
     delta: Optional[int] = None,
+    return_predecessors: Literal[False] = False,
     backend: Backend = "auto",
 ) -> npt.NDArray[np.float64]: ...
+@overload
+def sssp(
+    graph: Graph,
+    sources: IntArray,
+    *,
+    directed: bool = True,
+    delta: Optional[int] = None,
+    return_predecessors: Literal[True],
+    backend: Backend = "auto",
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
 @overload
 def maxflow(
     graph: Graph,
