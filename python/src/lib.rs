@@ -14,6 +14,7 @@ mod flow;
 mod graph;
 mod lattice;
 mod queens;
+mod readers;
 mod schedule;
 mod solve;
 
@@ -30,5 +31,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(flow::maxflow, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule, module)?)?;
     module.add_function(wrap_pyfunction!(atsp::atsp, module)?)?;
+    module.add_function(wrap_pyfunction!(readers::read_graph, module)?)?;
+    module.add_function(wrap_pyfunction!(readers::read_tsplib, module)?)?;
+    module.add_function(wrap_pyfunction!(readers::read_dimacs_flow, module)?)?;
     Ok(())
 }

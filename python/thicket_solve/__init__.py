@@ -35,6 +35,9 @@ __all__ = [
     "maxflow",
     "schedule",
     "atsp",
+    "read_graph",
+    "read_tsplib",
+    "read_dimacs_flow",
 ]
 
 # Arrays converted (copied) on the way in since the module was imported: the tests read it to
@@ -763,3 +766,80 @@ def atsp(distances, *, time_limit=None, backend="auto"):
     if matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"invalid input: distances has shape {matrix.shape}; it must be square")
     return _native.atsp(matrix, time_limit, backend)
+
+
+def read_graph(path, *, format=None, return_ids=False):
+    """Reads a graph file as ``thicket bfs FILE`` reads it, into a scipy CSR matrix.
+
+    Every format the command line reads: DIMACS ``.gr``, edge lists ``.el``/``.wel``, SNAP
+    ``.txt`` (any ids), Matrix Market ``.mtx``, GAPBS ``.sg``/``.wsg``, thicket's ``.tgr``,
+    any of them gzipped; with the same bounds and one-line errors (``ValueError`` naming file
+    and line). Needs scipy.
+
+    Args:
+        path: the file (a str or path-like; ``"-"`` reads standard input).
+        format: ``"gr"``, ``"el"``, ``"wel"``, ``"txt"``, ``"mtx"``, ``"sg"``, ``"wsg"`` or
+            ``"tgr"``; None (default) goes by the extension.
+        return_ids: also return each vertex's id in the file.
+
+    Returns:
+        scipy.sparse.csr_matrix: n x n, row u's columns the arcs u -> v, float64 weights (1
+        where the file has none), vertices numbered from 0; with ``return_ids=True`` a tuple
+        of it and a list of the file's ids (ints, or bytes for SNAP names: compared as the
+        file's bytes), so that ``ids[v]`` is what the file calls vertex v.
+
+    Example:
+        >>> graph = read_graph("crates/thicket-graph/data/gapbs-4.gr")   # doctest: +SKIP
+        >>> bfs(graph, 0)                                                  # doctest: +SKIP
+    """
+    import scipy.sparse
+
+    n, indptr, indices, weights, first_id, _symmetric, ids = _native.read_graph(
+        _path(path), format
+    )
+    data = weights if weights is not None else np.ones(len(indices))
+    graph = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
+    if not return_ids:
+        return graph
+    return graph, ids if ids is not None else list(range(first_id, first_id + n))
+
+
+def read_tsplib(path):
+    """Reads a TSPLIB ATSP file (``.atsp``, explicit full matrix) as ``thicket atsp FILE``
+    does, for :func:`atsp`.
+
+    Args:
+        path: the file (a str or path-like).
+
+    Returns:
+        tuple: the instance's ``NAME`` and its (n, n) int64 cost matrix (0 on the diagonal).
+
+    Example:
+        >>> name, costs = read_tsplib("crates/thicket-atsp/data/br17.atsp")  # doctest: +SKIP
+        >>> atsp(costs)["cost"]                                                # doctest: +SKIP
+        39
+    """
+    return _native.read_tsplib(_path(path))
+
+
+def read_dimacs_flow(path):
+    """Reads a DIMACS max-flow file (``.max``) as ``thicket maxflow FILE`` does, into the
+    arguments of :func:`maxflow`.
+
+    Args:
+        path: the file (a str or path-like).
+
+    Returns:
+        tuple: ``(n, tails, heads, capacities, source, sink)``, the arcs as int64 arrays with
+        0-based vertices, so that ``maxflow(*read_dimacs_flow(path))`` solves it.
+    """
+    return _native.read_dimacs_flow(_path(path))
+
+
+def _path(path):
+    """A file path as a str, from a str or any path-like."""
+    import os
+
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ValueError(f"invalid input: path is {path!r}; it must be a file path")
+    return os.fsdecode(path)

@@ -1,5 +1,6 @@
 """Type stubs of the thicket package (docs/python.md has the documentation)."""
 
+import os
 from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
@@ -175,3 +176,21 @@ def atsp(
     time_limit: Optional[float] = None,
     backend: Backend = "auto",
 ) -> dict[str, Any]: ...
+@overload
+def read_graph(
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    format: Optional[Literal["gr", "el", "wel", "txt", "mtx", "sg", "wsg", "tgr"]] = None,
+    return_ids: Literal[False] = False,
+) -> Any: ...
+@overload
+def read_graph(
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    format: Optional[Literal["gr", "el", "wel", "txt", "mtx", "sg", "wsg", "tgr"]] = None,
+    return_ids: Literal[True],
+) -> Tuple[Any, list[Union[int, bytes]]]: ...
+def read_tsplib(path: Union[str, "os.PathLike[str]"]) -> Tuple[str, npt.NDArray[np.int64]]: ...
+def read_dimacs_flow(
+    path: Union[str, "os.PathLike[str]"],
+) -> Tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], int, int]: ...
