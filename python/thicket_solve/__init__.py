@@ -520,11 +520,17 @@ def _csr(graph):
 
 def _sources(sources):
     array = np.atleast_1d(sources)
-    # An empty list is float64 to numpy: as no source at all, which the search refuses
-    # naming it (not the dtype of nothing).
+    # An empty list is float64 to numpy: as no source at all (not the dtype of nothing).
     if array.size == 0 and array.dtype.kind not in _INTEGER_KINDS:
         array = array.astype(np.int64)
     return _ints(array, "sources")
+
+
+def _no_search(indptr, dtype, predecessors):
+    """The answer of a search from no source: no row, as numpy and scipy answer an empty
+    input."""
+    rows = np.empty((0, len(indptr) - 1), dtype=dtype)
+    return (rows, np.empty(rows.shape, dtype=np.int64)) if predecessors else rows
 
 
 def bfs(
@@ -567,12 +573,15 @@ def bfs(
         ([[0, 1, 2]], [[-9999, 0, 1]])
     """
     indptr, indices, _weights = _csr(graph)
+    sources = _sources(sources)
+    if len(sources) == 0:
+        return _no_search(indptr, np.int32, return_predecessors)
     return _native.search(
         "bfs",
         _ints(indptr, "indptr"),
         _ints(indices, "indices"),
         None,
-        _sources(sources),
+        sources,
         None,
         bool(directed),
         bool(symmetric),
@@ -604,6 +613,9 @@ def sssp(graph, sources, *, directed=True, delta=None, return_predecessors=False
         unreachable; with ``return_predecessors=True`` a tuple of those and the predecessors.
     """
     indptr, indices, weights = _csr(graph)
+    sources = _sources(sources)
+    if len(sources) == 0:
+        return _no_search(indptr, np.float64, return_predecessors)
     if weights is not None:
         weights = _reals(weights, "weights")
     if delta is not None:
@@ -613,7 +625,7 @@ def sssp(graph, sources, *, directed=True, delta=None, return_predecessors=False
         _ints(indptr, "indptr"),
         _ints(indices, "indices"),
         weights,
-        _sources(sources),
+        sources,
         delta,
         bool(directed),
         False,
