@@ -1,7 +1,7 @@
 """Type stubs of the thicket package (docs/python.md has the documentation)."""
 
 import os
-from typing import Any, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Literal, Optional, Sequence, Tuple, TypedDict, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -12,6 +12,67 @@ Payoff = Literal["lookback-put", "lookback-call", "put", "call"]
 Style = Literal["american", "european"]
 
 __version__: str
+
+class RunInfo(TypedDict):
+    """What every answer carries about its run."""
+
+    seconds: float
+    backend: str
+    devices: list[str]
+    notes: list[str]
+
+class Device(TypedDict):
+    """One GPU as :func:`devices` lists it."""
+
+    ordinal: int
+    name: str
+    sms: int
+    memory: int
+    shared_memory_per_sm: int
+    compute_capability: Tuple[int, int]
+    driver_version: Tuple[int, int]
+
+class QueensResult(RunInfo):
+    n: int
+    total: int
+    unique: int
+
+class PriceResult(RunInfo):
+    """Price and sensitivities; vega and rho NaN unless ``greeks="all"``."""
+
+    price: float
+    delta: float
+    gamma: float
+    theta: float
+    vega: float
+    rho: float
+
+class MaxflowResult(RunInfo):
+    flow: int
+    flows: npt.NDArray[np.int64]
+    cut: npt.NDArray[np.bool_]
+    cut_arcs: npt.NDArray[np.int64]
+    verified: bool
+    strategy: str
+
+class ScheduleResult(RunInfo):
+    """``gap``: percent above ``lower_bound``."""
+
+    makespan: float
+    assignment: npt.NDArray[np.uint32]
+    lower_bound: float
+    gap: float
+    method: str
+
+class AtspResult(RunInfo):
+    """``gap``: (cost - lower_bound) / cost, a fraction."""
+
+    cost: int
+    tour: npt.NDArray[np.int64]
+    proven_optimal: bool
+    lower_bound: int
+    gap: float
+    nodes: int
 Tree = Literal["crr", "jarrow-rudd", "tian", "leisen-reimer"]
 IntArray = Union[int, Sequence[int], npt.NDArray[np.integer]]
 RealArray = Union[float, Sequence[float], npt.NDArray[np.floating]]
@@ -19,8 +80,8 @@ RealArray = Union[float, Sequence[float], npt.NDArray[np.floating]]
 # (indptr, indices[, weights]).
 Graph = Union[Any, Tuple[npt.ArrayLike, npt.ArrayLike], Tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike]]
 
-def devices() -> list[dict[str, Any]]: ...
-def queens(n: int, *, backend: Backend = "auto") -> dict[str, Any]: ...
+def devices() -> list[Device]: ...
+def queens(n: int, *, backend: Backend = "auto") -> QueensResult: ...
 def lookback(
     spot: float,
     maturity: float,
@@ -36,7 +97,7 @@ def lookback(
     greeks: Literal["basic", "all"] = "basic",
     precision: Precision = "f64",
     backend: Backend = "auto",
-) -> dict[str, Any]: ...
+) -> PriceResult: ...
 def binomial(
     spot: float,
     strike: float,
@@ -52,7 +113,7 @@ def binomial(
     greeks: Literal["basic", "all"] = "basic",
     precision: Precision = "f64",
     backend: Backend = "auto",
-) -> dict[str, Any]: ...
+) -> PriceResult: ...
 def implied_volatility(
     price: float,
     spot: float,
@@ -149,7 +210,7 @@ def maxflow(
     *,
     strategy: Optional[str] = None,
     backend: Backend = "auto",
-) -> dict[str, Any]: ...
+) -> MaxflowResult: ...
 @overload
 def maxflow(
     n: int,
@@ -161,7 +222,7 @@ def maxflow(
     *,
     strategy: Optional[str] = None,
     backend: Backend = "auto",
-) -> dict[str, Any]: ...
+) -> MaxflowResult: ...
 def schedule(
     etc: npt.ArrayLike,
     *,
@@ -169,13 +230,13 @@ def schedule(
     time_limit: float = 10.0,
     seed: int = 1,
     backend: Backend = "auto",
-) -> dict[str, Any]: ...
+) -> ScheduleResult: ...
 def atsp(
     distances: npt.ArrayLike,
     *,
     time_limit: Optional[float] = None,
     backend: Backend = "auto",
-) -> dict[str, Any]: ...
+) -> AtspResult: ...
 @overload
 def read_graph(
     path: Union[str, "os.PathLike[str]"],
