@@ -41,6 +41,7 @@ mod instance;
 mod kernels;
 mod lap;
 mod ledgered;
+mod local_search;
 mod policy;
 mod run;
 mod search;
@@ -59,7 +60,9 @@ pub use instance::{Instance, MAX_COST, MAX_N};
 pub use kernels::ALL as KERNEL_MODULES;
 pub use ledgered::{solution, solve_ledgered, SubtreeSolver, Subtrees};
 pub use policy::Branching;
-pub use run::{bound_name, run_from_ledger, solve, AtspRun, Batching, SolveOptions, Solved};
+pub use run::{
+    bound_name, run_from_ledger, solve, AtspRun, Batching, BoundSource, SolveOptions, Solved,
+};
 pub use search::{branch_and_bound, solve_below, AtspOptions, AtspSolution, Bound};
 pub use tsplib::{parse_tsplib, read_tsplib};
 pub use verify::{known_optimum, verify, TSPLIB_ATSP_OPTIMA};

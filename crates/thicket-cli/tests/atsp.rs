@@ -116,6 +116,12 @@ fn a_time_limit_answers_in_time_with_a_lower_bound() {
             "{value}"
         );
         assert_eq!(value["proven_optimal"], cost == lower, "{value}");
+        let source = value["lower_bound_source"].as_str().unwrap();
+        assert!(
+            ["optimal", "search", "assignment"].contains(&source),
+            "{value}"
+        );
+        assert_eq!(source == "optimal", cost == lower, "{value}");
     }
     for bad in [
         vec!["--time-limit", "0"],

@@ -64,8 +64,9 @@ pub struct AtspArgs {
     #[arg(long, value_enum)]
     pub branching: Option<AtspBranching>,
     /// Stop after this many seconds (the whole run, from parsing on) with the best tour, a
-    /// proven lower bound and the gap; with --ledger a later run resumes where this one
-    /// stopped. CPU strategies only.
+    /// proven lower bound and the gap; the time the exact search cannot use goes to a local
+    /// search on the tour. With --ledger a later run resumes where this one stopped. CPU
+    /// strategies only.
     #[arg(long, value_name = "SECONDS", conflicts_with = "mpi")]
     pub time_limit: Option<f64>,
     /// Write the tour in TSPLIB .tour format (1-based TOUR_SECTION ended by -1); `-` for
@@ -101,8 +102,9 @@ pub struct AtspArgs {
     /// best GPU strategy (bp-dfs-pool).
     #[command(flatten)]
     pub backend: BackendArgs,
-    /// How to report. JSON keys: name, n, cost, tour, nodes, proven_optimal, lower_bound, gap,
-    /// known_optimum, bound, branching, strategy, threads, seconds, backend, devices, gpu.
+    /// How to report. JSON keys: name, n, cost, tour, nodes, proven_optimal, lower_bound,
+    /// lower_bound_source (optimal, search or assignment), gap, known_optimum, bound,
+    /// branching, strategy, threads, seconds, backend, devices, gpu.
     #[command(flatten)]
     pub output: OutputArgs,
     /// How often, and checked against the TSPLIB optimum.

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""thicket's ATSP tour against LKH-3's in LKH-3's own wall time (issue 46); prints a Markdown table.
+
+Usage: python3 scripts/atsp-vs-lkh.py [INSTANCE...]
+An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED (written out
+by the `atsp_matrix` example, so both solvers get the same matrix); the default set is ftv170
+and coin, crane and tsmat at n = 100, 316 and 1,000 (two seeds). LKH-3 is PyPI's `elkai`
+(`pip install elkai`), run as `elkai.DistanceMatrix(d).solve_tsp(runs=1)`; thicket is the
+release binary (`cargo build --release -p thicket`), given LKH's wall time as --time-limit.
+Both tours' costs are recomputed here from the matrix. Slow and machine-dependent: never run by CI.
+"""
+import json, subprocess, sys, time
+from pathlib import Path
+
+import elkai
+from importlib.metadata import version
+
+ROOT = Path(__file__).resolve().parent.parent
+THICKET = ROOT / "target/release/thicket"
+MATRIX = ROOT / "target/release/examples/atsp_matrix"
+DEFAULT = [str(ROOT / "crates/thicket-atsp/data/ftv170.atsp")] + [
+    f"{c}:{n}:{s}" for n in (100, 316, 1000) for c in ("coin", "crane", "tsmat") for s in (1, 2)
+]
+
+
+def full_matrix(text):
+    """The matrix of a TSPLIB EXPLICIT FULL_MATRIX text."""
+    head, body = text.split("EDGE_WEIGHT_SECTION")
+    n = int(next(l.split(":")[1] for l in head.splitlines() if l.startswith("DIMENSION")))
+    values = [int(v) for v in body.replace("EOF", "").split()][: n * n]
+    return [[0 if i == j else values[i * n + j] for j in range(n)] for i in range(n)]
+
+
+def cost(d, tour):
+    return sum(d[a][b] for a, b in zip(tour, tour[1:] + tour[:1]))
+
+
+def main(instances):
+    if not MATRIX.exists():
+        subprocess.run(["cargo", "build", "--release", "-p", "thicket-atsp", "--example", "atsp_matrix"], check=True)
+    print(f"LKH-3 through elkai {version('elkai')}\n")
+    print("| instance | n | LKH-3 cost | LKH-3 s | thicket cost, same time | thicket / LKH | lower bound (source) | gap |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for spec in instances:
+        if Path(spec).exists():
+            path, name = spec, Path(spec).stem
+            text = Path(spec).read_text()
+        else:
+            text = subprocess.run([MATRIX, spec], check=True, capture_output=True, text=True).stdout
+            path, name = "-", spec
+        d = full_matrix(text)
+        start = time.perf_counter()
+        lkh = elkai.DistanceMatrix(d).solve_tsp(runs=1)
+        seconds = time.perf_counter() - start
+        lkh = lkh[:-1] if len(lkh) == len(d) + 1 else lkh
+        assert sorted(lkh) == list(range(len(d)))
+        lkh_cost = cost(d, lkh)
+        limit = max(seconds, 0.05)
+        run = subprocess.run([THICKET, "atsp", path, "--json", "--quiet", "--time-limit", f"{limit:.3f}"],
+                             input=text, capture_output=True, text=True, check=True)
+        out = json.loads(run.stdout)
+        assert sorted(out["tour"]) == list(range(len(d))) and cost(d, out["tour"]) == out["cost"]
+        print(f"| {name} | {len(d)} | {lkh_cost} | {seconds:.2f} | {out['cost']} | {out['cost'] / lkh_cost:.4f} "
+              f"| {out['lower_bound']} ({out['lower_bound_source']}) | {100 * out['gap']:.2f}% |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or DEFAULT)
