@@ -6,7 +6,7 @@ An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED 
 by the `atsp_matrix` example, so both solvers get the same matrix); the default set is ftv170
 and coin, crane and tsmat at n = 100, 316 and 1,000 (two seeds). LKH-3 is PyPI's `elkai`
 (`pip install elkai`), run as `elkai.DistanceMatrix(d).solve_tsp(runs=1)`; thicket is the
-release binary (`cargo build --release -p thicket`), given LKH's wall time as --time-limit.
+release binary (`cargo build --release -p thicket-cli`), given LKH's wall time as --time-limit.
 Both tours' costs are recomputed here from the matrix. Slow and machine-dependent: never run by CI.
 """
 import json, subprocess, sys, time

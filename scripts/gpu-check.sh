@@ -6,7 +6,7 @@
 # references or the CPU's answer. Each mode below runs its part of them, selected by test name
 # (the filters match the function names, under their modules: `queens::queens_on_the_gpu…`),
 # the #[ignore]d larger sizes included, with
-#     cargo test --release -p thicket --test gpu -- --include-ignored --nocapture --test-threads 1
+#     cargo test --release -p thicket-cli --test gpu -- --include-ignored --nocapture --test-threads 1
 # and then its timings with the release binary target/release/thicket (or $THICKET_BIN). On a
 # GPU machine without cargo, build the test binary where cargo is (`cargo test --release -p
 # thicket --test gpu --no-run` prints its path), copy it and target/release/thicket over, and
@@ -114,7 +114,7 @@ gpu_tests() {
     if [[ -n $test_binary ]]; then
         THICKET_BIN="$bin" THICKET_REPO="${THICKET_REPO:-$PWD}" "$test_binary" "${flags[@]}"
     else
-        cargo test --release -p thicket --test gpu -- "${flags[@]}"
+        cargo test --release -p thicket-cli --test gpu -- "${flags[@]}"
     fi
 }
 

@@ -46,7 +46,7 @@ wheel)
 cli)
     version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
     arch=$(uname -m)
-    cargo build --release --locked -p thicket --bin thicket
+    cargo build --release --locked -p thicket-cli --bin thicket
     staging=$(mktemp -d)
     name="thicket-$version-$arch-linux"
     mkdir "$staging/$name"
