@@ -19,9 +19,10 @@ use crate::runner::{finished, finished_records, fold, ledger_spec, naming, todo,
 /// a core that a worker on the same node can use, and batches take far longer than this.
 const IDLE_POLL: Duration = Duration::from_millis(1);
 
-/// Where finished batches go: the ledger, or memory for a run without one.
+/// Where finished batches go: the ledger (boxed: it is ten times the size of the other), or
+/// memory for a run without one.
 enum Sink {
-    Ledger(Ledger),
+    Ledger(Box<Ledger>),
     Memory(Vec<BatchRecord>),
 }
 
@@ -41,7 +42,7 @@ pub fn run(
                 let ledger = Ledger::open_or_create(path, &spec)?;
                 let done = ledger.batches()?;
                 let context = fold(plan, &done).map_err(naming(path))?;
-                (Sink::Ledger(ledger), todo(&spec, &done), context)
+                (Sink::Ledger(Box::new(ledger)), todo(&spec, &done), context)
             }
             None => (
                 Sink::Memory(Vec::new()),
