@@ -79,6 +79,14 @@ def test_a_max_flow():
     assert seconds_to_stop(flow, after=1.0) < 1.0
 
 
+def test_an_atsp():
+    # TSPLIB's ftv170 takes tens of seconds to prove on 2 cores; its subtour search watches
+    # the stop flag between nodes, as it watches its deadline.
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "crates", "thicket-atsp", "data", "ftv170.atsp")
+    _, costs = thicket.read_tsplib(path)
+    assert seconds_to_stop(lambda: thicket.atsp(costs, backend="cpu"), after=1.0) < 1.0
+
+
 def test_a_call_from_another_thread_is_not_watched():
     answers = []
     worker = threading.Thread(target=lambda: answers.append(thicket.queens(8, backend="cpu")))

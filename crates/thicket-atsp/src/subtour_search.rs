@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use thicket_core::Progress;
+use thicket_core::{Progress, StopFlag};
 
 use super::heuristic::{improve, tour_cost};
 use super::instance::{Instance, MAX_COST, MAX_N};
@@ -123,6 +123,8 @@ struct Shared {
     best: Mutex<(i64, Vec<usize>)>,
     nodes: AtomicU64,
     deadline: Option<Instant>,
+    /// The caller's stop request (Ctrl-C in Python, a signal): honoured as the deadline is.
+    stop: Option<StopFlag>,
     warm_limit: usize,
 }
 
@@ -137,8 +139,11 @@ impl Shared {
         }
     }
 
+    /// Whether the search must end: its deadline passed or its caller asked it to stop (a
+    /// node takes milliseconds, so either is answered within them).
     fn expired(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.stop.as_ref().is_some_and(StopFlag::is_raised)
     }
 
     /// Queues `children` (those still below the incumbent) and marks one thread idle.
@@ -217,6 +222,7 @@ pub(super) fn search(
         best: Mutex::new(start),
         nodes: AtomicU64::new(0),
         deadline,
+        stop: progress.stop_flag(),
         // A warm node keeps one assignment (24 bytes a city), or two under multipliers.
         warm_limit: WARM_BYTES / (n * if relaxed.is_plain() { 24 } else { 48 }).max(1),
     };

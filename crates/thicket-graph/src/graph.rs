@@ -136,7 +136,9 @@ fn checked_weight(value: f64, at: usize) -> Result<u32> {
     }
     if value.fract() != 0.0 || value > f64::from(u32::MAX) {
         return Err(Error::InvalidInput(format!(
-            "weight {at} is {value}: weights are whole numbers up to {}",
+            "weight {at} is {value}: weights are whole numbers up to {} (the searches bucket \
+             distances as integers, as GAPBS does; scale fractional weights to whole numbers, \
+             e.g. round(w * 1000))",
             u32::MAX
         )));
     }
