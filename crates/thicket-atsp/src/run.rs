@@ -539,6 +539,7 @@ impl AtspKernel<'_> {
                     start.0,
                     subtour_search::FORBIDDEN,
                     opts.deadline,
+                    progress.stop_flag().as_ref(),
                 );
                 if let Ok(mut notes) = self.notes.lock() {
                     notes.push(relaxed.note());

@@ -26,6 +26,8 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use thicket_core::StopFlag;
+
 use super::instance::Instance;
 use super::lap::{Lap, LapScratch};
 
@@ -107,13 +109,14 @@ struct Cut {
 
 /// Multipliers for `inst`'s subtour cuts by subgradient ascent from zero, aiming at the
 /// incumbent's cost `upper`; stops early once the bound reaches `upper` (the incumbent is then
-/// optimal) or at `deadline`. Falls back to the plain costs where scaled costs could overflow
+/// optimal), at `deadline` or once `stop` is raised (the caller's Ctrl-C). Falls back to the plain costs where scaled costs could overflow
 /// the search's forbidden-arc cost.
 pub(crate) fn ascend(
     inst: &Instance,
     upper: i64,
     forbidden: i64,
     deadline: Option<Instant>,
+    stop: Option<&StopFlag>,
 ) -> Relaxed {
     let n = inst.n;
     let largest = inst.cost.iter().copied().max().unwrap_or(0).max(upper);
@@ -130,7 +133,7 @@ pub(crate) fn ascend(
     let mut stale = 0;
     let mut steps = 0;
     for _ in 0..ITERATIONS {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if deadline.is_some_and(|d| Instant::now() >= d) || stop.is_some_and(StopFlag::is_raised) {
             break;
         }
         steps += 1;
@@ -261,7 +264,7 @@ mod tests {
                 plain[i * n + i] = forbidden;
             }
             let assignment = Lap::solve(n, &plain, &mut LapScratch::default()).value(n, &plain);
-            let relaxed = ascend(&inst, optimum, forbidden, None);
+            let relaxed = ascend(&inst, optimum, forbidden, None, None);
             assert!(relaxed.root_bound >= assignment, "seed {seed}");
             assert!(relaxed.root_bound <= optimum, "seed {seed}");
             // Every tour's relaxed cost bounds its real cost from below.
@@ -282,7 +285,7 @@ mod tests {
             crate::read_tsplib(concat!(env!("CARGO_MANIFEST_DIR"), "/data/ft53.atsp")).unwrap();
         let (tour, cost) = crate::heuristic_tour(&inst);
         let forbidden = crate::subtour_search::FORBIDDEN;
-        let relaxed = ascend(&inst, cost, forbidden, None);
+        let relaxed = ascend(&inst, cost, forbidden, None, None);
         let pool = thicket_core::pool(2).unwrap();
         let found = pool.install(|| {
             crate::subtour_search::search(
@@ -316,7 +319,7 @@ mod tests {
         for &(name, assignment, lp) in SUBTOUR_LP.iter().filter(|c| names.contains(&c.0)) {
             let inst = crate::read_tsplib(format!("{data}/{name}.atsp")).unwrap();
             let (_, (cost, _)) = crate::policy::RootBounds::of(&inst);
-            let relaxed = ascend(&inst, cost, forbidden, None);
+            let relaxed = ascend(&inst, cost, forbidden, None, None);
             // The LP's ceiling: no integer bound exceeds it.
             let lp_ceiling = (lp + 9_999) / 10_000;
             assert!(relaxed.root_bound >= assignment, "{name}");

@@ -608,7 +608,7 @@ mod tests {
             let start_cost = tour_cost(&inst, &start);
             let optimum = brute_force(&inst);
             // The plain assignment bound, and the one under subtour-cut multipliers.
-            let lagrangian = ascend(&inst, start_cost, FORBIDDEN, None);
+            let lagrangian = ascend(&inst, start_cost, FORBIDDEN, None, None);
             for relaxed in [Relaxed::plain(&inst), lagrangian] {
                 let start = (start_cost, start.clone());
                 let found =
