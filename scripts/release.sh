@@ -14,6 +14,9 @@ what=${1:?usage: scripts/release.sh wheel|cli|sdist [DIST]}
 dist=$(realpath -m "${2:-target/dist}")
 mkdir -p "$dist"
 python=${PYTHON:-python3}
+# A relative path to the Python (a virtual environment's) made absolute: the wheel is built
+# from python/.
+case $python in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac
 
 # Fails unless the archive $1 lists both licence files.
 has_licences() {
