@@ -365,24 +365,26 @@ impl LatticeGpu {
         contracts: &[Contract],
         chunk: &[usize],
     ) -> Result<GpuPriced<Vec<Priced>>> {
-        // The kernels are looked up (and compiled, all at once, and loaded) before the clock
-        // starts.
-        let mut names = vec![
+        // The options of one kernel in a row (the chunk is sorted by kernel), and the kernels:
+        // looked up (and compiled, all at once, and loaded) before the clock starts.
+        let groups: Vec<&[usize]> = chunk
+            .chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b]))
+            .collect();
+        let kernels: Vec<String> = groups
+            .iter()
+            .map(|run| {
+                let contract = &contracts[run[0]];
+                tile_kernel_name::<T>(contract, shape_class::<T>(contract).book_nodes())
+            })
+            .collect();
+        let bookend_names = [
             Bookends::name::<T>("records"),
             Bookends::name::<T>("read_out"),
         ];
-        names.extend(
-            chunk
-                .chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b]))
-                .map(|run| {
-                    let class = shape_class::<T>(&contracts[run[0]]);
-                    tile_kernel_name::<T>(&contracts[run[0]], class.book_nodes())
-                }),
-        );
-        self.prepare(&names)?;
+        self.prepare(&[&bookend_names[..], &kernels].concat())?;
         let mut runs = Vec::new();
         let mut first_option = 0;
-        for run in chunk.chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b])) {
+        for (run, name) in groups.iter().zip(&kernels) {
             let steps = run
                 .iter()
                 .map(|&i| lattice_layers(&contracts[i]))
@@ -392,9 +394,8 @@ impl LatticeGpu {
             let stages = TileShape::book_stages(steps, class).ok_or_else(|| {
                 Error::TooLarge(format!("no tile kernel holds a lattice of {steps} steps"))
             })?;
-            let name = tile_kernel_name::<T>(&contracts[run[0]], class.book_nodes());
             runs.push(KernelRun {
-                function: self.function(&name, |_| Ok(()))?,
+                function: self.function(name, |_| Ok(()))?,
                 stages,
                 options: first_option..first_option + run.len(),
             });
