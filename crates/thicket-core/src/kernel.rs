@@ -40,6 +40,15 @@ pub trait Kernel {
 
     /// The output and its statistics as JSON keys, for `--json`.
     fn stats(&self, output: &Self::Output) -> Map<String, Value>;
+
+    /// Whether `output` is the best answer so far of a run its caller stopped
+    /// ([`crate::stoppable`]): an anytime solver's incumbent with its bound, the items a
+    /// multi-item run finished. [`benchmark_kernel`] returns such an output (no further
+    /// trials, no verification) where any other stopped run is [`Error::Interrupted`]; the
+    /// output says itself that it is partial (a `stopped` field, JSON `"stopped": true`).
+    fn is_partial(&self, _output: &Self::Output) -> bool {
+        false
+    }
 }
 
 /// What [`benchmark_kernel`] is asked to do.
@@ -134,15 +143,20 @@ pub fn benchmark_kernel<K: Kernel>(
                     .map(|(output, placement)| (output, placement, backend))
             })?;
         progress.finish();
-        // A stopped run may have skipped work: its answer is not one.
-        progress.check_stop()?;
         trial_seconds.push(started.elapsed().as_secs_f64());
         // Later trials go straight to the backend the first one ran on.
         backend = ran_on;
+        let partial = kernel.is_partial(&output);
         last = Some((output, placement));
+        if partial {
+            break;
+        }
+        // A stopped run may have skipped work: its answer is not one.
+        progress.check_stop()?;
     }
     let (output, placement) = last.expect("at least one trial ran");
-    let verified = if options.verify {
+    let partial = kernel.is_partial(&output);
+    let verified = if options.verify && !partial {
         match kernel.verify(&output)? {
             Some(true) => Some(true),
             Some(false) => {
@@ -276,5 +290,48 @@ mod tests {
         let stopped = crate::stoppable(&flag, || benchmark_kernel(&mut kernel, &options));
         assert!(matches!(stopped, Err(Error::Interrupted(_))));
         assert!(benchmark_kernel(&mut kernel, &options).is_ok());
+    }
+
+    /// Counts up until its caller stops it; what it counted by then is its answer.
+    struct Anytime;
+
+    impl Kernel for Anytime {
+        type Output = (u64, bool);
+        fn label(&self) -> String {
+            "anytime".into()
+        }
+        fn run(&mut self, _: Backend, progress: &Progress) -> Result<((u64, bool), Placement)> {
+            let mut count = 0;
+            while !progress.stop_requested() {
+                count += 1;
+            }
+            Ok(((count, true), Placement::default()))
+        }
+        fn verify(&self, _: &(u64, bool)) -> Result<Option<bool>> {
+            Ok(None)
+        }
+        fn stats(&self, output: &(u64, bool)) -> Map<String, Value> {
+            Map::from_iter([("stopped".to_string(), Value::from(output.1))])
+        }
+        fn is_partial(&self, output: &(u64, bool)) -> bool {
+            output.1
+        }
+    }
+
+    #[test]
+    fn a_partial_answer_of_a_stopped_run_is_returned_once_and_unverified() {
+        let options = RunOptions {
+            backend: Backend::Cpu,
+            trials: 3,
+            verify: true,
+            quiet: true,
+        };
+        let flag = crate::StopFlag::new();
+        flag.raise();
+        let measured =
+            crate::stoppable(&flag, || benchmark_kernel(&mut Anytime, &options)).unwrap();
+        assert!(measured.output.1);
+        assert_eq!(measured.trial_seconds.len(), 1);
+        assert_eq!(measured.verified, None);
     }
 }
