@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # The GPU checks and timings of thicket on a GPU machine, from the repository root.
 #
-# The checks are cargo tests (crates/thicket-cli/tests/gpu/, a module per problem): every GPU
-# path against OEIS, Carneiro's Table 1, the reference prices, the max-flow and graph
-# references or the CPU's answer. Each mode below runs its part of them, selected by test name
-# (the filters match the function names, under their modules: `queens::queens_on_the_gpu…`),
-# the #[ignore]d larger sizes included, with
-#     cargo test --release -p thicket-cli --test gpu -- --include-ignored --nocapture --test-threads 1
+# The checks are cargo tests (the `gpu` module of the CLI's test binary,
+# crates/thicket-cli/tests/cli/gpu/, a module per problem): every GPU path against OEIS,
+# Carneiro's Table 1, the reference prices, the max-flow and graph references or the CPU's
+# answer. Each mode below runs its part of them, selected by test name (`gpu::` and the
+# module, then the start of the function's name: `gpu::queens::queens_on_the_gpu…`), the
+# #[ignore]d larger sizes included, with
+#     cargo test --release -p thicket-cli --test cli -- --include-ignored --nocapture --test-threads 1 gpu::...
 # and then its timings with the release binary target/release/thicket (or $THICKET_BIN). On a
 # GPU machine without cargo, build the test binary where cargo is (`cargo test --release -p
-# thicket --test gpu --no-run` prints its path), copy it and target/release/thicket over, and
-# pass --test-binary FILE with THICKET_BIN=path/to/thicket. Exit status 1 when a check fails.
+# thicket-cli --test cli --no-run` prints its path), copy it and target/release/thicket over,
+# and pass --test-binary FILE with THICKET_BIN=path/to/thicket. Exit status 1 when a check fails.
 #
 #   scripts/gpu-check.sh           the N-Queens checks: N = 4..21 on the GPU against OEIS, and a
 #                                  GPU ledger killed, resumed, checked and verified
-#   scripts/gpu-check.sh --all     every check of tests/gpu/, nothing else
+#   scripts/gpu-check.sh --all     every GPU check (tests/cli/gpu/), nothing else
 #   scripts/gpu-check.sh --bench   Markdown rows for docs/benchmarks.md: N = 16..21, wall time
 #                                  of the whole process, the CPU backend beside it up to N = 18,
 #                                  and the first-compile versus cached start-up cost
@@ -24,7 +25,7 @@
 #                                  (MULTI_WAKE=0: without)
 #   --devices LIST                 GPUs for the N-Queens checks (THICKET_GPU_DEVICES) and the
 #                                  bench runs (default: all)
-#   --test-binary FILE             run the checks with this prebuilt tests/gpu/ binary
+#   --test-binary FILE             run the checks with this prebuilt tests/cli/ binary
 #   scripts/gpu-check.sh --perm [--out DIR]
 #                                  the permutation searches (Carneiro 2017): the checks of every
 #                                  GPU strategy on perm-queens (Table 1 / OEIS) and ATSP (against
@@ -107,14 +108,17 @@ while (($# > 0)); do
     shift
 done
 
-# Runs the tests of tests/gpu/ whose names contain one of the arguments (every test without
-# one), the ignored ones included, each one's rows printed; fails when one of them fails.
+# Runs the GPU checks (tests/cli/gpu/) whose names contain `gpu::` and one of the arguments
+# (every GPU check without one), the ignored ones included, each one's rows printed; fails when
+# one of them fails. The filter's `gpu::` keeps out the binary's other tests.
 gpu_tests() {
-    local flags=(--include-ignored --nocapture --test-threads 1 "$@")
+    local filters=("${@/#/gpu::}")
+    ((${#filters[@]} > 0)) || filters=(gpu::)
+    local flags=(--include-ignored --nocapture --test-threads 1 "${filters[@]}")
     if [[ -n $test_binary ]]; then
         THICKET_BIN="$bin" THICKET_REPO="${THICKET_REPO:-$PWD}" "$test_binary" "${flags[@]}"
     else
-        cargo test --release -p thicket-cli --test gpu -- "${flags[@]}"
+        cargo test --release -p thicket-cli --test cli -- "${flags[@]}"
     fi
 }
 
@@ -160,7 +164,7 @@ run_one() {
     [[ $ok == yes ]]
 }
 
-# Every check of tests/gpu/ and nothing else.
+# Every GPU check and nothing else.
 if [[ $every == 1 ]]; then
     gpu_tests
     exit $?
@@ -169,7 +173,7 @@ fi
 # The permutation searches: the checks, then the timings of bp-dfs-pool, the bench and the
 # d_cpu sweep.
 if [[ $perm == 1 ]]; then
-    gpu_tests perm_queens atsp || failures=$((failures + 1))
+    gpu_tests perm::perm_queens atsp:: || failures=$((failures + 1))
     "$bin" devices || exit 1
     mkdir -p "$out"
     echo "== perm-queens N = 18, bp-dfs-pool (the target: >= 3e9 nodes/s)"
@@ -193,7 +197,7 @@ fi
 # computed outside thicket and the CPU's answer), then times per search.
 if [[ $graph == 1 ]]; then
     command -v python3 >/dev/null || { echo "gpu-check --graph needs python3" >&2; exit 2; }
-    gpu_tests bfs_and_sssp || failures=$((failures + 1))
+    gpu_tests graph::bfs_and_sssp || failures=$((failures + 1))
     "$bin" devices || exit 1
     work=$(mktemp -d)
     scale="${GRAPH_SCALE:-22}"
@@ -238,7 +242,7 @@ fi
 # Max flow: the checks alone (every GPU strategy against the references of
 # crates/thicket-flow/data/SOURCE.md or the CPU, each flow certified by its min cut).
 if [[ $maxflow == 1 ]]; then
-    gpu_tests maxflow
+    gpu_tests flow::maxflow
     exit $?
 fi
 
@@ -246,7 +250,7 @@ fi
 # GPU on every Braun file), then with SCHEDULE_SWEEP=1 the thesis's sweeps.
 if [[ $schedule == 1 ]]; then
     command -v python3 >/dev/null || { echo "gpu-check --schedule needs python3" >&2; exit 2; }
-    gpu_tests schedule_ || failures=$((failures + 1))
+    gpu_tests schedule::schedule_ || failures=$((failures + 1))
     "$bin" devices || exit 1
     work=$(mktemp -d)
     "$bin" schedule --generate thesis:80x8 --seed 1 --write-etc "$work/t80.etc"
@@ -286,7 +290,7 @@ fi
 # N = 30,000 and 100,000 over serial.
 if [[ $lattice == 1 ]]; then
     command -v python3 >/dev/null || { echo "gpu-check --lattice needs python3" >&2; exit 2; }
-    gpu_tests lattice_ || failures=$((failures + 1))
+    gpu_tests lattice::lattice_ lattice_trees:: || failures=$((failures + 1))
     "$bin" devices || exit 1
     check=$(mktemp -d)
     echo "== NVIDIA's binomialOptions book: 1,024 European calls x 2,048 steps (S 5..30, K 1..100, T 0.25..10,"
@@ -342,7 +346,7 @@ if [[ -n $strategies ]]; then
     echo "libcudadevrt.a candidates present:"
     ls -l /usr/local/cuda/lib64/libcudadevrt.a /usr/local/cuda*/targets/x86_64-linux/lib/libcudadevrt.a \
         /usr/lib/x86_64-linux-gnu/libcudadevrt.a 2>/dev/null || echo "  none in the usual places"
-    gpu_tests papers_strategies || failures=$((failures + 1))
+    gpu_tests queens::papers_strategies || failures=$((failures + 1))
     "$bin" devices || exit 1
     echo "== thicket bench queens --strategies all --n 15..19"
     timeout "${BENCH_TIMEOUT:-50}" "$bin" bench queens --strategies all --n 15..19 --repeat "${REPEAT:-1}" \
@@ -360,7 +364,7 @@ fi
 # N-Queens: the checks (N = 4..21 against OEIS, a GPU ledger killed, resumed and verified), or
 # with --bench the timings.
 if [[ $bench == 0 ]]; then
-    gpu_tests queens_on_the_gpu a_killed_gpu_ledger || failures=$((failures + 1))
+    gpu_tests queens::queens_on_the_gpu queens::a_killed_gpu_ledger || failures=$((failures + 1))
     "$bin" devices || exit 1
 else
     "$bin" devices || exit 1

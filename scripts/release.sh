@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
 # Builds what a release ships, into DIST (default target/dist), and checks each:
 #   wheel  the Python package as an abi3 manylinux wheel (CPython 3.9 and later, one file),
-#          with both licences inside; `pip install thicket_solve-*.whl` then takes seconds
+#          with both licences inside; `pip install thicket_solve-*.whl` then takes seconds.
+#          For x86-64 by default; `--target aarch64-unknown-linux-gnu` cross-builds the ARM
+#          wheel (zig links it too; the Rust target is added with rustup where missing). Not
+#          run by CI (its time budget); docs/python.md says whether a release ships it.
 #   cli    the `thicket` binary (it links only the C library; CUDA is loaded at run time) with
 #          the licences and the README, as thicket-VERSION-ARCH-linux.tar.gz, and `thicket
 #          --version` run from the unpacked tarball
 #   sdist  the Python source distribution, with both licences
 # CI runs `wheel` and `cli` as a dry run (.ci/run): the tests then run against the wheel.
-# Usage: scripts/release.sh wheel|cli|sdist [DIST]
+# Usage: scripts/release.sh wheel|cli|sdist [DIST] [--target TRIPLE]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-what=${1:?usage: scripts/release.sh wheel|cli|sdist [DIST]}
-dist=$(realpath -m "${2:-target/dist}")
+usage="usage: scripts/release.sh wheel|cli|sdist [DIST] [--target TRIPLE]"
+what=${1:?$usage}
+shift
+dist=target/dist
+target=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --target) target=${2:?$usage}; shift 2 ;;
+    -*) echo "$usage" >&2; exit 2 ;;
+    *) dist=$1; shift ;;
+    esac
+done
+if [ -n "$target" ] && [ "$what" != wheel ]; then
+    echo "release: --target is for wheels only" >&2
+    exit 2
+fi
+dist=$(realpath -m "$dist")
 mkdir -p "$dist"
 python=${PYTHON:-python3}
 # A relative path to the Python (a virtual environment's) made absolute: the wheel is built
@@ -33,16 +51,29 @@ PY
 case $what in
 wheel)
     rm -f "$dist"/thicket_solve-*.whl
+    target_flags=()
+    if [ -n "$target" ]; then
+        if ! rustup target list --installed | grep -qx "$target"; then
+            rustup target add "$target"
+        fi
+        target_flags=(--target "$target")
+    fi
     # Linked by zig against glibc 2.17's symbols, so that the wheel is manylinux2014 whatever
     # the build machine's glibc (maturin checks the symbols; a plain build here needs 2.34).
     "$python" -m pip install --quiet "maturin>=1.9,<2" ziglang
     # maturin finds zig through `python3 -m ziglang` on the PATH: this Python's first.
     python_bin=$(dirname "$(realpath "$(command -v "$python")")")
     venv_bin=$(dirname "$(command -v "$python")")
-    (cd python && PATH="$venv_bin:$python_bin:$PATH" "$python" -m maturin build --release --zig \
-        --compatibility manylinux2014 --interpreter "$python" --out "$dist" --quiet)
+    # No --release: it would override the `python` profile pyproject.toml names (release,
+    # with panics unwinding into Python).
+    (cd python && PATH="$venv_bin:$python_bin:$PATH" "$python" -m maturin build --zig \
+        --compatibility manylinux2014 --interpreter "$python" --out "$dist" --quiet \
+        "${target_flags[@]}")
     wheel=$(ls "$dist"/thicket_solve-*.whl)
     case $wheel in *-abi3-*manylinux*) ;; *) echo "release: $wheel is not an abi3 manylinux wheel" >&2; exit 1;; esac
+    case $target in
+    aarch64-*) case $wheel in *_aarch64.whl) ;; *) echo "release: $wheel is not for aarch64" >&2; exit 1;; esac ;;
+    esac
     has_licences "$wheel"
     echo "$wheel"
     ;;
@@ -76,7 +107,7 @@ sdist)
     has_licences "$(ls "$dist"/thicket_solve-*.tar.gz)"
     ;;
 *)
-    echo "usage: scripts/release.sh wheel|cli|sdist [DIST]" >&2
+    echo "$usage" >&2
     exit 2
     ;;
 esac

@@ -21,8 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let stream = if mode % 2 == 0 {
         [&[0x1f, 0x8b][..], rest].concat()
     } else {
-        let mut encoder =
-            flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(rest).expect("in memory");
         encoder.finish().expect("in memory")
     };

@@ -77,7 +77,10 @@ fuzz_target!(|data: &[u8]| {
         assert!(parent.components().eq(folder.components()), "{path:?}");
         let name = Path::new(path.file_name().expect("a file name"));
         let mut components = name.components();
-        assert!(matches!(components.next(), Some(Component::Normal(_))), "{path:?}");
+        assert!(
+            matches!(components.next(), Some(Component::Normal(_))),
+            "{path:?}"
+        );
         assert!(components.next().is_none(), "{path:?}");
     }
     if a != b {

@@ -5,15 +5,17 @@ use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use thicket_atsp::{Instance, SolveOptions, Solved};
+use thicket_atsp::{AtspRun, Instance, SolveOptions, Solved};
+use thicket_core::Measured;
 
 use crate::devices::{add_run_info, run_options};
 use crate::errors::invalid;
-use crate::solve::solve;
+use crate::solve::{solve_anytime, Answer};
 
 /// The cheapest tour of the square matrix `distances` (row i: the arcs from city i, whole
 /// numbers; the diagonal is ignored), searched for at most `time_limit` seconds where given:
-/// a dict of `cost`, `tour` (from city 0), `proven_optimal`, `lower_bound`, `gap`, `nodes`.
+/// a dict of `cost`, `tour` (from city 0), `proven_optimal`, `lower_bound`, `gap`, `nodes`,
+/// `stopped`. A search stopped by Ctrl-C raises `Interrupted` with its best tour and bound.
 #[pyfunction]
 #[pyo3(signature = (distances, time_limit, backend))]
 pub fn atsp<'py>(
@@ -21,7 +23,7 @@ pub fn atsp<'py>(
     distances: PyReadonlyArray2<'py, f64>,
     time_limit: Option<f64>,
     backend: &str,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let time_limit = time_limit
         .map(|seconds| {
             std::time::Duration::try_from_secs_f64(seconds)
@@ -43,16 +45,26 @@ pub fn atsp<'py>(
         time_limit,
         ..SolveOptions::default()
     };
-    let solved = solve(py, || {
+    let work = || {
         let rows: Vec<&[f64]> = values.chunks(columns.max(1)).collect();
         let instance = Instance::from_distances("distances", &rows)?;
         thicket_atsp::solve(&instance, &options)
-    })?;
-    let Solved::Whole(measured) = solved else {
-        return Err(PyRuntimeError::new_err(
-            "a solve in one go came back in shards",
-        ));
     };
+    solve_anytime(py, work, |solved| {
+        let Solved::Whole(measured) = solved else {
+            return Err(PyRuntimeError::new_err(
+                "a solve in one go came back in shards",
+            ));
+        };
+        Ok(Answer {
+            value: answer(py, &measured)?.into_any(),
+            finished: None,
+        })
+    })
+}
+
+/// The dict of a run's tour and bound (a stopped run's best so far).
+fn answer<'py>(py: Python<'py>, measured: &Measured<AtspRun>) -> PyResult<Bound<'py, PyDict>> {
     let solution = &measured.output.solution;
     let dict = PyDict::new(py);
     dict.set_item("cost", solution.cost)?;
@@ -69,6 +81,7 @@ pub fn atsp<'py>(
     };
     dict.set_item("gap", gap)?;
     dict.set_item("nodes", solution.nodes)?;
+    dict.set_item("stopped", measured.output.stopped)?;
     add_run_info(&dict, &measured.info)?;
     Ok(dict)
 }

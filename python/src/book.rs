@@ -15,7 +15,7 @@ use thicket_lattice::{Contract, Market, Payoff, Priced, Style};
 
 use crate::errors::invalid;
 use crate::lattice::{options, sensitivities, NAMES};
-use crate::solve::solve;
+use crate::solve::{solve_anytime, Answer};
 
 /// The payoffs in the order of their codes.
 const PAYOFFS: [&str; 4] = ["lookback-put", "lookback-call", "put", "call"];
@@ -186,7 +186,8 @@ fn check_codes(codes: &[u8], what: &str, names: &[&str], count: usize) -> PyResu
 /// Prices a book of options given as columns (each a scalar, a name, or a 1-D array of one
 /// value or one per option; `convert` is the package's `_book_column`, for columns that are
 /// not read where they are): the float64 prices, or with `greeks` a dict of float64 arrays,
-/// `price` and every sensitivity.
+/// `price` and every sensitivity. A book stopped by Ctrl-C raises `Interrupted` with the
+/// options priced so far (NaN for the rest) and which were.
 #[pyfunction]
 #[pyo3(signature = (payoff, style, spot, strike, maturity, volatility, rate, dividend_yield, steps, greeks, precision, backend, convert))]
 #[allow(clippy::too_many_arguments)] // the book's columns, as Python passes them
@@ -240,16 +241,25 @@ pub fn price_book<'py>(
     }
     let contracts = contracts(count, &payoffs, &styles, &reals, &steps)?;
     let options = options(precision, backend, greeks)?;
-    let measured = solve(py, || thicket_lattice::price_book(&contracts, &options))?;
-    let priced = &measured.output.priced;
-    if !greeks {
-        return Ok(filled(py, priced, 0)?.into_any());
-    }
-    let arrays = PyDict::new(py);
-    for (at, name) in NAMES.iter().enumerate() {
-        arrays.set_item(name, filled(py, priced, at)?)?;
-    }
-    Ok(arrays.into_any())
+    let work = || thicket_lattice::price_book(&contracts, &options);
+    solve_anytime(py, work, |measured| {
+        // A book stopped by Ctrl-C has priced its first options: the rest are NaN.
+        let priced = &measured.output.priced;
+        let value = if greeks {
+            let arrays = PyDict::new(py);
+            for (at, name) in NAMES.iter().enumerate() {
+                arrays.set_item(name, filled(py, priced, count, at)?)?;
+            }
+            arrays.into_any()
+        } else {
+            filled(py, priced, count, 0)?.into_any()
+        };
+        let finished: Vec<bool> = (0..count).map(|i| i < priced.len()).collect();
+        Ok(Answer {
+            value,
+            finished: Some(PyArray1::from_vec(py, finished).into_any()),
+        })
+    })
 }
 
 /// The `count` contracts of the columns (spot, strike, maturity, volatility, rate and
@@ -297,21 +307,26 @@ fn contracts(
         .collect())
 }
 
-/// A new float64 array of sensitivity `at` ([`NAMES`]) of every option, written in place.
+/// A new float64 array of sensitivity `at` ([`NAMES`]) of the `count` options of a book whose
+/// first ones are `priced` (all of them unless the book was stopped), written in place: NaN
+/// for the options not priced.
 fn filled<'py>(
     py: Python<'py>,
     priced: &[Priced],
+    count: usize,
     at: usize,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     // SAFETY: every element is written below before the array is handed to Python.
-    let array = unsafe { PyArray1::<f64>::new(py, priced.len(), false) };
+    let array = unsafe { PyArray1::<f64>::new(py, count, false) };
     {
         // SAFETY: the array is new, C-contiguous and not shared with any other code yet.
         let values = unsafe { array.as_slice_mut() }
             .map_err(|_| invalid("the answer array is not contiguous".into()))?;
-        for (value, priced) in values.iter_mut().zip(priced) {
+        let (done, rest) = values.split_at_mut(priced.len().min(count));
+        for (value, priced) in done.iter_mut().zip(priced) {
             *value = sensitivities(priced)[at];
         }
+        rest.fill(f64::NAN);
     }
     Ok(array)
 }

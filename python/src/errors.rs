@@ -1,5 +1,6 @@
 //! thicket's errors as Python exceptions: bad input is `ValueError`, an interrupted run
-//! `KeyboardInterrupt`, everything else (no GPU, a GPU failure, too large) `RuntimeError`;
+//! without an answer so far `KeyboardInterrupt` (one with an answer is raised by
+//! `solve::solve_anytime`), everything else (no GPU, a GPU failure, too large) `RuntimeError`;
 //! each carries the one line the CLI prints after `thicket: `.
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};

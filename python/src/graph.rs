@@ -1,14 +1,16 @@
 //! `thicket.bfs` and `thicket.sssp`: searches from several sources on a CSR graph.
 
-use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use thicket_graph::{whole_weights, GraphView, Problem, SearchOptions, SourcePaths, INFINITE};
+use thicket_graph::{
+    whole_weights, GraphView, Problem, SearchInput, SearchOptions, SourcePaths, INFINITE,
+};
 
 use crate::arrays::{slice, Ints};
 use crate::devices::run_options;
 use crate::errors::invalid;
-use crate::solve::solve;
+use crate::solve::{solve_anytime, Answer};
 
 /// Searches `graph` (CSR: `indptr`, `indices`, `weights` per arc) from every source:
 /// `kind` `bfs` gives an int32 array of hop counts (-1 unreached), `sssp` a float64 array of
@@ -17,7 +19,10 @@ use crate::solve::solve;
 /// the caller knows every arc's reverse is an arc too, so BFS reads the graph as its own
 /// reverse instead of building one. `predecessors`: the answer is a tuple of those and an
 /// int64 array of each vertex's predecessor on a shortest path ([`NO_PREDECESSOR`] for the
-/// source and unreached vertices), as scipy's `return_predecessors=True` gives.
+/// source and unreached vertices), as scipy's `return_predecessors=True` gives. Searches
+/// stopped by Ctrl-C raise `Interrupted` with the rows of the sources searched so far (the
+/// first ones; no row for the others, whose rows would cost the time and memory of a whole
+/// answer) and which those are.
 #[pyfunction]
 #[pyo3(signature = (kind, indptr, indices, weights, sources, delta, directed, symmetric, predecessors, backend))]
 #[allow(clippy::too_many_arguments)] // the graph's arrays and the search's keywords
@@ -51,31 +56,42 @@ pub fn search<'py>(
         "sssp" => Problem::ShortestPaths,
         other => return Err(invalid(format!("unknown search {other:?} (bfs, sssp)"))),
     };
-    let measured = solve(py, || {
+    let count = sources.len();
+    let work = || {
         // Weights are whole numbers the caller holds as float64: the one array converted.
         let weights = weights.map(whole_weights).transpose()?;
         let graph = GraphView::from_csr(&offsets, &targets, weights.as_deref())?;
         // Every source's answer kept, as `bfs` and `sssp` do, with what is known of the
         // graph: here, whether it is symmetric.
         if directed {
-            thicket_graph::search_view(graph, symmetric, problem, &sources, &options)
+            let input = SearchInput::from(graph).symmetric(symmetric);
+            thicket_graph::search(input, problem, &sources, &options)
         } else {
             // Each arc both ways: an edge u-v of G[u, v] or G[v, u], the lighter where both
             // are arcs (the search merges parallel arcs into the lightest), as scipy reads an
             // undirected graph; symmetric by construction, so BFS needs no reverse.
             let both_ways = graph.symmetrised();
-            thicket_graph::search_view(both_ways.view(), true, problem, &sources, &options)
+            let input = SearchInput::from(both_ways.view()).symmetric(true);
+            thicket_graph::search(input, problem, &sources, &options)
         }
-    })?;
-    let paths = measured.output.paths;
-    let vertices = measured.output.vertices;
-    let shape = [paths.len(), vertices];
-    let distances = distance_rows(py, problem, shape, &paths)?;
-    if !predecessors {
-        return Ok(distances);
-    }
-    let tree = predecessor_rows(py, shape, &paths)?;
-    Ok((distances, tree).into_pyobject(py)?.into_any())
+    };
+    solve_anytime(py, work, |measured| {
+        // A stopped run has searched the first sources, whose paths are kept in order.
+        let paths = measured.output.paths;
+        let shape = [paths.len(), measured.output.vertices];
+        let distances = distance_rows(py, problem, shape, &paths)?;
+        let value = if predecessors {
+            let tree = predecessor_rows(py, shape, &paths)?;
+            (distances, tree).into_pyobject(py)?.into_any()
+        } else {
+            distances
+        };
+        let finished: Vec<bool> = (0..count).map(|i| i < paths.len()).collect();
+        Ok(Answer {
+            value,
+            finished: Some(PyArray1::from_vec(py, finished).into_any()),
+        })
+    })
 }
 
 /// scipy's mark of a vertex without a predecessor (the source, an unreached vertex).

@@ -135,8 +135,9 @@ pub(crate) fn options(precision: &str, backend: &str, vega_rho: bool) -> PyResul
 }
 
 /// Prices one option on an N-step lattice of `tree`: a dict of `price` and its sensitivities
-/// (`delta`, `gamma`, `theta`, and with `vega_rho` `vega` and `rho`, else NaN) with `seconds`
-/// and `backend`. `strike` is a vanilla's (None for a lookback); `observed_max`/`observed_min`
+/// (`delta`, `gamma`, `theta`, and with `vega_rho` `vega` and `rho`, else NaN), `tree`,
+/// `observed_extreme` (as the CLI's JSON: a lookback's running extreme, the spot where none
+/// was given; None for a vanilla), `seconds` and `backend`. `strike` is a vanilla's (None for a lookback); `observed_max`/`observed_min`
 /// a seasoned lookback put's/call's running extreme.
 #[pyfunction]
 #[pyo3(signature = (payoff_name, style_name, spot, strike, maturity, volatility, rate, dividend_yield, steps, tree, observed_max, observed_min, vega_rho, precision, backend))]
@@ -182,6 +183,11 @@ pub fn price_one<'py>(
     for (name, value) in NAMES.iter().zip(sensitivities(&measured.output.priced)) {
         dict.set_item(name, value)?;
     }
+    let priced = &measured.output.contract;
+    dict.set_item("tree", priced.tree.name())?;
+    let lookback = priced.payoff.strike().is_none();
+    let extreme = lookback.then(|| priced.observed_extreme.unwrap_or(priced.market.spot));
+    dict.set_item("observed_extreme", extreme)?;
     add_run_info(&dict, &measured.info)?;
     Ok(dict)
 }

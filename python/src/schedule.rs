@@ -9,10 +9,12 @@ use thicket_schedule::{Etc, ScheduleOptions};
 
 use crate::devices::{add_run_info, run_options};
 use crate::errors::{choice, invalid};
-use crate::solve::solve;
+use crate::solve::{solve_anytime, Answer};
 
 /// A schedule of the (tasks, machines) ETC matrix `etc`: a dict of `makespan`, `assignment`
-/// (a machine per task), `lower_bound`, `gap` (percent above the bound), `method`.
+/// (a machine per task), `lower_bound`, `gap` ((makespan - lower_bound) / makespan, a
+/// fraction), `method`, `stopped`. A search stopped by Ctrl-C raises `Interrupted` with its
+/// best schedule and bound.
 #[pyfunction]
 #[pyo3(signature = (etc, method, time_limit, seed, backend))]
 pub fn schedule<'py>(
@@ -22,7 +24,7 @@ pub fn schedule<'py>(
     time_limit: f64,
     seed: u64,
     backend: &str,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let [tasks, machines] = [etc.shape()[0], etc.shape()[1]];
     let times = etc
         .as_slice()
@@ -39,17 +41,23 @@ pub fn schedule<'py>(
         time_limit,
         ..ScheduleOptions::default()
     };
-    let measured = solve(py, || {
+    let work = || {
         let etc = Etc::new(tasks, machines, times.to_vec())?;
         thicket_schedule::schedule(&etc, &options)
-    })?;
-    let run = measured.output;
-    let dict = PyDict::new(py);
-    dict.set_item("makespan", run.makespan)?;
-    dict.set_item("assignment", PyArray1::from_vec(py, run.assignment.clone()))?;
-    dict.set_item("lower_bound", run.lower_bound)?;
-    dict.set_item("gap", run.gap_percent())?;
-    dict.set_item("method", run.method.name())?;
-    add_run_info(&dict, &measured.info)?;
-    Ok(dict)
+    };
+    solve_anytime(py, work, |measured| {
+        let run = &measured.output;
+        let dict = PyDict::new(py);
+        dict.set_item("makespan", run.makespan)?;
+        dict.set_item("assignment", PyArray1::from_slice(py, &run.assignment))?;
+        dict.set_item("lower_bound", run.lower_bound)?;
+        dict.set_item("gap", run.gap())?;
+        dict.set_item("method", run.method.name())?;
+        dict.set_item("stopped", run.stopped)?;
+        add_run_info(&dict, &measured.info)?;
+        Ok(Answer {
+            value: dict.into_any(),
+            finished: None,
+        })
+    })
 }

@@ -5,12 +5,18 @@
 //! Ctrl-C: while the main thread's call runs, a SIGINT handler of ours sits in front of
 //! Python's ([`interrupt`]). It raises the call's [`StopFlag`] and passes the signal on to
 //! Python's handler; the solver stops at its next batch, task or launch, and once the call
-//! has returned Python handles the signal as it always does (`KeyboardInterrupt`). The
-//! handler is installed and removed around each call (two system calls): nothing watches
-//! while no solver runs, and nothing polls while one does. Calls from other threads run the
-//! same way without it (Python delivers signals to its main thread only).
+//! has returned Python handles the signal as it always does (`KeyboardInterrupt`). A solver
+//! with a best answer so far (an anytime search's incumbent, the items a multi-item run
+//! finished) returns it marked stopped instead of an error, and [`solve_anytime`] raises it
+//! as `thicket_solve.Interrupted`, a `KeyboardInterrupt` carrying that answer. The handler
+//! is installed and removed around each call (two system calls): nothing watches while no
+//! solver runs, and nothing polls while one does. Calls from other threads run the same way
+//! without it (Python delivers signals to its main thread only).
 
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
 use thicket_core::{stoppable, StopFlag};
 
 use crate::errors::to_py;
@@ -18,6 +24,71 @@ use crate::errors::to_py;
 /// Runs `work` with the GIL released and Ctrl-C honoured; its error becomes the Python
 /// exception of [`to_py`].
 pub fn solve<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> thicket_core::Result<T> + Send,
+{
+    let (result, stopped) = watched(py, work)?;
+    if stopped {
+        // Python's handler runs now: KeyboardInterrupt, or whatever the program's own handler
+        // raises. A handler that raises nothing leaves the stopped run's error below.
+        py.check_signals()?;
+    }
+    result.map_err(to_py)
+}
+
+/// What a call returns, as [`solve_anytime`]'s `build` makes it from the solver's answer.
+pub struct Answer<'py> {
+    /// The object the call returns.
+    pub value: Bound<'py, PyAny>,
+    /// For an answer of several items (options, sources), a bool array of which were
+    /// finished; `None` for an answer that says itself whether it is whole (`stopped`).
+    pub finished: Option<Bound<'py, PyAny>>,
+}
+
+/// Runs `work` as [`solve`] does, for a solver that answers a run stopped by Ctrl-C with its
+/// best answer so far (marked stopped) where it has one: `build` turns the answer into what
+/// the call returns. After a Ctrl-C, where Python's handler raises `KeyboardInterrupt` (the
+/// default), `thicket_solve.Interrupted` is raised instead, carrying that answer as its
+/// `partial` (and `finished`); another exception of the program's own handler is raised as
+/// it is, and a handler that raises nothing leaves the answer so far returned.
+pub fn solve_anytime<'py, T, F, B>(
+    py: Python<'py>,
+    work: F,
+    build: B,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    T: Send,
+    F: FnOnce() -> thicket_core::Result<T> + Send,
+    B: FnOnce(T) -> PyResult<Answer<'py>>,
+{
+    let (result, stopped) = watched(py, work)?;
+    let answer = match result {
+        Ok(answer) => build(answer)?,
+        Err(error) => {
+            if stopped {
+                py.check_signals()?;
+            }
+            return Err(to_py(error));
+        }
+    };
+    if !stopped {
+        return Ok(answer.value);
+    }
+    match py.check_signals() {
+        Ok(()) => Ok(answer.value),
+        // Exactly Python's own: a subclass or anything else is the program's choice.
+        Err(error) if error.get_type(py).is(py.get_type::<PyKeyboardInterrupt>()) => {
+            Err(interrupted(py, answer)?)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Runs `work` with the GIL released, under the main thread's Ctrl-C handler where this is
+/// the main thread: its result, and whether a Ctrl-C raised the stop flag (the signal is then
+/// pending in Python, for the caller to hand to Python's handler).
+fn watched<T, F>(py: Python<'_>, work: F) -> PyResult<(thicket_core::Result<T>, bool)>
 where
     T: Send,
     F: FnOnce() -> thicket_core::Result<T> + Send,
@@ -32,12 +103,18 @@ where
     let result = py.detach(|| stoppable(&flag, work));
     // Python's handler is back before any Python code runs again.
     drop(watch);
-    if flag.is_raised() {
-        // Python's handler runs now: KeyboardInterrupt, or whatever the program's own handler
-        // raises. A handler that raises nothing leaves the stopped run's error below.
-        py.check_signals()?;
-    }
-    result.map_err(to_py)
+    Ok((result, flag.is_raised()))
+}
+
+/// `thicket_solve.Interrupted(message, partial, finished)`: the package's exception for a
+/// call stopped by Ctrl-C with an answer so far. The class is the package's (Python code,
+/// documented there); the package has been imported whenever a solver runs.
+fn interrupted(py: Python<'_>, answer: Answer<'_>) -> PyResult<PyErr> {
+    static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let class = CLASS.import(py, "thicket_solve", "Interrupted")?;
+    let message = "stopped by Ctrl-C: the answer so far is the exception's .partial";
+    let raised = class.call1((message, answer.value, answer.finished))?;
+    Ok(PyErr::from_value(raised))
 }
 
 /// Records which thread is Python's main thread (the one its signal handlers run on), from

@@ -181,7 +181,7 @@ def test_a_lattice_outside_its_range_is_a_value_error_with_the_clis_message():
     # Every tree's step must keep u > 1 > d > 0 and 0 <= p <= 1; CRR (the lattice of
     # thicket.binomial and of thicket.lookback, Hull's) leaves it where the drift of a step
     # outgrows the volatility. The same parameters as the CLI's tests
-    # (crates/thicket-cli/tests/lattice.rs, lattice_trees.rs), the same one-line message.
+    # (crates/thicket-cli/tests/cli/lattice.rs, lattice_trees.rs), the same one-line message.
     in_range = re.escape("of the crr tree leave the valid range u > 1 > d > 0, 0 <= p <= 1")
     with pytest.raises(ValueError, match="^invalid input: the up probability p = .*" + in_range) as refused:
         thicket.lookback(50, 0.25, 0.4, 50, 3, backend="cpu")

@@ -38,7 +38,10 @@ def test_schedule_matches_brute_force(rng, trial):
     assert assignment.shape == (6,)
     loads = np.bincount(assignment, weights=etc[np.arange(6), assignment], minlength=3)
     assert loads.max() == pytest.approx(answer["makespan"])
-    assert answer["gap"] >= 0
+    # The gap is a fraction of the makespan, as the ATSP's is of the tour's cost.
+    gap = (answer["makespan"] - answer["lower_bound"]) / answer["makespan"]
+    assert answer["gap"] == pytest.approx(max(gap, 0.0), abs=1e-12)
+    assert 0.0 <= answer["gap"] < 1.0 and answer["stopped"] is False
 
 
 def test_heuristics_never_beat_the_optimum(rng):

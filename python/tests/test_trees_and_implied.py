@@ -117,6 +117,19 @@ def test_a_fresh_lookback_is_one_seasoned_at_the_spot_and_worth_less():
     assert thicket.lookback(50, 0.5, 0.3, 0.06, 200, observed_max=57.5)["price"] > fresh
 
 
+def test_the_answer_names_its_tree_and_observed_extreme_as_the_cli_does():
+    # The keys of `thicket lookback/binomial --json`: the extreme priced from (the spot where
+    # none was given), None for a vanilla; the tree by its name.
+    seasoned = thicket.lookback(50, 0.5, 0.3, 0.06, 50, observed_max=57.5, backend="cpu")
+    assert seasoned["observed_extreme"] == 57.5 and seasoned["tree"] == "crr"
+    fresh_call = thicket.lookback(50, 0.5, 0.3, 0.06, 50, call=True, backend="cpu")
+    assert fresh_call["observed_extreme"] == 50.0
+    call = thicket.lookback(50, 0.5, 0.3, 0.06, 50, call=True, observed_min=45, backend="cpu")
+    assert call["observed_extreme"] == 45.0
+    vanilla = thicket.binomial(100, 95, 1.0, 0.2, 0.05, 101, tree="leisen-reimer", backend="cpu")
+    assert vanilla["observed_extreme"] is None and vanilla["tree"] == "leisen-reimer"
+
+
 def test_an_extreme_on_the_wrong_side_or_of_the_other_option_is_refused():
     # As `thicket lookback --observed-max 45` (below the spot of 50) and the flags swapped.
     with pytest.raises(ValueError, match=r"maximum.*45.*below the spot"):

@@ -1,7 +1,9 @@
 """thicket's GPU/CPU solvers from numpy and scipy.
 
-Every function runs its solver with the GIL released; Ctrl-C stops a long run within a
-second and raises ``KeyboardInterrupt``. Bad input raises ``ValueError`` with the one-line
+Every function runs its solver with the GIL released; Ctrl-C stops a long run at its next
+check (between tasks, options, sources, search nodes, a lattice's layers: within half a
+second) and raises ``KeyboardInterrupt``: :class:`Interrupted`, a subclass
+carrying the answer so far, where the solver has one. Bad input raises ``ValueError`` with the one-line
 message the ``thicket`` command prints; a missing or failing GPU (``backend="cuda"``) raises
 ``RuntimeError``. ``backend="auto"`` (the default) uses a GPU where one is usable and runs on
 the CPU otherwise, saying why in the answer's ``notes``. Nothing is printed.
@@ -24,6 +26,7 @@ except _metadata.PackageNotFoundError:  # imported from a source tree, not insta
     __version__ = "0+unknown"
 
 __all__ = [
+    "Interrupted",
     "devices",
     "queens",
     "lookback",
@@ -39,6 +42,48 @@ __all__ = [
     "read_tsplib",
     "read_dimacs_flow",
 ]
+
+
+
+class Interrupted(KeyboardInterrupt):
+    """A call stopped by Ctrl-C, with the answer it had so far.
+
+    Raised where a solver keeps a best answer while it runs: :func:`atsp` (its best tour and
+    the lower bound proved so far), :func:`schedule` (its best schedule and the bound),
+    :func:`price_book` (the options priced so far), :func:`bfs` and :func:`sssp` (the
+    sources searched so far). The other calls (:func:`queens`, :func:`lookback`,
+    :func:`binomial`, :func:`implied_volatility`, :func:`maxflow`) have no answer before
+    their end and raise a plain ``KeyboardInterrupt``. A subclass of ``KeyboardInterrupt``,
+    so ``except KeyboardInterrupt`` catches it as before; where a program's own SIGINT
+    handler raises something else, that is raised instead, and where it raises nothing the
+    call returns the answer so far.
+
+    Attributes:
+        partial: what the call would have returned, from the stopped run: the dict of
+            :func:`atsp` or :func:`schedule` with ``stopped`` True; the array (or dict of
+            arrays) of :func:`price_book`, NaN for the options not priced; the array (or
+            tuple of arrays) of :func:`bfs` or :func:`sssp` with a row for each source
+            searched, the first ``finished.sum()`` sources (no row for the others: they would
+            cost the time and memory of a whole answer).
+        finished: for :func:`price_book`, :func:`bfs` and :func:`sssp`, a bool array with
+            one entry per option or source, True where it was priced or searched (the first
+            ones); None for :func:`atsp` and :func:`schedule`.
+
+    Example:
+        >>> try:                                                    # doctest: +SKIP
+        ...     result = atsp(costs)
+        ... except Interrupted as stopped:
+        ...     result = stopped.partial    # the best tour so far, result["stopped"] True
+    """
+
+    def __init__(self, message, partial, finished=None):
+        super().__init__(message)
+        self.partial = partial
+        self.finished = finished
+
+    def __reduce__(self):
+        return type(self), (self.args[0], self.partial, self.finished)
+
 
 # Arrays converted (copied) on the way in since the module was imported: the tests read it to
 # check that arrays of the right dtype and layout are borrowed.
@@ -212,7 +257,10 @@ def lookback(
         dict: ``price``, ``delta`` (d price / d spot), ``gamma`` (d2 price / d spot2),
         ``theta`` (d price / d t, per year), ``vega`` (per unit of volatility) and ``rho``
         (per unit of rate), each a float (vega and rho NaN unless ``greeks="all"``, or where
-        a bumped lattice is invalid), with ``seconds``, ``backend`` and ``notes``.
+        a bumped lattice is invalid); ``tree`` (``"crr"``) and ``observed_extreme`` (the
+        running extreme priced from: ``observed_max``/``observed_min``, or the spot where
+        neither is given), as ``thicket lookback --json`` has them; with ``seconds``,
+        ``backend`` and ``notes``.
     """
     payoff = "lookback-call" if call else "lookback-put"
     style = "european" if european else "american"
@@ -274,7 +322,8 @@ def binomial(
 
     Returns:
         dict: ``price``, ``delta``, ``gamma``, ``theta``, ``vega`` and ``rho`` (as for
-        :func:`lookback`), with ``seconds``, ``backend`` and ``notes``.
+        :func:`lookback`), ``tree``, ``observed_extreme`` (None: a vanilla has none, as in
+        ``thicket binomial --json``), with ``seconds``, ``backend`` and ``notes``.
     """
     payoff = "call" if call else "put"
     style = "european" if european else "american"
@@ -398,6 +447,12 @@ def price_book(
     Returns:
         numpy.ndarray: float64 prices, one per option; with ``greeks=True`` a dict of such
         arrays: ``price``, ``delta``, ``gamma``, ``theta``, ``vega`` and ``rho``.
+
+    Raises:
+        Interrupted: Ctrl-C stopped the book (``backend="cpu"``; a book on the GPU raises a
+            plain ``KeyboardInterrupt``); its ``partial`` is the array (or dict of arrays)
+            with the options priced so far, the first ones of the book, and NaN for the
+            others; its ``finished`` says which were priced.
     """
     # Scalars, names and arrays of the dtypes read (float64, uint8 codes, int64 steps) are
     # read by the native module where they are; it hands anything else to _book_column.
@@ -571,6 +626,11 @@ def bfs(
         ...                  return_predecessors=True)
         >>> hops.tolist(), tree.tolist()
         ([[0, 1, 2]], [[-9999, 0, 1]])
+
+    Raises:
+        Interrupted: Ctrl-C stopped the searches; its ``partial`` holds the rows of the
+            sources searched so far, the first ones (shape (searched, n)), and its
+            ``finished`` says which.
     """
     indptr, indices, _weights = _csr(graph)
     sources = _sources(sources)
@@ -611,6 +671,11 @@ def sssp(graph, sources, *, directed=True, delta=None, return_predecessors=False
     Returns:
         numpy.ndarray: float64 distances of shape (len(sources), n), inf where a vertex is
         unreachable; with ``return_predecessors=True`` a tuple of those and the predecessors.
+
+    Raises:
+        Interrupted: Ctrl-C stopped the searches; its ``partial`` holds the rows of the
+            sources searched so far, the first ones (shape (searched, n)), and its
+            ``finished`` says which.
     """
     indptr, indices, weights = _csr(graph)
     sources = _sources(sources)
@@ -738,8 +803,13 @@ def schedule(etc, *, method="lp-ils", time_limit=10.0, seed=1, backend="auto"):
 
     Returns:
         dict: ``makespan``, ``assignment`` (uint32 machine per task), ``lower_bound`` (no
-        schedule is shorter), ``gap`` (percent above the bound), ``method``, ``seconds``,
-        ``backend``, ``notes``.
+        schedule is shorter), ``gap`` ((makespan - lower_bound) / makespan, a fraction as
+        :func:`atsp`'s; 0 once the bound is reached), ``method``, ``stopped`` (True only in
+        :class:`Interrupted`'s ``partial``), ``seconds``, ``backend``, ``notes``.
+
+    Raises:
+        Interrupted: Ctrl-C stopped the search; its ``partial`` is this dict with the best
+            schedule found so far, the bound proven so far and ``stopped`` True.
     """
     return _native.schedule(
         _reals(etc, "etc", ndim=2),
@@ -764,9 +834,15 @@ def atsp(distances, *, time_limit=None, backend="auto"):
             (the thesis's GPU strategy).
 
     Returns:
-        dict: ``cost``, ``tour`` (uint64 cities from city 0), ``proven_optimal``,
+        dict: ``cost``, ``tour`` (int64 cities from city 0), ``proven_optimal``,
         ``lower_bound`` (no tour costs less; the cost when proven), ``gap`` ((cost -
-        lower_bound) / cost), ``nodes``, ``seconds``, ``backend``, ``notes``.
+        lower_bound) / cost), ``nodes``, ``stopped`` (True only in :class:`Interrupted`'s
+        ``partial``), ``seconds``, ``backend``, ``notes``.
+
+    Raises:
+        Interrupted: Ctrl-C stopped the search (``backend="cpu"``; a GPU search raises a
+            plain ``KeyboardInterrupt``); its ``partial`` is this dict with the best tour
+            found so far, the lower bound proven so far and ``stopped`` True.
     """
     if time_limit is not None:
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number)):

@@ -38,7 +38,9 @@ class QueensResult(RunInfo):
     unique: int
 
 class PriceResult(RunInfo):
-    """Price and sensitivities; vega and rho NaN unless ``greeks="all"``."""
+    """Price and sensitivities; vega and rho NaN unless ``greeks="all"``. ``tree`` and
+    ``observed_extreme`` (a lookback's running extreme priced from, the spot where none was
+    given; None for a vanilla) as the CLI's ``--json``."""
 
     price: float
     delta: float
@@ -46,6 +48,8 @@ class PriceResult(RunInfo):
     theta: float
     vega: float
     rho: float
+    tree: str
+    observed_extreme: Optional[float]
 
 class MaxflowResult(RunInfo):
     flow: int
@@ -56,16 +60,19 @@ class MaxflowResult(RunInfo):
     strategy: str
 
 class ScheduleResult(RunInfo):
-    """``gap``: percent above ``lower_bound``."""
+    """``gap``: (makespan - lower_bound) / makespan, a fraction. ``stopped``: True only in
+    :class:`Interrupted`'s ``partial`` (the best schedule when Ctrl-C came)."""
 
     makespan: float
     assignment: npt.NDArray[np.uint32]
     lower_bound: float
     gap: float
     method: str
+    stopped: bool
 
 class AtspResult(RunInfo):
-    """``gap``: (cost - lower_bound) / cost, a fraction."""
+    """``gap``: (cost - lower_bound) / cost, a fraction. ``stopped``: True only in
+    :class:`Interrupted`'s ``partial`` (the best tour when Ctrl-C came)."""
 
     cost: int
     tour: npt.NDArray[np.int64]
@@ -73,6 +80,24 @@ class AtspResult(RunInfo):
     lower_bound: int
     gap: float
     nodes: int
+    stopped: bool
+
+class Interrupted(KeyboardInterrupt):
+    """A call stopped by Ctrl-C, with the answer it had so far (:func:`atsp`,
+    :func:`schedule`, :func:`price_book`, :func:`bfs`, :func:`sssp`); the other calls raise
+    a plain ``KeyboardInterrupt``."""
+
+    partial: Any
+    """What the call would have returned, from the stopped run (:func:`bfs` and
+    :func:`sssp`: the rows of the sources searched, the first ones)."""
+    finished: Optional[npt.NDArray[np.bool_]]
+    """Which options (:func:`price_book`) or sources (:func:`bfs`, :func:`sssp`) were
+    finished; None for :func:`atsp` and :func:`schedule`, whose ``partial["stopped"]`` is
+    True."""
+    def __init__(
+        self, message: str, partial: Any, finished: Optional[npt.NDArray[np.bool_]] = None
+    ) -> None: ...
+
 Tree = Literal["crr", "jarrow-rudd", "tian", "leisen-reimer"]
 IntArray = Union[int, Sequence[int], npt.NDArray[np.integer]]
 RealArray = Union[float, Sequence[float], npt.NDArray[np.floating]]

@@ -238,8 +238,8 @@ impl HeldKarp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::heuristic::tour_cost;
     use crate::test_support::{cheapest_completion, lcg_below};
-    use crate::tour_cost;
 
     fn sample(n: usize, seed: u64, top: u64) -> Instance {
         let mut x = seed;

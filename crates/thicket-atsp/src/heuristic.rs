@@ -6,6 +6,8 @@
 //! a segment is cut out and reinserted, unreversed, between two other neighbours. This is the
 //! orientation-preserving 3-opt move; short segments give or-opt.
 
+use std::time::Instant;
+
 use super::instance::Instance;
 
 /// How many of the best nearest-neighbour tours get the local search.
@@ -74,14 +76,23 @@ fn nearest_neighbour(inst: &Instance, start: usize) -> Vec<usize> {
 
 /// Applies improving segment insertions until none is left.
 pub(super) fn improve(inst: &Instance, tour: &mut Vec<usize>) {
+    improve_until(inst, tour, None);
+}
+
+/// [`improve`] until `deadline` passes, looked at between moves (a move's search is O(n^2)
+/// at most above 120 cities, and a descent can take seconds at n = 3,000).
+pub(super) fn improve_until(inst: &Instance, tour: &mut Vec<usize>, deadline: Option<Instant>) {
     let n = tour.len();
     let longest = if n <= ALL_LENGTHS_UP_TO {
         n.saturating_sub(2)
     } else {
         SHORT_SEGMENT
     };
-    while let Some(moved) = find_insertion(inst, tour, longest) {
-        *tour = moved;
+    while deadline.is_none_or(|d| Instant::now() < d) {
+        match find_insertion(inst, tour, longest) {
+            Some(moved) => *tour = moved,
+            None => return,
+        }
     }
 }
 

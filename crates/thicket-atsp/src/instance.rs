@@ -2,11 +2,17 @@
 
 use thicket_core::{Error, Result};
 
-/// The largest number of cities an instance may have.
-pub const MAX_N: usize = 1000;
+/// The largest number of cities an instance may have (where memory allows: see
+/// [`check_size`]). The searches' sums stay far from overflow up to it.
+pub const MAX_N: usize = 10_000;
+
+/// The `n * n` matrices of `i64` a solve holds at once at most: the instance's, the one being
+/// read or generated, the root's assignment costs, and the subtour search's plain and
+/// penalised costs with one more at its multipliers' ascent.
+const MATRICES: u64 = 6;
 
 /// The largest arc cost accepted: with at most [`MAX_N`] arcs in a tour, any tour or partial
-/// sum stays below 10^12, far from `i64` overflow even when the search adds penalties.
+/// sum stays below 10^13, far from `i64` overflow even when the search adds penalties.
 pub const MAX_COST: i64 = 1_000_000_000;
 
 /// A complete directed graph on `n` cities with integer arc costs.
@@ -106,15 +112,17 @@ fn square<T, R: AsRef<[T]>>(name: &str, rows: &[R]) -> Result<usize> {
     }
 }
 
-/// Rejects city counts outside `2..=MAX_N`.
+/// Rejects city counts outside `2..=MAX_N` ([`Error::InvalidInput`]), and those whose cost
+/// matrices would not fit in the memory available ([`Error::TooLarge`], with the size
+/// needed), before any matrix is allocated.
 pub(crate) fn check_size(n: usize) -> Result<()> {
-    if (2..=MAX_N).contains(&n) {
-        Ok(())
-    } else {
-        Err(Error::InvalidInput(format!(
+    if !(2..=MAX_N).contains(&n) {
+        return Err(Error::InvalidInput(format!(
             "{n} cities; expected 2..={MAX_N}"
-        )))
+        )));
     }
+    let bytes = (n as u64 * n as u64).checked_mul(MATRICES * std::mem::size_of::<i64>() as u64);
+    thicket_core::check_fits(&format!("an ATSP instance of {n} cities"), bytes)
 }
 
 #[cfg(test)]
@@ -131,6 +139,18 @@ mod tests {
         assert!(Instance::new("t", 2, vec![0, -1, 2, 0]).is_err());
         assert!(Instance::new("t", 1, vec![0]).is_err());
         assert!(Instance::new("t", 2, vec![0, 1, 2]).is_err());
+    }
+
+    #[test]
+    fn sizes_up_to_the_limit_are_accepted_where_memory_allows() {
+        check_size(3_000).unwrap();
+        assert!(matches!(check_size(MAX_N + 1), Err(Error::InvalidInput(_))));
+        assert!(matches!(check_size(1), Err(Error::InvalidInput(_))));
+        let inst = crate::generate::parse_generator_spec("amat:3000:1")
+            .unwrap()
+            .generate()
+            .unwrap();
+        assert_eq!((inst.n, inst.cost.len()), (3_000, 9_000_000));
     }
 
     #[test]

@@ -5,7 +5,15 @@
 use thicket_gpu::{define, THICKET_HEADER};
 use thicket_perm::kernels::PERM_CDP_HEADER;
 
-use crate::gpu::{MAX_CITIES, TOUR_SLOTS, WORDS};
+/// 32-bit words per node: the path (32 bytes), its cost, its visited bitset.
+pub(crate) const WORDS: usize = 10;
+
+/// The most cities the GPU strategies take (the kernels keep a 32-bit visited set and one
+/// byte a city).
+pub const MAX_CITIES: usize = 32;
+
+/// Tour slots on the device (TOUR_SLOTS in the kernel).
+pub(crate) const TOUR_SLOTS: usize = 65536;
 
 fn defines() -> Vec<String> {
     vec![

@@ -57,8 +57,7 @@ impl Lap {
     }
 
     /// The reduced cost of `(i, j)` at the current duals (never negative).
-    #[cfg(test)]
-    fn reduced(&self, n: usize, cost: &[i64], i: usize, j: usize) -> i64 {
+    pub(crate) fn reduced(&self, n: usize, cost: &[i64], i: usize, j: usize) -> i64 {
         cost[i * n + j] - self.u[i] - self.v[j]
     }
 

@@ -434,7 +434,8 @@ fn costs_hash(inst: &Instance) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{branch_and_bound, generate, Bound, GeneratorClass};
+    use crate::generate::{generate, GeneratorClass};
+    use crate::search::{branch_and_bound, Bound};
 
     fn options(bound: Bound, threads: usize) -> AtspOptions {
         AtspOptions {

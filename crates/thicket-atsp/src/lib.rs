@@ -43,8 +43,11 @@ mod lap;
 mod ledgered;
 mod local_search;
 mod policy;
+mod report;
 mod run;
 mod search;
+mod solver;
+mod strategy;
 mod subtour_lagrangian;
 mod subtour_search;
 #[cfg(test)]
@@ -54,15 +57,15 @@ mod twins;
 mod verify;
 
 pub use generate::{generate, parse_generator_spec, GeneratorClass, GeneratorSpec};
-pub use gpu::MAX_CITIES as GPU_MAX_CITIES;
 pub use heuristic::{heuristic_tour, tour_cost};
 pub use instance::{Instance, MAX_COST, MAX_N};
 pub use kernels::ALL as KERNEL_MODULES;
+pub use kernels::MAX_CITIES as GPU_MAX_CITIES;
 pub use ledgered::{solution, solve_ledgered, SubtreeSolver, Subtrees};
 pub use policy::Branching;
-pub use run::{
-    bound_name, run_from_ledger, solve, AtspRun, Batching, BoundSource, SolveOptions, Solved,
-};
+pub use report::{AtspRun, BoundSource, Solved};
+pub use run::{run_from_ledger, solve};
 pub use search::{branch_and_bound, solve_below, AtspOptions, AtspSolution, Bound};
+pub use strategy::{bound_name, Batching, SolveOptions};
 pub use tsplib::{parse_tsplib, read_tsplib};
 pub use verify::{known_optimum, verify, TSPLIB_ATSP_OPTIMA};

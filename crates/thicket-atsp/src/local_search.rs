@@ -1,41 +1,49 @@
-//! Anytime tour improvement: an iterated local search that never reverses a segment.
+//! Anytime tour improvement: an iterated local search over segment moves.
 //!
-//! With asymmetric costs a reversed segment changes cost unpredictably, so every move here
-//! keeps each segment's orientation. The one move is the orientation-preserving 3-opt
-//! ("or-3opt"): three arcs `a -> a'`, `b -> b'`, `c -> c'`, in tour order, are replaced by
-//! `a -> b'`, `c -> a'`, `b -> c'`, which swaps the segments `a'..b` and `b'..c`. Or-opt
-//! (moving a short segment elsewhere) is the case of a short segment. The move is the same
-//! whichever of its three arcs is called the first, so searching each city as `a` with two
-//! of the three new arcs drawn from neighbour lists (the `K` cheapest successors of a city,
-//! the `K` cheapest predecessors) finds every improving move two of whose new arcs are in
-//! those lists, at O(K^2) a city. Cities whose neighbourhood held no improving move are
-//! skipped until a move touches them (don't-look bits, kept as a queue of active cities).
+//! The moves ([`moves`]) cut the tour in three places and put the two inner segments back
+//! swapped, reversed or both (or-3opt, which keeps every segment's orientation, 3-opt with
+//! reversals, and 2-opt), the reversals priced exactly with asymmetric costs. Each city is
+//! searched as the first cut with the new arcs drawn from neighbour lists: a city's `K` best
+//! successors and predecessors, most of them the arcs of least reduced cost at the duals of
+//! the assignment problem (which the optimal tour favours far more than it favours the
+//! cheapest arcs where costs tie or tilt), the rest the cheapest arcs. Cities whose
+//! neighbourhood held no improving
+//! move are skipped until a move touches them (don't-look bits, kept as a queue of active
+//! cities).
 //!
 //! Local optima are left by a kick, the double bridge: two adjacent segments of random
-//! lengths (at most `KICK_SEGMENT` cities, so that the kick is local and the repair cheap)
-//! are swapped, which in an asymmetric tour is itself an orientation-preserving 3-opt move
-//! the neighbour lists rarely undo. The kicked tour is kept when its local optimum costs no
-//! more than the best, else the best is restored. The search stops at its deadline, at the
-//! caller's stop request, or after `stale` kicks without a better tour.
+//! lengths (short, so that the kick is local and the repair cheap) are swapped. The kicked
+//! tour is kept when its local optimum costs no more than the best, else the kick and its
+//! repair are undone from a journal of the positions they rewrote, so that a kick costs the
+//! work it did, not O(n). The search stops at its deadline, at the caller's stop request,
+//! or after `stale` kicks without a better tour.
+
+mod moves;
+mod tour;
 
 use std::time::Instant;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use thicket_core::{Progress, Result};
 
 use super::heuristic::tour_cost;
 use super::instance::Instance;
+use super::lap::Lap;
+use super::policy::assignment;
 use super::verify::verify;
+use moves::Search;
+use tour::Tour;
 
-/// Neighbour-list length: the 10 cheapest successors and predecessors of every city (5, 8,
-/// 10 and 12 were within noise of each other on generated instances at n = 100 and 316,
-/// 2026-12-02; 5 was the worst).
-const K: usize = 10;
+/// Neighbour-list length: the 12 best successors and predecessors of every city.
+const K: usize = 12;
 
-/// The longest segment a kick moves (10, 25 and 50 were tried; 25 was as good as the best
-/// on every class).
-const KICK_SEGMENT: usize = 25;
+/// How many of a city's neighbours are the arcs of least reduced cost at the assignment's
+/// duals (the rest are the cheapest arcs not among them). On generated instances at n = 100
+/// and 316 against LKH-3 (2026-12-02), cheapest arcs alone left stilt tours 4-8% dearer;
+/// 5, 8 or all 10 of 10 by reduced cost brought them within 0.2-2%, and 8 of 12 was as good
+/// as any on every class tried.
+const RANKED: usize = 8;
 
 /// Kicks between two looks at the clock and the stop flag (a kick takes microseconds).
 const CHECK_EVERY: u64 = 16;
@@ -65,27 +73,53 @@ impl Improved {
     /// One line for the run's notes.
     pub(crate) fn note(&self) -> String {
         format!(
-            "local search (or-3opt, double-bridge kicks) improved the tour from {} to {} in {} kicks",
+            "local search (3-opt and 2-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks",
             self.from, self.to, self.kicks
         )
     }
 }
 
-/// Improves `start` (a tour of `inst`) until `limits` or the caller's stop; returns the best
-/// tour from city 0, its cost (recomputed and checked by [`verify`]) and what it did.
+/// `start` (a tour of `inst`) after one descent of the moves to a local optimum, without
+/// kicks, the neighbour lists ranked by the reduced costs of `duals` (as [`improve_tour`]).
+pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<usize> {
+    if inst.n < 5 {
+        return start.to_vec();
+    }
+    let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
+    let mut search = Search::new(Tour::new(inst, start), K, RANKED, &reduced);
+    search.descend_all();
+    search.tour.cities().to_vec()
+}
+
+/// Improves `start` (a tour of `inst`) until `limits` or the caller's stop, ranking the
+/// neighbour lists by the reduced costs of `duals` (an optimal assignment of `inst` without
+/// loops, solved here where `None`); returns the best tour from city 0, its cost
+/// (recomputed and checked by [`verify`]) and what it did.
 pub(crate) fn improve_tour(
     inst: &Instance,
     start: &[usize],
+    duals: Option<&Lap>,
     limits: &Limits,
     progress: &Progress,
 ) -> Result<(i64, Vec<usize>, Improved)> {
     let from = tour_cost(inst, start);
-    let mut search = Search::new(inst, start);
     let mut kicks = 0;
+    let mut tour = start.to_vec();
+    let mut cost = from;
     if inst.n >= 5 {
+        let solved;
+        let lap = match duals {
+            Some(lap) => lap,
+            None => {
+                solved = assignment(inst);
+                &solved
+            }
+        };
+        let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
+        let mut search = Search::new(Tour::new(inst, start), K, RANKED, &reduced);
         search.descend_all();
-        let mut best = search.tour.clone();
-        let mut best_cost = search.cost;
+        search.tour.journal(true);
+        let mut best_cost = search.tour.cost;
         let mut rng = ChaCha8Rng::seed_from_u64(limits.seed);
         let mut stale = 0;
         while stale < limits.stale {
@@ -97,242 +131,37 @@ pub(crate) fn improve_tour(
             kicks += 1;
             search.kick(&mut rng);
             search.descend();
-            if search.cost < best_cost {
+            if search.tour.cost < best_cost {
                 stale = 0;
             } else {
                 stale += 1;
             }
-            if search.cost <= best_cost {
-                best.clone_from(&search.tour);
-                best_cost = search.cost;
+            if search.tour.cost <= best_cost {
+                best_cost = search.tour.cost;
+                search.tour.commit();
             } else {
-                search.restore(&best, best_cost);
+                search.tour.undo();
+                search.settle();
             }
         }
+        tour = search.tour.cities().to_vec();
+        cost = search.tour.cost;
     }
-    let mut tour = search.tour;
     let zero = tour
         .iter()
         .position(|&c| c == 0)
         .expect("a tour visits city 0");
     tour.rotate_left(zero);
     // The incremental cost is checked against the tour itself.
-    verify(inst, &tour, search.cost)?;
-    let to = search.cost;
+    verify(inst, &tour, cost)?;
+    let to = cost;
     Ok((to, tour, Improved { from, to, kicks }))
-}
-
-/// The tour being improved and its neighbour lists.
-struct Search<'a> {
-    inst: &'a Instance,
-    n: usize,
-    /// Cities in tour order.
-    tour: Vec<usize>,
-    /// Where each city is in `tour`.
-    pos: Vec<usize>,
-    /// The tour's cost, kept up to date by every move.
-    cost: i64,
-    /// `succ_near[i * k..]`: the `k` cheapest successors of city i, cheapest first.
-    succ_near: Vec<usize>,
-    /// `pred_near[j * k..]`: the `k` cheapest predecessors of city j, cheapest first.
-    pred_near: Vec<usize>,
-    k: usize,
-    /// Cities whose neighbourhood may hold an improving move, and whether each is queued.
-    queue: Vec<usize>,
-    queued: Vec<bool>,
-    /// Room for the segments a move rewrites.
-    buffer: Vec<usize>,
-}
-
-impl<'a> Search<'a> {
-    fn new(inst: &'a Instance, start: &[usize]) -> Search<'a> {
-        let n = inst.n;
-        let k = K.min(n - 1);
-        let mut succ_near = Vec::with_capacity(n * k);
-        let mut pred_near = Vec::with_capacity(n * k);
-        let mut others: Vec<usize> = Vec::with_capacity(n);
-        for i in 0..n {
-            others.clear();
-            others.extend((0..n).filter(|&j| j != i));
-            others.select_nth_unstable_by_key(k - 1, |&j| inst.cost(i, j));
-            let mut near = others[..k].to_vec();
-            near.sort_by_key(|&j| inst.cost(i, j));
-            succ_near.extend(near);
-            others.clear();
-            others.extend((0..n).filter(|&j| j != i));
-            others.select_nth_unstable_by_key(k - 1, |&j| inst.cost(j, i));
-            let mut near = others[..k].to_vec();
-            near.sort_by_key(|&j| inst.cost(j, i));
-            pred_near.extend(near);
-        }
-        let mut pos = vec![0; n];
-        for (p, &c) in start.iter().enumerate() {
-            pos[c] = p;
-        }
-        Search {
-            inst,
-            n,
-            tour: start.to_vec(),
-            pos,
-            cost: tour_cost(inst, start),
-            succ_near,
-            pred_near,
-            k,
-            queue: Vec::new(),
-            queued: vec![false; n],
-            buffer: Vec::with_capacity(n),
-        }
-    }
-
-    fn c(&self, i: usize, j: usize) -> i64 {
-        self.inst.cost(i, j)
-    }
-
-    fn next(&self, city: usize) -> usize {
-        self.tour[(self.pos[city] + 1) % self.n]
-    }
-
-    fn prev(&self, city: usize) -> usize {
-        self.tour[(self.pos[city] + self.n - 1) % self.n]
-    }
-
-    /// How far after `a` city `x` comes along the tour (0 for `a` itself).
-    fn offset(&self, a: usize, x: usize) -> usize {
-        (self.pos[x] + self.n - self.pos[a]) % self.n
-    }
-
-    fn activate(&mut self, city: usize) {
-        if !std::mem::replace(&mut self.queued[city], true) {
-            self.queue.push(city);
-        }
-    }
-
-    /// Local search from every city.
-    fn descend_all(&mut self) {
-        for city in 0..self.n {
-            self.activate(city);
-        }
-        self.descend();
-    }
-
-    /// Applies improving moves until no active city has one.
-    fn descend(&mut self) {
-        while let Some(a) = self.queue.pop() {
-            self.queued[a] = false;
-            if let Some((b2, c)) = self.improving_move(a) {
-                self.apply(a, b2, c);
-            }
-        }
-    }
-
-    /// An improving or-3opt move with `a` as its first tail, as `(b', c)` (see the module).
-    fn improving_move(&self, a: usize) -> Option<(usize, usize)> {
-        let k = self.k;
-        let a1 = self.next(a);
-        let out_a = self.c(a, a1);
-        for &b2 in &self.succ_near[a * k..(a + 1) * k] {
-            let g1 = out_a - self.c(a, b2);
-            if g1 <= 0 {
-                // Neighbours are cheapest first: no later one gains on the first arc.
-                break;
-            }
-            let ob2 = self.offset(a, b2);
-            if ob2 < 2 {
-                continue;
-            }
-            let b = self.prev(b2);
-            let g2 = g1 + self.c(b, b2);
-            // The third new arc `c -> a'` from a' 's cheapest predecessors.
-            for &c in &self.pred_near[a1 * k..(a1 + 1) * k] {
-                if self.offset(a, c) < ob2 {
-                    continue;
-                }
-                let c1 = self.next(c);
-                if g2 + self.c(c, c1) - self.c(c, a1) - self.c(b, c1) > 0 {
-                    return Some((b2, c));
-                }
-            }
-            // The second new arc `b -> c'` from b's cheapest successors.
-            for &c1 in &self.succ_near[b * k..(b + 1) * k] {
-                let c = self.prev(c1);
-                if self.offset(a, c) < ob2 {
-                    continue;
-                }
-                if g2 + self.c(c, c1) - self.c(c, a1) - self.c(b, c1) > 0 {
-                    return Some((b2, c));
-                }
-            }
-        }
-        None
-    }
-
-    /// Swaps the segments `a'..b` and `b'..c` (`b'` and `c` after `a` in that order), rewriting
-    /// whichever two of the tour's three segments are shortest: all three swaps give the
-    /// same cyclic tour.
-    fn apply(&mut self, a: usize, b2: usize, c: usize) {
-        let n = self.n;
-        let (a1, b, c1) = (self.next(a), self.prev(b2), self.next(c));
-        self.cost += self.c(a, b2) + self.c(c, a1) + self.c(b, c1)
-            - self.c(a, a1)
-            - self.c(b, b2)
-            - self.c(c, c1);
-        let (ob2, oc) = (self.offset(a, b2), self.offset(a, c));
-        let (l1, l2, l3) = (ob2 - 1, oc - ob2 + 1, n - oc);
-        let p = self.pos[a];
-        if l1 + l2 <= l2 + l3 && l1 + l2 <= l3 + l1 {
-            self.swap_adjacent(p + 1, l1, l2);
-        } else if l2 + l3 <= l3 + l1 {
-            self.swap_adjacent(p + ob2, l2, l3);
-        } else {
-            self.swap_adjacent(p + oc + 1, l3, l1);
-        }
-        for city in [a, a1, b, b2, c, c1] {
-            self.activate(city);
-        }
-    }
-
-    /// Replaces the `x` cities from position `start` (cyclically) and the `y` after them by
-    /// the `y` then the `x`.
-    fn swap_adjacent(&mut self, start: usize, x: usize, y: usize) {
-        let n = self.n;
-        self.buffer.clear();
-        self.buffer
-            .extend((x..x + y).chain(0..x).map(|i| self.tour[(start + i) % n]));
-        for (i, &city) in self.buffer.iter().enumerate() {
-            let p = (start + i) % n;
-            self.tour[p] = city;
-            self.pos[city] = p;
-        }
-    }
-
-    /// The double bridge: swaps two adjacent segments of random lengths at a random place.
-    fn kick(&mut self, rng: &mut ChaCha8Rng) {
-        let n = self.n;
-        let longest = KICK_SEGMENT.min((n - 2) / 2);
-        let (l1, l2) = (rng.random_range(1..=longest), rng.random_range(1..=longest));
-        let a = self.tour[rng.random_range(0..n)];
-        let b2 = self.tour[(self.pos[a] + 1 + l1) % n];
-        let c = self.tour[(self.pos[a] + l1 + l2) % n];
-        self.apply(a, b2, c);
-    }
-
-    /// Makes `tour` (of cost `cost`) the current tour again, nothing queued.
-    fn restore(&mut self, tour: &[usize], cost: i64) {
-        self.tour.copy_from_slice(tour);
-        for (p, &city) in tour.iter().enumerate() {
-            self.pos[city] = p;
-        }
-        self.cost = cost;
-        for city in self.queue.drain(..) {
-            self.queued[city] = false;
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse_generator_spec;
+    use crate::generate::parse_generator_spec;
     use std::time::Duration;
 
     fn limits(stale: u64) -> Limits {
@@ -354,9 +183,65 @@ mod tests {
         let inst = Instance::new("ring", n, cost).unwrap();
         let start = [0, 5, 2, 7, 4, 9, 6, 1, 8, 3];
         let (cost, tour, improved) =
-            improve_tour(&inst, &start, &limits(200), &Progress::hidden()).unwrap();
+            improve_tour(&inst, &start, None, &limits(200), &Progress::hidden()).unwrap();
         assert_eq!((cost, tour), (10, (0..n).collect::<Vec<_>>()));
         assert_eq!(improved.from, tour_cost(&inst, &start));
+    }
+
+    #[test]
+    fn reversals_untangle_a_symmetric_ring() {
+        // Symmetric: the ring 0 - 1 - ... - 11 - 0 costs 1 an edge, every other edge 100;
+        // the start runs half of it backwards, which no orientation-keeping move repairs.
+        let n = 12;
+        let mut cost = vec![100; n * n];
+        for i in 0..n {
+            cost[i * n + (i + 1) % n] = 1;
+            cost[((i + 1) % n) * n + i] = 1;
+        }
+        let inst = Instance::new("sym-ring", n, cost).unwrap();
+        let start = [0, 1, 2, 8, 7, 6, 5, 4, 3, 9, 10, 11];
+        let (cost, tour, _) =
+            improve_tour(&inst, &start, None, &limits(0), &Progress::hidden()).unwrap();
+        verify(&inst, &tour, cost).unwrap();
+        assert_eq!(cost, 12);
+    }
+
+    /// The costs kept up to date by the moves, the undos and the reversal tree agree with
+    /// the tour's own cost, and with a reversal priced by summing its arcs, at every step.
+    #[test]
+    fn incremental_costs_agree_with_the_tour() {
+        for spec in ["coin:40:1", "crane:50:2", "tsmat:45:3", "coin:9:4"] {
+            let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
+            let start: Vec<usize> = (0..inst.n).collect();
+            let lap = assignment(&inst);
+            let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
+            let mut search = Search::new(Tour::new(&inst, &start), 6, 3, &reduced);
+            search.descend_all();
+            search.tour.journal(true);
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            for kick in 0..200 {
+                search.kick(&mut rng);
+                search.descend();
+                let t = &search.tour;
+                assert_eq!(t.cost, tour_cost(&inst, t.cities()), "{spec} kick {kick}");
+                let (from, arcs) = (kick % inst.n, kick % (inst.n - 1));
+                let summed: i64 = (from..from + arcs)
+                    .map(|p| {
+                        let (x, y) = (t.at(p), t.at(p + 1));
+                        inst.cost(y, x) - inst.cost(x, y)
+                    })
+                    .sum();
+                assert_eq!(t.reversal(from, arcs), summed, "{spec} kick {kick}");
+                if kick % 3 == 0 {
+                    search.tour.commit();
+                } else {
+                    search.tour.undo();
+                    search.settle();
+                }
+                let t = &search.tour;
+                assert_eq!(t.cost, tour_cost(&inst, t.cities()), "{spec} kick {kick}");
+            }
+        }
     }
 
     #[test]
@@ -371,7 +256,7 @@ mod tests {
             let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
             let start: Vec<usize> = (0..inst.n).rev().collect();
             let (cost, tour, improved) =
-                improve_tour(&inst, &start, &limits(300), &Progress::hidden()).unwrap();
+                improve_tour(&inst, &start, None, &limits(300), &Progress::hidden()).unwrap();
             verify(&inst, &tour, cost).unwrap();
             assert!(cost <= tour_cost(&inst, &start), "{spec}");
             assert_eq!(improved.to, cost);

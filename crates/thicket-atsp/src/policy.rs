@@ -12,10 +12,12 @@
 //! proofs on the large instances (39 s for 300 steps on rbg323, which the subtour search
 //! proves in under a second).
 
+use super::heuristic::tour_cost;
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::lap::{Lap, LapScratch};
+use super::local_search::descended;
 use super::search::Bound;
-use super::subtour_search::patched_tour;
+use super::subtour_search::{cycles, patched_tour};
 
 /// The largest share of the heuristic tour's cost that the assignment bound may leave open
 /// for the subtour search to be chosen.
@@ -41,6 +43,20 @@ impl Branching {
     }
 }
 
+/// How the root polishes the tour patched from its assignment's cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Polish {
+    /// Segment insertion to a local optimum, first improvement over every segment and place
+    /// (the exact search's first incumbent; O(n^2) a move at n above 120, O(n^3) below, which
+    /// took 1.1 s of a 1.9 s limit at n = 1,000).
+    Insertion,
+    /// Patching in O(n^2) in all ([`patch_quickly`]; Karp's as the exact search patches is
+    /// O(n^2) a merge, 1 s on a tilted-drilling instance at n = 1,000), then one descent of
+    /// the local search's moves over its neighbour lists (a time-limited run: milliseconds at
+    /// n = 1,000, and a tour as good or better).
+    Descent,
+}
+
 /// What the root says about an instance, and the search it leads to.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct RootBounds {
@@ -55,20 +71,48 @@ impl RootBounds {
     /// `(cost, tour)` (Karp's patching and local search: a first incumbent as good as the
     /// nearest-neighbour heuristic's on most instances, at a fraction of its O(n^3) cost).
     pub(crate) fn of(inst: &Instance) -> (RootBounds, (i64, Vec<usize>)) {
+        let (root, patched, _) = RootBounds::with_duals(inst, Polish::Insertion);
+        (root, patched)
+    }
+
+    /// [`RootBounds::of`], its patched tour polished by `polish`, and the root's assignment
+    /// with its duals (whose reduced costs the local search ranks its neighbour lists by, so
+    /// that it need not solve it again).
+    pub(crate) fn with_duals(
+        inst: &Instance,
+        polish: Polish,
+    ) -> (RootBounds, (i64, Vec<usize>), Lap) {
         let n = inst.n;
-        let mut costs = inst.cost.clone();
-        for i in 0..n {
-            // No city may be assigned to itself: above any tour's cost.
-            costs[i * n + i] = 4 * MAX_COST * MAX_N as i64;
-        }
-        let lap = Lap::solve(n, &costs, &mut LapScratch::default());
+        let lap = assignment(inst);
         let succ: Vec<usize> = (0..n).map(|i| lap.col_of(i)).collect();
-        let (upper, tour) = patched_tour(inst, &succ);
+        let (upper, tour) = match polish {
+            Polish::Insertion => patched_tour(inst, &succ),
+            Polish::Descent => {
+                let next = patch_quickly(inst, &succ);
+                let mut tour = Vec::with_capacity(n);
+                let mut at = 0;
+                loop {
+                    tour.push(at);
+                    at = next[at];
+                    if at == 0 {
+                        break;
+                    }
+                }
+                let mut tour = descended(inst, &tour, &lap);
+                let zero = tour
+                    .iter()
+                    .position(|&c| c == 0)
+                    .expect("a tour visits city 0");
+                tour.rotate_left(zero);
+                (tour_cost(inst, &tour), tour)
+            }
+        };
         let root = RootBounds {
             upper,
-            assignment: lap.value(n, &costs).min(upper),
+            // No assigned arc is a loop, so the diagonal's stand-in never counts.
+            assignment: lap.value(n, &inst.cost).min(upper),
         };
-        (root, (upper, tour))
+        (root, (upper, tour), lap)
     }
 
     /// No tour costs less.
@@ -91,7 +135,7 @@ impl RootBounds {
         let (bound, branching) = self.choice();
         format!(
             "chose the {} bound with {} branching: the assignment bound {} leaves {:.1}% of the patched tour's {} open (the subtour search runs up to {:.0}%)",
-            super::run::bound_name(bound),
+            crate::strategy::bound_name(bound),
             branching.name(),
             self.assignment,
             100.0 * (self.upper - self.assignment) as f64 / self.upper.max(1) as f64,
@@ -99,6 +143,83 @@ impl RootBounds {
             100.0 * ASSIGNMENT_GAP_LIMIT
         )
     }
+}
+
+/// An optimal assignment of `inst` with no city assigned to itself, with its duals.
+pub(crate) fn assignment(inst: &Instance) -> Lap {
+    let n = inst.n;
+    let mut costs = inst.cost.clone();
+    for i in 0..n {
+        // No city may be assigned to itself: above any tour's cost.
+        costs[i * n + i] = 4 * MAX_COST * MAX_N as i64;
+    }
+    Lap::solve(n, &costs, &mut LapScratch::default())
+}
+
+/// Karp's patching of the cycles of `succ` (the largest absorbs, one at a time, the cycle it
+/// merges with most cheaply, arcs `a -> a'` and `b -> b'` becoming `a -> b'` and `b -> a'`)
+/// in O(n^2) in all rather than a merge: every city outside keeps its cheapest merge with a
+/// city inside, updated as cities come in; a kept merge whose inside city's successor a
+/// merge has changed since is priced again from scratch when it comes up as the cheapest.
+/// Returns the successor function of the one cycle left.
+fn patch_quickly(inst: &Instance, succ: &[usize]) -> Vec<usize> {
+    let n = succ.len();
+    let mut succ = succ.to_vec();
+    let cycles = cycles(&succ);
+    let largest = (0..cycles.len())
+        .max_by_key(|&k| cycles[k].len())
+        .expect("an assignment has cycles");
+    let mut cycle_of = vec![0; n];
+    for (k, cycle) in cycles.iter().enumerate() {
+        for &c in cycle {
+            cycle_of[c] = k;
+        }
+    }
+    let delta = |succ: &[usize], a: usize, b: usize| {
+        inst.cost(a, succ[b]) + inst.cost(b, succ[a])
+            - inst.cost(a, succ[a])
+            - inst.cost(b, succ[b])
+    };
+    let mut inside = vec![false; n];
+    // The cheapest known merge of each city outside: `(delta, city inside)`.
+    let mut best = vec![(i64::MAX, 0); n];
+    let take_in = |a: usize, succ: &[usize], inside: &[bool], best: &mut [(i64, usize)]| {
+        for b in (0..n).filter(|&b| !inside[b]) {
+            best[b] = best[b].min((delta(succ, a, b), a));
+        }
+    };
+    for &c in &cycles[largest] {
+        inside[c] = true;
+    }
+    for &c in &cycles[largest] {
+        take_in(c, &succ, &inside, &mut best);
+    }
+    for _ in 1..cycles.len() {
+        let (a, b) = loop {
+            let b = (0..n)
+                .filter(|&b| !inside[b])
+                .min_by_key(|&b| best[b])
+                .expect("a cycle is left outside");
+            let (kept, a) = best[b];
+            if delta(&succ, a, b) == kept {
+                break (a, b);
+            }
+            best[b] = (0..n)
+                .filter(|&a| inside[a])
+                .map(|a| (delta(&succ, a, b), a))
+                .min()
+                .expect("the largest cycle is inside");
+        };
+        succ.swap(a, b);
+        let merged = &cycles[cycle_of[b]];
+        for &c in merged {
+            inside[c] = true;
+        }
+        for &c in merged.iter().chain([&a]) {
+            take_in(c, &succ, &inside, &mut best);
+        }
+    }
+    succ
 }
 
 #[cfg(test)]
@@ -120,6 +241,29 @@ mod tests {
             assert!(root.assignment <= optimum && optimum <= cost);
             crate::verify(&inst, &tour, cost).unwrap();
             assert_eq!(root.choice().0, expected, "{name}: {root:?}");
+        }
+    }
+
+    #[test]
+    fn quick_patching_leaves_one_cycle_and_a_checked_tour() {
+        for spec in [
+            "stilt:60:1",
+            "coin:50:2",
+            "tsmat:40:3",
+            "super:30:4",
+            "amat:5:5",
+        ] {
+            let inst = crate::generate::parse_generator_spec(spec)
+                .unwrap()
+                .generate()
+                .unwrap();
+            let lap = assignment(&inst);
+            let succ: Vec<usize> = (0..inst.n).map(|i| lap.col_of(i)).collect();
+            let next = patch_quickly(&inst, &succ);
+            assert_eq!(cycles(&next).len(), 1, "{spec}");
+            let (root, (cost, tour), _) = RootBounds::with_duals(&inst, Polish::Descent);
+            crate::verify(&inst, &tour, cost).unwrap();
+            assert!(root.assignment <= cost, "{spec}");
         }
     }
 }

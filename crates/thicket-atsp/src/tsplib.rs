@@ -119,12 +119,13 @@ fn parse_labelled(text: &str, label: &str) -> Result<Instance> {
                         format!("DIMENSION '{}' is not a number", thicket_core::token(value)),
                     )
                 })?;
-                check_size(n).map_err(|_| {
-                    at(
+                check_size(n).map_err(|e| match e {
+                    Error::TooLarge(_) => e,
+                    _ => at(
                         label,
                         line,
                         format!("DIMENSION {n} outside 2..={}", super::MAX_N),
-                    )
+                    ),
                 })?;
                 header.dimension = Some(n);
             }

@@ -6,7 +6,8 @@
 
 use thicket_core::{Error, Result};
 
-use crate::{tour_cost, Instance};
+use crate::heuristic::tour_cost;
+use crate::instance::Instance;
 
 /// Checks that `tour` visits every city of `instance` once, starting at city 0, and costs
 /// `cost`; [`Error::Verification`] says what is wrong otherwise.

@@ -25,7 +25,7 @@ use crate::harness::{case_run, timed, AfterCase, AfterFailure, Outcome, Plan, Re
 use serde::Serialize;
 use thicket_core::{Error, Result, RunOptions};
 use thicket_graph::{
-    random_sources, search, Generator, Loaded, Problem, SearchOptions, SourceSearch, Strategy,
+    random_sources, search, Generator, Keep, Loaded, Problem, SearchOptions, SourceSearch, Strategy,
 };
 
 use render::{case_line, render};
@@ -357,6 +357,8 @@ fn search_options(options: &BfsBenchOptions, strategy: Strategy, verify: bool) -
         threads: options.threads,
         device: options.device,
         delta: options.delta,
+        // One answer's worth: many roots on a big graph would not fit.
+        keep: Keep::First,
     }
 }
 

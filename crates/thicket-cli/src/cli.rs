@@ -111,8 +111,8 @@ pub enum Command {
     /// Match independent tasks to heterogeneous machines, minimising the makespan (Solomon
     /// 2012, ch. 6): the list heuristics, the thesis's swarms, or thicket's LP-started
     /// iterated local search (the default, CPU or GPU). JSON keys: makespan, tasks, machines,
-    /// method, loads, lower_bound (the LP relaxation's), gap (percent above it), backend,
-    /// seconds (and epochs/kicks or the swarm parameters).
+    /// method, loads, lower_bound (the LP relaxation's), gap ((makespan - lower_bound) /
+    /// makespan), backend, seconds (and epochs/kicks or the swarm parameters).
     Schedule(ScheduleArgs),
     /// Show a ledger's progress, rate and ETA; a batch whose row fails its check values or
     /// digest (an edited or corrupt ledger) is reported, then exit code 3.

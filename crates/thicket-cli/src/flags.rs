@@ -21,6 +21,31 @@ where
     })
 }
 
+/// A graph format named on the command line (`--format gr`, in place of a file's extension):
+/// thicket-graph's formats by their extensions, each with its description in `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphFormat(pub thicket_graph::Format);
+
+impl clap::ValueEnum for GraphFormat {
+    fn value_variants<'a>() -> &'a [GraphFormat] {
+        use thicket_graph::Format;
+        const ALL: [GraphFormat; Format::ALL.len()] = {
+            let mut all = [GraphFormat(Format::Dimacs); Format::ALL.len()];
+            let mut i = 0;
+            while i < all.len() {
+                all[i] = GraphFormat(Format::ALL[i]);
+                i += 1;
+            }
+            all
+        };
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.extension()).help(self.0.about()))
+    }
+}
+
 /// Where a command runs.
 #[derive(Debug, Clone, Args)]
 pub struct BackendArgs {

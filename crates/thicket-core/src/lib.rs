@@ -12,6 +12,7 @@ pub mod kernel;
 pub mod memory;
 pub mod named;
 pub mod output;
+pub mod pipeline;
 pub mod pool;
 pub mod progress;
 pub mod report;
@@ -35,7 +36,7 @@ pub use named::parse_named;
 pub use output::{is_stdout, output_target, OutputTarget};
 pub use pool::{available_threads, on_threads, pool, Workers};
 pub use progress::{
-    observe_progress, stoppable, Progress, ProgressObserver, ProgressView, StopFlag,
+    observe_progress, stop_requested, stoppable, Progress, ProgressObserver, ProgressView, StopFlag,
 };
 pub use report::RunInfo;
 pub use splitmix::SplitMix;

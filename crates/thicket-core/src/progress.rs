@@ -91,6 +91,14 @@ pub fn stoppable<T>(flag: &StopFlag, run: impl FnOnce() -> T) -> T {
     run()
 }
 
+/// Whether the caller of the [`stoppable`] call this thread is inside has asked it to stop:
+/// for a long loop on the caller's thread that has no [`Progress`] at hand (one lattice's
+/// layers). A stopped loop may end early with any value; the [`crate::Kernel`] harness then
+/// reports the run as [`crate::Error::Interrupted`].
+pub fn stop_requested() -> bool {
+    CURRENT_STOP.with(|current| current.borrow().as_ref().is_some_and(StopFlag::is_raised))
+}
+
 /// The flag of the [`stoppable`] call this thread is inside.
 fn current_stop() -> Option<StopFlag> {
     CURRENT_STOP.with(|current| current.borrow().clone())

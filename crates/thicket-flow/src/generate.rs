@@ -26,9 +26,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use thicket_core::{Backend, Error, Result, RunOptions, SplitMix};
+use std::collections::VecDeque;
+
+use thicket_core::{Error, Result, SplitMix};
 use thicket_graph::generate::Generator;
-use thicket_graph::{SearchOptions, Strategy};
 
 use crate::network::{FlowArc, Network};
 
@@ -395,31 +396,55 @@ fn random(vertices: u32, degree: u32, max_capacity: u64, seed: u64) -> Result<Ne
             capacity: draws.uniform(1, max_capacity),
         })
         .collect();
-    let serial = SearchOptions {
-        run: RunOptions {
-            backend: Backend::Cpu,
-            quiet: true,
-            ..RunOptions::default()
-        },
-        strategy: Some(Strategy::Serial),
-        ..SearchOptions::default()
-    };
-    let hops = thicket_graph::bfs(&graph, &[0], &serial)?
-        .output
-        .paths
-        .remove(0)
-        .distances;
-    let sink = (0..vertices)
-        .filter(|&v| hops[v as usize] != thicket_graph::INFINITE)
-        .max_by_key(|&v| (hops[v as usize], std::cmp::Reverse(v)))
-        .unwrap_or(0);
+    let sink = farthest_from_source(vertices, &arcs);
     Network::new(vertices, 0, sink, arcs)
+}
+
+/// A random network's sink: of the vertices vertex 0 reaches along the arcs, one farthest
+/// from it in hops (breadth first), the lowest id on ties; vertex 0 itself where it reaches
+/// none.
+fn farthest_from_source(vertices: u32, arcs: &[FlowArc]) -> u32 {
+    let n = vertices as usize;
+    // The arcs by tail, as offsets into one list of heads (counting sort, input order kept).
+    let mut start = vec![0usize; n + 1];
+    for arc in arcs {
+        start[arc.tail as usize + 1] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut next = start.clone();
+    let mut heads = vec![0u32; arcs.len()];
+    for arc in arcs {
+        heads[next[arc.tail as usize]] = arc.head;
+        next[arc.tail as usize] += 1;
+    }
+    let mut hops = vec![u32::MAX; n];
+    let mut queue = VecDeque::new();
+    let mut sink = (0, 0u32);
+    if n > 0 {
+        hops[0] = 0;
+        queue.push_back(0u32);
+    }
+    while let Some(v) = queue.pop_front() {
+        let h = hops[v as usize];
+        if (h, std::cmp::Reverse(v)) > (sink.0, std::cmp::Reverse(sink.1)) {
+            sink = (h, v);
+        }
+        for &w in &heads[start[v as usize]..start[v as usize + 1]] {
+            if hops[w as usize] == u32::MAX {
+                hops[w as usize] = h + 1;
+                queue.push_back(w);
+            }
+        }
+    }
+    sink.1
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dimacs;
+    use crate::io::dimacs;
     use sha2::{Digest, Sha256};
 
     /// The file from its `p` line on, hashed (the two comment lines name the generator).

@@ -43,22 +43,22 @@
 //! # Ok::<(), thicket_flow::Error>(())
 //! ```
 
-pub mod dimacs;
+mod cpu;
 pub mod generate;
 mod gpu;
+mod io;
 pub mod kernels;
-mod mpm;
 mod network;
-mod push_relabel;
 mod report;
 mod residual;
 mod run;
+mod strategy;
 mod verify;
 
-pub use gpu::GpuPhases;
-pub use mpm::SolveStats;
+pub use io::dimacs;
 pub use network::{FlowArc, Network, MAX_TOTAL_CAPACITY};
-pub use report::{FlowAnswer, FlowRun, FlowStats};
-pub use run::{maxflow, MaxflowOptions, Strategy};
+pub use report::{FlowAnswer, FlowRun, FlowStats, GpuPhases, SolveStats};
+pub use run::{maxflow, MaxflowOptions};
+pub use strategy::Strategy;
 pub use thicket_core::{Backend, Error, Measured, Result, RunOptions};
 pub use verify::{verify, Certificate};

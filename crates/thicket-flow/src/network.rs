@@ -161,6 +161,35 @@ pub(crate) fn overflow(index: usize) -> Error {
     ))
 }
 
+/// Bytes a solve takes at most per vertex (labels, excesses, potentials, queues, the
+/// residual graph's offsets) and per arc (two residual arcs, the flow, the certificate): a
+/// generous bound for the check before any of it is allocated.
+const SOLVE_BYTES_PER_VERTEX: u64 = 96;
+/// See [`SOLVE_BYTES_PER_VERTEX`].
+const SOLVE_BYTES_PER_ARC: u64 = 96;
+
+impl Network {
+    /// Refuses, before allocating, a network whose solve would not fit this machine's memory
+    /// (a file may declare four billion vertices on one line).
+    pub(crate) fn check_solve_fits(&self) -> Result<()> {
+        let bytes = u64::from(self.vertices)
+            .checked_mul(SOLVE_BYTES_PER_VERTEX)
+            .and_then(|v| {
+                (self.arcs.len() as u64)
+                    .checked_mul(SOLVE_BYTES_PER_ARC)
+                    .and_then(|a| a.checked_add(v))
+            });
+        thicket_core::check_fits(
+            &format!(
+                "a maximum flow of {} vertices and {} arcs",
+                self.vertices,
+                self.arcs.len()
+            ),
+            bytes,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,51 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::gpu::GpuPhases;
-use crate::mpm::SolveStats;
-use crate::run::Strategy;
+use crate::strategy::Strategy;
+
+/// What a solver reports beside the flow.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SolveStats {
+    /// MPM: layered networks built; push-relabel: global relabellings.
+    pub phases: u64,
+    /// MPM: vertices of least potential saturated; push-relabel: pushes.
+    pub steps: u64,
+    /// Push-relabel: relabels.
+    pub relabels: u64,
+    /// Push-relabel: gaps found.
+    pub gaps: u64,
+}
+
+/// Time per phase (device time by events; the phases of `mpm-serial` by the clock), by name,
+/// and kernel launches.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GpuPhases {
+    /// Seconds per phase, in the order first met: MPM `layered` (BFS levels, layered vertices,
+    /// potentials), `prune` (with its scans), `push_pull` (with the argmin and scans);
+    /// push-relabel `global_relabel` and `push_relabel` (toward the sink), `return_relabel`
+    /// and `return_push` (the excess that cannot reach the sink back to the source).
+    pub seconds: Vec<(&'static str, f64)>,
+    /// Kernel launches.
+    pub launches: u64,
+    /// Grid barriers inside the launches (the one-launch MPM's rounds, the global
+    /// relabellings' BFS levels).
+    pub barriers: u64,
+}
+
+impl GpuPhases {
+    /// Adds `seconds` to phase `name`.
+    pub fn add(&mut self, name: &'static str, seconds: f64) {
+        match self.seconds.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, s)) => *s += seconds,
+            None => self.seconds.push((name, seconds)),
+        }
+    }
+
+    /// The phases' sum.
+    pub fn total_seconds(&self) -> f64 {
+        self.seconds.iter().map(|(_, s)| s).sum()
+    }
+}
 
 /// A maximum flow and how it was found.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,9 +23,11 @@
 ///   [`Gpu::load_function`](crate::Gpu::load_function). Entries whose host picks kernels by
 ///   a name it builds (one of many variants) leave it out;
 /// - the crate's kernel test (`kernels::every_module::compiles_with_its_kernels_...`), which
-///   runs [`check_modules`](crate::check_modules) over `ALL`: each module compiles for every
-///   architecture from sm_80 (those [`CHECK_ARCHS_ENV`](crate::CHECK_ARCHS_ENV) names, where
-///   it is set), and its image holds every kernel the list names.
+///   runs `check_modules` over `ALL`: each module compiles for every architecture from sm_80
+///   (those `THICKET_CHECK_ARCHS` names, where it is set), and its image holds every kernel
+///   the list names. `check_modules` is test code, behind thicket-gpu's `test-support`
+///   feature: a crate that invokes the macro enables it in its `[dev-dependencies]`
+///   (`thicket-gpu = { workspace = true, features = ["test-support"] }`).
 ///
 /// ```
 /// use thicket_gpu::{define, Gpu, GpuError, THICKET_HEADER};

@@ -32,6 +32,8 @@ mod gpu;
 mod kernel_list;
 mod link;
 mod mapped;
+#[cfg(feature = "test-support")]
+mod module_check;
 mod modules;
 mod peer;
 mod per_device;
@@ -54,9 +56,9 @@ pub use link::{
     compile_relocatable_for_arch, cudadevrt_candidates, find_cudadevrt, CUDADEVRT_ENV, RDC_OPTION,
 };
 pub use mapped::MappedWord;
-pub use modules::{
-    architectures_from, check_modules, compile_everywhere, warm_up, KernelModule, CHECK_ARCHS_ENV,
-};
+#[cfg(feature = "test-support")]
+pub use module_check::{check_modules, CHECK_ARCHS_ENV};
+pub use modules::{architectures_from, compile_everywhere, warm_up, KernelModule};
 pub use peer::{peer_atomics, PeerMemory};
 pub use per_device::PerDevice;
 pub use probe::{probe, DeviceInfo};

@@ -1,19 +1,15 @@
 //! Kernel modules as solver crates list them (one `kernels.rs` per crate, written with
-//! [`crate::kernel_modules!`]), and the check that compiles every listed module for every
-//! architecture NVRTC supports, without a GPU.
+//! [`crate::kernel_modules!`]), compiled for every architecture NVRTC supports without a GPU,
+//! or ahead of their first use on one.
 
 use std::sync::Arc;
 
 use cudarc::driver::CudaModule;
 
-use crate::compile::{compile_for_arch, supported_archs};
+use crate::compile::{compile_for_arch, supported_archs, KernelSource};
+use crate::error::GpuError;
+use crate::gpu::{Gpu, ModuleStats};
 use crate::link::compile_relocatable_for_arch;
-use crate::{Gpu, GpuError, KernelSource, ModuleStats};
-
-/// The environment variable that narrows [`check_modules`] to a comma-separated list of
-/// architectures (e.g. `sm_90`) while iterating on a kernel; unset, it compiles for every
-/// architecture from sm_80 up.
-pub const CHECK_ARCHS_ENV: &str = "THICKET_CHECK_ARCHS";
 
 /// One kernel module: its source, how it is built, the constants the host hands it and the
 /// kernels it holds.
@@ -29,7 +25,8 @@ pub struct KernelModule {
     pub one_at_a_time: bool,
     /// The `-D` options ([`crate::define`]) that hand the host's constants to the kernel.
     pub defines: fn() -> Vec<String>,
-    /// The names of its `extern "C"` kernels, which [`check_modules`] finds in its image.
+    /// The names of its `extern "C"` kernels, which the crate's kernel test finds in its
+    /// image.
     pub kernels: &'static [&'static str],
 }
 
@@ -86,45 +83,6 @@ impl KernelModule {
     }
 }
 
-/// The kernel test of a solver crate ([`crate::kernel_modules!`] writes it): compiles each of
-/// `modules` for sm_90 and checks that its image holds every kernel it lists, then compiles
-/// every module for every architecture from sm_80 up (only those [`CHECK_ARCHS_ENV`] names,
-/// where it is set). Without NVRTC it says that nothing was compiled, and panics where
-/// `THICKET_REQUIRE_NVRTC=1` (CI). A failure panics with the compiler's message.
-pub fn check_modules(modules: &[KernelModule]) {
-    if let Err(error) = crate::nvrtc_status() {
-        if std::env::var_os("THICKET_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
-            panic!("THICKET_REQUIRE_NVRTC=1 but libnvrtc is absent: {error}");
-        }
-        println!("NOTE: libnvrtc is absent, so the kernels were NOT compiled ({error})");
-        return;
-    }
-    for module in modules {
-        let image = module
-            .compile_for_arch("sm_90")
-            .unwrap_or_else(|e| panic!("{e}"));
-        for name in module.kernels {
-            let bytes = name.as_bytes();
-            assert!(
-                image.windows(bytes.len()).any(|w| w == bytes),
-                "{name} is missing from {}",
-                module.source.name
-            );
-        }
-    }
-    let archs = match std::env::var(CHECK_ARCHS_ENV) {
-        Ok(list) => list.split(',').map(|a| a.trim().to_owned()).collect(),
-        Err(_) => architectures_from(80).unwrap_or_else(|e| panic!("{e}")),
-    };
-    let compiled = compile_for_archs(modules, &archs).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(compiled, modules.len() * archs.len());
-    println!(
-        "compiled {} modules for {}",
-        modules.len(),
-        archs.join(", ")
-    );
-}
-
 /// The real architectures (`sm_XY`) NVRTC can compile for, from `sm_{oldest}` up.
 pub fn architectures_from(oldest: u32) -> Result<Vec<String>, GpuError> {
     let mut archs: Vec<u32> = supported_archs()?
@@ -144,7 +102,10 @@ pub fn compile_everywhere(modules: &[KernelModule], oldest: u32) -> Result<usize
 }
 
 /// Compiles every module for each of `archs`, the architectures in parallel.
-fn compile_for_archs(modules: &[KernelModule], archs: &[String]) -> Result<usize, GpuError> {
+pub(crate) fn compile_for_archs(
+    modules: &[KernelModule],
+    archs: &[String],
+) -> Result<usize, GpuError> {
     let results: Vec<Result<usize, GpuError>> = std::thread::scope(|scope| {
         let jobs: Vec<_> = archs
             .iter()

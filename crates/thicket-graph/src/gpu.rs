@@ -2,7 +2,8 @@
 //! (`kernels/sssp.cu`), on one opener. [`DeviceGraph::upload`] takes the process's shared
 //! device (opened on first use, its modules loaded once) and copies a graph's CSR arrays to
 //! it once, after checking that they and a search's arrays fit its free memory; each search
-//! then runs from any number of sources on the same copy.
+//! then runs from any number of sources on the same copy. [`GpuSsspSearch`] and
+//! [`GpuBfsSearch`] are the backends a run's sources go through.
 
 pub(crate) mod bfs;
 pub(crate) mod sssp;
@@ -11,10 +12,17 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use rayon::prelude::*;
+use thicket_core::pipeline::{Answered, Queue, Solver, Want};
 use thicket_core::{Error, Result};
 use thicket_gpu::{upload_staged, Gpu, GpuError};
 
+use crate::cpu::sssp::{tight_parents, widen};
 use crate::graph::GraphView;
+use crate::sources::{Found, Sources, Tally};
+use crate::strategy::Strategy;
+use bfs::{BfsGpu, GpuBfsStrategy, Launched};
+use sssp::SsspGpu;
 
 /// A graph's CSR arrays on a GPU.
 pub(crate) struct DeviceGraph {
@@ -90,4 +98,129 @@ pub(crate) fn upload<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
     values: &[T],
 ) -> Result<CudaSlice<T>> {
     Ok(upload_staged(gpu.stream(), values)?)
+}
+
+/// Shortest paths on the GPU, one source at a time.
+pub(crate) struct GpuSsspSearch<'a> {
+    gpu: &'a SsspGpu,
+    graph: GraphView<'a>,
+    delta: u64,
+}
+
+impl<'a> GpuSsspSearch<'a> {
+    /// Searches on `gpu`, which holds `graph`, with buckets of width `delta`.
+    pub(crate) fn new(gpu: &'a SsspGpu, graph: GraphView<'a>, delta: u64) -> GpuSsspSearch<'a> {
+        GpuSsspSearch { gpu, graph, delta }
+    }
+}
+
+impl Solver<Sources<'_>> for GpuSsspSearch<'_> {
+    fn answer(&mut self, _: &Sources<'_>, &source: &u32, want: Want) -> Result<Answered<Found>> {
+        let run = self.gpu.run(source, self.delta)?;
+        // A tree for the distances only where one is kept (as for delta-stepping).
+        let parents = if want.keep {
+            tight_parents(self.graph, source, &run.distances)
+        } else {
+            Vec::new()
+        };
+        Ok(Answered {
+            answer: Found {
+                distances: run.distances,
+                parents,
+                rounds: Some(run.rounds),
+                relaxed: Some(run.relaxed),
+                ..Found::default()
+            },
+            seconds: run.kernel_seconds,
+        })
+    }
+}
+
+/// BFS on the GPU: each search summed up on the device, and only the answers kept or
+/// verified brought back, the host working on one while the next search runs
+/// ([`BfsGpu::launch`]).
+pub(crate) struct GpuBfsSearch<'a> {
+    gpu: &'a mut BfsGpu,
+    graph: GraphView<'a>,
+    kind: GpuBfsStrategy,
+}
+
+impl<'a> GpuBfsSearch<'a> {
+    /// `strategy` (a GPU one) on `gpu`, which holds `graph`.
+    pub(crate) fn new(
+        gpu: &'a mut BfsGpu,
+        graph: GraphView<'a>,
+        strategy: Strategy,
+    ) -> GpuBfsSearch<'a> {
+        let kind = match strategy {
+            Strategy::Thesis => GpuBfsStrategy::Thesis,
+            Strategy::ThesisActive => GpuBfsStrategy::ThesisActive,
+            _ => GpuBfsStrategy::Fast,
+        };
+        GpuBfsSearch { gpu, graph, kind }
+    }
+
+    /// Queues the search from `source`, its answer brought back where it is kept or checked.
+    fn launch(&mut self, source: u32, want: Want) -> Result<Launched> {
+        let degree = self.graph.degree(source);
+        self.gpu
+            .launch(source, degree, self.kind, want.keep || want.verify)
+    }
+
+    /// Collects a search: its summary from the device's, its answer where `want` asks.
+    fn collect(&mut self, launched: Launched, want: Want) -> Result<Answered<Found>> {
+        let kind = self.kind;
+        let run = self.gpu.collect(launched)?;
+        let s = run.summary;
+        let mut found = Found {
+            tally: Some(Tally {
+                reached: s.reached,
+                max: s.max,
+                sum: u128::from(s.sum),
+                arcs: s.arcs,
+            }),
+            bottom_up_levels: (kind == GpuBfsStrategy::Fast).then_some(run.bottom_up_levels),
+            scan_seconds: (kind == GpuBfsStrategy::ThesisActive).then_some(run.scan_seconds),
+            ..Found::default()
+        };
+        if let Some((levels, parents)) = run.answer {
+            // Owned copies (64-bit distances, a tree) only for the answers kept or checked.
+            if want.keep || want.verify {
+                found.parents = Vec::with_capacity(parents.len());
+                found.parents.par_extend(parents.par_iter().copied());
+            }
+            if want.keep {
+                found.distances = widen(levels);
+            }
+            if want.verify {
+                found.levels = Some(levels.to_vec());
+            }
+        }
+        Ok(Answered {
+            answer: found,
+            seconds: run.kernel_seconds,
+        })
+    }
+}
+
+impl Solver<Sources<'_>> for GpuBfsSearch<'_> {
+    fn answer(&mut self, _: &Sources<'_>, &source: &u32, want: Want) -> Result<Answered<Found>> {
+        let launched = self.launch(source, want)?;
+        self.collect(launched, want)
+    }
+
+    /// Search i is queued before search i - 1 is collected.
+    fn answer_all(&mut self, queue: &mut Queue<'_, Sources<'_>>) -> Result<()> {
+        let mut pending = None;
+        while let Some((&source, want)) = queue.next() {
+            let launched = self.launch(source, want)?;
+            if let Some((previous, want)) = pending.replace((launched, want)) {
+                queue.done(self.collect(previous, want)?)?;
+            }
+        }
+        match pending {
+            Some((last, want)) => queue.done(self.collect(last, want)?),
+            None => Ok(()),
+        }
+    }
 }

@@ -11,10 +11,12 @@
 //! - [`Graph`]: the CSR graph (64-bit offsets, 32-bit ids, optional weights), built from
 //!   arrays ([`Graph::from_csr`]) or edges ([`Graph::from_edges`],
 //!   [`Graph::from_weighted_edges`]) and checked as it is built.
-//! - [`bfs`] and [`sssp`]: the front doors, every source's answer ([`SourcePaths`]) and
-//!   summary ([`SourceSearch`]) in a [`SearchRun`]; [`search`] runs either on a graph read
-//!   from a file ([`Loaded`]), as `thicket bfs` and `thicket sssp` do, and [`search_all`]
-//!   keeps every source's answer.
+//! - [`search`]: the front door, on any [`SearchInput`] (a [`Graph`], a caller's arrays in a
+//!   [`GraphView`], a graph read from a file: [`Loaded`]), every source's summary
+//!   ([`SourceSearch`]) and the answers asked for ([`SourcePaths`], [`Keep`]) in a
+//!   [`SearchRun`]; [`bfs`] and [`sssp`] are its two problems on a [`Graph`]. The sources go
+//!   through thicket-core's solve pipeline ([`thicket_core::pipeline`]): one loop of stop
+//!   checks, progress, verification and statistics for every strategy.
 //! - [`io`]: DIMACS `.gr`, `.el`/`.wel`, SNAP `.txt` (sparse or named ids renumbered, kept in
 //!   [`VertexIds`]), Matrix Market `.mtx`, GAPBS's `.sg`/`.wsg` and the binary `.tgr`, any of
 //!   them gzip-compressed.
@@ -45,25 +47,33 @@
 //! # Ok::<(), thicket_core::Error>(())
 //! ```
 
-mod bfs;
+mod cpu;
 pub mod generate;
 mod gpu;
 mod graph;
+mod input;
 pub mod io;
 pub mod kernels;
 mod report;
 mod run;
-mod sssp;
+mod search;
+mod sources;
+mod strategy;
 mod undirected;
 mod verify;
 
 /// A level, parent or vertex that no search reached.
 pub const UNREACHED: u32 = u32::MAX;
 
+/// A distance no path reaches.
+pub const INFINITE: u64 = u64::MAX;
+
 pub use generate::{random_sources, Generator};
 pub use graph::{whole_weights, Graph, GraphStats, GraphView};
+pub use input::SearchInput;
 pub use io::{Format, Loaded, VertexIds};
 pub use report::{SearchRun, SourcePaths, SourceSearch};
-pub use run::{bfs, search, search_all, search_view, sssp, Problem, SearchOptions, Strategy};
-pub use sssp::INFINITE;
+pub use run::{bfs, search, sssp};
+pub use strategy::{Problem, SearchOptions, Strategy};
+pub use thicket_core::pipeline::Keep;
 pub use verify::verify;

@@ -5,9 +5,11 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::run::Strategy;
+use thicket_core::pipeline::ItemSeconds;
+
+use crate::strategy::Strategy;
 #[cfg(doc)]
-use crate::sssp::INFINITE;
+use crate::INFINITE;
 
 /// One source's search, summed up.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,8 +58,7 @@ pub struct SearchRun {
     pub strategy: Strategy,
     /// One summary per source, in order.
     pub searches: Vec<SourceSearch>,
-    /// The answers, in the sources' order: every source's from [`bfs`](fn@crate::bfs) and
-    /// [`sssp`](fn@crate::sssp), the first source's only from [`search`](fn@crate::search) (what `--output` writes).
+    /// The answers kept ([`crate::SearchOptions::keep`]), in the sources' order.
     pub paths: Vec<SourcePaths>,
     /// Searches whose answer failed the verifier (with `verify`), with why.
     pub failures: Vec<String>,
@@ -75,6 +76,9 @@ pub struct SearchRun {
     /// Seconds spent building what the searches read beside the file's graph: the simple
     /// graph (sorted, merged), the reverse, the likeliest parents (JSON `build_seconds`).
     pub build_seconds: f64,
+    /// The caller stopped the run ([`thicket_core::stoppable`]): `searches` holds the sources
+    /// searched before (JSON `"stopped": true`, only then).
+    pub stopped: bool,
 }
 
 impl SearchRun {
@@ -83,9 +87,9 @@ impl SearchRun {
     pub fn stats(&self) -> Map<String, Value> {
         let first = &self.searches[0];
         let count = self.searches.len() as f64;
-        let mean_seconds = self.searches.iter().map(|s| s.seconds).sum::<f64>() / count;
+        let seconds: Vec<f64> = self.searches.iter().map(|s| s.seconds).collect();
+        let seconds = ItemSeconds::of(&seconds);
         let traversed: u64 = self.searches.iter().map(|s| s.arcs_traversed).sum();
-        let total_seconds: f64 = self.searches.iter().map(|s| s.seconds).sum();
         let mut map = thicket_core::object(json!({
             "vertices": self.vertices,
             "arcs": self.arcs,
@@ -94,9 +98,9 @@ impl SearchRun {
             "max_distance": first.max_distance,
             "sum_distances": first.sum_distances,
             "strategy": self.strategy,
-            "mean_search_seconds": mean_seconds,
+            "mean_search_seconds": seconds.mean,
             "build_seconds": self.build_seconds,
-            "teps": if total_seconds > 0.0 { traversed as f64 / total_seconds } else { 0.0 },
+            "teps": if seconds.total > 0.0 { traversed as f64 / seconds.total } else { 0.0 },
         }));
         if let Some(delta) = self.delta {
             map.insert("delta".into(), json!(delta));
@@ -117,6 +121,9 @@ impl SearchRun {
         if first.scan_seconds.is_some() {
             let scans: f64 = self.searches.iter().filter_map(|s| s.scan_seconds).sum();
             map.insert("mean_scan_seconds".into(), json!(scans / count));
+        }
+        if self.stopped {
+            map.insert("stopped".into(), json!(true));
         }
         if !self.failures.is_empty() {
             map.insert("verify_failures".into(), json!(self.failures));

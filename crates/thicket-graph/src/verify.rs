@@ -17,8 +17,8 @@ use thicket_core::{Error, Result};
 
 use crate::graph::{Graph, GraphView};
 use crate::report::SourcePaths;
-use crate::run::Problem;
-use crate::sssp::INFINITE;
+use crate::strategy::Problem;
+use crate::INFINITE;
 use crate::UNREACHED;
 
 /// Vertices per parallel task.

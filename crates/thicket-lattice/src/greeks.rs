@@ -3,7 +3,9 @@
 //! options of the same book launch. Delta, gamma and theta come from the option's own first
 //! layers ([`crate::scheme`]).
 
-use crate::contract::Contract;
+use thicket_core::Result;
+
+use crate::contract::{Contract, ValidContract};
 use crate::scheme::{Precision, Priced};
 
 /// Re-priced lattices per option: σ + h, σ − h, r + h, r − h.
@@ -27,7 +29,7 @@ fn volatility_bump(contract: &Contract, precision: Precision) -> f64 {
 }
 
 /// The [`BUMPS`] re-priced lattices of `contract`, in the order [`with_bumped`] reads them.
-pub(crate) fn bumped(contract: &Contract, precision: Precision) -> [Contract; BUMPS] {
+fn bumped(contract: &Contract, precision: Precision) -> [Contract; BUMPS] {
     let (hv, hr) = (volatility_bump(contract, precision), bump(precision));
     let with = |dv: f64, dr: f64| {
         let mut c = *contract;
@@ -36,12 +38,6 @@ pub(crate) fn bumped(contract: &Contract, precision: Precision) -> [Contract; BU
         c
     };
     [with(hv, 0.0), with(-hv, 0.0), with(0.0, hr), with(0.0, -hr)]
-}
-
-/// Which of `contract`'s bumped lattices are valid: a bump can push the up probability out of
-/// [0, 1] (a lattice at the edge of validity), and then that greek is not reported.
-pub(crate) fn valid_bumps(contract: &Contract, precision: Precision) -> [bool; BUMPS] {
-    bumped(contract, precision).map(|c| c.validate().is_ok())
 }
 
 /// `priced` with vega and rho from the prices of the bumped lattices (`None` for a price
@@ -61,37 +57,45 @@ pub(crate) fn with_bumped(
     }
 }
 
-/// Prices `contracts` with vega and rho: `price_all` prices a list of contracts (the
+/// Prices `options` with vega and rho: `price_all` prices a list of valid contracts (the
 /// strategy's book pricer), called once on the options and their valid bumped lattices
-/// together, so that a GPU prices them in one launch.
+/// together, so that a GPU prices them in one launch. Where the caller stopped it,
+/// `price_all` returns the first answers only, and this the first options whose lattices all
+/// ran. A bump can push the up probability out of [0, 1] (a lattice at the edge of
+/// validity); that greek is then not reported.
 pub(crate) fn price_with_bumps(
-    contracts: &[Contract],
+    options: &[ValidContract],
     precision: Precision,
-    price_all: impl FnOnce(&[Contract]) -> thicket_core::Result<Vec<Priced>>,
-) -> thicket_core::Result<Vec<Priced>> {
-    let mut all = contracts.to_vec();
+    price_all: impl FnOnce(&[ValidContract]) -> Result<Vec<Priced>>,
+) -> Result<Vec<Priced>> {
+    let mut all = options.to_vec();
     // Where each option's bumped prices are in `all`, if valid.
-    let mut places = Vec::with_capacity(contracts.len());
-    for contract in contracts {
-        let valid = valid_bumps(contract, precision);
-        let lattices = bumped(contract, precision);
+    let mut places = Vec::with_capacity(options.len());
+    for option in options {
         let mut at = [None; BUMPS];
-        for k in 0..BUMPS {
-            if valid[k] {
-                at[k] = Some(all.len());
-                all.push(lattices[k]);
+        for (place, lattice) in at.iter_mut().zip(bumped(option.contract(), precision)) {
+            if let Ok(valid) = lattice.checked() {
+                *place = Some(all.len());
+                all.push(valid);
             }
         }
         places.push(at);
     }
+    // A stopped book prices the first lattices of `all` only: the options whose bumped
+    // lattices all ran are the first ones.
     let prices = price_all(&all)?;
-    Ok(contracts
+    Ok(options
         .iter()
         .zip(&prices)
         .zip(places)
-        .map(|((contract, &priced), at)| {
-            let bumps = at.map(|place| place.map(|i| prices[i].price));
-            with_bumped(contract, precision, priced, bumps)
+        .map_while(|((option, &priced), at)| {
+            let mut bumps = [None; BUMPS];
+            for (bump, place) in bumps.iter_mut().zip(at) {
+                if let Some(i) = place {
+                    *bump = Some(prices.get(i)?.price);
+                }
+            }
+            Some(with_bumped(option.contract(), precision, priced, bumps))
         })
         .collect())
 }
@@ -100,14 +104,15 @@ pub(crate) fn price_with_bumps(
 mod tests {
     use super::*;
     use crate::contract::{Market, Payoff, Style};
-    use crate::serial::price_serial;
+    use crate::cpu::serial::price_serial;
+    use crate::test_support::serial_of;
     use crate::verify::{density, normal};
 
-    fn serial_all(contracts: &[Contract]) -> thicket_core::Result<Vec<Priced>> {
-        contracts
+    fn serial_all(options: &[ValidContract]) -> Result<Vec<Priced>> {
+        Ok(options
             .iter()
             .map(|c| price_serial(c, Precision::F64))
-            .collect()
+            .collect())
     }
 
     fn european(payoff: Payoff, market: Market, steps: usize) -> Contract {
@@ -169,7 +174,9 @@ mod tests {
                     Payoff::Put { strike }
                 };
                 let contract = european(payoff, market, 2_000);
-                let got = price_with_bumps(&[contract], Precision::F64, serial_all).unwrap()[0];
+                let got =
+                    price_with_bumps(&[contract.checked().unwrap()], Precision::F64, serial_all)
+                        .unwrap()[0];
                 let want = bsm_greeks(&market, strike, call);
                 let have = [
                     got.delta,
@@ -217,12 +224,14 @@ mod tests {
                     observed_extreme: None,
                     tree: Default::default(),
                 };
-                let got = price_with_bumps(&[contract], Precision::F64, serial_all).unwrap()[0];
+                let got =
+                    price_with_bumps(&[contract.checked().unwrap()], Precision::F64, serial_all)
+                        .unwrap()[0];
                 let at = |dv: f64, dr: f64| {
                     let mut c = contract;
                     c.market.volatility += dv;
                     c.market.rate += dr;
-                    price_serial(&c, Precision::F64).unwrap().price
+                    serial_of(&c, Precision::F64).price
                 };
                 // Wider differences than the bumps: the same derivative, other lattices.
                 let h = 1e-3;
@@ -243,7 +252,7 @@ mod tests {
                 let longer = |dt: f64| {
                     let mut c = contract;
                     c.market.maturity += dt;
-                    price_serial(&c, Precision::F64).unwrap().price
+                    serial_of(&c, Precision::F64).price
                 };
                 let theta = -(longer(1e-3) - longer(-1e-3)) / 2e-3;
                 assert!(
@@ -272,7 +281,8 @@ mod tests {
         let u = (0.01f64 * 0.5f64.sqrt()).exp();
         contract.market.rate = 2.0 * u.ln() - 5e-5;
         assert!(contract.validate().is_ok());
-        let got = price_with_bumps(&[contract], Precision::F64, serial_all).unwrap()[0];
+        let got = price_with_bumps(&[contract.checked().unwrap()], Precision::F64, serial_all)
+            .unwrap()[0];
         assert!(got.rho.is_none(), "{got:?}");
     }
 }

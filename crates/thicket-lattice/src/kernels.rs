@@ -1,6 +1,8 @@
-//! The CUDA kernel module of the lattices (`kernels/lattice.cu`): the thesis's per-layer
-//! kernel and thicket's tile kernel, with the host's block size and parameter layout as
-//! defines.
+//! The CUDA kernel module of the lattices, `lattice.cu`: `kernels/lattice.cuh` (what every
+//! kernel needs), then the thesis's per-layer kernel (`kernels/thesis.cu`, launched by
+//! `gpu/thesis.rs`) and thicket's tile kernels (`kernels/tiles.cu`, launched by
+//! `gpu/tiles.rs`), with the host's block size and parameter layout as defines. One module,
+//! so that a process compiles and caches the lattices' kernels together.
 
 use thicket_gpu::{define, THICKET_HEADER};
 
@@ -113,7 +115,11 @@ thicket_gpu::kernel_modules! {
     /// exercise style and nodes per lane, for books (`lattice_tile_<real>_<kind>_<style>_r<R>`)
     /// and for one long lattice (`lattice_long_...`), which the host picks by name.
     pub(crate) LATTICE: "lattice.cu" {
-        sources: ["../kernels/lattice.cu"],
+        sources: [
+            "../kernels/lattice.cuh",
+            "../kernels/thesis.cu",
+            "../kernels/tiles.cu",
+        ],
         headers: [THICKET_HEADER],
         linked: false,
         one_at_a_time: true,

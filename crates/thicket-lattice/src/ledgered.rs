@@ -19,8 +19,9 @@ use thicket_run::{BatchPlan, BatchRecord, BatchValue, BatchWorker, Ledger, Reche
 
 use crate::book_csv::{parse_book, Book};
 use crate::gpu::LatticeGpu;
-use crate::run::{price_book, PriceOptions, Strategy};
+use crate::run::{price_book, PriceOptions};
 use crate::scheme::{Precision, Priced};
+use crate::strategy::Strategy;
 use crate::verify::verify;
 
 /// The options of one batch by default: enough for a GPU launch to fill an H100 (132 SMs, a
@@ -193,7 +194,7 @@ impl BatchPlan for BookBatches {
         let mut mismatch = None;
         for k in (0..range.len()).step_by(stride) {
             let contract = &self.book.contracts()[range.start + k];
-            if !verify(contract, &priced[k], self.precision)? {
+            if verify(contract, &priced[k], self.precision)? != Some(true) {
                 mismatch = Some(format!(
                     "option {} (line {}): the ledger says {}, the serial lattice disagrees",
                     range.start + k + 1,
@@ -327,7 +328,14 @@ impl<'a> BookPricer<'a> {
             device: device.unwrap_or(self.options.device),
             ..self.options
         };
-        let priced = price_book(contracts, &options)?.output.priced;
+        let book = price_book(contracts, &options)?.output;
+        // A batch its caller stopped is not one: the ledger records whole batches only.
+        if book.stopped {
+            return Err(Error::Interrupted(
+                "the run was stopped by its caller".into(),
+            ));
+        }
+        let priced = book.priced;
         let mut detail = String::with_capacity(priced.len() * 100);
         for p in &priced {
             detail += &encode_priced(p);
@@ -506,5 +514,4 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 #[cfg(test)]
-#[path = "ledgered_tests.rs"]
 mod tests;

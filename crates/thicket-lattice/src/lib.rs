@@ -11,8 +11,10 @@
 //! buffers for every later call. Every answer can be checked ([`verify`]) against brute force
 //! over every path of the tree, and the lattices approach the closed forms
 //! ([`goldman_sosin_gatto`], [`black_scholes`]) as N grows. Books read from and write to CSV
-//! ([`read_book`], [`Book::priced_csv`]). The reference prices in `data/` (see
-//! `data/SOURCE.md`) were computed outside thicket.
+//! ([`read_book`], [`Book::priced_csv`]). A book on the CPU, or a book of implied
+//! volatilities ([`implied_book`]), that its caller stops ([`thicket_core::stoppable`]: Ctrl-C
+//! in Python) ends with its first options answered, marked stopped. The reference prices in
+//! `data/` (see `data/SOURCE.md`) were computed outside thicket.
 //!
 //! ```
 //! use thicket_lattice::{price, Backend, Contract, Market, Payoff, PriceOptions, RunOptions, Style, Tree};
@@ -37,18 +39,18 @@
 //! ```
 
 mod book_csv;
-mod books;
 mod contract;
+mod cpu;
 mod gpu;
 mod greeks;
 mod implied;
 pub mod kernels;
 #[cfg(feature = "ledger")]
 mod ledgered;
-mod multicore;
+mod report;
 mod run;
 mod scheme;
-mod serial;
+mod strategy;
 #[cfg(test)]
 mod test_support;
 mod tile_shape;
@@ -60,16 +62,16 @@ pub use book_csv::{
     BookKind, OnError,
 };
 pub use contract::{Contract, Lattice, Market, Payoff, Style};
-pub use implied::{implied_book, implied_volatility, MAX_IMPLIED_VOLATILITY};
+pub use implied::{implied_book, implied_volatility, ImpliedBook, MAX_IMPLIED_VOLATILITY};
 #[cfg(feature = "ledger")]
 pub use ledgered::{
     merge_book, price_book_ledgered, BookBatches, BookBatching, BookPricer, LedgeredBook,
     BOOK_BATCH_SIZE,
 };
-pub use run::{
-    lattice_nodes, price, price_book, BookRun, LatticeRun, PriceOptions, Strategy, HYBRID_THRESHOLD,
-};
+pub use report::{lattice_nodes, BookRun, LatticeRun};
+pub use run::{price, price_book, PriceOptions};
 pub use scheme::{Precision, Priced};
+pub use strategy::{Strategy, HYBRID_THRESHOLD};
 pub use thicket_core::{Backend, Error, Measured, Result, RunOptions};
 pub use trees::Tree;
 pub use verify::{

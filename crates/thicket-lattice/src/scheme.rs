@@ -1,8 +1,9 @@
 //! What every lattice shares, CPU and GPU: the working precision, the answer ([`Priced`]),
 //! each option's weights and exercise values in units that stay near [0, 1] ([`Scheme`]), one
-//! layer's update, and the price and greeks read off the first layers. The algorithms that
-//! walk the layers are [`crate::serial`], [`crate::multicore`] and [`crate::books`]; the GPU's
-//! kernels derive the same weights on the device (`lattice_records_*` in kernels/lattice.cu).
+//! layer's update, and the price and greeks read off the first layers ([`read_out`]). The
+//! algorithms that walk the layers are [`crate::cpu::serial`], [`crate::cpu::multicore`] and
+//! [`crate::cpu::books`]; the GPU's kernels derive the same weights on the device
+//! (`lattice_records_*` in kernels/tiles.cu).
 //!
 //! # The four lattices and their units
 //!
@@ -89,8 +90,10 @@ use std::str::FromStr;
 use serde::Serialize;
 use thicket_core::{Error, Result};
 
-use crate::contract::{Contract, Lattice, Payoff, Seasoning, Style};
+use crate::contract::{Lattice, Payoff, Seasoning, Style, ValidContract};
 use crate::trees::Tree;
+
+pub(crate) mod read_out;
 
 /// The floating-point type the lattice is computed in (the parameters and exercise values are
 /// always computed in `f64` first).
@@ -245,20 +248,21 @@ pub(crate) struct Scheme<T> {
 
 impl<T: Real> Scheme<T> {
     /// The whole lattice: weights and exercise values.
-    pub(crate) fn new(contract: &Contract, lattice: &Lattice) -> Scheme<T> {
-        Scheme::build(contract, lattice, true)
+    pub(crate) fn new(valid: &ValidContract) -> Scheme<T> {
+        Scheme::build(valid, true)
     }
 
     /// The weights and units without the exercise values (N + 1 exponentials): all that
     /// reading a price off the first layers needs.
-    fn weights(contract: &Contract, lattice: &Lattice) -> Scheme<T> {
-        Scheme::build(contract, lattice, false)
+    fn weights(valid: &ValidContract) -> Scheme<T> {
+        Scheme::build(valid, false)
     }
 
-    fn build(contract: &Contract, lattice: &Lattice, with_exercise: bool) -> Scheme<T> {
+    fn build(valid: &ValidContract, with_exercise: bool) -> Scheme<T> {
+        let (contract, lattice) = (valid.contract(), valid.lattice());
         // A seasoned lookback's lattice starts `today` layers earlier, so that today's layer
         // holds every state up to the ones it is read at.
-        let seasoning = contract.seasoning(lattice);
+        let seasoning = valid.seasoning();
         let today = seasoning.extra();
         // Without exercise values every layer is empty (n + 1 = 0 values of each).
         let n = lattice.steps + today;
@@ -400,16 +404,6 @@ impl<T: Real> Scheme<T> {
         (state.saturating_sub(reach), top.min(i))
     }
 
-    /// An empty record of the layers the price and greeks are read off (today's and the
-    /// next two, at the nodes around today's state).
-    pub(crate) fn top(&self) -> Top {
-        Top {
-            first: self.today,
-            lo: self.seasoning.state.saturating_sub(2),
-            ..Top::default()
-        }
-    }
-
     /// Layer `i` at nodes `lo .. lo + new.len()` into `new`, from layer i + 1 in `old`, whose
     /// first value is node `base` of that layer.
     #[inline]
@@ -483,179 +477,6 @@ impl<T: Real> Scheme<T> {
             continuation
         }
     }
-
-    /// The price and greeks from layers 0, 1 and 2 (in `f64`; no layer 2 with one step).
-    /// Vega and rho need other lattices: `None` here.
-    pub(crate) fn read_out(&self, top: &Top) -> Priced {
-        if self.today > 0 {
-            return self.read_out_seasoned(top);
-        }
-        let (s, u, d, k) = (self.spot, self.u, self.d, self.strike);
-        // The stock two steps on after one up and one down move: S on CRR (taken as exactly S),
-        // S·u·d on a drifted tree.
-        let middle = if self.drift.is_some() { s * u * d } else { s };
-        // The factor from the lattice's bond units back to today's money at layer i.
-        let bond = |i: f64| (-self.growth * (self.steps as f64 - i)).exp();
-        let [l0, l1, l2] = &top.layers;
-        let (d0, d1, d2) = (bond(0.0), bond(1.0), bond(2.0));
-        // Values at layer 0, 1 (down, up) and 2 (down-down, middle, up-up).
-        let (f, fd, fu) = match self.kind {
-            Kind::LookbackPut => (s * l0[0] * d0, s * l1[1] * d1, s * u * l1[0] * d1),
-            Kind::LookbackCall | Kind::Call => {
-                (s * l0[0] * d0, s * d * l1[0] * d1, s * u * l1[1] * d1)
-            }
-            Kind::Put => (k * l0[0] * d0, k * l1[0] * d1, k * l1[1] * d1),
-        };
-        let delta = (fu - fd) / (s * u - s * d);
-        let (gamma, theta) = if self.steps < 2 {
-            (0.0, 0.0)
-        } else {
-            let (fdd, fud, fuu) = match self.kind {
-                Kind::LookbackPut => (
-                    s * l2[2] * d2,
-                    0.5 * (s * u * l2[1] + s * l2[0]) * d2,
-                    s * u * u * l2[0] * d2,
-                ),
-                Kind::LookbackCall => (
-                    s * d * d * l2[0] * d2,
-                    0.5 * s * (l2[0] + l2[1]) * d2,
-                    s * u * u * l2[2] * d2,
-                ),
-                Kind::Call => (
-                    s * d * d * l2[0] * d2,
-                    middle * l2[1] * d2,
-                    s * u * u * l2[2] * d2,
-                ),
-                Kind::Put => (k * l2[0] * d2, k * l2[1] * d2, k * l2[2] * d2),
-            };
-            let (suu, sdd) = (s * u * u, s * d * d);
-            let gamma =
-                ((fuu - fud) / (suu - middle) - (fud - fdd) / (middle - sdd)) / (0.5 * (suu - sdd));
-            // Two steps later with the stock back at S: for a lookback, the path whose running
-            // extreme is still S (j = 0), the state the option is in today; on a drifted tree
-            // the middle node moved back to S along layer 2's slope.
-            let later = match self.kind {
-                Kind::LookbackPut | Kind::LookbackCall => s * l2[0] * d2,
-                Kind::Call | Kind::Put if self.drift.is_some() => {
-                    fud + (s - middle) * (fuu - fdd) / (suu - sdd)
-                }
-                Kind::Call | Kind::Put => fud,
-            };
-            (gamma, (later - f) / (2.0 * self.dt))
-        };
-        Priced {
-            price: f,
-            delta,
-            gamma,
-            theta,
-            vega: None,
-            rho: None,
-        }
-    }
-
-    /// The price and greeks of a seasoned lookback: its state's, or interpolated linearly in
-    /// the log of the extreme between the two states around it (greeks as the price).
-    fn read_out_seasoned(&self, top: &Top) -> Priced {
-        let Seasoning { state, weight } = self.seasoning;
-        let below = self.read_out_state(top, state);
-        if weight == 0.0 {
-            return below;
-        }
-        let above = self.read_out_state(top, state + 1);
-        let mix = |a: f64, b: f64| a + weight * (b - a);
-        Priced {
-            price: mix(below.price, above.price),
-            delta: mix(below.delta, above.delta),
-            gamma: mix(below.gamma, above.gamma),
-            theta: mix(below.theta, above.theta),
-            vega: None,
-            rho: None,
-        }
-    }
-
-    /// The price and greeks of a lookback in state `j` today (j steps of u between the stock
-    /// and its extreme), from today's layer and the next two; as [`Scheme::read_out`] reads a
-    /// lookback in state 0, but with the moves' states written out.
-    fn read_out_state(&self, top: &Top, j: usize) -> Priced {
-        let (s, u, d) = (self.spot, self.u, self.d);
-        // An up move takes the put one step nearer its maximum (a new maximum at 0) and the
-        // call one step further from its minimum; a down move the other way.
-        let put = self.kind == Kind::LookbackPut;
-        let up = |j: usize| if put { j.saturating_sub(1) } else { j + 1 };
-        let down = |j: usize| if put { j + 1 } else { j.saturating_sub(1) };
-        // The value in money k layers after today, `ups` net up moves on, in state `state`:
-        // the put's units are its maximum S_node·u^state, the call's the stock; both grown
-        // to a bond or a dividend-reinvested stock at maturity.
-        let value = |k: usize, ups: i32, state: usize| {
-            let level = if put { ups + state as i32 } else { ups };
-            let bond = (-self.growth * (self.steps - self.today - k) as f64).exp();
-            s * (f64::from(level) * self.log_u).exp() * top.node(k, state) * bond
-        };
-        let f = value(0, 0, j);
-        let (fu, fd) = (value(1, 1, up(j)), value(1, -1, down(j)));
-        let delta = (fu - fd) / (s * u - s * d);
-        if self.steps - self.today < 2 {
-            return Priced {
-                price: f,
-                delta,
-                gamma: 0.0,
-                theta: 0.0,
-                vega: None,
-                rho: None,
-            };
-        }
-        let (fuu, fdd) = (value(2, 2, up(up(j))), value(2, -2, down(down(j))));
-        // Up-down and down-up differ only where one of them sets a new extreme (state 0).
-        let fud = 0.5 * (value(2, 0, down(up(j))) + value(2, 0, up(down(j))));
-        let (suu, sdd) = (s * u * u, s * d * d);
-        let gamma = ((fuu - fud) / (suu - s) - (fud - fdd) / (s - sdd)) / (0.5 * (suu - sdd));
-        // Two steps later, the stock back at S and its extreme still today's: state j.
-        let theta = (value(2, 0, j) - f) / (2.0 * self.dt);
-        Priced {
-            price: f,
-            delta,
-            gamma,
-            theta,
-            vega: None,
-            rho: None,
-        }
-    }
-}
-
-/// The nodes of each layer [`Top`] keeps: a seasoned lookback reads states j − 2 … j + 3
-/// around today's state j.
-const TOP_NODES: usize = 6;
-
-/// Today's layer and the next two of a finished induction, in `f64`: node `lo + n` of layer
-/// `first + k` at `layers[k][n]` (layers 0, 1 and 2 from node 0 for every option that starts
-/// today; no allocation, so that reading out a book of prices costs no more than its
-/// arithmetic).
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub(crate) struct Top {
-    pub(crate) layers: [[f64; TOP_NODES]; 3],
-    /// The layer that is today.
-    first: usize,
-    /// The lowest node kept.
-    lo: usize,
-}
-
-impl Top {
-    /// Keeps layer `i`'s values (nodes 0 … i in `layer`) if it is today's or one of the next
-    /// two.
-    pub(crate) fn capture<T: Real>(&mut self, i: usize, layer: &[T]) {
-        if (self.first..=self.first + 2).contains(&i) {
-            let hi = (self.lo + TOP_NODES).min(i + 1);
-            let kept = &mut self.layers[i - self.first];
-            for (kept, value) in kept.iter_mut().zip(&layer[self.lo..hi]) {
-                *kept = value.get();
-            }
-        }
-    }
-
-    /// Node `node` of layer `first + k`.
-    fn node(&self, k: usize, node: usize) -> f64 {
-        self.layers[k][node - self.lo]
-    }
 }
 
 /// The exercise values of a vanilla option on a drifted tree: at node j of layer i the
@@ -698,18 +519,6 @@ impl Drift {
             .map(|n| T::of((1.0 - shift * levels[2 * n]).max(0.0)))
             .collect()
     }
-}
-
-/// The price and greeks of `contract` from its layers 0, 1 and 2 (node values in the CPU
-/// lattice's units, as the GPU kernels report them).
-pub(crate) fn read_out_layers(contract: &Contract, top: &Top) -> Result<Priced> {
-    let lattice = contract.validate()?;
-    Ok(Scheme::<f64>::weights(contract, &lattice).read_out(top))
-}
-
-/// The price and greeks of the induction `run` makes on `scheme`.
-pub(crate) fn priced<T: Real>(scheme: &Scheme<T>, run: impl FnOnce(&Scheme<T>) -> Top) -> Priced {
-    scheme.read_out(&run(scheme))
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! tables in `data/`, and a relative comparison.
 
 use crate::contract::{Contract, Market, Payoff, Style};
-use crate::scheme::Precision;
-use crate::serial::price_serial;
+use crate::cpu::serial::price_serial;
+use crate::scheme::{Precision, Priced};
 
 /// An option on the market (spot, maturity, volatility, rate) `m`.
 pub(crate) fn lookback(payoff: Payoff, style: Style, m: [f64; 4], steps: usize) -> Contract {
@@ -25,7 +25,20 @@ pub(crate) fn lookback(payoff: Payoff, style: Style, m: [f64; 4], steps: usize) 
 
 /// The f64 serial lattice's price.
 pub(crate) fn price(contract: &Contract) -> f64 {
-    price_serial(contract, Precision::F64).unwrap().price
+    serial_of(contract, Precision::F64).price
+}
+
+/// The serial lattice's answer for a contract the test knows is valid.
+pub(crate) fn serial_of(contract: &Contract, precision: Precision) -> Priced {
+    price_serial(&contract.checked().unwrap(), precision)
+}
+
+/// The f64 serial lattice's answers for a book the test knows is valid.
+pub(crate) fn serial_all(contracts: &[Contract]) -> Vec<Priced> {
+    contracts
+        .iter()
+        .map(|c| serial_of(c, Precision::F64))
+        .collect()
 }
 
 /// Whether `got` is within `relative` of `want`.

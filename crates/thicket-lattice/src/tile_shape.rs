@@ -1,4 +1,4 @@
-//! How the tile kernel (`kernels/lattice.cu`) lays a block's nodes out, and which shapes the
+//! How the tile kernel (`kernels/tiles.cu`) lays a block's nodes out, and which shapes the
 //! host launches: the geometry the kernel and the host must agree on, kept apart from the
 //! driver code so that it is tested without a GPU.
 //!

@@ -7,26 +7,33 @@ use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 use thicket_core::{Error, Result};
 
-use crate::contract::{Contract, Market, Payoff, Style};
+use crate::contract::{Contract, Market, Payoff, Style, ValidContract};
+use crate::cpu::serial::price_serial;
 use crate::scheme::{Precision, Priced};
-use crate::serial::price_serial;
 use crate::trees::Tree;
 
 /// Whether `priced` is `contract`'s price computed in `precision`: within 1e-9 (f64) or the
 /// thesis's 1e-3 (f32), relative to max(1, |reference|), of the independent reference: every
 /// path of the tree ([`exhaustive`]) for N <= [`EXHAUSTIVE_STEPS`], else the f64 serial
-/// lattice (exact to the reference tables in `data/`). Errors on an invalid contract.
-pub fn verify(contract: &Contract, priced: &Priced, precision: Precision) -> Result<bool> {
-    let reference = if contract.steps <= EXHAUSTIVE_STEPS {
-        exhaustive_interpolated(contract)?
+/// lattice (exact to the reference tables in `data/`). The verdict is `Some` for every valid
+/// contract (as a [`thicket_core::Kernel`]'s, `None` where no reference exists); errors on
+/// an invalid contract.
+pub fn verify(contract: &Contract, priced: &Priced, precision: Precision) -> Result<Option<bool>> {
+    Ok(Some(verdict(&contract.checked()?, priced, precision)))
+}
+
+/// [`verify`] of a contract the front door checked.
+pub(crate) fn verdict(option: &ValidContract, priced: &Priced, precision: Precision) -> bool {
+    let reference = if option.contract().steps <= EXHAUSTIVE_STEPS {
+        interpolated_paths(option)
     } else {
-        price_serial(contract, Precision::F64)?.price
+        price_serial(option, Precision::F64).price
     };
     let tolerance = match precision {
         Precision::F64 => 1e-9,
         Precision::F32 => 1e-3,
     };
-    Ok((priced.price - reference).abs() <= tolerance * reference.abs().max(1.0))
+    (priced.price - reference).abs() <= tolerance * reference.abs().max(1.0)
 }
 
 /// The most steps [`exhaustive`] walks: 2^14 paths.
@@ -39,13 +46,34 @@ pub const EXHAUSTIVE_STEPS: usize = 14;
 /// (such as the lookbacks' Y = G/S) is used, so this checks that reduction. Errors above 14
 /// steps, and on an invalid contract.
 pub fn exhaustive(contract: &Contract) -> Result<f64> {
-    let lattice = contract.validate()?;
+    let option = checked_for_paths(contract)?;
+    Ok(all_paths(&option, contract.observed_extreme))
+}
+
+/// [`exhaustive`] as the lattice reads a seasoned lookback whose observed extreme lies
+/// between two of its states: the brute-force prices with the extreme at those two states,
+/// S·u^j and S·u^(j+1) (the put; S·d^j and S·d^(j+1) the call), mixed linearly in the log of
+/// the extreme. Equal to [`exhaustive`] everywhere else.
+pub fn exhaustive_interpolated(contract: &Contract) -> Result<f64> {
+    Ok(interpolated_paths(&checked_for_paths(contract)?))
+}
+
+/// `contract` checked, and at most [`EXHAUSTIVE_STEPS`] steps long.
+fn checked_for_paths(contract: &Contract) -> Result<ValidContract> {
+    let option = contract.checked()?;
     if contract.steps > EXHAUSTIVE_STEPS {
         return Err(Error::InvalidInput(format!(
             "steps is {}; exhaustive pricing walks all 2^steps paths and takes at most {EXHAUSTIVE_STEPS}",
             contract.steps
         )));
     }
+    Ok(option)
+}
+
+/// [`exhaustive`] of `option` (at most [`EXHAUSTIVE_STEPS`] steps) with the running extreme
+/// starting at `extreme` (the spot where `None`); the lattice does not depend on it.
+fn all_paths(option: &ValidContract, extreme: Option<f64>) -> f64 {
+    let (contract, lattice) = (option.contract(), option.lattice());
     let paths = Paths {
         payoff: contract.payoff,
         american: contract.style == Style::American,
@@ -56,23 +84,20 @@ pub fn exhaustive(contract: &Contract) -> Result<f64> {
         disc: lattice.disc,
     };
     let s = contract.market.spot;
-    let extreme = contract.observed_extreme.unwrap_or(s);
-    Ok(match contract.payoff {
+    let extreme = extreme.unwrap_or(s);
+    match contract.payoff {
         Payoff::LookbackPut => paths.value(0, s, extreme, s),
         Payoff::LookbackCall => paths.value(0, s, s, extreme),
         Payoff::Call { .. } | Payoff::Put { .. } => paths.value(0, s, s, s),
-    })
+    }
 }
 
-/// [`exhaustive`] as the lattice reads a seasoned lookback whose observed extreme lies
-/// between two of its states: the brute-force prices with the extreme at those two states,
-/// S·u^j and S·u^(j+1) (the put; S·d^j and S·d^(j+1) the call), mixed linearly in the log of
-/// the extreme. Equal to [`exhaustive`] everywhere else.
-pub fn exhaustive_interpolated(contract: &Contract) -> Result<f64> {
-    let lattice = contract.validate()?;
-    let seasoning = contract.seasoning(&lattice);
+/// [`exhaustive_interpolated`] of `option` (at most [`EXHAUSTIVE_STEPS`] steps).
+fn interpolated_paths(option: &ValidContract) -> f64 {
+    let (contract, lattice) = (option.contract(), option.lattice());
+    let seasoning = option.seasoning();
     if seasoning.weight == 0.0 {
-        return exhaustive(contract);
+        return all_paths(option, contract.observed_extreme);
     }
     let log_u = contract.market.volatility * lattice.dt.sqrt();
     let sign = if contract.payoff == Payoff::LookbackPut {
@@ -81,13 +106,13 @@ pub fn exhaustive_interpolated(contract: &Contract) -> Result<f64> {
         -1.0
     };
     let at = |state: usize| {
-        exhaustive(&Contract {
-            observed_extreme: Some(contract.market.spot * (sign * state as f64 * log_u).exp()),
-            ..*contract
-        })
+        all_paths(
+            option,
+            Some(contract.market.spot * (sign * state as f64 * log_u).exp()),
+        )
     };
-    let (below, above) = (at(seasoning.state)?, at(seasoning.state + 1)?);
-    Ok(below + seasoning.weight * (above - below))
+    let (below, above) = (at(seasoning.state), at(seasoning.state + 1));
+    below + seasoning.weight * (above - below)
 }
 
 struct Paths {

@@ -1,6 +1,6 @@
 // CDP-BP (Carneiro 2017, ch. 3) with CUDA dynamic parallelism under the CUDA 12+ rules: the
 // launch of the children, shared by every problem's CDP-BP kernel (N-Queens in
-// perm_queens_cdp.cu, the ATSP in thicket-atsp's atsp_cdp.cu). Included by name
+// queens_cdp.cu, the ATSP in thicket-atsp's atsp_cdp.cu). Included by name
 // ("perm_cdp.cuh", thicket_perm::kernels::PERM_CDP_HEADER); the modules that include it are
 // compiled with -rdc=true and linked with the device runtime (cudadevrt).
 #pragma once

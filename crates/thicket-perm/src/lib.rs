@@ -3,8 +3,9 @@
 //! permutation, its cost and a bitset of the elements used) searched depth-first without
 //! recursion, for N-Queens as a permutation, on CPU threads or with the thesis's GPU strategies
 //! ([`Strategy`]). [`count_queens`] is the front door; [`verify`] checks a count against the
-//! thesis's Table 1. The engine's GPU side ([`gpu`], with its kernel modules in [`kernels`])
-//! also runs the asymmetric travelling salesman problem of thicket-atsp.
+//! thesis's Table 1. The engine's GPU side ([`engine`], with N-Queens' kernel modules and the
+//! shared CDP-BP header in [`kernels`]) also runs the asymmetric travelling salesman problem
+//! of thicket-atsp.
 //!
 //! ```
 //! use thicket_core::{Backend, RunOptions};
@@ -21,16 +22,16 @@
 //! # Ok::<(), thicket_core::Error>(())
 //! ```
 
-pub mod gpu;
+mod cpu;
+pub mod engine;
+mod gpu;
 pub mod kernels;
 mod node;
-mod queens;
 mod run;
 mod strategy;
 mod verify;
 
-pub use gpu::GpuParams;
-pub use queens::PermQueensCount;
+pub use cpu::queens::PermQueensCount;
 pub use run::{count_queens, PermOptions, PermQueensRun, MULTICORE_D_CPU};
-pub use strategy::Strategy;
+pub use strategy::{GpuParams, Strategy};
 pub use verify::{perm_queens, verify};

@@ -7,11 +7,10 @@ use thicket_core::{
     benchmark_kernel, Backend, Kernel, Measured, Placement, Progress, Result, RunOptions,
 };
 
-use crate::gpu::engine::GpuRun;
+use crate::cpu::queens::{count, PermQueensCount};
+use crate::engine::GpuRun;
 use crate::gpu::queens::count_gpu;
-use crate::gpu::GpuParams;
-use crate::queens::{count, PermQueensCount};
-use crate::strategy::Strategy;
+use crate::strategy::{GpuParams, Strategy};
 use crate::verify::perm_queens;
 
 /// The depth of the multi-core strategy's serial initial search when none is asked for (the

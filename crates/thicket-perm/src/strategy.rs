@@ -89,6 +89,21 @@ impl Strategy {
 
 thicket_core::named_choice!(Strategy, "permutation strategy");
 
+/// The depths a GPU run is asked for; `None` picks them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GpuParams {
+    /// Depth of the host's serial search. Default: BP-DFS and the pool go to the automatic
+    /// depth, the first with at least [`crate::engine::AUTO_ROOTS`] nodes; REC-CDP and CDP-BP stop two levels
+    /// above `d_gpu`; REC-DP3 starts at 2 (the thesis's DP3 start).
+    pub d_cpu: Option<usize>,
+    /// REC-CDP and CDP-BP: the depth of the intermediate kernel's survivors (default d_cpu + 2,
+    /// the thesis's best, or the automatic depth when d_cpu is not given either); REC-DP3:
+    /// where the doubling stops (default: the automatic depth). Ignored by BP-DFS and the pool.
+    pub d_gpu: Option<usize>,
+    /// The GPU to run on, by CUDA ordinal.
+    pub device: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 
 use thicket_core::{Error, Result};
 
-use crate::queens::PermQueensCount;
+use crate::cpu::queens::PermQueensCount;
 
 /// Nodes (every feasible node at depths 1..=N, solutions included: the thesis's Table 1
 /// definition) and solutions (OEIS A000170) of the permutation N-Queens search, N = 1..=18.
@@ -66,7 +66,7 @@ pub fn verify(count: &PermQueensCount) -> Result<bool> {
 #[cfg(test)]
 mod perm_queens_tests {
     use super::*;
-    use crate::queens::count;
+    use crate::cpu::queens::count;
     use crate::strategy::Strategy;
     use thicket_core::Progress;
 

@@ -5,7 +5,13 @@
 
 use thicket_gpu::{define, Header, THICKET_HEADER};
 
-use crate::gpu::tasks::{GAP_SHIFT, PLAN_WORDS};
+/// Words per plan record of the constellation kernel: the depth of the last row, the weight,
+/// then one table word a depth.
+pub const PLAN_WORDS: usize = 2 + 32;
+
+/// The bit where a plan's table word keeps the row gap into its depth, above every board
+/// column.
+pub(crate) const GAP_SHIFT: u32 = 28;
 
 /// Threads per block of thicket's constellation kernel (it sizes the shared stack with it).
 pub(crate) const QUEENS_BLOCK: u32 = 128;
@@ -40,9 +46,9 @@ thicket_gpu::kernel_modules! {
         functions: pub ConstellationKernels,
     }
 
-    /// Zhang, Shu and Wu 2011's kernels (`kernels/strategies/zhang.cu`).
+    /// Zhang, Shu and Wu 2011's kernels (`kernels/zhang.cu`).
     pub(crate) ZHANG: "zhang.cu" {
-        sources: ["../kernels/strategies/zhang.cu"],
+        sources: ["../kernels/zhang.cu"],
         headers: [THICKET_HEADER],
         linked: false,
         defines: Vec::new,
@@ -57,9 +63,9 @@ thicket_gpu::kernel_modules! {
         functions: pub ZhangKernels,
     }
 
-    /// Feinbube et al. 2010's kernel (`kernels/strategies/feinbube.cu`).
+    /// Feinbube et al. 2010's kernel (`kernels/feinbube.cu`).
     pub(crate) FEINBUBE: "feinbube.cu" {
-        sources: ["../kernels/strategies/feinbube.cu"],
+        sources: ["../kernels/feinbube.cu"],
         headers: [THICKET_HEADER, QUEENS_HEADER],
         linked: false,
         defines: Vec::new,
@@ -67,10 +73,10 @@ thicket_gpu::kernel_modules! {
         functions: pub FeinbubeKernels,
     }
 
-    /// Plauth et al. 2016's dynamic-parallelism kernels (`kernels/strategies/plauth_dp.cu`),
+    /// Plauth et al. 2016's dynamic-parallelism kernels (`kernels/plauth.cu`),
     /// linked with the device runtime.
-    pub(crate) PLAUTH: "plauth_dp.cu" {
-        sources: ["../kernels/strategies/plauth_dp.cu"],
+    pub(crate) PLAUTH: "plauth.cu" {
+        sources: ["../kernels/plauth.cu"],
         headers: [THICKET_HEADER, QUEENS_HEADER],
         linked: true,
         defines: Vec::new,

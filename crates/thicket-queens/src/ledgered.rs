@@ -13,8 +13,8 @@ use thicket_run::{BatchPlan, BatchRecord, BatchValue, BatchWorker, Recheck};
 use crate::constellation::{canonical_constellations, CanonicalConstellation};
 use crate::count::{validate_n, QueensCount};
 use crate::cpu::search_constellations;
-use crate::gpu::tasks::{gpu_plans, split};
-use crate::gpu::{border_only_total, GpuCounter, GpuOptions};
+use crate::gpu::queens::tasks::{gpu_plans, split};
+use crate::gpu::queens::{border_only_total, GpuCounter, GpuOptions};
 use crate::rotations::{count_fixed, unique_from_total, Turn};
 
 /// The default batch size, from the board size alone so that every backend, machine and

@@ -28,25 +28,28 @@ mod constellation;
 mod count;
 mod cpu;
 mod gpu;
+mod jobs;
 mod join;
 pub mod kernels;
 mod ledgered;
 mod lines;
+mod report;
 mod rotations;
 mod run;
 mod search;
 mod solutions;
-mod strategies;
+mod strategy;
 mod symmetry;
 mod verify;
 
 pub use count::QueensCount;
 pub use cpu::count_cpu;
-pub use gpu::{GpuCount, Queue};
+pub use gpu::queens::{GpuCount, Queue};
 pub use ledgered::{counts_from_total, Batches};
-pub use run::{count, measured, Batching, CountOptions, Counted, QueensRun};
+pub use report::{Counted, QueensRun};
+pub use run::{count, measured};
 pub use solutions::{draw_board, first_solutions, format_solution};
-pub use strategies::{Params, Strategy, StrategyRun};
+pub use strategy::{Batching, CountOptions, Params, Strategy, StrategyRun};
 pub use verify::{count_mirror, known_counts, verify};
 
 #[cfg(test)]

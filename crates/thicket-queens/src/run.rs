@@ -3,144 +3,24 @@
 //! constellation counter or a paper's GPU kernel), and, for long runs, batches through the run
 //! layer (a resumable ledger, shards, MPI).
 
-use std::path::PathBuf;
 use std::sync::PoisonError;
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use thicket_core::{
     benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunInfo,
-    RunOptions,
 };
 use thicket_run::runner::run_ledgered;
-use thicket_run::{BatchWorker, Finished, Shard};
+use thicket_run::{BatchWorker, Finished};
 
 use crate::count::QueensCount;
 use crate::cpu::count_cpu;
-use crate::gpu::{count_gpu, GpuCount, GpuOptions};
+use crate::gpu::queens::{count_gpu, GpuOptions};
+use crate::gpu::{with_unique, StrategyRunner};
 use crate::ledgered::{counts_from_total, default_batch_size, BatchCounter, Batches};
-use crate::strategies::{with_unique, Params, Strategy, StrategyRun, StrategyRunner};
+use crate::report::{Counted, QueensRun};
+use crate::strategy::{Batching, CountOptions, Strategy};
 use crate::verify::known_counts;
-
-/// How [`count`] runs.
-#[derive(Debug, Clone)]
-pub struct CountOptions {
-    /// Backend, trials, verification, progress bar.
-    pub run: RunOptions,
-    /// CPU threads (with the GPU: host threads that split the work and count the
-    /// rotation-symmetric solutions).
-    pub threads: usize,
-    /// GPUs by CUDA ordinal; all visible ones when `None`.
-    pub devices: Option<Vec<usize>>,
-    /// Inner rows the host fills before the GPU tasks start (the papers' kernels: rows the
-    /// host places); chosen from `n` when `None`.
-    pub depth: Option<usize>,
-    /// The GPU kernel: thicket's constellation counter or one of the papers'.
-    pub strategy: Strategy,
-    /// The papers' parameters.
-    pub paper: Params,
-    /// Run in batches through the run layer (ledger, shards, MPI) instead of in one go.
-    pub batched: Option<Batching>,
-}
-
-impl Default for CountOptions {
-    /// `auto` on every core and every visible GPU, thicket's constellation kernel, in one go.
-    fn default() -> CountOptions {
-        CountOptions {
-            run: RunOptions::default(),
-            threads: thicket_core::available_threads(),
-            devices: None,
-            depth: None,
-            strategy: Strategy::Constellation,
-            paper: Params::default(),
-            batched: None,
-        }
-    }
-}
-
-/// How a batched count runs.
-#[derive(Debug, Clone, Default)]
-pub struct Batching {
-    /// The ledger that records every finished batch; a run without one keeps them in memory.
-    pub ledger: Option<PathBuf>,
-    /// The shard of the batches to count.
-    pub shard: Shard,
-    /// Canonical constellations per batch; when `None`, 64 up to N = 21, halved for each
-    /// larger N (1 from N = 27 on).
-    pub batch_size: Option<usize>,
-    /// Spread the batches over MPI ranks.
-    pub mpi: bool,
-}
-
-/// One count and how it was obtained.
-#[derive(Debug, Clone)]
-pub struct QueensRun {
-    /// The counts.
-    pub count: QueensCount,
-    /// The GPU backend's statistics, when the constellation kernel ran on GPUs.
-    pub gpu: Option<GpuCount>,
-    /// A paper's kernel that counted, with its statistics.
-    pub strategy: Option<(Strategy, StrategyRun)>,
-}
-
-impl QueensRun {
-    /// The counts and their statistics as JSON keys: `n`, `total`, `unique`, `oeis_match`,
-    /// and `gpu` or a paper kernel's statistics.
-    pub fn stats(&self) -> Map<String, Value> {
-        let count = &self.count;
-        let mut value = json!({
-            "n": count.n,
-            "total": count.total,
-            "unique": count.unique,
-            "oeis_match": known_counts(count.n).map(|k| k == (count.total, count.unique)),
-        });
-        if let Some(gpu) = &self.gpu {
-            value["gpu"] = json!({
-                "tasks": gpu.tasks,
-                "queue": gpu.queue,
-                "depth": gpu.depth,
-                "tail_plans": gpu.tail_plans,
-                "setup_seconds": gpu.setup_seconds,
-                "tasks_seconds": gpu.tasks_seconds,
-                "kernel_seconds": gpu.kernel_seconds,
-                "kernel_cache_hit": gpu.modules.iter().all(|m| m.cache_hit),
-                "compile_seconds": gpu.modules.iter().map(|m| m.compile_time.as_secs_f64()).sum::<f64>(),
-            });
-        }
-        if let Some((strategy, run)) = &self.strategy {
-            value["strategy"] = json!(strategy.name());
-            value["source"] = json!(strategy.source());
-            value["kernel_seconds"] = json!(run.kernel_seconds);
-            value["jobs"] = json!(run.jobs);
-            value["depth"] = json!(run.depth);
-            value["refused_launches"] = json!(run.refused_launches);
-        }
-        thicket_core::object(value)
-    }
-}
-
-/// What [`count`] ends with.
-#[derive(Debug, Clone)]
-pub enum Counted {
-    /// The counts of the whole board.
-    Whole(Box<Measured<QueensRun>>),
-    /// One shard of a batched run is complete: its part of the total (merge the shards for
-    /// the counts).
-    Shard {
-        /// Board size.
-        n: usize,
-        /// The shard counted.
-        shard: Shard,
-        /// The sum of the shard's batches.
-        partial_total: u128,
-    },
-    /// A worker rank of an MPI run: the master reports the counts.
-    Worker {
-        /// What the rank's caller should hear, each prefixed with the rank (`rank 2: `): why
-        /// `auto` counts on its CPU.
-        notes: Vec<String>,
-    },
-}
 
 /// Counts all and fundamental solutions of `n` queens as `options` ask.
 pub fn count(n: usize, options: &CountOptions) -> Result<Counted> {

@@ -32,24 +32,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod assignment;
-mod csv;
+mod cpu;
 mod etc;
-mod exact;
 mod generate;
 mod gpu;
-mod heuristics;
+mod io;
 mod kernels;
-mod lp;
-mod pso;
+mod report;
 mod run;
-mod search;
+mod strategy;
 mod verify;
 
-pub use etc::{Etc, EtcFormat, BRAUN_SHAPE, MAX_ENTRIES, MAX_TIME};
+pub use cpu::pso::SwarmParams;
+pub use etc::{Etc, BRAUN_SHAPE, MAX_ENTRIES, MAX_TIME};
 pub use generate::{Consistency, Generator, Heterogeneity};
 pub use gpu::mspso::{Scratch, SWARM_PHASES};
+pub use io::assignment;
+pub use io::braun::EtcFormat;
 pub use kernels::{ALL as KERNEL_MODULES, MAX_PARTICLES, SHARED_SCRATCH_BYTES};
-pub use pso::SwarmParams;
-pub use run::{finish_gpu_setup, schedule, Method, ScheduleOptions, ScheduleRun, STAGES};
+pub use report::{ScheduleRun, STAGES};
+pub use run::{finish_gpu_setup, schedule};
+pub use strategy::{Method, ScheduleOptions};
 pub use verify::{verify, Verdict, F32_TOLERANCE, F64_TOLERANCE};

@@ -50,8 +50,9 @@ pub struct AtspArgs {
     /// A TSPLIB file (explicit edge weights, any format); `-` reads it from stdin.
     #[arg(required_unless_present = "generate", conflicts_with = "generate")]
     pub file: Option<std::path::PathBuf>,
-    /// A generated instance instead of a file: CLASS:N:SEED with CLASS coin, crane or tsmat
-    /// (after Cirasella et al. 2001), e.g. tsmat:15:1.
+    /// A generated instance instead of a file: CLASS:N:SEED with CLASS coin, crane, tsmat,
+    /// amat, tmat, disk, super, shop, stilt or rtilt (after Cirasella et al. 2001), e.g.
+    /// tsmat:15:1.
     #[arg(long, value_name = "CLASS:N:SEED")]
     pub generate: Option<String>,
     /// The lower bound to prune with (default: chosen per instance on the CPU from the root's

@@ -11,12 +11,10 @@ use thicket_core::Progress;
 use thicket_core::{Error, Result};
 use thicket_graph::generate::Generated;
 use thicket_graph::io::{self, Loaded};
-use thicket_graph::{
-    random_sources, search, search_all, Generator, Problem, SearchOptions, SearchRun,
-};
+use thicket_graph::{random_sources, search, Generator, Keep, Problem, SearchOptions, SearchRun};
 
 use super::{result_on_stdout, say, Summary};
-use crate::flags::{choices, run_options, BackendArgs, OutputArgs, TrialArgs};
+use crate::flags::{choices, run_options, BackendArgs, GraphFormat, OutputArgs, TrialArgs};
 use thicket_core::{is_stdio, is_stdout};
 
 use crate::stdio::write_output_with;
@@ -170,48 +168,11 @@ pub struct GraphInfoArgs {
     pub json: bool,
 }
 
-/// A graph format named on the command line, for standard input and output or in place of
-/// a file's extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GraphFormat {
-    /// DIMACS 9th challenge, 1-based.
-    Gr,
-    /// `u v` per line, 0-based.
-    El,
-    /// `u v w` per line, 0-based.
-    Wel,
-    /// SNAP edge list: `from to` (or `from to weight`) per line, any ids.
-    Txt,
-    /// Matrix Market coordinate, 1-based.
-    Mtx,
-    /// GAPBS's serialized graph.
-    Sg,
-    /// GAPBS's serialized weighted graph.
-    Wsg,
-    /// thicket's binary CSR.
-    Tgr,
-}
-
-impl GraphFormat {
-    fn format(self) -> io::Format {
-        match self {
-            GraphFormat::Gr => io::Format::Dimacs,
-            GraphFormat::El => io::Format::EdgeList,
-            GraphFormat::Wel => io::Format::WeightedEdgeList,
-            GraphFormat::Txt => io::Format::Snap,
-            GraphFormat::Mtx => io::Format::MatrixMarket,
-            GraphFormat::Sg => io::Format::Serialized,
-            GraphFormat::Wsg => io::Format::WeightedSerialized,
-            GraphFormat::Tgr => io::Format::Binary,
-        }
-    }
-}
-
 /// The format of the graph file `path`: the one named, else its extension's; stdin and
 /// stdout (`-`) have none, so need one named.
 fn format_of(named: Option<GraphFormat>, path: &Path) -> Result<io::Format> {
     match named {
-        Some(format) => Ok(format.format()),
+        Some(format) => Ok(format.0),
         None if is_stdio(path) => Err(Error::InvalidInput(
             "a graph on stdin or stdout needs --format (gr, el, wel, txt, mtx, sg, wsg or tgr)"
                 .into(),
@@ -302,11 +263,13 @@ fn run(args: &SearchArgs, problem: Problem) -> Result<()> {
         threads: args.backend.thread_count(),
         device: args.backend.first_device(),
         delta: args.delta,
+        // The summary shows the first source's answer; --output writes every source's.
+        keep: match args.output_file {
+            Some(_) => Keep::Every,
+            None => Keep::First,
+        },
     };
-    let measured = match args.output_file {
-        Some(_) => search_all(&loaded, problem, &sources, &options)?,
-        None => search(&loaded, problem, &sources, &options)?,
-    };
+    let measured = search(&loaded, problem, &sources, &options)?;
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(path) = &args.output_file {

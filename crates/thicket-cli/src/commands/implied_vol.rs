@@ -221,7 +221,7 @@ fn book(args: &ImpliedVolArgs, path: &std::path::Path) -> Result<()> {
     };
     let started = std::time::Instant::now();
     let book = read_book_of(path, BookKind::Quotes)?;
-    let implied = implied_book(&book);
+    let implied = implied_book(&book).volatilities;
     let text = book.implied_csv(&implied);
     match args.output_file.as_deref() {
         Some(out) if !is_stdout(out) => write_output(out, &text)?,

@@ -33,7 +33,7 @@ impl PermSearchArgs {
     pub fn gpu_params(
         &self,
         backend: &BackendArgs,
-    ) -> thicket_core::Result<thicket_perm::gpu::GpuParams> {
+    ) -> thicket_core::Result<thicket_perm::GpuParams> {
         let device = match backend.devices.as_deref() {
             None => 0,
             Some([one]) => *one,
@@ -43,7 +43,7 @@ impl PermSearchArgs {
                 ))
             }
         };
-        Ok(thicket_perm::gpu::GpuParams {
+        Ok(thicket_perm::GpuParams {
             d_cpu: self.d_cpu.map(|d| d as usize),
             d_gpu: self.d_gpu.map(|d| d as usize),
             device,

@@ -181,19 +181,20 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         run.method
     );
     say!(summary, "  makespan     {:.6}", run.makespan);
-    match run.gap_percent() {
+    if run.proven_optimal() {
         // At the bound the search stopped there: nothing better exists.
-        _ if run.proven_optimal() => say!(
+        say!(
             summary,
             "  lower bound  {:.6} (makespan proven optimal)",
             run.lower_bound
-        ),
-        Some(gap) => say!(
+        );
+    } else {
+        say!(
             summary,
-            "  lower bound  {:.6} (makespan {gap:.2}% above)",
-            run.lower_bound
-        ),
-        None => say!(summary, "  lower bound  0 (the makespan is above it)"),
+            "  lower bound  {:.6} (gap {:.2}% of the makespan)",
+            run.lower_bound,
+            100.0 * run.gap()
+        );
     }
     let loads: Vec<String> = run.loads.iter().map(|l| format!("{l:.1}")).collect();
     say!(summary, "  loads        {}", loads.join(" "));

@@ -11,8 +11,9 @@ use std::sync::{Arc, OnceLock};
 use thicket_core::Result;
 use thicket_gpu::{Gpu, PerDevice};
 
-use super::GpuStrategy;
+use super::not_gpu;
 use crate::kernels::{MpmFusedKernels, MpmKernels, PushRelabelKernels};
+use crate::strategy::Strategy;
 
 /// One GPU and the kernels loaded on it so far.
 pub(crate) struct FlowDevice {
@@ -50,16 +51,17 @@ impl FlowDevice {
 
     /// Loads (compiling or taking from the kernel cache) the kernels `strategy` runs, where
     /// this process has not yet; whether this call loaded them.
-    pub fn prepare(&self, strategy: GpuStrategy) -> Result<bool> {
+    pub fn prepare(&self, strategy: Strategy) -> Result<bool> {
         let loaded = match strategy {
-            GpuStrategy::Mpm | GpuStrategy::MpmScan => self.mpm.get().is_some(),
-            GpuStrategy::MpmActive => self.fused.get().is_some(),
-            GpuStrategy::PushRelabel => self.push_relabel.get().is_some(),
+            Strategy::Mpm | Strategy::MpmScan => self.mpm.get().is_some(),
+            Strategy::MpmActive => self.fused.get().is_some(),
+            Strategy::PushRelabelGpu => self.push_relabel.get().is_some(),
+            Strategy::MpmSerial | Strategy::PushRelabel => return Err(not_gpu(strategy)),
         };
         match strategy {
-            GpuStrategy::Mpm | GpuStrategy::MpmScan => self.mpm().map(|_| ())?,
-            GpuStrategy::MpmActive => self.fused().map(|_| ())?,
-            GpuStrategy::PushRelabel => self.push_relabel().map(|_| ())?,
+            Strategy::Mpm | Strategy::MpmScan => self.mpm().map(|_| ())?,
+            Strategy::MpmActive => self.fused().map(|_| ())?,
+            _ => self.push_relabel().map(|_| ())?,
         }
         Ok(!loaded)
     }

@@ -17,12 +17,11 @@ use thicket_core::Result;
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
 use super::{
-    blocks, download_unsigned, launched, per_list, per_vertex, upload_signed, FlowGpu, GpuPhases,
-    GpuSolved,
+    blocks, download_unsigned, launched, per_list, per_vertex, upload_signed, FlowGpu, GpuSolved,
 };
 use crate::kernels::MpmKernels;
 use crate::kernels::{SCAN_THREADS, SCAN_TILE};
-use crate::mpm::SolveStats;
+use crate::report::{GpuPhases, SolveStats};
 
 /// Device words of a solve: the argmin's (least potential, its vertex, its level, both
 /// terminals alive).

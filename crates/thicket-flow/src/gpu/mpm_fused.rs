@@ -9,12 +9,12 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use super::{download_unsigned, upload_signed, FlowGpu, GpuPhases, GpuSolved};
+use super::{download_unsigned, upload_signed, FlowGpu, GpuSolved};
 use crate::kernels::{
     FUSED_CTL_WORDS, FUSED_THREADS, SLOT_BASE, SLOT_WORDS, STAT_PHASES, STAT_ROUNDS, STAT_STEPS,
     TIME_LAYERED, TIME_PRUNE, TIME_PUSH_PULL,
 };
-use crate::mpm::SolveStats;
+use crate::report::{GpuPhases, SolveStats};
 
 impl FlowGpu<'_> {
     /// `mpm-active`: the whole solve in one cooperative launch of `mpm_fused`, one block per

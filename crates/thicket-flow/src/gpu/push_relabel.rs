@@ -13,12 +13,12 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKern
 use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, GpuError};
 
-use super::{download_unsigned, upload_signed, FlowGpu, GpuPhases, GpuSolved};
+use super::{download_unsigned, upload_signed, FlowGpu, GpuSolved};
+use crate::cpu::push_relabel;
 use crate::kernels::{
     round_cycles, PushRelabelKernels, PR_ACTIVE, PR_CYCLES_RUN, PR_LEVELS, PR_THREADS, PR_WORDS,
 };
-use crate::mpm::SolveStats;
-use crate::push_relabel;
+use crate::report::{GpuPhases, SolveStats};
 
 impl FlowGpu<'_> {
     /// Push-relabel: phase one toward the sink, phase two back to the source; then the flows

@@ -20,7 +20,7 @@ use crate::graph::GraphView;
 use crate::kernels::{
     FAR_MIN_BASE, GIANT, NEAR_BASE, NEAR_GIANTS_BASE, SSSP, SSSP_COUNTER_WORDS, SSSP_THREADS,
 };
-use crate::sssp::INFINITE;
+use crate::INFINITE;
 
 /// The bucket width the GPU search takes by default: the mean weight times 128 over the mean
 /// out-degree (at least 1), so that a round has some 128 arcs' worth of distance to settle per
@@ -30,7 +30,7 @@ use crate::sssp::INFINITE;
 pub(crate) fn default_delta(graph: GraphView<'_>) -> u64 {
     let vertices = graph.vertices().max(1) as u128;
     let arcs = (graph.targets.len() as u128).max(1);
-    let delta = u128::from(crate::sssp::default_delta(graph)) * 128 * vertices / arcs;
+    let delta = u128::from(crate::cpu::sssp::default_delta(graph)) * 128 * vertices / arcs;
     u64::try_from(delta).unwrap_or(u64::MAX).max(1)
 }
 
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn the_default_delta_grows_with_the_weights_and_shrinks_with_the_degree() {
         let grid = Generator::Grid { rows: 64, cols: 64 }.generate(1).unwrap();
-        let mean = crate::sssp::default_delta(grid.view());
+        let mean = crate::cpu::sssp::default_delta(grid.view());
         // 4 arcs per inner vertex, fewer on the border: a little over 32 times the mean.
         let delta = default_delta(grid.view());
         assert!(

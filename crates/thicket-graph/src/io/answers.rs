@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::text_out::push_number;
 use super::{Loaded, VertexIds};
 use crate::report::SourcePaths;
-use crate::sssp::INFINITE;
+use crate::INFINITE;
 use crate::UNREACHED;
 
 /// Vertices per slice formatted on one thread.

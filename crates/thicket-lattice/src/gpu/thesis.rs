@@ -9,8 +9,9 @@ use thicket_gpu::{record_event, seconds_between, GpuError};
 
 use super::buffers::Workspace;
 use super::{download, DeviceReal, GpuPriced, LatticeGpu};
-use crate::contract::{Contract, Payoff, Style};
-use crate::scheme::{read_out_layers, Precision, Priced, Top};
+use crate::contract::{Payoff, Style, ValidContract};
+use crate::scheme::read_out::{read_out_layers, Top};
+use crate::scheme::{Precision, Priced};
 
 /// Threads per block of the thesis's kernel (the thesis does not say).
 const THESIS_THREADS: u32 = 256;
@@ -22,30 +23,30 @@ impl LatticeGpu {
     /// no running maximum of its own).
     pub(crate) fn thesis(
         &self,
-        contract: &Contract,
+        option: &ValidContract,
         precision: Precision,
         cpu_tail: Option<usize>,
     ) -> Result<GpuPriced<Priced>> {
-        if contract.payoff != Payoff::LookbackPut {
+        if option.contract().payoff != Payoff::LookbackPut {
             return Err(Error::InvalidInput(
                 "the thesis's kernel prices the floating-strike lookback put only".into(),
             ));
         }
         let mut workspace = self.workspace();
         match precision {
-            Precision::F32 => self.thesis_in::<f32>(&mut workspace, contract, precision, cpu_tail),
-            Precision::F64 => self.thesis_in::<f64>(&mut workspace, contract, precision, cpu_tail),
+            Precision::F32 => self.thesis_in::<f32>(&mut workspace, option, precision, cpu_tail),
+            Precision::F64 => self.thesis_in::<f64>(&mut workspace, option, precision, cpu_tail),
         }
     }
 
     fn thesis_in<T: DeviceReal>(
         &self,
         workspace: &mut Workspace,
-        contract: &Contract,
+        option: &ValidContract,
         precision: Precision,
         cpu_tail: Option<usize>,
     ) -> Result<GpuPriced<Priced>> {
-        let lattice = contract.validate()?;
+        let (contract, lattice) = (option.contract(), option.lattice());
         let n = lattice.steps;
         let american = contract.style == Style::American;
         let c = ThesisStep {
@@ -122,7 +123,7 @@ impl LatticeGpu {
                     value * (growth * (n - i) as f64 - j as f64 * lattice.u.ln()).exp();
             }
         }
-        let priced = read_out_layers(contract, &top)?;
+        let priced = read_out_layers(option, &top);
         if !priced.price.is_finite() {
             return Err(Error::Verification(format!(
                 "the thesis's kernel overflowed in {precision} at N = {n} (u^j passes the \

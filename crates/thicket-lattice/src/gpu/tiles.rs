@@ -16,7 +16,7 @@ use thicket_gpu::{launch_after, record_event, seconds_between, GpuError};
 
 use super::buffers::Workspace;
 use super::{DeviceReal, GpuPriced, LatticeGpu};
-use crate::contract::{Contract, Payoff, Seasoning, Style};
+use crate::contract::{Contract, Payoff, Seasoning, Style, ValidContract};
 use crate::kernels::*;
 use crate::scheme::{Precision, Priced};
 use crate::tile_shape::{long_launches, long_shape, BookStage, TileClass, TileShape};
@@ -71,28 +71,17 @@ struct KernelRun {
     options: Range<usize>,
 }
 
-/// The layers of `contract`'s lattice on the device: N, or N + J for a lookback seasoned J
+/// The layers of `option`'s lattice on the device: N, or N + J for a lookback seasoned J
 /// states from the spot (its lattice starts J layers before today, as the CPU's does).
-fn lattice_layers(contract: &Contract) -> usize {
-    match contract.observed_extreme {
-        None => contract.steps,
-        Some(_) => contract.steps + seasoning(contract).extra(),
-    }
+fn lattice_layers(option: &ValidContract) -> usize {
+    option.contract().steps + option.seasoning().extra()
 }
 
-/// Where `contract`'s observed extreme puts it on its lattice (the contract is valid: the
-/// front door checked it).
-fn seasoning(contract: &Contract) -> Seasoning {
-    let lattice = contract
-        .validate()
-        .expect("the front door validated the contract");
-    contract.seasoning(&lattice)
-}
-
-/// Writes `contract` into its parameter record (the offsets of [`crate::kernels`] the host
+/// Writes `option` into its parameter record (the offsets of [`crate::kernels`] the host
 /// writes: the contract, its tree's step where that is not CRR, and a seasoned lookback's
 /// state); the records kernel derives the rest on the device.
-fn stage(contract: &Contract, record: &mut [f64]) {
+fn stage(option: &ValidContract, record: &mut [f64]) {
+    let contract = option.contract();
     let market = &contract.market;
     let (payoff, strike) = match contract.payoff {
         Payoff::LookbackPut => (PAYOFF_LOOKBACK_PUT, 0.0),
@@ -114,9 +103,7 @@ fn stage(contract: &Contract, record: &mut [f64]) {
     record[P_TREE] = TREE_CRR as f64;
     record[P_LOG_DRIFT] = 0.0;
     if contract.tree != Tree::Crr {
-        let lattice = contract
-            .validate()
-            .expect("the front door validated the contract");
+        let lattice = option.lattice();
         let (log_up, log_down) = (lattice.u.ln(), lattice.d.ln());
         record[P_TREE] = TREE_STAGED as f64;
         record[P_U] = lattice.u;
@@ -124,13 +111,7 @@ fn stage(contract: &Contract, record: &mut [f64]) {
         record[P_LOG_U] = 0.5 * (log_up - log_down);
         record[P_LOG_DRIFT] = 0.5 * (log_up + log_down);
     }
-    let Seasoning { state, weight } = match contract.observed_extreme {
-        None => Seasoning {
-            state: 0,
-            weight: 0.0,
-        },
-        Some(_) => seasoning(contract),
-    };
+    let Seasoning { state, weight } = option.seasoning();
     let today = state + usize::from(weight > 0.0);
     record[P_STEPS] = (contract.steps + today) as f64;
     record[P_TODAY] = today as f64;
@@ -158,41 +139,40 @@ impl LatticeGpu {
     /// blocks of [`TileShape::long`] otherwise.
     pub(crate) fn tiles(
         &self,
-        contract: &Contract,
+        option: &ValidContract,
         precision: Precision,
     ) -> Result<GpuPriced<Priced>> {
         let mut workspace = self.workspace();
         match precision {
-            Precision::F32 => self.tiles_in::<f32>(&mut workspace, contract),
-            Precision::F64 => self.tiles_in::<f64>(&mut workspace, contract),
+            Precision::F32 => self.tiles_in::<f32>(&mut workspace, option),
+            Precision::F64 => self.tiles_in::<f64>(&mut workspace, option),
         }
     }
 
     /// Many options at once, one block each; an option whose lattice does not fit in a block
-    /// goes through [`LatticeGpu::tiles`] on its own. The contracts are valid (the front door
-    /// checks them once, before the timed trials).
+    /// goes through [`LatticeGpu::tiles`] on its own.
     pub(crate) fn book(
         &self,
-        contracts: &[Contract],
+        book: &[ValidContract],
         precision: Precision,
     ) -> Result<GpuPriced<Vec<Priced>>> {
         let mut workspace = self.workspace();
         match precision {
-            Precision::F32 => self.book_in::<f32>(&mut workspace, contracts),
-            Precision::F64 => self.book_in::<f64>(&mut workspace, contracts),
+            Precision::F32 => self.book_in::<f32>(&mut workspace, book),
+            Precision::F64 => self.book_in::<f64>(&mut workspace, book),
         }
     }
 
     fn tiles_in<T: DeviceReal>(
         &self,
         workspace: &mut Workspace,
-        contract: &Contract,
+        option: &ValidContract,
     ) -> Result<GpuPriced<Priced>> {
-        contract.validate()?;
-        let steps = lattice_layers(contract);
+        let contract = option.contract();
+        let steps = lattice_layers(option);
         let class = shape_class::<T>(contract);
         if steps <= TileShape::widest_book(class) {
-            let book = self.book_in::<T>(workspace, std::slice::from_ref(contract))?;
+            let book = self.book_in::<T>(workspace, std::slice::from_ref(option))?;
             return Ok(GpuPriced {
                 priced: book.priced[0],
                 kernel_seconds: book.kernel_seconds,
@@ -201,7 +181,7 @@ impl LatticeGpu {
             });
         }
         let mut record = [0.0; PARAM_DOUBLES];
-        stage(contract, &mut record);
+        stage(option, &mut record);
         let shape = long_shape(class);
         let name = long_kernel_name::<T>(contract, shape.nodes);
         self.prepare(&[
@@ -316,19 +296,19 @@ impl LatticeGpu {
     fn book_in<T: DeviceReal>(
         &self,
         workspace: &mut Workspace,
-        contracts: &[Contract],
+        book: &[ValidContract],
     ) -> Result<GpuPriced<Vec<Priced>>> {
-        let mut priced: Vec<Option<Priced>> = vec![None; contracts.len()];
+        let mut priced: Vec<Option<Priced>> = vec![None; book.len()];
         let mut kernel_seconds = 0.0;
         let mut span_seconds = 0.0;
         let mut launches = 0;
-        let mut in_blocks = Vec::with_capacity(contracts.len());
-        // The front door validated every contract once, outside the timed trials.
-        for (index, contract) in contracts.iter().enumerate() {
-            if lattice_layers(contract) <= TileShape::widest_book(shape_class::<T>(contract)) {
+        let mut in_blocks = Vec::with_capacity(book.len());
+        for (index, option) in book.iter().enumerate() {
+            let class = shape_class::<T>(option.contract());
+            if lattice_layers(option) <= TileShape::widest_book(class) {
                 in_blocks.push(index);
             } else {
-                let one = self.tiles_in::<T>(workspace, contract)?;
+                let one = self.tiles_in::<T>(workspace, option)?;
                 kernel_seconds += one.kernel_seconds;
                 span_seconds += one.span_seconds;
                 launches += one.launches;
@@ -337,11 +317,11 @@ impl LatticeGpu {
         }
         // One kernel per kind and style: the options sorted into runs of one kernel each (most
         // books are of one kernel and need no sorting).
-        if !in_blocks.is_sorted_by_key(|&i| tile_class(&contracts[i])) {
-            in_blocks.sort_by_key(|&i| tile_class(&contracts[i]));
+        if !in_blocks.is_sorted_by_key(|&i| tile_class(book[i].contract())) {
+            in_blocks.sort_by_key(|&i| tile_class(book[i].contract()));
         }
         for chunk in in_blocks.chunks(OPTIONS_PER_LAUNCH) {
-            let one = self.book_chunk::<T>(workspace, contracts, chunk)?;
+            let one = self.book_chunk::<T>(workspace, book, chunk)?;
             kernel_seconds += one.kernel_seconds;
             span_seconds += one.span_seconds;
             launches += one.launches;
@@ -357,23 +337,23 @@ impl LatticeGpu {
         })
     }
 
-    /// The options `chunk` (indices into `contracts`, sorted by kernel) in one launch per
-    /// kernel and stage.
+    /// The options `chunk` (indices into `book`, sorted by kernel) in one launch per kernel
+    /// and stage.
     fn book_chunk<T: DeviceReal>(
         &self,
         workspace: &mut Workspace,
-        contracts: &[Contract],
+        book: &[ValidContract],
         chunk: &[usize],
     ) -> Result<GpuPriced<Vec<Priced>>> {
         // The options of one kernel in a row (the chunk is sorted by kernel), and the kernels:
         // looked up (and compiled, all at once, and loaded) before the clock starts.
         let groups: Vec<&[usize]> = chunk
-            .chunk_by(|&a, &b| tile_class(&contracts[a]) == tile_class(&contracts[b]))
+            .chunk_by(|&a, &b| tile_class(book[a].contract()) == tile_class(book[b].contract()))
             .collect();
         let kernels: Vec<String> = groups
             .iter()
             .map(|run| {
-                let contract = &contracts[run[0]];
+                let contract = book[run[0]].contract();
                 tile_kernel_name::<T>(contract, shape_class::<T>(contract).book_nodes())
             })
             .collect();
@@ -387,10 +367,10 @@ impl LatticeGpu {
         for (run, name) in groups.iter().zip(&kernels) {
             let steps = run
                 .iter()
-                .map(|&i| lattice_layers(&contracts[i]))
+                .map(|&i| lattice_layers(&book[i]))
                 .max()
                 .unwrap_or(0);
-            let class = shape_class::<T>(&contracts[run[0]]);
+            let class = shape_class::<T>(book[run[0]].contract());
             let stages = TileShape::book_stages(steps, class).ok_or_else(|| {
                 Error::TooLarge(format!("no tile kernel holds a lattice of {steps} steps"))
             })?;
@@ -420,7 +400,7 @@ impl LatticeGpu {
             .map_err(GpuError::driver("cuEventSynchronize"))?[..options * PARAM_DOUBLES];
         // The host only copies the contracts: their lattices are derived on the device.
         for (record, &i) in staged.chunks_exact_mut(PARAM_DOUBLES).zip(chunk) {
-            stage(&contracts[i], record);
+            stage(&book[i], record);
         }
         let params = records.device.at_least(stream, options * PARAM_DOUBLES)?;
         let first = layers.first.at_least(stream, FIRST_VALUES * options)?;

@@ -6,14 +6,13 @@ use std::time::Instant;
 
 use thicket_core::{Error, Progress, Result};
 
-use super::device::{Arg, Device, BLOCK};
-use super::engine::{self, CdpSlices, Expansion, GpuRun, Problem, Roots};
-use super::{open_for, resolve_depths, GpuParams, AUTO_ROOTS};
-use crate::queens::{PermQueensCount, MAX_N};
-use crate::strategy::Strategy;
-
-/// 32-bit words per root: used columns, "/" diagonals (64 bits), "\" diagonals (64 bits).
-pub(crate) const ROOT_WORDS: usize = 5;
+use crate::cpu::queens::{PermQueensCount, MAX_N};
+use crate::engine::device::{Arg, Device, BLOCK};
+use crate::engine::{
+    self, open_for, resolve_depths, CdpSlices, Expansion, GpuRun, Problem, Roots, AUTO_ROOTS,
+};
+use crate::kernels::ROOT_WORDS;
+use crate::strategy::{GpuParams, Strategy};
 
 /// A board being built on the host: the kernel's root layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,13 +1,18 @@
 //! Counting the disjoint pairs of two lists of bit sets: how many `(a, b)` have `a & b == 0`.
 //!
-//! One list (the stored side) is cut into blocks of [`BLOCK`] sets. For each block, bit plane
-//! `p` is a [`BLOCK`]-bit mask of the sets that do not hold bit `p`, and the planes are
-//! combined [`CHUNK`] bits at a time: entry `v` of chunk `k` is the AND of the planes of the
-//! bits of `v` (bits `CHUNK * k ..`), so a set of the other list (the streamed side) finds its
-//! partners in the block with one AND of a table entry per chunk and one popcount of the
-//! result: 7 ANDs of 512 bits for 512 pairs at n = 18 (34-bit keys), where testing pairs one
-//! by one takes 512 ANDs. A block's table is 7 x 32 x 64 bytes = 14 KiB and stays in the L1
-//! cache while every streamed set is counted against it.
+//! Long lists are first split into classes by a few of their bits ([`super::classes`]), and
+//! only the classes that can fit are counted against each other, without those bits. One list
+//! (the stored side) is cut into blocks of [`BLOCK`] sets. For each block, entry `v` of chunk
+//! `k` is a [`BLOCK`]-bit mask of the sets that hold none of the bits of `v` (bits
+//! `CHUNK * k ..`), so a set of the other list (the streamed side) finds its partners in the
+//! block with one AND of a table entry per chunk and one popcount of the result: 5 ANDs of 512
+//! bits for 512 pairs at n = 18 (34-bit keys, 29 bits after a 5-bit split), where testing
+//! pairs one by one takes 512 ANDs. A block's table is 5 x 64 x 64 bytes = 20 KiB and stays
+//! in the L1 cache while every streamed set is counted against it.
+
+#[cfg(target_arch = "x86_64")]
+use super::classes::sort_fast;
+use super::classes::{sort_portable, split_mask, Classes, MAX_SPLIT};
 
 /// Sets per block of the stored side: one table entry is a 512-bit mask.
 const BLOCK: usize = 512;
@@ -15,9 +20,10 @@ const BLOCK: usize = 512;
 /// 64-bit words of one entry.
 const WORDS: usize = BLOCK / 64;
 
-/// Key bits combined per table lookup: 32 entries a chunk keep a block's tables at 14 KiB for
-/// 34-bit keys (n = 18), inside the L1 cache (4 and 6 not measured).
-const CHUNK: u32 = 5;
+/// Key bits combined per table lookup: 64 entries a chunk keep a block's tables at 20 KiB for
+/// the 29-bit keys of n = 18 after the split, inside the L1 cache (5 bits: 7% more time at
+/// n = 18, one thread; docs/queens.md).
+const CHUNK: u32 = 6;
 
 /// Entries per chunk.
 const ENTRIES: usize = 1 << CHUNK;
@@ -25,16 +31,26 @@ const ENTRIES: usize = 1 << CHUNK;
 /// One table entry: a mask of the block's sets.
 type Entry = [u64; WORDS];
 
-/// The tables of one block, kept by a thread from one count to the next.
+/// One block's tables, kept by a thread from one count to the next.
+#[derive(Debug, Default)]
+struct Tables {
+    table: Vec<Entry>,
+}
+
+/// A thread's buffers for counting pairs, kept from one count to the next: the block tables
+/// and both lists sorted into classes ([`super::classes`]).
 #[derive(Debug, Default)]
 pub struct MatchScratch {
-    planes: Vec<Entry>,
-    table: Vec<Entry>,
+    tables: Tables,
+    stored: Classes,
+    streamed: Classes,
+    /// The streamed classes that fit the stored class being counted.
+    ranges: Vec<(u32, u32)>,
 }
 
 /// The pair counts, written once and compiled for each CPU path.
 macro_rules! matcher_paths {
-    ($(#[$attr:meta])* $disjoint:ident, $blocks:ident, $direct:ident) => {
+    ($(#[$attr:meta])* $disjoint:ident, $whole:ident, $blocks:ident, $direct:ident, $sort:ident) => {
         $(#[$attr])*
         fn $direct(stored: &[u64], streamed: &[u64]) -> u64 {
             let mut count = 0u64;
@@ -44,89 +60,146 @@ macro_rules! matcher_paths {
             count
         }
 
+        /// The pairs of `stored` and the parts `ranges` of `streamed`.
         $(#[$attr])*
         fn $blocks(
-            (stored, streamed): (&[u64], &[u64]),
+            stored: &[u64],
+            (streamed, ranges): (&[u64], &[(u32, u32)]),
             bits: u32,
             wide: bool,
-            scratch: &mut MatchScratch,
+            tables: &mut Tables,
         ) -> u64 {
             let chunks = bits.div_ceil(CHUNK) as usize;
-            let planes = &mut scratch.planes;
-            planes.clear();
-            planes.resize(chunks * CHUNK as usize, [0; WORDS]);
-            let table = &mut scratch.table;
+            let table = &mut tables.table;
             table.clear();
             table.resize(chunks * ENTRIES, [0; WORDS]);
             let mut count = 0u64;
             for block in stored.chunks(BLOCK) {
-                // The planes: a set's bit is cleared in the plane of each bit it holds; sets
-                // past the block's end are in no plane's first entry (below). Set `i` is bit
+                // Each set first marks, in each chunk, the entry of the complement of its
+                // bits there; then every entry takes in the marks of the entries above it
+                // (those of more bits): entry `v` ends with the sets whose bits there lie
+                // outside `v`, the sets that fit a streamed set with bits `v`. Set `i` is bit
                 // `i / WORDS` of word `i % WORDS`, so that consecutive sets write different
-                // words and their read-modify-writes do not wait for each other (this loop took
-                // 60% of the count at n = 17 with set `i` in word `i / 64`).
-                planes.fill([u64::MAX; WORDS]);
+                // words and their read-modify-writes do not wait for each other.
+                table.fill([0; WORDS]);
                 for (i, &key) in block.iter().enumerate() {
                     let (word, bit) = (i % WORDS, i / WORDS);
-                    let mut rest = key;
-                    while rest != 0 {
-                        planes[rest.trailing_zeros() as usize][word] &= !(1u64 << bit);
-                        rest &= rest - 1;
+                    for k in 0..chunks {
+                        let outside = !(key >> (k as u32 * CHUNK)) as usize % ENTRIES;
+                        table[k * ENTRIES + outside][word] |= 1u64 << bit;
                     }
                 }
                 for k in 0..chunks {
-                    let base = k * ENTRIES;
-                    table[base] = if k == 0 {
-                        valid_sets(block.len())
-                    } else {
-                        [u64::MAX; WORDS]
-                    };
-                    for v in 1..ENTRIES {
-                        let without_lowest = table[base + (v & (v - 1))];
-                        let plane = &planes[k * CHUNK as usize + v.trailing_zeros() as usize];
-                        let mut entry = [0u64; WORDS];
-                        for w in 0..WORDS {
-                            entry[w] = without_lowest[w] & plane[w];
-                        }
-                        table[base + v] = entry;
-                    }
-                }
-                #[cfg(target_arch = "x86_64")]
-                if wide {
-                    // SAFETY: `wide` is set only where the CPU has AVX-512 with its popcount.
-                    count += unsafe { stream_wide(table, chunks, streamed) };
-                    continue;
-                }
-                for &key in streamed {
-                    let mut partners = table[key as usize & (ENTRIES - 1)];
-                    for k in 1..chunks {
-                        let entry = &table[k * ENTRIES + (key >> (k as u32 * CHUNK)) as usize % ENTRIES];
-                        for w in 0..WORDS {
-                            partners[w] &= entry[w];
+                    let chunk = &mut table[k * ENTRIES..(k + 1) * ENTRIES];
+                    for j in 0..CHUNK {
+                        for v in 0..ENTRIES {
+                            if v >> j & 1 == 0 {
+                                let above = chunk[v | 1 << j];
+                                for w in 0..WORDS {
+                                    chunk[v][w] |= above[w];
+                                }
+                            }
                         }
                     }
-                    count += partners.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+                }
+                for &(start, end) in ranges {
+                    let part = &streamed[start as usize..end as usize];
+                    #[cfg(target_arch = "x86_64")]
+                    if wide {
+                        // SAFETY: `wide` is set only where the CPU has AVX-512 with its
+                        // popcount.
+                        count += unsafe { stream_wide(table, chunks, part) };
+                        continue;
+                    }
+                    for &key in part {
+                        let mut partners = table[key as usize & (ENTRIES - 1)];
+                        for k in 1..chunks {
+                            let entry =
+                                &table[k * ENTRIES + (key >> (k as u32 * CHUNK)) as usize % ENTRIES];
+                            for w in 0..WORDS {
+                                partners[w] &= entry[w];
+                            }
+                        }
+                        count += partners.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+                    }
                 }
             }
             count
         }
 
+        /// The pairs of `a` and `b`, neither split.
         $(#[$attr])*
-        fn $disjoint(a: &[u64], b: &[u64], bits: u32, wide: bool, scratch: &mut MatchScratch) -> u64 {
+        fn $whole(a: &[u64], b: &[u64], bits: u32, wide: bool, tables: &mut Tables) -> u64 {
             match cheapest(a.len(), b.len(), bits, wide) {
                 Method::Direct => $direct(a, b),
-                Method::Blocks(true) => $blocks((a, b), bits, wide, scratch),
-                Method::Blocks(false) => $blocks((b, a), bits, wide, scratch),
+                Method::Blocks(true) => $blocks(a, (b, &[(0, b.len() as u32)]), bits, wide, tables),
+                Method::Blocks(false) => $blocks(b, (a, &[(0, a.len() as u32)]), bits, wide, tables),
             }
+        }
+
+        $(#[$attr])*
+        fn $disjoint(a: &[u64], b: &[u64], bits: u32, wide: bool, scratch: &mut MatchScratch) -> u64 {
+            // The longer list is stored: its classes fill more of their blocks.
+            let (stored, streamed) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+            let k = split_width(stored.len(), streamed.len(), bits);
+            if k == 0 {
+                return $whole(a, b, bits, wide, &mut scratch.tables);
+            }
+            let split = split_mask(stored, streamed, bits, k);
+            let rest = !split & (u64::MAX >> (64 - bits));
+            let MatchScratch { tables, stored: stored_classes, streamed: streamed_classes, ranges } = scratch;
+            $sort(stored, (split, rest), k, stored_classes);
+            $sort(streamed, (split, rest), k, streamed_classes);
+            let bits = bits - k;
+            let all = (1usize << k) - 1;
+            let mut count = 0u64;
+            for class in 0..=all {
+                let keys = stored_classes.class(class);
+                if keys.is_empty() {
+                    continue;
+                }
+                // Every class of the other list that shares no split bit with this one.
+                ranges.clear();
+                let free = all & !class;
+                let mut partner = free;
+                loop {
+                    let (start, end) = streamed_classes.range(partner);
+                    if end > start {
+                        ranges.push((start, end));
+                    }
+                    if partner == 0 {
+                        break;
+                    }
+                    partner = (partner - 1) & free;
+                }
+                let partners: usize = ranges.iter().map(|&(s, e)| (e - s) as usize).sum();
+                let all_streamed = streamed_classes.keys();
+                if direct_cost(keys.len(), partners) <= blocks_cost(keys.len(), partners, bits, wide) {
+                    for &(start, end) in ranges.iter() {
+                        count += $direct(keys, &all_streamed[start as usize..end as usize]);
+                    }
+                } else {
+                    count += $blocks(keys, (all_streamed, ranges), bits, wide, tables);
+                }
+            }
+            count
         }
     };
 }
 
-matcher_paths!(disjoint_pairs_portable, blocks_portable, direct_portable);
+matcher_paths!(
+    disjoint_pairs_portable,
+    whole_portable,
+    blocks_portable,
+    direct_portable,
+    sort_portable
+);
 thicket_core::fast_path!(matcher_paths!(
     disjoint_pairs_fast,
+    whole_fast,
     blocks_fast,
-    direct_fast
+    direct_fast,
+    sort_fast
 ));
 
 /// How the pairs of two lists are counted.
@@ -138,24 +211,50 @@ enum Method {
     Blocks(bool),
 }
 
-/// The method of least estimated cost for lists of `a` and `b` sets of `bits` bits, in cycles
-/// per set stored, per table and per streamed set and block: rough counts of the instructions
-/// each step runs (storing a set writes one plane bit per bit it holds, about half of them),
-/// not tuned by measurement.
-fn cheapest(a: usize, b: usize, bits: u32, wide: bool) -> Method {
+/// The estimated cost of counting `stored` sets of `bits` bits against `streamed` ones in
+/// blocks, in cycles per set stored (one mark a chunk), per table (its entries taking in
+/// those above them, one pass a bit) and per streamed set and block: rough counts of the
+/// instructions each step runs, not tuned by measurement.
+fn blocks_cost(stored: usize, streamed: usize, bits: u32, wide: bool) -> usize {
     let chunks = bits.div_ceil(CHUNK) as usize;
     let per_stream = if wide { 3 + chunks } else { 8 + 3 * chunks };
-    let blocks = |stored: usize, streamed: usize| {
-        let tables = stored.div_ceil(BLOCK);
-        stored * bits as usize / 2 + tables * (chunks * ENTRIES + streamed * per_stream)
-    };
-    let direct = a * b / 3;
-    let (first, second) = (blocks(a, b), blocks(b, a));
-    if direct <= first.min(second) {
+    let tables = stored.div_ceil(BLOCK);
+    stored * chunks + tables * (chunks * ENTRIES * CHUNK as usize / 2 + streamed * per_stream)
+}
+
+/// The estimated cost of testing every pair of `a` and `b` sets one by one.
+fn direct_cost(a: usize, b: usize) -> usize {
+    a * b / 3
+}
+
+/// The method of least estimated cost for lists of `a` and `b` sets of `bits` bits.
+fn cheapest(a: usize, b: usize, bits: u32, wide: bool) -> Method {
+    let (first, second) = (blocks_cost(a, b, bits, wide), blocks_cost(b, a, bits, wide));
+    if direct_cost(a, b) <= first.min(second) {
         Method::Direct
     } else {
         Method::Blocks(first <= second)
     }
+}
+
+/// Stored sets per class aimed at when splitting: a class of fewer than [`BLOCK`] still takes
+/// a whole block's tables, more leaves pairs a further split bit would drop (n = 18, one
+/// thread, CPU time: 256 beat 128 and 512 by 5-10%, 64 and 2048 by 30-60%).
+const SETS_PER_CLASS: usize = 256;
+
+/// Lists split only where they hold at least this many pairs per set: below, sorting them
+/// costs about what the pairs it drops would (a rough count, not tuned).
+const MIN_PAIRS_PER_SET: usize = 2048;
+
+/// How many bits to split lists of `stored` and `streamed` sets by ([`super::classes`]): none
+/// where sorting them would cost more than the pairs it saves, else as many as leave the
+/// stored classes [`SETS_PER_CLASS`] sets on average.
+fn split_width(stored: usize, streamed: usize, bits: u32) -> u32 {
+    if stored.saturating_mul(streamed) < MIN_PAIRS_PER_SET * (stored + streamed) {
+        return 0;
+    }
+    let k = (stored / SETS_PER_CLASS).checked_ilog2().unwrap_or(0);
+    k.min(MAX_SPLIT).min(bits / 2)
 }
 
 /// Counts the streamed sets' partners in one block's table with 512-bit ANDs and popcounts.
@@ -189,22 +288,6 @@ fn wide_supported() -> bool {
     {
         false
     }
-}
-
-/// The mask of the first `len` sets of a block (set `i` is bit `i / WORDS` of word
-/// `i % WORDS`).
-fn valid_sets(len: usize) -> Entry {
-    let mut mask = [0u64; WORDS];
-    for (w, word) in mask.iter_mut().enumerate() {
-        // Sets w, w + WORDS, w + 2 WORDS, ... below len.
-        let sets = len.saturating_sub(w).div_ceil(WORDS).min(64);
-        *word = if sets == 64 {
-            u64::MAX
-        } else {
-            (1u64 << sets) - 1
-        };
-    }
-    mask
 }
 
 /// The number of pairs `(x, y)`, `x` from `a` and `y` from `b`, with `x & y == 0`; every set
@@ -253,6 +336,9 @@ mod tests {
             (700, 49, 17),
             (1025, 300, 38),
             (513, 64, 62),
+            // Long enough to be split into classes.
+            (9000, 4000, 34),
+            (3000, 7000, 30),
         ] {
             let a = random_sets(&mut rng, la, bits);
             let b = random_sets(&mut rng, lb, bits);
@@ -262,16 +348,30 @@ mod tests {
                 expected
             );
             assert_eq!(direct_portable(&a, &b), expected);
-            for lists in [(&a[..], &b[..]), (&b[..], &a[..])] {
-                assert_eq!(blocks_portable(lists, bits, false, &mut scratch), expected);
+            for (stored, streamed) in [(&a[..], &b[..]), (&b[..], &a[..])] {
+                let whole = [(0, streamed.len() as u32)];
+                let (tables, parts) = (&mut scratch.tables, (streamed, &whole[..]));
+                assert_eq!(
+                    blocks_portable(stored, parts, bits, false, tables),
+                    expected
+                );
                 #[cfg(target_arch = "x86_64")]
                 if thicket_core::cpu::fast_path_supported() && wide_supported() {
                     // SAFETY: the CPU has the fast path's and the wide loop's features.
-                    let wide = unsafe { blocks_fast(lists, bits, true, &mut scratch) };
+                    let wide = unsafe { blocks_fast(stored, parts, bits, true, tables) };
                     assert_eq!(wide, expected);
                 }
             }
             assert_eq!(disjoint_pairs(&a, &b, bits, &mut scratch), expected);
+            #[cfg(target_arch = "x86_64")]
+            if thicket_core::cpu::fast_path_supported() {
+                for wide in [false, wide_supported()] {
+                    // SAFETY: the CPU has the fast path's features, and the wide loop's where
+                    // `wide` is set.
+                    let fast = unsafe { disjoint_pairs_fast(&a, &b, bits, wide, &mut scratch) };
+                    assert_eq!(fast, expected);
+                }
+            }
         }
     }
 }

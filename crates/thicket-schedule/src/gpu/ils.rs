@@ -1,5 +1,5 @@
 //! thicket's default on the GPU (kernels in `kernels/ils.cu`): the iterated local search of
-//! [`crate::search`], one chain per block ([`BLOCKS_PER_SM`] per multiprocessor), each
+//! [`crate::cpu::ils`], one chain per block ([`BLOCKS_PER_SM`] per multiprocessor), each
 //! descent step evaluating all moves and swaps of one machine at once. [`SearchKernels::open`]
 //! readies the GPU (context and kernels) so that the caller can do it on another thread
 //! while the relaxation and the CPU chains run, [`Device::load`] adds the matrix; [`search`] then runs epochs: one launch of a number of kicks per chain
@@ -18,9 +18,9 @@ use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use super::functions;
+use crate::cpu::ils::{SearchRun, RESTART_GAP};
 use crate::etc::Etc;
 use crate::kernels::{ILS, ILS_THREADS};
-use crate::search::{SearchRun, RESTART_GAP};
 
 /// Chains (blocks) per streaming multiprocessor.
 pub const BLOCKS_PER_SM: usize = 2;
@@ -207,7 +207,7 @@ pub fn search(
     };
     let (t32, m32) = (t_n as u32, m_n as u32);
     // A chain stops once it is within rounding of the bound.
-    let stop_at = bound * (1.0 + crate::search::BOUND_TOLERANCE);
+    let stop_at = bound * (1.0 + crate::cpu::ils::BOUND_TOLERANCE);
     let first = record_event(&stream)?;
     let (mut kicks, mut epochs) = (1u32, 0usize);
     let mut best_chain = None;
@@ -291,7 +291,7 @@ pub fn search(
         }
         None => start.to_vec(),
     };
-    let (_, makespan) = crate::assignment::loads(etc, &assignment);
+    let (_, makespan) = crate::io::assignment::loads(etc, &assignment);
     Ok(GpuSearchRun {
         run: SearchRun {
             assignment,

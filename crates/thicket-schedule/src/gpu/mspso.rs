@@ -2,7 +2,7 @@
 //! §6.4): per iteration the fitness (shared-memory scratch while a block's loads fit, global
 //! otherwise), the bests, the position update, and every K iterations the ring exchange;
 //! random numbers are made in bulk, as many iterations' worth at once as fit in
-//! [`RANDOM_BYTES`]. The same arithmetic and random numbers as [`crate::pso::run`], so the
+//! [`RANDOM_BYTES`]. The same arithmetic and random numbers as [`crate::cpu::pso::run`], so the
 //! schedules are the serial swarms' exactly.
 
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
@@ -11,9 +11,9 @@ use thicket_core::{Error, Result};
 use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
 
 use super::functions;
+use crate::cpu::pso::{first_min, round, SwarmParams, SwarmRun};
 use crate::etc::Etc;
 use crate::kernels::{MAX_PARTICLES, MSPSO, SHARED_SCRATCH_BYTES, THREADS};
-use crate::pso::{first_min, round, SwarmParams, SwarmRun};
 
 /// The phases a profiled GPU swarm run splits its device time into (the thesis's Table 6.1
 /// rows, and the initialisation).
@@ -66,7 +66,7 @@ impl Scratch {
 /// A GPU swarm run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuSwarmRun {
-    /// The schedule, as [`crate::pso::run`] reports it.
+    /// The schedule, as [`crate::cpu::pso::run`] reports it.
     pub run: SwarmRun,
     /// The fitness kernel's scratch.
     pub scratch: Scratch,

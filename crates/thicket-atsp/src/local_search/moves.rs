@@ -1,0 +1,354 @@
+//! The moves of the local search and where it looks for them.
+//!
+//! A move cuts the tour after `a`, after `b` and after `c` (in tour order, `b` at offset
+//! `ob` after `a`, `c` at `oc`), into `S1 = a'..b`, `S2 = b'..c` and the rest, and puts
+//! `S1` and `S2` back between `a` and `c'` in another order or orientation (`x'` is the
+//! city after `x`):
+//!
+//! | kind | after `a` | new arcs | reversed |
+//! |---|---|---|---|
+//! | `Swap` (or-3opt) | `S2 S1` | `a->b'`, `c->a'`, `b->c'` | none |
+//! | `SwapFlipFirst` | `S2 ~S1` | `a->b'`, `c->b`, `a'->c'` | `S1` |
+//! | `FlipSecond` | `~S2 S1` | `a->c`, `b'->a'`, `b->c'` | `S2` |
+//! | `FlipBoth` | `~S1 ~S2` | `a->b`, `a'->c`, `b'->c'` | both |
+//! | `TwoOpt` (no `S2`) | `~S1` | `a->b`, `a'->b'` | `S1` |
+//!
+//! A reversed segment's arcs change cost with asymmetric costs, which the tour prices in
+//! O(log n) ([`Tour::reversal`]); on symmetric or nearly symmetric instances the reversing
+//! moves are what 2-opt and 3-opt are, and on strongly asymmetric ones they are rarely
+//! taken. The first new arc leaves `a` for one of its listed successors, and must be
+//! cheaper than the arc it replaces; the next is drawn from a neighbour list of a city the
+//! first fixes, so that a city's neighbourhood is searched in O(K^2).
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use super::tour::Tour;
+
+/// The longest stretch of the tour a reversing move rewrites: longer reversals are skipped,
+/// which keeps a move's cost bounded at large n (the orientation of a reversed stretch
+/// cannot be flipped by rewriting the shorter rest, as with symmetric costs).
+const MAX_REWRITE: usize = 1_000;
+
+/// The longest segment a kick moves (10, 25 and 50 were tried; 25 was as good as the best
+/// on every class).
+const KICK_SEGMENT: usize = 25;
+
+/// How a move puts `S1` and `S2` back (see the module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Swap,
+    SwapFlipFirst,
+    FlipSecond,
+    FlipBoth,
+    TwoOpt,
+}
+
+/// A move from `a`: its kind and the offsets of `b` and `c` after `a`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Move {
+    kind: Kind,
+    ob: usize,
+    oc: usize,
+}
+
+/// The tour under search, its neighbour lists and its active cities.
+pub(super) struct Search<'a> {
+    pub(super) tour: Tour<'a>,
+    /// `succ_near[i * k..]`: the `k` cheapest successors of city i, cheapest first.
+    succ_near: Vec<usize>,
+    /// `pred_near[j * k..]`: the `k` cheapest predecessors of city j, cheapest first.
+    pred_near: Vec<usize>,
+    k: usize,
+    /// Cities whose neighbourhood may hold an improving move, and whether each is queued.
+    queue: Vec<usize>,
+    queued: Vec<bool>,
+    /// Room for the cities a move rewrites.
+    buffer: Vec<usize>,
+}
+
+impl<'a> Search<'a> {
+    /// The search from `tour`, with neighbour lists of `k` cities: the arcs first in the
+    /// order of `rank` (the cheapest arcs by `rank`), then by cost, without repeats.
+    pub(super) fn new(
+        tour: Tour<'a>,
+        k: usize,
+        ranked: usize,
+        rank: &dyn Fn(usize, usize) -> i64,
+    ) -> Search<'a> {
+        let n = tour.n;
+        let k = k.min(n - 1);
+        let by_rank = ranked.min(k);
+        let mut succ_near = Vec::with_capacity(n * k);
+        let mut pred_near = Vec::with_capacity(n * k);
+        let mut others: Vec<usize> = Vec::with_capacity(n);
+        let mut near: Vec<usize> = Vec::with_capacity(k);
+        for i in 0..n {
+            let out = |j: usize| (i, j);
+            let into = |j: usize| (j, i);
+            for (list, arc) in [
+                (&mut succ_near, &out as &dyn Fn(usize) -> (usize, usize)),
+                (&mut pred_near, &into),
+            ] {
+                near.clear();
+                let by_cost = |j: usize| {
+                    let (x, y) = arc(j);
+                    tour.c(x, y)
+                };
+                let by_rank_then_cost = |j: usize| {
+                    let (x, y) = arc(j);
+                    (rank(x, y), tour.c(x, y))
+                };
+                if by_rank > 0 {
+                    others.clear();
+                    others.extend((0..n).filter(|&j| j != i));
+                    others.select_nth_unstable_by_key(by_rank - 1, |&j| by_rank_then_cost(j));
+                    others[..by_rank].sort_by_key(|&j| by_rank_then_cost(j));
+                    near.extend_from_slice(&others[..by_rank]);
+                }
+                others.clear();
+                others.extend((0..n).filter(|&j| j != i && !near.contains(&j)));
+                let rest = k - by_rank;
+                if rest > 0 {
+                    others.select_nth_unstable_by_key(rest - 1, |&j| by_cost(j));
+                    others[..rest].sort_by_key(|&j| by_cost(j));
+                    near.extend_from_slice(&others[..rest]);
+                }
+                list.extend_from_slice(&near);
+            }
+        }
+        Search {
+            tour,
+            succ_near,
+            pred_near,
+            k,
+            queue: Vec::new(),
+            queued: vec![false; n],
+            buffer: Vec::with_capacity(n),
+        }
+    }
+
+    fn succ(&self, city: usize) -> &[usize] {
+        &self.succ_near[city * self.k..(city + 1) * self.k]
+    }
+
+    fn pred(&self, city: usize) -> &[usize] {
+        &self.pred_near[city * self.k..(city + 1) * self.k]
+    }
+
+    fn activate(&mut self, city: usize) {
+        if !std::mem::replace(&mut self.queued[city], true) {
+            self.queue.push(city);
+        }
+    }
+
+    /// Local search from every city.
+    pub(super) fn descend_all(&mut self) {
+        for city in 0..self.tour.n {
+            self.activate(city);
+        }
+        self.descend();
+    }
+
+    /// Applies improving moves until no active city has one.
+    pub(super) fn descend(&mut self) {
+        while let Some(a) = self.queue.pop() {
+            self.queued[a] = false;
+            if let Some(mv) = self.improving_move(a) {
+                self.apply(a, mv);
+            }
+        }
+    }
+
+    /// What `mv` from `a` changes the tour's cost by, `None` where it is not a move.
+    fn delta(&self, a: usize, mv: Move) -> Option<i64> {
+        let t = &self.tour;
+        let n = t.n;
+        let Move { kind, ob, oc } = mv;
+        let two_opt = kind == Kind::TwoOpt;
+        let end = if two_opt { ob + 1 } else { oc };
+        if ob == 0 || end >= n || (!two_opt && oc <= ob) {
+            return None;
+        }
+        if kind != Kind::Swap && end > MAX_REWRITE {
+            return None;
+        }
+        let pa = t.pos(a);
+        let (a1, b, b1) = (t.at(pa + 1), t.at(pa + ob), t.at(pa + ob + 1));
+        let c = |i, j| t.c(i, j);
+        let r1 = || t.reversal(pa + 1, ob - 1);
+        if two_opt {
+            return Some(c(a, b) + c(a1, b1) + r1() - c(a, a1) - c(b, b1));
+        }
+        let (cc, c1) = (t.at(pa + oc), t.at(pa + oc + 1));
+        let r2 = || t.reversal(pa + ob + 1, oc - ob - 1);
+        let removed = c(a, a1) + c(b, b1) + c(cc, c1);
+        let added = match kind {
+            Kind::Swap => c(a, b1) + c(cc, a1) + c(b, c1),
+            Kind::SwapFlipFirst => c(a, b1) + c(cc, b) + c(a1, c1) + r1(),
+            Kind::FlipSecond => c(a, cc) + c(b1, a1) + c(b, c1) + r2(),
+            Kind::FlipBoth => c(a, b) + c(a1, cc) + c(b1, c1) + r1() + r2(),
+            Kind::TwoOpt => unreachable!("priced above"),
+        };
+        Some(added - removed)
+    }
+
+    /// `mv` if it improves the tour.
+    fn improving(&self, a: usize, mv: Move) -> Option<Move> {
+        self.delta(a, mv).filter(|&d| d < 0).map(|_| mv)
+    }
+
+    /// An improving move from `a` (see the module for where it looks).
+    fn improving_move(&self, a: usize) -> Option<Move> {
+        let t = &self.tour;
+        let a1 = t.next(a);
+        let out_a = t.c(a, a1);
+        let mv = |kind, ob, oc| Move { kind, ob, oc };
+        for &x in self.succ(a) {
+            if out_a - t.c(a, x) <= 0 {
+                continue;
+            }
+            let ox = t.offset(a, x);
+            if ox < 2 {
+                continue;
+            }
+            // x = b': S2 starts at x.
+            let (ob, b) = (ox - 1, t.prev(x));
+            let thirds = self
+                .pred(a1)
+                .iter()
+                .chain(self.pred(b))
+                .map(|&c| t.offset(a, c));
+            let thirds = thirds.chain(
+                self.succ(b)
+                    .iter()
+                    .chain(self.succ(a1))
+                    .map(|&c1| t.offset(a, t.prev(c1))),
+            );
+            for oc in thirds {
+                for kind in [Kind::Swap, Kind::SwapFlipFirst] {
+                    if let Some(found) = self.improving(a, mv(kind, ob, oc)) {
+                        return Some(found);
+                    }
+                }
+            }
+            // x = b: S1 reversed.
+            if let Some(found) = self.improving(a, mv(Kind::TwoOpt, ox, 0)) {
+                return Some(found);
+            }
+            let b1 = t.next(x);
+            let thirds = self.succ(a1).iter().map(|&c| t.offset(a, c));
+            let thirds = thirds.chain(self.succ(b1).iter().map(|&c1| t.offset(a, t.prev(c1))));
+            for oc in thirds {
+                if let Some(found) = self.improving(a, mv(Kind::FlipBoth, ox, oc)) {
+                    return Some(found);
+                }
+            }
+            // x = c: S2 reversed comes first.
+            let c1 = t.next(x);
+            let seconds = self
+                .pred(a1)
+                .iter()
+                .map(|&b1| t.offset(a, b1).wrapping_sub(1));
+            let seconds = seconds.chain(self.pred(c1).iter().map(|&b| t.offset(a, b)));
+            for ob in seconds {
+                if let Some(found) = self.improving(a, mv(Kind::FlipSecond, ob, ox)) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    /// Applies `mv` from `a` (a move [`Search::delta`] prices).
+    fn apply(&mut self, a: usize, mv: Move) {
+        let Some(delta) = self.delta(a, mv) else {
+            return;
+        };
+        let t = &self.tour;
+        let n = t.n;
+        let pa = t.pos(a);
+        let Move { kind, ob, oc } = mv;
+        let end = if kind == Kind::TwoOpt { ob } else { oc };
+        let touched = [
+            a,
+            t.at(pa + 1),
+            t.at(pa + ob),
+            t.at(pa + ob + 1),
+            t.at(pa + end),
+            t.at(pa + end + 1),
+        ];
+        self.buffer.clear();
+        let s1 = (pa + 1)..=(pa + ob);
+        let s2 = (pa + ob + 1)..=(pa + oc);
+        let start = match kind {
+            Kind::Swap => {
+                // All three rotations give the same cyclic tour: rewrite the shortest two
+                // adjacent segments.
+                let (l1, l2, l3) = (ob, oc - ob, n - oc);
+                let (start, x, y) = if l1 + l2 <= l2 + l3 && l1 + l2 <= l3 + l1 {
+                    (pa + 1, l1, l2)
+                } else if l2 + l3 <= l3 + l1 {
+                    (pa + ob + 1, l2, l3)
+                } else {
+                    (pa + oc + 1, l3, l1)
+                };
+                self.buffer.extend(
+                    (start + x..start + x + y)
+                        .chain(start..start + x)
+                        .map(|p| t.at(p)),
+                );
+                start
+            }
+            Kind::SwapFlipFirst => {
+                self.buffer.extend(s2.map(|p| t.at(p)));
+                self.buffer.extend(s1.rev().map(|p| t.at(p)));
+                pa + 1
+            }
+            Kind::FlipSecond => {
+                self.buffer.extend(s2.rev().map(|p| t.at(p)));
+                self.buffer.extend(s1.map(|p| t.at(p)));
+                pa + 1
+            }
+            Kind::FlipBoth => {
+                self.buffer.extend(s1.rev().map(|p| t.at(p)));
+                self.buffer.extend(s2.rev().map(|p| t.at(p)));
+                pa + 1
+            }
+            Kind::TwoOpt => {
+                self.buffer.extend(s1.rev().map(|p| t.at(p)));
+                pa + 1
+            }
+        };
+        let cities = std::mem::take(&mut self.buffer);
+        self.tour.write(start, &cities, delta);
+        self.buffer = cities;
+        for city in touched {
+            self.activate(city);
+        }
+    }
+
+    /// The double bridge: swaps two adjacent segments of random lengths at a random place
+    /// (with asymmetric costs, an or-3opt move the neighbour lists rarely undo).
+    pub(super) fn kick(&mut self, rng: &mut ChaCha8Rng) {
+        let n = self.tour.n;
+        let longest = KICK_SEGMENT.min((n - 2) / 2);
+        let (l1, l2) = (rng.random_range(1..=longest), rng.random_range(1..=longest));
+        let a = self.tour.at(rng.random_range(0..n));
+        self.apply(
+            a,
+            Move {
+                kind: Kind::Swap,
+                ob: l1,
+                oc: l1 + l2,
+            },
+        );
+    }
+
+    /// Forgets the active cities (after an undo).
+    pub(super) fn settle(&mut self) {
+        for city in self.queue.drain(..) {
+            self.queued[city] = false;
+        }
+    }
+}

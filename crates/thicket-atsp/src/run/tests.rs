@@ -1,0 +1,236 @@
+//! Tests of the front door: the policy, time limits, stops and verification.
+
+use super::*;
+use crate::verify::verify;
+use std::time::Duration;
+use thicket_core::Backend;
+use thicket_perm::GpuParams;
+
+fn options(backend: Backend, strategy: Option<Strategy>, bound: Option<Bound>) -> SolveOptions {
+    SolveOptions {
+        run: RunOptions {
+            backend,
+            quiet: true,
+            ..RunOptions::default()
+        },
+        strategy,
+        bound,
+        branching: None,
+        time_limit: None,
+        upper_bound: None,
+        optimal_upper_bound: false,
+        threads: 2,
+        gpu: GpuParams::default(),
+        batched: None,
+    }
+}
+
+#[test]
+fn the_policy_picks_strategy_backend_bound_and_branching() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data");
+    let ftv33 = crate::read_tsplib(format!("{data}/ftv33.atsp")).unwrap();
+    let p43 = crate::read_tsplib(format!("{data}/p43.atsp")).unwrap();
+    let pick = |instance: &Instance, o: &SolveOptions| {
+        let (strategy, backend) = choose_strategy(o)?;
+        check_time_limit(strategy, o)?;
+        let (bound, branching, ..) = choose_search(instance, strategy, o)?;
+        Ok::<_, Error>((strategy, backend, bound, branching))
+    };
+    assert_eq!(
+        pick(&ftv33, &options(Backend::Auto, None, None)).unwrap(),
+        (
+            Strategy::Multicore,
+            Backend::Cpu,
+            Bound::Assignment,
+            Branching::Subtour
+        )
+    );
+    assert_eq!(
+        pick(&p43, &options(Backend::Auto, None, None)).unwrap(),
+        (
+            Strategy::Multicore,
+            Backend::Cpu,
+            Bound::HeldKarp,
+            Branching::Path
+        )
+    );
+    assert_eq!(
+        pick(&ftv33, &options(Backend::Cuda, None, None)).unwrap(),
+        (
+            Strategy::BpDfsPool,
+            Backend::Cuda,
+            Bound::Partial,
+            Branching::Path
+        )
+    );
+    let subtour = |backend, bound| SolveOptions {
+        branching: Some(Branching::Subtour),
+        ..options(backend, None, bound)
+    };
+    let late_gpu = SolveOptions {
+        time_limit: Some(Duration::from_secs(1)),
+        ..options(Backend::Cuda, None, None)
+    };
+    let refused = [
+        options(Backend::Cpu, Some(Strategy::BpDfs), None),
+        options(Backend::Cuda, Some(Strategy::Serial), None),
+        options(Backend::Auto, Some(Strategy::RecCdp), Some(Bound::HeldKarp)),
+        subtour(Backend::Auto, Some(Bound::HeldKarp)),
+        subtour(Backend::Cuda, None),
+        late_gpu,
+    ];
+    for o in refused {
+        assert_eq!(
+            pick(&ftv33, &o).err().map(|e| e.exit_code()),
+            Some(2),
+            "{o:?}"
+        );
+    }
+}
+
+/// The assignment bound of `instance` by the path search's Hungarian method, a solver
+/// apart from the root's (`lap`): the path `0` alone leaves every city to assign.
+fn assignment_bound(instance: &Instance) -> i64 {
+    let mut visited = vec![false; instance.n];
+    visited[0] = true;
+    let none = crate::twins::Twins::none(instance.n);
+    crate::assignment::Assignment::solve(instance, &none, 0, &visited).value()
+}
+
+/// The defect of issue 46: a run whose time ran out before the search expanded its root
+/// reported a lower bound of 0. Its bound is now at least the assignment bound, its gap
+/// follows from its cost and bound, and it says which bound it is.
+#[test]
+fn a_stopped_run_reports_at_least_the_assignment_bound() {
+    for (spec, limit_ms) in [
+        ("tsmat:200:1", 1),
+        ("coin:150:2", 1),
+        ("crane:120:3", 1),
+        ("tsmat:120:4", 200),
+    ] {
+        let instance = crate::parse_generator_spec(spec)
+            .unwrap()
+            .generate()
+            .unwrap();
+        let o = SolveOptions {
+            time_limit: Some(Duration::from_millis(limit_ms)),
+            ..options(Backend::Auto, None, None)
+        };
+        let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
+            panic!("a whole solve")
+        };
+        let run = &measured.output;
+        let s = &run.solution;
+        verify(&instance, &s.tour, s.cost).unwrap();
+        let assignment = assignment_bound(&instance);
+        assert!(
+            s.lower_bound >= assignment.min(s.cost) && s.lower_bound <= s.cost,
+            "{spec}: {s:?} against the assignment bound {assignment}"
+        );
+        let gap = (s.cost - s.lower_bound) as f64 / s.cost as f64;
+        assert!((run.gap() - gap).abs() < 1e-12, "{spec}");
+        assert_eq!(s.proven_optimal, s.lower_bound == s.cost, "{spec}");
+        assert_eq!(
+            run.lower_bound_source == BoundSource::Optimal,
+            s.proven_optimal,
+            "{spec}"
+        );
+        assert_eq!(
+            run.stats()["lower_bound_source"],
+            run.lower_bound_source.name()
+        );
+    }
+}
+
+/// A run with time left spends it on the tour: the local search's note is there and the
+/// tour costs no more than the one patched from the root's assignment.
+#[test]
+fn a_time_limit_improves_the_root_tour() {
+    let instance = crate::parse_generator_spec("crane:150:1")
+        .unwrap()
+        .generate()
+        .unwrap();
+    let (root, _) = RootBounds::of(&instance);
+    let o = SolveOptions {
+        time_limit: Some(Duration::from_millis(300)),
+        ..options(Backend::Auto, None, None)
+    };
+    let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
+        panic!("a whole solve")
+    };
+    let s = &measured.output.solution;
+    verify(&instance, &s.tour, s.cost).unwrap();
+    assert!(s.cost <= root.upper, "{s:?} against {root:?}");
+    assert!(
+        measured
+            .info
+            .notes
+            .iter()
+            .any(|n| n.starts_with("local search")),
+        "{:?}",
+        measured.info.notes
+    );
+}
+
+/// Issue 49's stop protocol: a run its caller stops answers with its best tour and bound,
+/// marked stopped (JSON `"stopped": true`), in the default run and the time-limited one,
+/// where a run nobody stopped has no `stopped` key.
+#[test]
+fn a_stopped_run_answers_with_its_best_tour_marked_stopped() {
+    let instance = crate::parse_generator_spec("tsmat:120:5")
+        .unwrap()
+        .generate()
+        .unwrap();
+    let flag = thicket_core::StopFlag::new();
+    flag.raise();
+    for time_limit in [None, Some(Duration::from_secs(60))] {
+        let mut o = SolveOptions {
+            time_limit,
+            ..options(Backend::Auto, None, None)
+        };
+        o.run.verify = true;
+        o.run.trials = 3;
+        let started = Instant::now();
+        let Solved::Whole(measured) =
+            thicket_core::stoppable(&flag, || solve(&instance, &o)).unwrap()
+        else {
+            panic!("a whole solve")
+        };
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{time_limit:?}"
+        );
+        let run = &measured.output;
+        let s = &run.solution;
+        assert!(run.stopped, "{time_limit:?}");
+        verify(&instance, &s.tour, s.cost).unwrap();
+        assert!(s.lower_bound <= s.cost, "{s:?}");
+        assert_eq!((measured.trial_seconds.len(), measured.verified), (1, None));
+        assert_eq!(run.stats()["stopped"], true);
+    }
+    let o = SolveOptions {
+        time_limit: Some(Duration::from_millis(50)),
+        ..options(Backend::Auto, None, None)
+    };
+    let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
+        panic!("a whole solve")
+    };
+    assert!(!measured.output.stopped);
+    assert!(!measured.output.stats().contains_key("stopped"));
+}
+
+#[test]
+fn a_solve_is_verified_against_the_tsplib_optimum() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/br17.atsp");
+    let instance = crate::read_tsplib(path).unwrap();
+    let mut o = options(Backend::Auto, None, None);
+    o.run.verify = true;
+    let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
+        panic!("a whole solve")
+    };
+    assert_eq!(
+        (measured.output.solution.cost, measured.verified),
+        (39, Some(true))
+    );
+    assert_eq!(measured.info.backend, "cpu");
+}

@@ -1,0 +1,183 @@
+//! The ATSP's strategy vocabulary and policy: what a caller asks of a solve
+//! ([`SolveOptions`], [`Batching`]) and how the strategy, bound and branching of a run are
+//! chosen from it (the CPU search picks the bound and branching per instance, `policy`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use thicket_core::{Backend, Error, Result, RunOptions};
+use thicket_perm::{GpuParams, Strategy};
+use thicket_run::Shard;
+
+use crate::instance::Instance;
+use crate::lap::Lap;
+use crate::policy::{Branching, Polish, RootBounds};
+use crate::search::Bound;
+
+/// How [`solve`](crate::solve) runs.
+#[derive(Debug, Clone)]
+pub struct SolveOptions {
+    /// Backend, trials, verification, progress bar. `auto` (and `cpu`) search on the CPU,
+    /// where the Held–Karp bound proves far larger instances than the GPU strategies' partial
+    /// bound; `cuda` runs the thesis's best GPU strategy, `bp-dfs-pool`.
+    pub run: RunOptions,
+    /// The strategy; `None` picks it from the backend.
+    pub strategy: Option<Strategy>,
+    /// The bound; `None` picks it per instance on the CPU (see [`Branching`]), the partial
+    /// bound on the GPU.
+    pub bound: Option<Bound>,
+    /// How the CPU search branches; `None` picks it per instance when no bound is asked for
+    /// (the assignment bound with subtour branching where that bound is close to the tour
+    /// patched from its cycles at the root, else Held–Karp with path branching), path
+    /// branching when one is.
+    pub branching: Option<Branching>,
+    /// Stop after this long (from the call, the choice of the search included) with the best
+    /// tour, a proven lower bound and the gap between them (CPU strategies only).
+    pub time_limit: Option<Duration>,
+    /// Start from this tour length instead of the heuristic's.
+    pub upper_bound: Option<i64>,
+    /// Start at the optimum, as the thesis's experiments do: the TSPLIB optimum where the
+    /// instance is known, else a first solve finds it.
+    pub optimal_upper_bound: bool,
+    /// CPU threads of `multicore`.
+    pub threads: usize,
+    /// The GPU strategies' depths and device.
+    pub gpu: GpuParams,
+    /// Solve subtree by subtree through the run layer (ledger, shards, MPI).
+    pub batched: Option<Batching>,
+}
+
+impl Default for SolveOptions {
+    /// The CPU's default search (multicore, Held–Karp bound) on every core, from the
+    /// heuristic's tour, in one piece.
+    fn default() -> SolveOptions {
+        SolveOptions {
+            run: RunOptions::default(),
+            strategy: None,
+            bound: None,
+            branching: None,
+            time_limit: None,
+            upper_bound: None,
+            optimal_upper_bound: false,
+            threads: thicket_core::available_threads(),
+            gpu: GpuParams::default(),
+            batched: None,
+        }
+    }
+}
+
+/// How a batched solve runs.
+#[derive(Debug, Clone, Default)]
+pub struct Batching {
+    /// The ledger that records every finished subtree; a run without one keeps them in memory.
+    pub ledger: Option<PathBuf>,
+    /// The shard of the subtrees to solve.
+    pub shard: Shard,
+    /// Spread the subtrees over MPI ranks (the incumbent travels with them).
+    pub mpi: bool,
+}
+
+/// The bound's name as the command line spells it.
+pub fn bound_name(bound: Bound) -> &'static str {
+    match bound {
+        Bound::Partial => "partial",
+        Bound::Assignment => "assignment",
+        Bound::HeldKarp => "held-karp",
+    }
+}
+
+/// Refuses a time limit that is not a positive number of seconds, or that a strategy or
+/// batching cannot keep.
+pub(crate) fn check_time_limit(strategy: Strategy, options: &SolveOptions) -> Result<()> {
+    let Some(limit) = options.time_limit else {
+        return Ok(());
+    };
+    if limit.is_zero() {
+        return Err(Error::InvalidInput("a time limit must be positive".into()));
+    }
+    if strategy.is_gpu() {
+        return Err(Error::InvalidInput(format!(
+            "a time limit applies to the CPU strategies (serial, multicore), not {}",
+            strategy.name()
+        )));
+    }
+    if options.batched.as_ref().is_some_and(|b| b.mpi) {
+        return Err(Error::InvalidInput(
+            "a time limit applies to runs in one process, not MPI runs".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The bound and branching of a run, and the root bounds and first tour that chose them
+/// (when the CPU search picks them per instance; see `policy`).
+pub(crate) fn choose_search(
+    instance: &Instance,
+    strategy: Strategy,
+    options: &SolveOptions,
+) -> Result<Chosen> {
+    let bound = choose_bound(strategy, options.bound)?;
+    match (options.branching, bound) {
+        (Some(Branching::Subtour), _) if strategy.is_gpu() => Err(Error::InvalidInput(format!(
+            "the {} strategy branches on paths, not on subtours",
+            strategy.name()
+        ))),
+        (Some(Branching::Subtour), Some(Bound::Assignment) | None) => {
+            Ok((Bound::Assignment, Branching::Subtour, None, None, None))
+        }
+        (Some(Branching::Subtour), Some(other)) => Err(Error::InvalidInput(format!(
+            "subtour branching runs the assignment bound only, not the {} bound",
+            bound_name(other)
+        ))),
+        (_, Some(bound)) => Ok((bound, Branching::Path, None, None, None)),
+        (Some(Branching::Path), None) => Ok((Bound::HeldKarp, Branching::Path, None, None, None)),
+        (None, None) => {
+            // A time limit wants the tour soon: the exact search's own polish can take most
+            // of a short one at large n.
+            let polish = match options.time_limit {
+                Some(_) => Polish::Descent,
+                None => Polish::Insertion,
+            };
+            let (root, patched, lap) = RootBounds::with_duals(instance, polish);
+            let (bound, branching) = root.choice();
+            let branching = match options.batched {
+                Some(_) => Branching::Path,
+                None => branching,
+            };
+            Ok((bound, branching, Some(root), Some(patched), Some(lap)))
+        }
+    }
+}
+
+/// What [`choose_search`] picks: the bound, the branching, and where the root decided them,
+/// its bounds, the tour patched from its assignment (`(cost, tour)`) and that assignment.
+pub(crate) type Chosen = (
+    Bound,
+    Branching,
+    Option<RootBounds>,
+    Option<(i64, Vec<usize>)>,
+    Option<Lap>,
+);
+
+/// The strategy of `options` and the backend it runs on ([`Strategy::resolve`]).
+pub(crate) fn choose_strategy(options: &SolveOptions) -> Result<(Strategy, Backend)> {
+    Strategy::resolve(options.strategy, options.run.backend)
+}
+
+/// The bound of `strategy` where it has no choice: the one asked for, or on the GPU the
+/// thesis's partial bound (the only one its strategies run); `None` where the CPU search
+/// picks it per instance.
+pub(crate) fn choose_bound(strategy: Strategy, asked: Option<Bound>) -> Result<Option<Bound>> {
+    match (asked, strategy.is_gpu()) {
+        (Some(bound @ (Bound::Assignment | Bound::HeldKarp)), true) => {
+            Err(Error::InvalidInput(format!(
+                "the {} strategy runs the thesis's partial bound only, not the {} bound",
+                strategy.name(),
+                bound_name(bound)
+            )))
+        }
+        (Some(bound), _) => Ok(Some(bound)),
+        (None, true) => Ok(Some(Bound::Partial)),
+        (None, false) => Ok(None),
+    }
+}

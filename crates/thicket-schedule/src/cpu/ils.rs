@@ -1,0 +1,526 @@
+//! thicket's default: an iterated local search from Min-Min, one chain per thread, the chains
+//! meeting at the best schedule between epochs.
+//!
+//! The local search descends on the sorted load vector, not on the makespan alone: a move
+//! (a task to another machine) or a swap (two tasks on two machines) is taken when it lowers
+//! the larger of the two machines' loads. That lowers the makespan whenever the busiest
+//! machine is involved, and otherwise makes room below it, so a schedule whose makespan no
+//! single move improves still has somewhere to go. Moves are evaluated from the loads alone
+//! (O(1) each); the busiest machine is tried first, best improvement per machine.
+//!
+//! Between descents a kick takes two to four random tasks off their machines (half of them
+//! from a machine at the makespan) and puts each back where it would finish first (the
+//! iterated greedy of Fanjul-Peyro and Ruiz 2010, whose local search also accepts a move
+//! when it lowers the larger load of the two machines); the chain keeps the result if its
+//! makespan is no worse, else returns to where it was. After every epoch (a fixed number of kicks per chain) every chain
+//! that is more than [`RESTART_GAP`] behind the best restarts from it, so runs with the same
+//! seed and epochs (and a time limit that does not bind) are the same; the time limit is
+//! checked before every kick, and the search ends early at the lower bound.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use thicket_core::SplitMix;
+
+use crate::etc::Etc;
+
+/// Kicks per chain per epoch.
+pub const EPOCH_KICKS: usize = 64;
+/// A chain this far behind the best (relative) restarts from the best after an epoch.
+pub const RESTART_GAP: f64 = 0.002;
+/// Relative distance from the lower bound within which a makespan counts as reaching it (the
+/// rounding of sums in different orders): the search stops there, and the run reports the
+/// schedule proven optimal.
+pub const BOUND_TOLERANCE: f64 = 1e-9;
+/// A move must lower the pair's larger load by this much (relative) to count.
+const EPS: f64 = 1e-12;
+
+/// When the search stops.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits<'a> {
+    /// Wall time.
+    pub time: Duration,
+    /// Epochs at most (for reproducible runs and tests).
+    pub epochs: Option<usize>,
+    /// A lower bound: the search stops when it reaches it (the matrix's trivial bound is
+    /// used where it is higher).
+    pub bound: f64,
+    /// How much worse than its chain's record (relative) a kick's result may be and still be
+    /// kept (record-to-record travel, Dueck 1993); 0: only results no worse than the record.
+    /// Each epoch ends at the chain's record, so a chain never leaves an epoch worse off.
+    pub slack: f64,
+    /// Set by another thread to end the search before its time (checked before every kick,
+    /// like the time).
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl Limits<'_> {
+    /// Whether another thread asked the search to stop.
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+    }
+}
+
+/// A schedule with its loads and, per machine, its tasks.
+#[derive(Clone)]
+pub(crate) struct State {
+    pub(crate) assignment: Vec<u32>,
+    loads: Vec<f64>,
+    members: Vec<Vec<u32>>,
+    /// Index of each task in its machine's member list.
+    slot: Vec<u32>,
+    /// Moves so far (a clock for the two stamps below).
+    clock: u64,
+    /// When each machine's tasks last changed.
+    changed_at: Vec<u64>,
+    /// When each machine last failed to improve (0: never checked).
+    checked_at: Vec<u64>,
+    /// Scratch of [`State::improve`]: a partner's tasks' times on the two machines.
+    on_a: Vec<f64>,
+    on_b: Vec<f64>,
+}
+
+/// Defines `$name(on_a, on_b, after_a, b_with_t) -> f64`: of the swaps of one task (a's
+/// load without it `after_a`, b's load with it `b_with_t`) with each of b's tasks (times
+/// `on_a`, `on_b`), the smallest larger load (infinity where b has no task). Eight
+/// independent lanes, so the compiler keeps them in vector registers; no multiplication, so
+/// both paths round alike.
+macro_rules! best_swap {
+    ($(#[$attr:meta])* $name:ident) => {
+        $(#[$attr])*
+        #[inline]
+        fn $name(on_a: &[f64], on_b: &[f64], after_a: f64, b_with_t: f64) -> f64 {
+            const LANES: usize = 8;
+            let mut lanes = [f64::INFINITY; LANES];
+            let chunks = on_a.len() / LANES * LANES;
+            for (ca, cb) in on_a[..chunks]
+                .chunks_exact(LANES)
+                .zip(on_b[..chunks].chunks_exact(LANES))
+            {
+                for l in 0..LANES {
+                    let pair = (after_a + ca[l]).max(b_with_t - cb[l]);
+                    lanes[l] = if pair < lanes[l] { pair } else { lanes[l] };
+                }
+            }
+            let mut min = lanes.iter().copied().fold(f64::INFINITY, f64::min);
+            for k in chunks..on_a.len() {
+                min = min.min((after_a + on_a[k]).max(b_with_t - on_b[k]));
+            }
+            min
+        }
+    };
+}
+
+best_swap!(best_swap_portable);
+thicket_core::fast_path!(best_swap!(best_swap_fast));
+
+/// [`best_swap_portable`], on the fast path where `fast`.
+#[inline]
+fn best_swap(fast: bool, on_a: &[f64], on_b: &[f64], after_a: f64, b_with_t: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if fast {
+        // SAFETY: `fast` is true only where cpu_path() found every feature of the fast path.
+        return unsafe { best_swap_fast(on_a, on_b, after_a, b_with_t) };
+    }
+    let _ = fast;
+    best_swap_portable(on_a, on_b, after_a, b_with_t)
+}
+
+impl State {
+    pub(crate) fn new(etc: &Etc, assignment: Vec<u32>) -> State {
+        let mut loads = vec![0.0; etc.machines()];
+        let mut members = vec![Vec::new(); etc.machines()];
+        let mut slot = vec![0; etc.tasks()];
+        for (t, &m) in assignment.iter().enumerate() {
+            loads[m as usize] += etc.time(t, m as usize);
+            slot[t] = members[m as usize].len() as u32;
+            members[m as usize].push(t as u32);
+        }
+        State {
+            assignment,
+            changed_at: vec![1; loads.len()],
+            checked_at: vec![0; loads.len()],
+            loads,
+            members,
+            slot,
+            clock: 1,
+            on_a: Vec::new(),
+            on_b: Vec::new(),
+        }
+    }
+
+    pub(crate) fn makespan(&self) -> f64 {
+        self.loads.iter().copied().fold(0.0, f64::max)
+    }
+
+    fn busiest(&self) -> usize {
+        let mut best = 0;
+        for m in 1..self.loads.len() {
+            if self.loads[m] > self.loads[best] {
+                best = m;
+            }
+        }
+        best
+    }
+
+    fn shift(&mut self, etc: &Etc, t: usize, to: usize) {
+        let from = self.assignment[t] as usize;
+        if from == to {
+            return;
+        }
+        let s = self.slot[t] as usize;
+        self.members[from].swap_remove(s);
+        if let Some(&moved) = self.members[from].get(s) {
+            self.slot[moved as usize] = s as u32;
+        }
+        self.loads[from] -= etc.time(t, from);
+        self.loads[to] += etc.time(t, to);
+        self.slot[t] = self.members[to].len() as u32;
+        self.members[to].push(t as u32);
+        self.assignment[t] = to as u32;
+        self.clock += 1;
+        self.changed_at[from] = self.clock;
+        self.changed_at[to] = self.clock;
+    }
+
+    /// Whether machine a failed to improve since the last change of a or of any machine
+    /// below it (its only partners), so that checking it again would fail again.
+    fn settled(&self, a: usize) -> bool {
+        let (since, la) = (self.checked_at[a], self.loads[a]);
+        since > 0
+            && (0..self.loads.len())
+                .all(|b| self.changed_at[b] < since || (b != a && self.loads[b] >= la))
+    }
+
+    /// The best move or swap that lowers machine a's load below it while keeping the other
+    /// machine below a's old load; applied if found. Partner by partner, the partner's tasks'
+    /// times on both machines are gathered once, so the scan over them for each of a's tasks
+    /// runs on contiguous arrays, four lanes at a time.
+    fn improve(&mut self, etc: &Etc, a: usize) -> bool {
+        let la = self.loads[a];
+        let bar = la * (1.0 - EPS);
+        let mut best = bar;
+        let mut found: Option<(usize, usize, Option<usize>)> = None;
+        let (mut on_a, mut on_b) = (
+            std::mem::take(&mut self.on_a),
+            std::mem::take(&mut self.on_b),
+        );
+        let fast = thicket_core::cpu_path() == thicket_core::CpuPath::Fast;
+        for b in 0..self.loads.len() {
+            let lb = self.loads[b];
+            if b == a || lb >= bar {
+                continue;
+            }
+            on_a.clear();
+            on_b.clear();
+            for &u in &self.members[b] {
+                let row = etc.row(u as usize);
+                on_a.push(row[a]);
+                on_b.push(row[b]);
+            }
+            for &t in &self.members[a] {
+                let t = t as usize;
+                let row = etc.row(t);
+                let after_a = la - row[a];
+                let b_with_t = lb + row[b];
+                let pair = b_with_t.max(after_a);
+                if pair < best {
+                    best = pair;
+                    found = Some((t, b, None));
+                }
+                let pair = best_swap(fast, &on_a, &on_b, after_a, b_with_t);
+                if pair < best {
+                    best = pair;
+                    // The first of b's tasks that gives it (rare: only on an improvement).
+                    let k = (0..on_a.len())
+                        .position(|k| (after_a + on_a[k]).max(b_with_t - on_b[k]) == pair)
+                        .unwrap_or(0);
+                    found = Some((t, b, Some(self.members[b][k] as usize)));
+                }
+            }
+        }
+        (self.on_a, self.on_b) = (on_a, on_b);
+        match found {
+            Some((t, b, swap)) => {
+                self.shift(etc, t, b);
+                if let Some(u) = swap {
+                    self.shift(etc, u, a);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Descends until no machine's load can be lowered by a move or swap: sweeps over the
+    /// machines, busiest first, improving each while it can; where `stop` is raised (checked
+    /// before each machine) it ends there, the schedule complete but not a local optimum.
+    pub(crate) fn descend(&mut self, etc: &Etc, stop: Option<&AtomicBool>) {
+        let mut order: Vec<usize> = (0..self.loads.len()).collect();
+        loop {
+            order.sort_by(|&a, &b| self.loads[b].total_cmp(&self.loads[a]));
+            let mut changed = false;
+            for &a in &order {
+                if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                    return;
+                }
+                if self.settled(a) {
+                    continue;
+                }
+                while self.improve(etc, a) {
+                    changed = true;
+                }
+                self.clock += 1;
+                self.checked_at[a] = self.clock;
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// The same schedule with loads summed afresh (+= and -= drift over many moves).
+    fn exact(&mut self, etc: &Etc) {
+        *self = State::new(etc, std::mem::take(&mut self.assignment));
+    }
+
+    /// Ruins and recreates: takes `k` random tasks off their machines (every second one from
+    /// a busiest machine), then puts each back, in that order, on the machine that would
+    /// finish it first (Fanjul-Peyro and Ruiz's iterated greedy).
+    fn kick(&mut self, etc: &Etc, rng: &mut SplitMix, k: usize) {
+        let machines = etc.machines();
+        if machines < 2 {
+            return;
+        }
+        let mut taken = Vec::with_capacity(k);
+        for i in 0..k {
+            let t = if i % 2 == 0 {
+                let top = &self.members[self.busiest()];
+                top[rng.below(top.len() as u64) as usize] as usize
+            } else {
+                rng.below(etc.tasks() as u64) as usize
+            };
+            if taken.contains(&t) {
+                continue;
+            }
+            // Parked on its own machine, its time taken off the load until it is placed.
+            let m = self.assignment[t] as usize;
+            self.loads[m] -= etc.time(t, m);
+            taken.push(t);
+        }
+        for &t in &taken {
+            let m = self.assignment[t] as usize;
+            self.loads[m] += etc.time(t, m);
+            let row = etc.row(t);
+            let (mut best, mut at) = (f64::INFINITY, m);
+            for (b, (&load, &time)) in self.loads.iter().zip(row).enumerate() {
+                let done = if b == m { load } else { load + time };
+                if done < best {
+                    (best, at) = (done, b);
+                }
+            }
+            self.shift(etc, t, at);
+        }
+    }
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchRun {
+    /// The best assignment.
+    pub assignment: Vec<u32>,
+    /// Its makespan (f64, task order).
+    pub makespan: f64,
+    /// Epochs run.
+    pub epochs: usize,
+    /// Kicks run over all chains.
+    pub kicks: u64,
+}
+
+/// Runs `chains` chains (in parallel on the current rayon pool) from `start` until `limits`;
+/// `report(best)` after every epoch.
+pub fn search(
+    etc: &Etc,
+    start: Vec<u32>,
+    chains: usize,
+    seed: u64,
+    limits: Limits,
+    mut report: impl FnMut(f64),
+) -> SearchRun {
+    let started = Instant::now();
+    let lower = etc.lower_bound().max(limits.bound);
+    let mut first = State::new(etc, start);
+    first.descend(etc, limits.stop);
+    first.exact(etc);
+    let mut best = first.clone();
+    let chains = chains.max(1);
+    let mut states: Vec<(State, SplitMix)> = (0..chains)
+        .map(|c| {
+            (
+                first.clone(),
+                SplitMix::new(seed ^ (c as u64 + 1).wrapping_mul(0xa076_1d64_78bd_642f)),
+            )
+        })
+        .collect();
+    let mut epochs = 0;
+    let mut kicks = 0u64;
+    let deadline = started + limits.time;
+    report(best.makespan());
+    while started.elapsed() < limits.time
+        && !limits.stopped()
+        && limits.epochs.is_none_or(|e| epochs < e)
+        && best.makespan() > lower * (1.0 + BOUND_TOLERANCE)
+    {
+        kicks += states
+            .par_iter_mut()
+            .map(|(state, rng)| chain_epoch(etc, state, rng, deadline, &limits))
+            .sum::<u64>();
+        epochs += 1;
+        // The best chain, the lowest index on ties, so that runs repeat.
+        let (c, _) = states
+            .iter()
+            .enumerate()
+            .fold((0, f64::INFINITY), |acc, (i, (s, _))| {
+                if s.makespan() < acc.1 {
+                    (i, s.makespan())
+                } else {
+                    acc
+                }
+            });
+        if states[c].0.makespan() < best.makespan() {
+            best = states[c].0.clone();
+        }
+        for (state, _) in &mut states {
+            if state.makespan() > best.makespan() * (1.0 + RESTART_GAP) {
+                *state = best.clone();
+            }
+        }
+        report(best.makespan());
+    }
+    SearchRun {
+        makespan: best.makespan(),
+        assignment: best.assignment,
+        epochs,
+        kicks,
+    }
+}
+
+/// One chain's epoch: [`EPOCH_KICKS`] kicks, each followed by a descent and kept if no
+/// worse, fewer if the deadline or a stop comes first (large matrices: an epoch may take
+/// seconds); the kicks run.
+fn chain_epoch(
+    etc: &Etc,
+    state: &mut State,
+    rng: &mut SplitMix,
+    deadline: Instant,
+    limits: &Limits,
+) -> u64 {
+    let slack = limits.slack;
+    let mut kicks = 0;
+    // The chain's best schedule of the epoch, kept only once the walk may leave it.
+    let mut record = state.makespan();
+    let mut record_state = (slack > 0.0).then(|| state.clone());
+    while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline && !limits.stopped() {
+        let before = state.clone();
+        let k = 2 + rng.below(3) as usize;
+        state.kick(etc, rng, k);
+        state.descend(etc, limits.stop);
+        let now = state.makespan();
+        if now > record * (1.0 + slack) {
+            *state = before;
+        } else if now < record {
+            record = now;
+            if let Some(kept) = record_state.as_mut() {
+                kept.clone_from(state);
+            }
+        }
+        kicks += 1;
+    }
+    if let Some(kept) = record_state {
+        if kept.makespan() < state.makespan() {
+            *state = kept;
+        }
+    }
+    state.exact(etc);
+    kicks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::heuristics::min_min;
+
+    #[test]
+    fn the_swap_scan_is_the_plain_minimum_on_both_paths() {
+        let mut rng = SplitMix::new(3);
+        for len in [0usize, 1, 7, 8, 9, 33] {
+            let on_a: Vec<f64> = (0..len).map(|_| rng.unit() * 10.0).collect();
+            let on_b: Vec<f64> = (0..len).map(|_| rng.unit() * 10.0).collect();
+            let plain = on_a
+                .iter()
+                .zip(&on_b)
+                .map(|(x, y)| (4.0 + x).max(6.0 - y))
+                .fold(f64::INFINITY, f64::min);
+            assert_eq!(best_swap(false, &on_a, &on_b, 4.0, 6.0), plain);
+            let fast = thicket_core::cpu_path() == thicket_core::CpuPath::Fast;
+            assert_eq!(best_swap(fast, &on_a, &on_b, 4.0, 6.0), plain);
+        }
+    }
+
+    /// With slack a chain may walk to worse schedules inside an epoch, but it ends each epoch
+    /// at its record: the search's answer is never worse than its descended start, and it is
+    /// a complete schedule with the makespan it reports.
+    #[test]
+    fn a_chain_with_slack_ends_every_epoch_at_its_record() {
+        let etc: crate::generate::Generator = "u_c_hihi:64x8".parse().unwrap();
+        let etc = etc.generate(4).unwrap();
+        let start = min_min(&etc, None);
+        let mut descended = State::new(&etc, start.clone());
+        descended.descend(&etc, None);
+        for slack in [0.0, 0.0005, 0.05] {
+            let limits = Limits {
+                time: Duration::from_secs(3600),
+                epochs: Some(3),
+                bound: 0.0,
+                slack,
+                stop: None,
+            };
+            let run = search(&etc, start.clone(), 2, 9, limits, |_| {});
+            assert_eq!(run.assignment.len(), etc.tasks());
+            let (_, makespan) = crate::io::assignment::loads(&etc, &run.assignment);
+            assert!(
+                (makespan - run.makespan).abs() <= 1e-9 * makespan,
+                "{slack}"
+            );
+            assert!(
+                run.makespan <= descended.makespan() * (1.0 + 1e-12),
+                "{slack}"
+            );
+        }
+    }
+
+    #[test]
+    fn moves_keep_members_and_loads_consistent() {
+        let etc = crate::generate::Generator::Thesis {
+            tasks: 30,
+            machines: 5,
+        }
+        .generate(1)
+        .unwrap();
+        let mut state = State::new(&etc, min_min(&etc, None));
+        let mut rng = SplitMix::new(4);
+        for _ in 0..20 {
+            state.kick(&etc, &mut rng, 3);
+            state.descend(&etc, None);
+            state.exact(&etc);
+            let fresh = State::new(&etc, state.assignment.clone());
+            assert_eq!(fresh.loads, state.loads);
+            for (m, tasks) in state.members.iter().enumerate() {
+                for &t in tasks {
+                    assert_eq!(state.assignment[t as usize] as usize, m);
+                }
+            }
+        }
+    }
+}
