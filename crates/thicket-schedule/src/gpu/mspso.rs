@@ -195,6 +195,11 @@ pub fn run(
     let mut w = params.inertia;
     let mut filled_from = 0u64;
     for iteration in 0..params.iterations {
+        // The caller's Ctrl-C (Python): the swarms' bests so far are a schedule, so stop
+        // queueing iterations (the launches already queued drain before the read-back).
+        if thicket_core::stop_requested() {
+            break;
+        }
         let it = iteration as u64 + 1;
         if iteration % chunk == 0 {
             filled_from = it;
