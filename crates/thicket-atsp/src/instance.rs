@@ -2,8 +2,9 @@
 
 use thicket_core::{Error, Result};
 
-/// The largest number of cities an instance may have (where memory allows: see
-/// [`check_size`]). The searches' sums stay far from overflow up to it.
+/// The largest number of cities an instance may have, where memory allows (a solve holds a
+/// few `n * n` matrices, checked before they are taken). The searches' sums stay far from
+/// overflow up to it.
 pub const MAX_N: usize = 10_000;
 
 /// The `n * n` matrices of `i64` a solve holds at once at most: the instance's, the one being
