@@ -33,10 +33,18 @@ impl ScheduleKernel<'_> {
         let (etc, o) = (self.etc, &self.options);
         let params = o.swarm_params();
         let started = Instant::now();
-        let run = mspso::run(etc, &params, o.seed, o.device, o.scratch, o.profile)?;
+        let stop = progress.stop_flag();
+        let run = mspso::run(
+            etc,
+            &params,
+            o.seed,
+            o.device,
+            o.scratch,
+            o.profile,
+            stop.as_ref().map(StopFlag::as_atomic),
+        )?;
         let seconds = started.elapsed().as_secs_f64();
         let (loads, makespan) = loads(etc, &run.run.assignment);
-        let stop = progress.stop_flag();
         Ok((
             ScheduleRun {
                 method: o.method,

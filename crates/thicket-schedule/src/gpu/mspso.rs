@@ -5,6 +5,8 @@
 //! [`RANDOM_BYTES`]. The same arithmetic and random numbers as [`crate::cpu::pso::run`], so the
 //! schedules are the serial swarms' exactly.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use serde::Serialize;
 use thicket_core::{Error, Result};
@@ -103,7 +105,8 @@ fn scratch_for(particles: usize, machines: usize, forced: Option<Scratch>) -> Sc
     })
 }
 
-/// Runs the swarms on GPU `device`; with `profile`, timing every phase.
+/// Runs the swarms on GPU `device`; with `profile`, timing every phase. Where `stop` is
+/// raised, no further iteration is queued and the swarms' bests so far are the answer.
 pub fn run(
     etc: &Etc,
     params: &SwarmParams,
@@ -111,6 +114,7 @@ pub fn run(
     device: usize,
     forced: Option<Scratch>,
     profile: bool,
+    stop: Option<&AtomicBool>,
 ) -> Result<GpuSwarmRun> {
     let (t_n, m_n) = (etc.tasks(), etc.machines());
     let (s_n, p_n) = (params.swarms.max(1), params.particles.max(1));
@@ -197,7 +201,7 @@ pub fn run(
     for iteration in 0..params.iterations {
         // The caller's Ctrl-C (Python): the swarms' bests so far are a schedule, so stop
         // queueing iterations (the launches already queued drain before the read-back).
-        if thicket_core::stop_requested() {
+        if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
             break;
         }
         let it = iteration as u64 + 1;
