@@ -66,6 +66,7 @@ pub use policy::Branching;
 pub use report::{AtspRun, BoundSource, Solved};
 pub use run::{run_from_ledger, solve};
 pub use search::{branch_and_bound, solve_below, AtspOptions, AtspSolution, Bound};
-pub use strategy::{bound_name, Batching, SolveOptions};
+pub use strategy::{bound_name, SolveOptions};
+pub use thicket_run::Batching;
 pub use tsplib::{parse_tsplib, read_tsplib};
 pub use verify::{known_optimum, verify, TSPLIB_ATSP_OPTIMA};

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use thicket_core::{benchmark_kernel, Error, Measured, Progress, Result, RunInfo, RunOptions};
 use thicket_perm::Strategy;
-use thicket_run::{BatchWorker, Finished, Shard};
+use thicket_run::{BatchWorker, Batching, Finished, Shard};
 
 use crate::instance::Instance;
 use crate::ledgered::{run_ledgered_until, solution, Ledgered, SubtreeSolver, Subtrees};
@@ -16,7 +16,7 @@ use crate::policy::{Branching, RootBounds};
 use crate::report::{AtspRun, BoundSource, Solved};
 use crate::search::{AtspOptions, AtspSolution, Bound};
 use crate::solver::AtspKernel;
-use crate::strategy::{check_time_limit, choose_search, choose_strategy, Batching, SolveOptions};
+use crate::strategy::{check_time_limit, choose_search, choose_strategy, SolveOptions};
 use crate::verify::known_optimum;
 
 /// Solves `instance` to proven optimality as `options` ask.
@@ -31,6 +31,11 @@ pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
                 "batched runs use the CPU strategies (serial, multicore), not {}",
                 strategy.name()
             )));
+        }
+        if batching.batch_size.is_some() {
+            return Err(Error::InvalidInput(
+                "an ATSP run's batches are its root's subtrees: no batch size".into(),
+            ));
         }
         if branching == Branching::Subtour {
             return Err(Error::InvalidInput(

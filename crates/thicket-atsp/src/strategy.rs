@@ -2,12 +2,11 @@
 //! ([`SolveOptions`], [`Batching`]) and how the strategy, bound and branching of a run are
 //! chosen from it (the CPU search picks the bound and branching per instance, `policy`).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use thicket_core::{Backend, Error, Result, RunOptions};
 use thicket_perm::{GpuParams, Strategy};
-use thicket_run::Shard;
+use thicket_run::Batching;
 
 use crate::instance::Instance;
 use crate::lap::Lap;
@@ -64,17 +63,6 @@ impl Default for SolveOptions {
             batched: None,
         }
     }
-}
-
-/// How a batched solve runs.
-#[derive(Debug, Clone, Default)]
-pub struct Batching {
-    /// The ledger that records every finished subtree; a run without one keeps them in memory.
-    pub ledger: Option<PathBuf>,
-    /// The shard of the subtrees to solve.
-    pub shard: Shard,
-    /// Spread the subtrees over MPI ranks (the incumbent travels with them).
-    pub mpi: bool,
 }
 
 /// The bound's name as the command line spells it.

@@ -49,7 +49,8 @@ pub use ledgered::{counts_from_total, Batches};
 pub use report::{Counted, QueensRun};
 pub use run::{count, measured};
 pub use solutions::{draw_board, first_solutions, format_solution};
-pub use strategy::{Batching, CountOptions, Params, Strategy, StrategyRun};
+pub use strategy::{CountOptions, Params, Strategy, StrategyRun};
+pub use thicket_run::Batching;
 pub use verify::{count_mirror, known_counts, verify};
 
 #[cfg(test)]

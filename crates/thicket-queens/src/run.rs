@@ -11,7 +11,7 @@ use thicket_core::{
     benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunInfo,
 };
 use thicket_run::runner::run_ledgered;
-use thicket_run::{BatchWorker, Finished};
+use thicket_run::{BatchWorker, Batching, Finished};
 
 use crate::count::QueensCount;
 use crate::cpu::count_cpu;
@@ -19,7 +19,7 @@ use crate::gpu::queens::{count_gpu, GpuOptions};
 use crate::gpu::{with_unique, StrategyRunner};
 use crate::ledgered::{counts_from_total, default_batch_size, BatchCounter, Batches};
 use crate::report::{Counted, QueensRun};
-use crate::strategy::{Batching, CountOptions, Strategy};
+use crate::strategy::{CountOptions, Strategy};
 use crate::verify::known_counts;
 
 /// Counts all and fundamental solutions of `n` queens as `options` ask.

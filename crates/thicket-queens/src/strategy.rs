@@ -3,11 +3,9 @@
 //! queens N --strategy S`), their tuning parameters and what one run of a paper's kernel
 //! reports. A leaf: the runners live in [`crate::gpu`].
 
-use std::path::PathBuf;
-
 use serde::Serialize;
 use thicket_core::RunOptions;
-use thicket_run::Shard;
+use thicket_run::Batching;
 
 /// How `thicket queens --backend cuda` counts: thicket's own kernel or one of the papers'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -186,20 +184,6 @@ impl Default for CountOptions {
             batched: None,
         }
     }
-}
-
-/// How a batched count runs.
-#[derive(Debug, Clone, Default)]
-pub struct Batching {
-    /// The ledger that records every finished batch; a run without one keeps them in memory.
-    pub ledger: Option<PathBuf>,
-    /// The shard of the batches to count.
-    pub shard: Shard,
-    /// Canonical constellations per batch; when `None`, 64 up to N = 21, halved for each
-    /// larger N (1 from N = 27 on).
-    pub batch_size: Option<usize>,
-    /// Spread the batches over MPI ranks.
-    pub mpi: bool,
 }
 
 #[cfg(test)]

@@ -16,4 +16,4 @@ mod sqlite;
 
 pub use batched::{BatchPlan, BatchValue, BatchWorker, Recheck};
 pub use ledger::{BatchRecord, Ledger};
-pub use runner::{Finished, Shard};
+pub use runner::{Batching, Finished, Shard};

@@ -1,7 +1,7 @@
 //! Resumable runs: the batches of a plan that its ledger does not hold yet, run on a worker,
 //! each recorded as it finishes; and what a ledger (or a set of shard ledgers) adds up to.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use thicket_core::{Error, Progress, Result};
@@ -52,6 +52,23 @@ impl Shard {
     pub fn label(self) -> String {
         format!("{}/{}", self.index, self.count)
     }
+}
+
+/// How a batched run runs: the one vocabulary of every problem whose run is cut into
+/// batches (N-Queens' constellations, the ATSP's root subtrees).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Batching {
+    /// The ledger that records every finished batch (a run resumes from it); a run without
+    /// one keeps them in memory.
+    pub ledger: Option<PathBuf>,
+    /// The shard of the batches to run.
+    pub shard: Shard,
+    /// Work items per batch where the problem chooses its batches (N-Queens: canonical
+    /// constellations); `None`: the problem's default. A problem whose batches are fixed
+    /// (the ATSP's subtrees) refuses a size.
+    pub batch_size: Option<usize>,
+    /// Spread the batches over MPI ranks.
+    pub mpi: bool,
 }
 
 /// What a ledger, or the shards of one run merged, add up to.

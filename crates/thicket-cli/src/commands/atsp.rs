@@ -142,6 +142,7 @@ pub fn run(args: &AtspArgs) -> Result<()> {
     let batched = (args.ledger.is_some() || args.mpi).then(|| Batching {
         ledger: args.ledger.clone(),
         shard: args.shard.unwrap_or_default(),
+        batch_size: None,
         mpi: args.mpi,
     });
     let options = SolveOptions {
