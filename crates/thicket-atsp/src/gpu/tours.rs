@@ -85,6 +85,9 @@ impl GpuImproved {
     }
 }
 
+/// The cheaper tour of [`improve_beside`] as `(cost, tour)`, and the notes of both searches.
+pub(crate) type Beside = ((i64, Vec<usize>), Vec<String>);
+
 /// Improves `start` (a tour of `inst`) on GPU `ordinal` and with the CPU's local search at
 /// once, both until `limits` (the GPU until the deadline, or the caller's stop), the neighbour
 /// lists ranked by the reduced costs of `duals` (solved here where `None`). Returns the
@@ -98,7 +101,7 @@ pub(crate) fn improve_beside(
     limits: &Limits,
     progress: &Progress,
     ordinal: usize,
-) -> Result<((i64, Vec<usize>), Vec<String>)> {
+) -> Result<Beside> {
     let solved;
     let lap = match duals {
         Some(lap) => lap,
