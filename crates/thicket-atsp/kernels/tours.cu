@@ -18,7 +18,8 @@
 // the three segments (three parallel reversals), and goes in a journal, so that a rejected
 // kick is undone by the inverse rotations in the time its moves took. The kick, the double
 // bridge, is a segment swap of two adjacent random segments of 1..KICK_SEGMENT cities. A kick
-// is kept when the descent after it ends no dearer than the chain's best.
+// is kept when the descent after it ends no dearer than the chain's best; that descent may not
+// put back an arc the kick removed.
 //
 // Shared memory: the Chain record (static, at most CHAIN_BYTES), then (dynamic) the active
 // bitset ((n + 31) / 32 words), the order and the position of every city (u16 each).
@@ -48,6 +49,7 @@ struct Chain {
     int journal_len;
     int rot_start, rot_x, rot_y;   // the rotation thread 0 planned
     int accept;
+    int banned[6];             // (from, to) of the three arcs the kick removed
     city_t batch[BATCH];
     unsigned char improving[BATCH];
     city_t journal[JOURNAL][3];    // (start, x, y) of every rotation since the last commit
@@ -238,7 +240,15 @@ __device__ void tours_collect(Chain& s, int n, unsigned* active) {
     __syncthreads();
 }
 
+// Whether the arc i->j is one the kick removed.
+__device__ __forceinline__ bool tours_banned(const Chain& s, int i, int j) {
+    return (s.banned[0] == i && s.banned[1] == j) || (s.banned[2] == i && s.banned[3] == j)
+        || (s.banned[4] == i && s.banned[5] == j);
+}
+
 // Improving moves until no active city has one (or, journaling, until the journal is full).
+// Journaling (after a kick), no move may put back an arc the kick removed: a descent that
+// takes the best move of a batch would otherwise undo nearly every kick at once.
 __device__ void tours_descend(Chain& s, const int* cost, int n, const city_t* succ_near,
                               const city_t* pred_near, city_t* order, city_t* pos,
                               unsigned* active, bool journaling) {
@@ -280,7 +290,9 @@ __device__ void tours_descend(Chain& s, const int* cost, int n, const city_t* su
             int c1 = order[tours_wrap(pa + oc + 1, n)];
             i64 d = ax + tours_c(cost, n, c, a1) + tours_c(cost, n, b, c1) - out_a
                 - tours_c(cost, n, b, x) - tours_c(cost, n, c, c1);
-            if (d < 0) {
+            bool banned = journaling
+                && (tours_banned(s, a, x) || tours_banned(s, c, a1) || tours_banned(s, b, c1));
+            if (d < 0 && !banned) {
                 s.improving[slot] = 1;
                 tours_keep(&best, &best_move, d, tours_pack(a, ob, oc));
             }
@@ -354,6 +366,12 @@ tours_ils(const int* __restrict__ cost, int n, const city_t* __restrict__ succ_n
             int a = order[(int)(tours_next(&s.rng) % (u64)n)];
             int l1 = 1 + (int)(tours_next(&s.rng) % (u64)longest);
             int l2 = 1 + (int)(tours_next(&s.rng) % (u64)longest);
+            int pa = pos[a];
+            int cut[3] = {pa, pa + l1, pa + l1 + l2};
+            for (int e = 0; e < 3; e++) {
+                s.banned[2 * e] = order[tours_wrap(cut[e], n)];
+                s.banned[2 * e + 1] = order[tours_wrap(cut[e] + 1, n)];
+            }
             s.best_move = tours_pack(a, l1, l1 + l2);
             s.best_delta = tours_delta(cost, n, order, pos, a, l1, l1 + l2);
         }

@@ -133,6 +133,106 @@ impl Twin {
     }
 }
 
+/// The kernel's chain, one thread doing every thread's work: its descent (batches of
+/// active cities, the best move of a batch, the don't-look bits, after a kick none putting
+/// back an arc the kick removed), its kicks, its journal and its acceptance. Returns the chain's cost as it tracked it.
+fn chain(twin: &mut Twin, inst: &Instance, lists: (&[usize], &[usize]), kicks: usize) -> i64 {
+    let n = twin.n();
+    let (succ, pred) = lists;
+    let mut cost = tour_cost(inst, &twin.order);
+    let mut active = vec![true; n];
+    let mut journal: Vec<(usize, usize, usize)> = Vec::new();
+    // Journaling after a kick, whose removed arcs are `banned`; not before the first.
+    let descend = |twin: &mut Twin,
+                   cost: &mut i64,
+                   active: &mut Vec<bool>,
+                   journal: &mut Vec<_>,
+                   banned: &[(usize, usize)]| loop {
+        let journaling = !banned.is_empty();
+        let batch: Vec<usize> = (0..n)
+            .filter(|&c| active[c])
+            .take(crate::kernels::BATCH)
+            .collect();
+        if batch.is_empty() {
+            return;
+        }
+        let mut best: Option<(i64, usize, usize, usize)> = None;
+        for &a in &batch {
+            active[a] = false;
+            for [ob, oc, d] in twin.moves(inst, succ, pred, a) {
+                if d < 0 {
+                    let (ob, oc) = (ob as usize, oc as usize);
+                    let pa = twin.pos[a];
+                    let added = [
+                        (a, twin.at(pa + ob + 1)),
+                        (twin.at(pa + oc), twin.at(pa + 1)),
+                        (twin.at(pa + ob), twin.at(pa + oc + 1)),
+                    ];
+                    if journaling && added.iter().any(|arc| banned.contains(arc)) {
+                        continue;
+                    }
+                    active[a] = true;
+                    let found = (d, a, ob, oc);
+                    best = Some(best.map_or(found, |b| b.min(found)));
+                }
+            }
+        }
+        let Some((d, a, ob, oc)) = best else {
+            continue;
+        };
+        if journaling && journal.len() >= crate::kernels::JOURNAL {
+            return;
+        }
+        let pa = twin.pos[a];
+        for end in [pa, pa + 1, pa + ob, pa + ob + 1, pa + oc, pa + oc + 1] {
+            active[twin.at(end)] = true;
+        }
+        let (start, x, y) = twin.plan(a, ob, oc);
+        twin.rotate(start, x, y);
+        if journaling {
+            journal.push((start, x, y));
+        }
+        *cost += d;
+    };
+    descend(twin, &mut cost, &mut active, &mut journal, &[]);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let longest = crate::kernels::KICK_SEGMENT.min((n - 2) / 2);
+    let mut best_cost = cost;
+    for _ in 0..kicks {
+        journal.clear();
+        let a = twin.at(rng.random_range(0..n));
+        let (l1, l2) = (rng.random_range(1..=longest), rng.random_range(1..=longest));
+        cost += twin.delta(inst, a, l1, l1 + l2);
+        let pa = twin.pos[a];
+        let banned = [pa, pa + l1, pa + l1 + l2].map(|p| (twin.at(p), twin.at(p + 1)));
+        let (start, x, y) = twin.plan(a, l1, l1 + l2);
+        twin.rotate(start, x, y);
+        journal.push((start, x, y));
+        let pa = twin.pos[a];
+        for end in [
+            pa,
+            pa + 1,
+            pa + l1,
+            pa + l1 + 1,
+            pa + l1 + l2,
+            pa + l1 + l2 + 1,
+        ] {
+            active[twin.at(end)] = true;
+        }
+        descend(twin, &mut cost, &mut active, &mut journal, &banned);
+        if cost <= best_cost {
+            best_cost = cost;
+        } else {
+            for &(start, x, y) in journal.iter().rev() {
+                twin.rotate(start, y, x);
+            }
+            cost = best_cost;
+        }
+        active.iter_mut().for_each(|a| *a = false);
+    }
+    cost
+}
+
 /// The swap (a, ob, oc) of `tour` built from scratch: a, then S2, then S1, then the rest.
 fn swapped(twin: &Twin, a: usize, ob: usize, oc: usize) -> Vec<usize> {
     let from_a = twin.from(a);
@@ -240,6 +340,25 @@ fn the_journal_undoes_any_sequence_of_moves() {
             twin.rotate(start, y, x);
         }
         assert_eq!(twin.order, tour);
+    }
+}
+
+/// The kernel's chain, run by its twin from random tours, keeps its cost as the tour's own,
+/// never ends dearer than its start, and finds far cheaper tours than a random one.
+#[test]
+fn the_kernels_chain_improves_tours_and_tracks_their_cost() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for spec in ["crane:80:1", "coin:64:2", "stilt:90:3", "amat:70:4"] {
+        let inst = instance(spec);
+        let (succ, pred, _) = neighbour_lists(&inst, &assignment(&inst));
+        let start = random_tour(inst.n, &mut rng);
+        let mut twin = Twin::new(&start);
+        let cost = chain(&mut twin, &inst, (&succ, &pred), 300);
+        assert_eq!(cost, tour_cost(&inst, &twin.order), "{spec}");
+        let tour = from_zero(inst.n, twin.order.clone()).expect("a permutation");
+        verify(&inst, &tour, cost).unwrap();
+        let from = tour_cost(&inst, &start);
+        assert!(2 * cost < from, "{spec}: {from} to {cost}");
     }
 }
 
