@@ -419,3 +419,36 @@ fn improving_beside_the_cpu_answers_with_or_without_a_gpu() {
     assert!(notes[0].starts_with("local search"), "{notes:?}");
     assert!(notes[1].starts_with("GPU tour improver"), "{notes:?}");
 }
+
+/// The hook: a time-limited run on `cuda` past the GPU strategies' 32 cities runs the CPU's
+/// search, its local search with the GPU's beside it (or the GPU's note says why not), and
+/// answers with a checked tour on the `cuda` backend.
+#[test]
+fn a_time_limited_cuda_run_improves_its_tour_on_the_gpu_too() {
+    let inst = instance("crane:150:1");
+    let options = crate::SolveOptions {
+        run: thicket_core::RunOptions {
+            backend: thicket_core::Backend::Cuda,
+            quiet: true,
+            ..Default::default()
+        },
+        time_limit: Some(Duration::from_millis(500)),
+        threads: 2,
+        ..Default::default()
+    };
+    let crate::Solved::Whole(measured) = crate::solve(&inst, &options).unwrap() else {
+        panic!("a whole solve")
+    };
+    let solution = &measured.output.solution;
+    verify(&inst, &solution.tour, solution.cost).unwrap();
+    assert_eq!(measured.info.backend, "cuda");
+    let notes = &measured.info.notes;
+    assert!(
+        notes.iter().any(|n| n.starts_with("local search")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.starts_with("GPU tour improver")),
+        "{notes:?}"
+    );
+}
