@@ -35,7 +35,8 @@ pub struct SolveOptions {
     /// branching when one is.
     pub branching: Option<Branching>,
     /// Stop after this long (from the call, the choice of the search included) with the best
-    /// tour, a proven lower bound and the gap between them (CPU strategies only).
+    /// tour, a proven lower bound and the gap between them (CPU strategies only; on `cuda`
+    /// past the GPU strategies' 32 cities, the CPU's search with the GPU's tour improver).
     pub time_limit: Option<Duration>,
     /// Start from this tour length instead of the heuristic's.
     pub upper_bound: Option<i64>,
