@@ -36,7 +36,7 @@ use moves::Search;
 use tour::Tour;
 
 /// Neighbour-list length: the 12 best successors and predecessors of every city.
-const K: usize = 12;
+pub(crate) const K: usize = 12;
 
 /// How many of a city's neighbours are the arcs of least reduced cost at the assignment's
 /// duals (the rest are the cheapest arcs not among them). On generated instances at n = 100
@@ -89,6 +89,18 @@ pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<us
     let mut search = Search::new(Tour::new(inst, start), K, RANKED, &reduced);
     search.descend_all();
     search.tour.cities().to_vec()
+}
+
+/// The neighbour lists the search draws its moves from: `succ[i * k..][..k]` the listed
+/// successors of city i and `pred[j * k..][..k]` the listed predecessors of city j (see
+/// [`K`] and [`RANKED`]), ranked by the reduced costs of `duals`, and `k` (`K`, or `n - 1`
+/// where fewer cities are left). For the GPU tour improver, which runs the same lists.
+pub(crate) fn neighbour_lists(inst: &Instance, duals: &Lap) -> (Vec<usize>, Vec<usize>, usize) {
+    let identity: Vec<usize> = (0..inst.n).collect();
+    let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
+    let search = Search::new(Tour::new(inst, &identity), K, RANKED, &reduced);
+    let (succ, pred, k) = search.lists();
+    (succ.to_vec(), pred.to_vec(), k)
 }
 
 /// Improves `start` (a tour of `inst`) until `limits` or the caller's stop, ranking the

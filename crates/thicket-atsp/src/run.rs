@@ -22,7 +22,7 @@ use crate::verify::known_optimum;
 /// Solves `instance` to proven optimality as `options` ask.
 pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
     let started = Instant::now();
-    let (strategy, backend) = choose_strategy(options)?;
+    let (strategy, backend) = choose_strategy(instance, options)?;
     check_time_limit(strategy, options)?;
     let (bound, branching, root, heuristic, duals) = choose_search(instance, strategy, options)?;
     if let Some(batching) = &options.batched {

@@ -12,6 +12,7 @@ use thicket_perm::engine::GpuRun;
 use thicket_perm::Strategy;
 
 use crate::gpu::atsp::solve_gpu;
+use crate::gpu::tours::improve_beside;
 use crate::heuristic::heuristic_tour;
 use crate::instance::Instance;
 use crate::lap::Lap;
@@ -170,6 +171,16 @@ impl AtspKernel<'_> {
             stale: STALE_KICKS_PER_CITY * self.instance.n as u64,
             seed: 1,
         };
+        if crate::strategy::gpu_tours(self.instance, self.options) {
+            let device = self.options.gpu.device;
+            let duals = self.duals.as_ref();
+            let (best, notes) =
+                improve_beside(self.instance, &start, duals, &limits, progress, device)?;
+            if let Ok(mut kept) = self.notes.lock() {
+                kept.extend(notes);
+            }
+            return Ok(best);
+        }
         let (cost, tour, improved) = improve_tour(
             self.instance,
             &start,

@@ -9,6 +9,7 @@ use thicket_perm::{GpuParams, Strategy};
 use thicket_run::Batching;
 
 use crate::instance::Instance;
+use crate::kernels::MAX_CITIES;
 use crate::lap::Lap;
 use crate::policy::{Branching, Polish, RootBounds};
 use crate::search::Bound;
@@ -18,7 +19,9 @@ use crate::search::Bound;
 pub struct SolveOptions {
     /// Backend, trials, verification, progress bar. `auto` (and `cpu`) search on the CPU,
     /// where the Held–Karp bound proves far larger instances than the GPU strategies' partial
-    /// bound; `cuda` runs the thesis's best GPU strategy, `bp-dfs-pool`.
+    /// bound; `cuda` runs the thesis's best GPU strategy, `bp-dfs-pool`, except under a time
+    /// limit on more cities than it takes: the CPU's search then, its local search with the
+    /// GPU's tour improver beside it.
     pub run: RunOptions,
     /// The strategy; `None` picks it from the backend.
     pub strategy: Option<Strategy>,
@@ -31,7 +34,8 @@ pub struct SolveOptions {
     /// branching when one is.
     pub branching: Option<Branching>,
     /// Stop after this long (from the call, the choice of the search included) with the best
-    /// tour, a proven lower bound and the gap between them (CPU strategies only).
+    /// tour, a proven lower bound and the gap between them (CPU strategies only; on `cuda`
+    /// past the GPU strategies' 32 cities, the CPU's search with the GPU's tour improver).
     pub time_limit: Option<Duration>,
     /// Start from this tour length instead of the heuristic's.
     pub upper_bound: Option<i64>,
@@ -147,9 +151,27 @@ pub(crate) type Chosen = (
     Option<Lap>,
 );
 
-/// The strategy of `options` and the backend it runs on ([`Strategy::resolve`]).
-pub(crate) fn choose_strategy(options: &SolveOptions) -> Result<(Strategy, Backend)> {
+/// The strategy of `options` and the backend it runs on ([`Strategy::resolve`]); where the
+/// GPU improves the tours ([`gpu_tours`]), the CPU's search on the `cuda` backend.
+pub(crate) fn choose_strategy(
+    instance: &Instance,
+    options: &SolveOptions,
+) -> Result<(Strategy, Backend)> {
+    if gpu_tours(instance, options) {
+        return Ok((Strategy::Multicore, Backend::Cuda));
+    }
     Strategy::resolve(options.strategy, options.run.backend)
+}
+
+/// Whether the local search of a time-limited run improves the tour on the GPU beside the
+/// CPU: `cuda` asked for without a strategy, in one piece, on more cities than the GPU's
+/// exact strategies take ([`MAX_CITIES`]).
+pub(crate) fn gpu_tours(instance: &Instance, options: &SolveOptions) -> bool {
+    options.run.backend == Backend::Cuda
+        && options.strategy.is_none()
+        && options.time_limit.is_some()
+        && options.batched.is_none()
+        && instance.n > MAX_CITIES
 }
 
 /// The bound of `strategy` where it has no choice: the one asked for, or on the GPU the

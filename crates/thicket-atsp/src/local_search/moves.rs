@@ -128,6 +128,11 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// The successor and predecessor lists, `k` cities a city.
+    pub(super) fn lists(&self) -> (&[usize], &[usize], usize) {
+        (&self.succ_near, &self.pred_near, self.k)
+    }
+
     fn succ(&self, city: usize) -> &[usize] {
         &self.succ_near[city * self.k..(city + 1) * self.k]
     }

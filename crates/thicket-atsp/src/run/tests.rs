@@ -31,7 +31,7 @@ fn the_policy_picks_strategy_backend_bound_and_branching() {
     let ftv33 = crate::read_tsplib(format!("{data}/ftv33.atsp")).unwrap();
     let p43 = crate::read_tsplib(format!("{data}/p43.atsp")).unwrap();
     let pick = |instance: &Instance, o: &SolveOptions| {
-        let (strategy, backend) = choose_strategy(o)?;
+        let (strategy, backend) = choose_strategy(instance, o)?;
         check_time_limit(strategy, o)?;
         let (bound, branching, ..) = choose_search(instance, strategy, o)?;
         Ok::<_, Error>((strategy, backend, bound, branching))
@@ -67,17 +67,28 @@ fn the_policy_picks_strategy_backend_bound_and_branching() {
         branching: Some(Branching::Subtour),
         ..options(backend, None, bound)
     };
-    let late_gpu = SolveOptions {
+    let late = |strategy| SolveOptions {
         time_limit: Some(Duration::from_secs(1)),
-        ..options(Backend::Cuda, None, None)
+        ..options(Backend::Cuda, strategy, None)
     };
+    // Past the GPU strategies' 32 cities, a time limit on cuda runs the CPU's search with
+    // the GPU's tour improver; a GPU strategy asked for by name keeps no time limit.
+    assert_eq!(
+        pick(&ftv33, &late(None)).unwrap(),
+        (
+            Strategy::Multicore,
+            Backend::Cuda,
+            Bound::Assignment,
+            Branching::Subtour
+        )
+    );
     let refused = [
         options(Backend::Cpu, Some(Strategy::BpDfs), None),
         options(Backend::Cuda, Some(Strategy::Serial), None),
         options(Backend::Auto, Some(Strategy::RecCdp), Some(Bound::HeldKarp)),
         subtour(Backend::Auto, Some(Bound::HeldKarp)),
         subtour(Backend::Cuda, None),
-        late_gpu,
+        late(Some(Strategy::BpDfsPool)),
     ];
     for o in refused {
         assert_eq!(
