@@ -1,6 +1,6 @@
 //! A book of options on the solve pipeline ([`thicket_core::pipeline`]): the book the front
 //! door checked ([`ValidBook`]) lists its options as the pipeline's items, checks each answer
-//! against the independent reference ([`crate::verify`]) and keeps it; [`BookKernel`] runs
+//! against the independent reference ([`mod@crate::verify`]) and keeps it; [`BookKernel`] runs
 //! the pipeline on the strategy's solver: [`CpuBook`] on one thread or the caller's rayon
 //! pool, [`GpuBook`] in one launch of the tile kernel.
 

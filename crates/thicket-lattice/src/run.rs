@@ -77,9 +77,10 @@ pub fn price(contract: &Contract, options: &PriceOptions) -> Result<Measured<Lat
 
 /// Prices a book of options as `options` ask (`serial`: one thread, `multicore`: an option
 /// per thread, `tiles`: a block per option; the thesis's kernels price one option at a time).
-/// A book its caller stops ([`thicket_core::stoppable`]) on the CPU ends at the next option
-/// with the options priced so far, the first ones of the book, marked
-/// [`BookRun::stopped`].
+/// The book runs on the solve pipeline ([`thicket_core::pipeline`]): progress over its
+/// options, each checked as it comes where `verify` asks. A book its caller stops
+/// ([`thicket_core::stoppable`]) on the CPU ends at the next option with the options priced
+/// so far, the first ones of the book, marked [`BookRun::stopped`].
 pub fn price_book(contracts: &[Contract], options: &PriceOptions) -> Result<Measured<BookRun>> {
     if let Some(s @ (Strategy::Thesis | Strategy::Hybrid)) = options.strategy {
         return Err(Error::InvalidInput(format!(

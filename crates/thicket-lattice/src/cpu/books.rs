@@ -88,7 +88,12 @@ impl Solver<ValidBook> for CpuBook {
     /// The option alone (its bumped lattices with it).
     fn answer(&mut self, book: &ValidBook, &place: &usize, _: Want) -> Result<Answered<Priced>> {
         let started = Instant::now();
-        let option = book.options().get(place..=place).unwrap_or_default();
+        let Some(option) = book.options().get(place..=place) else {
+            return Err(Error::InvalidInput(format!(
+                "option {} is not in the book",
+                place + 1
+            )));
+        };
         match self.options(option, book.precision()).first() {
             Some(&answer) => Ok(Answered {
                 answer,

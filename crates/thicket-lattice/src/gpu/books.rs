@@ -3,7 +3,7 @@
 //! of vega and rho in the same launch.
 
 use thicket_core::pipeline::{Answered, Queue, Solver, Want};
-use thicket_core::Result;
+use thicket_core::{Error, Result};
 
 use crate::book::ValidBook;
 use crate::contract::ValidContract;
@@ -62,15 +62,12 @@ impl<'a> GpuBook<'a> {
 impl Solver<ValidBook> for GpuBook<'_> {
     /// The option alone, in a launch of its own.
     fn answer(&mut self, book: &ValidBook, &place: &usize, _: Want) -> Result<Answered<Priced>> {
-        let option = book.options().get(place..=place).unwrap_or_default();
+        let not_in_book =
+            || Error::InvalidInput(format!("option {} is not in the book", place + 1));
+        let option = book.options().get(place..=place).ok_or_else(not_in_book)?;
         let (priced, seconds) = self.launch(book, option)?;
-        match priced.first() {
-            Some(&answer) => Ok(Answered { answer, seconds }),
-            None => Err(thicket_core::Error::InvalidInput(format!(
-                "option {} is not in the book",
-                place + 1
-            ))),
-        }
+        let answer = *priced.first().ok_or_else(not_in_book)?;
+        Ok(Answered { answer, seconds })
     }
 
     /// Every option handed out in one launch, each answer's seconds the launch's device
