@@ -200,3 +200,41 @@ impl Kernel for BookKernel<'_> {
         output.stopped
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::hull_tn13;
+
+    #[test]
+    fn failed_checks_are_a_verification_error_naming_the_first_option() {
+        let options = PriceOptions::default();
+        let kernel = BookKernel {
+            book: ValidBook::new(&[hull_tn13(); 3], Precision::F64).unwrap(),
+            options: &options,
+            failures: vec!["option 2 of 3: x".into(), "option 3 of 3: y".into()],
+        };
+        let run = BookRun {
+            priced: vec![],
+            strategy: Strategy::Serial,
+            precision: Precision::F64,
+            kernel_seconds: None,
+            span_seconds: None,
+            nodes: 0,
+            stopped: false,
+        };
+        let error = kernel.verify(&run).unwrap_err();
+        assert_eq!(error.exit_code(), 3, "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("3 options: option 2 of 3: x (and 1 more option)"),
+            "{error}"
+        );
+        let passed = BookKernel {
+            failures: vec![],
+            ..kernel
+        };
+        assert_eq!(passed.verify(&run).unwrap(), Some(true));
+    }
+}

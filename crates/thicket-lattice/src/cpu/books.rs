@@ -183,6 +183,18 @@ mod tests {
             let serial = book(Strategy::Serial, &contracts, (vega_rho, true), &progress).unwrap();
             assert_eq!(parallel.kept, serial.kept);
             assert!(!serial.stopped && serial.failures.is_empty());
+            // One option alone, as the pipeline's `answer` prices it.
+            let valid = ValidBook::new(&contracts, Precision::F64).unwrap();
+            let want = Want {
+                keep: true,
+                verify: false,
+            };
+            for strategy in STRATEGIES {
+                let mut cpu = CpuBook::new(strategy, vega_rho, None);
+                let alone = cpu.answer(&valid, &2, want).unwrap().answer;
+                assert_eq!(alone, serial.kept[2]);
+                assert!(cpu.answer(&valid, &contracts.len(), want).is_err());
+            }
             for (contract, priced) in contracts.iter().zip(&parallel.kept) {
                 let alone = price_serial(&contract.checked().unwrap(), Precision::F64);
                 assert_eq!(priced.price, alone.price);
