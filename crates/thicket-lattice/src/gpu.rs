@@ -2,7 +2,7 @@
 //! thread per node in Hull's C form, with the CPU tail of its hybrid ([`thesis`]); and
 //! thicket's tile kernel (`kernels/tiles.cu`), many layers per launch with the nodes in
 //! registers, for one long lattice in overlapping tiles or a book with one block per option
-//! ([`tiles`]).
+//! ([`tiles`]), and the solve pipeline's solver of a book in one such launch ([`books`]).
 //!
 //! A process opens each device once ([`LatticeGpu::shared`]): the context, the kernels loaded
 //! so far and the buffers live until the process ends, so that a call after the first pays
@@ -10,6 +10,7 @@
 //! needs it (`one_at_a_time` in `kernels.rs`; cached on disk like any module): a first call
 //! compiles the three or so kernels it runs, not the module's thirty.
 
+pub(crate) mod books;
 mod buffers;
 mod thesis;
 mod tiles;

@@ -11,7 +11,9 @@
 //! buffers for every later call. Every answer can be checked ([`verify`]) against brute force
 //! over every path of the tree, and the lattices approach the closed forms
 //! ([`goldman_sosin_gatto`], [`black_scholes`]) as N grows. Books read from and write to CSV
-//! ([`read_book`], [`Book::priced_csv`]). A book on the CPU, or a book of implied
+//! ([`read_book`], [`Book::priced_csv`]). A book runs on thicket-core's solve pipeline
+//! ([`thicket_core::pipeline`]), an option an item, on every strategy: progress over its
+//! options, each option checked as it comes, and a book on the CPU, or a book of implied
 //! volatilities ([`implied_book`]), that its caller stops ([`thicket_core::stoppable`]: Ctrl-C
 //! in Python) ends with its first options answered, marked stopped. The reference prices in
 //! `data/` (see `data/SOURCE.md`) were computed outside thicket.
@@ -38,6 +40,7 @@
 //! # Ok::<(), thicket_lattice::Error>(())
 //! ```
 
+mod book;
 mod book_csv;
 mod contract;
 mod cpu;

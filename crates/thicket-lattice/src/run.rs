@@ -7,15 +7,15 @@ use thicket_core::{
     benchmark_kernel, Backend, Error, Kernel, Measured, Placement, Progress, Result, RunOptions,
 };
 
+use crate::book::{BookKernel, ValidBook};
 use crate::contract::{Contract, ValidContract};
-use crate::cpu::books::{multicore_book, serial_book};
 use crate::cpu::multicore::price_multicore;
 use crate::cpu::serial::price_serial;
 use crate::gpu::LatticeGpu;
 use crate::greeks::price_with_bumps;
-use crate::report::{lattice_nodes, BookRun, LatticeRun};
+use crate::report::{BookRun, LatticeRun};
 use crate::scheme::{Precision, Priced};
-use crate::strategy::{Strategy, HYBRID_THRESHOLD};
+use crate::strategy::{strategy_on, Strategy, HYBRID_THRESHOLD};
 use crate::verify::verdict;
 
 /// How [`price`] and [`price_book`] run. `multicore` runs on the caller's rayon pool: the
@@ -57,14 +57,6 @@ fn resolve(asked: Option<Strategy>, backend: Backend) -> Result<Backend> {
     thicket_core::backend_for(asked, Strategy::is_gpu, backend)
 }
 
-/// The strategy a run on `backend` uses.
-fn strategy_on(asked: Option<Strategy>, backend: Backend) -> Strategy {
-    asked.unwrap_or(match backend {
-        Backend::Cpu => Strategy::Multicore,
-        _ => Strategy::Tiles,
-    })
-}
-
 /// Prices one option as `options` ask.
 pub fn price(contract: &Contract, options: &PriceOptions) -> Result<Measured<LatticeRun>> {
     let option = contract.checked()?;
@@ -85,34 +77,29 @@ pub fn price(contract: &Contract, options: &PriceOptions) -> Result<Measured<Lat
 
 /// Prices a book of options as `options` ask (`serial`: one thread, `multicore`: an option
 /// per thread, `tiles`: a block per option; the thesis's kernels price one option at a time).
-/// A book its caller stops ([`thicket_core::stoppable`]) on the CPU ends at the next option
-/// with the options priced so far, the first ones of the book, marked
-/// [`BookRun::stopped`].
+/// The book runs on the solve pipeline ([`thicket_core::pipeline`]): progress over its
+/// options, each checked as it comes where `verify` asks. A book its caller stops
+/// ([`thicket_core::stoppable`]) on the CPU ends at the next option with the options priced
+/// so far, the first ones of the book, marked [`BookRun::stopped`].
 pub fn price_book(contracts: &[Contract], options: &PriceOptions) -> Result<Measured<BookRun>> {
     if let Some(s @ (Strategy::Thesis | Strategy::Hybrid)) = options.strategy {
         return Err(Error::InvalidInput(format!(
             "strategy {s} prices one option at a time; a book takes serial, multicore or tiles"
         )));
     }
-    let book = contracts
-        .iter()
-        .enumerate()
-        .map(|(index, contract)| {
-            contract.checked().map_err(|e| {
-                Error::InvalidInput(format!(
-                    "option {} of {}: {}",
-                    index + 1,
-                    contracts.len(),
-                    e.message()
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let book = ValidBook::new(contracts, options.precision)?;
     let run = RunOptions {
         backend: resolve(options.strategy, options.run.backend)?,
         ..options.run
     };
-    benchmark_kernel(&mut BookKernel { book, options }, &run)
+    benchmark_kernel(
+        &mut BookKernel {
+            book,
+            options,
+            failures: vec![],
+        },
+        &run,
+    )
 }
 
 /// One option, checked by the front door.
@@ -210,83 +197,6 @@ impl Kernel for OptionKernel<'_> {
 
     fn stats(&self, output: &LatticeRun) -> Map<String, Value> {
         output.stats()
-    }
-}
-
-/// A book, every option checked by the front door.
-struct BookKernel<'a> {
-    book: Vec<ValidContract>,
-    options: &'a PriceOptions,
-}
-
-impl Kernel for BookKernel<'_> {
-    type Output = BookRun;
-    const DOING: &'static str = "pricing";
-
-    fn label(&self) -> String {
-        format!("{} options", self.book.len())
-    }
-
-    fn run(&mut self, backend: Backend, progress: &Progress) -> Result<(BookRun, Placement)> {
-        let strategy = strategy_on(self.options.strategy, backend);
-        let precision = self.options.precision;
-        let mut timed = None;
-        let mut devices = vec![];
-        // A CPU book stops at the next option when the caller asks, with the first options
-        // priced (the bumped lattices come after the book's, so a stopped book with vega and
-        // rho keeps the options whose lattices all ran).
-        let mut stopped = false;
-        let mut price_all = |lattices: &[ValidContract]| -> Result<Vec<Priced>> {
-            let (priced, stop) = match strategy {
-                Strategy::Serial => serial_book(lattices, precision, progress),
-                Strategy::Multicore => multicore_book(lattices, precision, progress),
-                _ => {
-                    let gpu = LatticeGpu::shared(self.options.device)?;
-                    devices = vec![gpu.name()];
-                    let run = gpu.book(lattices, precision)?;
-                    timed = Some((run.kernel_seconds, run.span_seconds));
-                    (run.priced, false)
-                }
-            };
-            stopped = stop;
-            Ok(priced)
-        };
-        let priced = if self.options.vega_rho {
-            price_with_bumps(&self.book, precision, price_all)?
-        } else {
-            price_all(&self.book)?
-        };
-        let threads = match strategy {
-            Strategy::Multicore => rayon::current_num_threads(),
-            _ => 1,
-        };
-        let run = BookRun {
-            nodes: self.book[..priced.len()]
-                .iter()
-                .map(|c| lattice_nodes(c.contract().steps))
-                .sum(),
-            priced,
-            strategy,
-            precision,
-            kernel_seconds: timed.map(|t| t.0),
-            span_seconds: timed.map(|t| t.1),
-            stopped,
-        };
-        Ok((run, Placement { threads, devices }))
-    }
-
-    fn verify(&self, output: &BookRun) -> Result<Option<bool>> {
-        Ok(Some(self.book.iter().zip(&output.priced).all(
-            |(option, got)| verdict(option, got, output.precision),
-        )))
-    }
-
-    fn stats(&self, output: &BookRun) -> Map<String, Value> {
-        output.stats()
-    }
-
-    fn is_partial(&self, output: &BookRun) -> bool {
-        output.stopped
     }
 }
 

@@ -1,6 +1,7 @@
 //! The strategies a lattice is priced on, by name on the command line and in JSON.
 
 use serde::Serialize;
+use thicket_core::Backend;
 
 /// How a lattice is priced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -50,3 +51,12 @@ thicket_core::named_choice!(Strategy, "lattice strategy");
 
 /// The thesis's best hybrid threshold (Fig. 3.4): the last 256 layers on the CPU.
 pub const HYBRID_THRESHOLD: usize = 256;
+
+/// The strategy a run on `backend` uses where `asked`: the one asked, else `tiles` on the GPU
+/// and `multicore` on the CPU.
+pub(crate) fn strategy_on(asked: Option<Strategy>, backend: Backend) -> Strategy {
+    asked.unwrap_or(match backend {
+        Backend::Cpu => Strategy::Multicore,
+        _ => Strategy::Tiles,
+    })
+}

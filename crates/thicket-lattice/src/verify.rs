@@ -24,16 +24,30 @@ pub fn verify(contract: &Contract, priced: &Priced, precision: Precision) -> Res
 
 /// [`verify`] of a contract the front door checked.
 pub(crate) fn verdict(option: &ValidContract, priced: &Priced, precision: Precision) -> bool {
-    let reference = if option.contract().steps <= EXHAUSTIVE_STEPS {
-        interpolated_paths(option)
+    mismatch(option, priced, precision).is_none()
+}
+
+/// Where `priced` is not `option`'s price in `precision` ([`verify`]), its price beside the
+/// reference's; `None` where it is.
+pub(crate) fn mismatch(
+    option: &ValidContract,
+    priced: &Priced,
+    precision: Precision,
+) -> Option<String> {
+    let (reference, source) = if option.contract().steps <= EXHAUSTIVE_STEPS {
+        (interpolated_paths(option), "every path of the tree")
     } else {
-        price_serial(option, Precision::F64).price
+        (
+            price_serial(option, Precision::F64).price,
+            "the float64 serial lattice",
+        )
     };
     let tolerance = match precision {
         Precision::F64 => 1e-9,
         Precision::F32 => 1e-3,
     };
-    (priced.price - reference).abs() <= tolerance * reference.abs().max(1.0)
+    let within = (priced.price - reference).abs() <= tolerance * reference.abs().max(1.0);
+    (!within).then(|| format!("price {} where {source} gives {reference}", priced.price))
 }
 
 /// The most steps [`exhaustive`] walks: 2^14 paths.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::report::lattice_nodes;
 use crate::verify::hull_tn13;
 
 fn cpu(strategy: Strategy) -> PriceOptions {
