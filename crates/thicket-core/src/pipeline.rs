@@ -203,7 +203,9 @@ impl<'a, P: Items> Queue<'a, P> {
             }
         };
         let Answered { answer, seconds } = answered;
-        if self.verify {
+        // A stopped run is returned unverified ([`crate::Kernel::is_partial`]): checking the
+        // answers still coming in would only delay the stop.
+        if self.verify && !self.progress.stop_requested() {
             if let Some(why) = self.problem.check(item, &answer) {
                 self.solved.failures.push(why);
             }
