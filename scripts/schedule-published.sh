@@ -92,10 +92,16 @@ for matrix in "${instances[@]}"; do
             env_cache=(env THICKET_CACHE_DIR="$cache")
         fi
         t0=$(date +%s.%N)
+        # A failed run (a GPU error, a wrong schedule) is a row of the table, not the end of it.
+        rc=0
         json=$("${env_cache[@]}" "$bin" schedule "$matrix" --backend "$backend" \
             --time-limit "$limit" --seed "$seed" ${threads:+--threads "$threads"} \
-            --json --verify --quiet)
+            --json --verify --quiet) || rc=$?
         t1=$(date +%s.%N)
+        if [ "$rc" != 0 ]; then
+            echo "$name $seed nan $best $tag nan nan $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') exit-$rc null $backend" >>"$lines"
+            continue
+        fi
         awk -v name="$name" -v seed="$seed" -v best="$best" -v tag="$tag" -v t0="$t0" -v t1="$t1" '
             function field(key,   v) {
                 if (match($0, "\"" key "\":[^,}]*")) { v = substr($0, RSTART + length(key) + 3, RLENGTH - length(key) - 3); gsub(/"/, "", v); return v }
@@ -113,8 +119,9 @@ awk -v limit="$limit" -v backend="$backend" -v cold="$cold" '
         while (length(int_part) > 3) { out = "," substr(int_part, length(int_part) - 2) out; int_part = substr(int_part, 1, length(int_part) - 3) }
         return int_part out frac
     }
-    { gap = 100 * ($3 / $4 - 1); gaps[NR] = gap; sum += gap
-      if (NR == 1 || gap > worst) { worst = gap; worst_at = $1 " (seed " $2 ")" }
+    $3 == "nan" { bad++; row[NR] = sprintf("| %s | %s | %s (%s) | FAILED (%s) | | | | %.3f | | no |", $1, $2, comma($4), $5, $9, $8); next }
+    { gap = 100 * ($3 / $4 - 1); runs++; sum += gap
+      if (runs == 1 || gap > worst) { worst = gap; worst_at = $1 " (seed " $2 ")" }
       if ($8 > longest) longest = $8
       if ($9 != "true") bad++
       row[NR] = sprintf("| %s | %s | %s (%s) | %s | %.3f%% | %s | %.3f | %.3f | %s | %s |", $1, $2, comma($4), $5, comma($3), gap, comma($6), $7, $8, $10, $9) }
@@ -123,5 +130,6 @@ awk -v limit="$limit" -v backend="$backend" -v cold="$cold" '
         print "| instance | seed | published best (source) | thicket | gap | LP lower bound | run s | process s | kicks | verified |"
         print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
         for (i = 1; i <= NR; i++) print row[i]
-        printf "\nWorst gap %.3f%% (%s); mean %.3f%% over %d runs; longest process %.3f s; %s\n", worst, worst_at, sum / NR, NR, longest, bad ? bad " runs NOT verified" : "every run verified"
+        if (runs) printf "\nWorst gap %.3f%% (%s); mean %.3f%% over %d runs; longest process %.3f s; ", worst, worst_at, sum / runs, runs, longest
+        print bad ? bad " runs failed or NOT verified" : "every run verified"
     }' "$lines"

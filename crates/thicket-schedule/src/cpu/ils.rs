@@ -304,7 +304,7 @@ impl State {
             self.descend(etc, stop);
             if stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
                 || Instant::now() >= deadline
-                || !self.resplit(etc, split)
+                || !self.resplit(etc, split, deadline)
             {
                 return;
             }

@@ -12,20 +12,26 @@
 //! target on the first machine, and the one with more load there is kept only if it has
 //! less on the second), but its answer's loads are exact sums.
 
+use std::time::Instant;
+
 use super::{State, EPS};
 use crate::etc::Etc;
 
 impl State {
     /// Re-splits the busiest machine's tasks with each partner's in turn (the least loaded
     /// first) and applies the first split that lowers the pair's larger load below the
-    /// busiest machine's; whether it found one.
-    pub(super) fn resplit(&mut self, etc: &Etc, split: &mut Split) -> bool {
+    /// busiest machine's; whether it found one before `deadline` (checked before each
+    /// partner: at 2,048 x 64 a whole round passes a short limit).
+    pub(super) fn resplit(&mut self, etc: &Etc, split: &mut Split, deadline: Instant) -> bool {
         let a = self.busiest();
         let target = self.loads[a] * (1.0 - EPS);
         let mut partners: Vec<usize> = (0..self.loads.len()).filter(|&b| b != a).collect();
         partners.sort_by(|&x, &y| self.loads[x].total_cmp(&self.loads[y]));
         let (mut on_a, mut on_b, mut pool) = (Vec::new(), Vec::new(), Vec::new());
         for b in partners {
+            if Instant::now() >= deadline {
+                return false;
+            }
             pool.clear();
             pool.extend(self.members[a].iter().chain(&self.members[b]).copied());
             on_a.clear();
@@ -261,7 +267,7 @@ mod tests {
             deep.descend_deep(&etc, None, far, &mut split);
             assert!(deep.makespan() <= plain);
             let before = state.makespan();
-            if state.resplit(&etc, &mut split) {
+            if state.resplit(&etc, &mut split, far) {
                 assert!(state.makespan() <= before);
             }
             let fresh = State::new(&etc, state.assignment.clone());
