@@ -10,7 +10,8 @@
 //! remaining task at its cheaper machine, cannot end below the target are cut. The buckets
 //! make it a heuristic (two states of one bucket differ by up to 1/[`BUCKETS`] of the
 //! target on the first machine, and the one with more load there is kept only if it has
-//! less on the second), but its answer's loads are exact sums.
+//! less on the second), but its answer's loads are exact sums. Each layer is then cut to its
+//! Pareto front (no state with both loads at least another's), which leaves few states.
 
 use std::time::Instant;
 
@@ -31,6 +32,9 @@ impl State {
         for b in partners {
             if Instant::now() >= deadline {
                 return false;
+            }
+            if self.members[a].len() + self.members[b].len() > MAX_POOL {
+                continue;
             }
             pool.clear();
             pool.extend(self.members[a].iter().chain(&self.members[b]).copied());
@@ -54,6 +58,9 @@ impl State {
 
 /// Buckets of the first machine's load: the resolution of the programme's dominance test.
 pub(crate) const BUCKETS: usize = 2048;
+/// Two machines with more tasks than this together are not re-split: the programme keeps
+/// up to [`BUCKETS`] states per task (24 MiB at this size), and its time grows alike.
+const MAX_POOL: usize = 512;
 
 /// One state of the programme: the two loads so far and how it was reached.
 #[derive(Clone, Copy)]
