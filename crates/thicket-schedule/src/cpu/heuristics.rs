@@ -10,8 +10,8 @@
 //! - Sufferage: the task that would lose most (second-earliest minus earliest completion)
 //!   if denied its best machine first.
 //!
-//! Ties go to the lowest task index, then the lowest machine index (the shared README's
-//! rule). Min-Min, Max-Min and Sufferage keep each task's best (and second-best) machine and
+//! Ties go to the lowest task index, then the lowest machine index (the rule under which
+//! the Braun files give their published makespans, `tests/schedule/braun.rs`). Min-Min, Max-Min and Sufferage keep each task's best (and second-best) machine and
 //! rescan only the tasks whose best machines just got busier, O(T·M) per step at worst.
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -6,7 +6,10 @@
 //! the larger of the two machines' loads. That lowers the makespan whenever the busiest
 //! machine is involved, and otherwise makes room below it, so a schedule whose makespan no
 //! single move improves still has somewhere to go. Moves are evaluated from the loads alone
-//! (O(1) each); the busiest machine is tried first, best improvement per machine.
+//! (O(1) each); the busiest machine is tried first, best improvement per machine. Every
+//! [`RESPLIT_EVERY`]th descent (and the first) goes further: where no move or swap is left,
+//! the busiest machine's tasks and one partner's are split anew between the two
+//! ([`pair`]: two for one, three for two, ...), and the descent resumes.
 //!
 //! Between descents a kick takes two to four random tasks off their machines (half of them
 //! from a machine at the makespan) and puts each back where it would finish first (the
@@ -24,9 +27,16 @@ use rayon::prelude::*;
 use thicket_core::SplitMix;
 
 use crate::etc::Etc;
+use pair::Split;
+
+mod pair;
 
 /// Kicks per chain per epoch.
 pub const EPOCH_KICKS: usize = 64;
+/// Every this many kicks of a chain (the first of each epoch included), the kick's descent
+/// goes on with [`State::resplit`]: a re-split of two machines costs some ten ordinary
+/// descents, and most kicks end where a re-split finds nothing.
+const RESPLIT_EVERY: u64 = 8;
 /// A chain this far behind the best (relative) restarts from the best after an epoch.
 pub const RESTART_GAP: f64 = 0.002;
 /// Relative distance from the lower bound within which a makespan counts as reaching it (the
@@ -280,6 +290,27 @@ impl State {
         }
     }
 
+    /// [`State::descend`], then re-splits the busiest machine's tasks with a partner's
+    /// ([`State::resplit`]) and descends again, while that lowers the busiest machine and
+    /// neither `stop` nor `deadline` has come.
+    fn descend_deep(
+        &mut self,
+        etc: &Etc,
+        stop: Option<&AtomicBool>,
+        deadline: Instant,
+        split: &mut Split,
+    ) {
+        loop {
+            self.descend(etc, stop);
+            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+                || Instant::now() >= deadline
+                || !self.resplit(etc, split, deadline)
+            {
+                return;
+            }
+        }
+    }
+
     /// The same schedule with loads summed afresh (+= and -= drift over many moves).
     fn exact(&mut self, etc: &Etc) {
         *self = State::new(etc, std::mem::take(&mut self.assignment));
@@ -351,15 +382,21 @@ pub fn search(
     let started = Instant::now();
     let lower = etc.lower_bound().max(limits.bound);
     let mut first = State::new(etc, start);
-    first.descend(etc, limits.stop);
+    first.descend_deep(
+        etc,
+        limits.stop,
+        started + limits.time,
+        &mut Split::default(),
+    );
     first.exact(etc);
     let mut best = first.clone();
     let chains = chains.max(1);
-    let mut states: Vec<(State, SplitMix)> = (0..chains)
+    let mut states: Vec<(State, SplitMix, Split)> = (0..chains)
         .map(|c| {
             (
                 first.clone(),
                 SplitMix::new(seed ^ (c as u64 + 1).wrapping_mul(0xa076_1d64_78bd_642f)),
+                Split::default(),
             )
         })
         .collect();
@@ -374,14 +411,14 @@ pub fn search(
     {
         kicks += states
             .par_iter_mut()
-            .map(|(state, rng)| chain_epoch(etc, state, rng, deadline, &limits))
+            .map(|(state, rng, split)| chain_epoch(etc, state, rng, split, deadline, &limits))
             .sum::<u64>();
         epochs += 1;
         // The best chain, the lowest index on ties, so that runs repeat.
         let (c, _) = states
             .iter()
             .enumerate()
-            .fold((0, f64::INFINITY), |acc, (i, (s, _))| {
+            .fold((0, f64::INFINITY), |acc, (i, (s, _, _))| {
                 if s.makespan() < acc.1 {
                     (i, s.makespan())
                 } else {
@@ -391,7 +428,7 @@ pub fn search(
         if states[c].0.makespan() < best.makespan() {
             best = states[c].0.clone();
         }
-        for (state, _) in &mut states {
+        for (state, _, _) in &mut states {
             if state.makespan() > best.makespan() * (1.0 + RESTART_GAP) {
                 *state = best.clone();
             }
@@ -413,6 +450,7 @@ fn chain_epoch(
     etc: &Etc,
     state: &mut State,
     rng: &mut SplitMix,
+    split: &mut Split,
     deadline: Instant,
     limits: &Limits,
 ) -> u64 {
@@ -425,7 +463,11 @@ fn chain_epoch(
         let before = state.clone();
         let k = 2 + rng.below(3) as usize;
         state.kick(etc, rng, k);
-        state.descend(etc, limits.stop);
+        if kicks % RESPLIT_EVERY == 0 {
+            state.descend_deep(etc, limits.stop, deadline, split);
+        } else {
+            state.descend(etc, limits.stop);
+        }
         let now = state.makespan();
         if now > record * (1.0 + slack) {
             *state = before;

@@ -141,3 +141,36 @@ fn best_known_assignments_verify_to_their_file_names() {
         assert!((verdict.makespan - named).abs() <= 0.1 + 1e-9, "{file}");
     }
 }
+
+/// Nesmachnow's larger instances (`larger/`): both headers read (`T M x` and `T M`), and the
+/// column-pricing assignments verify to the makespans in their file names (the recomputed
+/// values of data/braun/README.md).
+#[test]
+fn the_larger_instances_read_and_their_best_knowns_verify() {
+    let table = [
+        (
+            "1024x32_A.u_c_hihi",
+            "19517000,9",
+            (1024, 32),
+            19_517_000.91,
+        ),
+        ("1024x32_A.u_i_lohi", "507,1", (1024, 32), 507.13),
+        ("1024x32_B.u_c_lolo", "2085,0", (1024, 32), 2_085.0),
+        ("1024x32_B.u_s_hilo", "34260,9", (1024, 32), 34_260.9),
+        (
+            "2048x64_A.u_c_hihi",
+            "17224612,6",
+            (2048, 64),
+            17_224_612.62,
+        ),
+    ];
+    for (name, named, size, best) in table {
+        let etc = Etc::read(&data(&format!("larger/{name}"))).unwrap();
+        assert_eq!((etc.tasks(), etc.machines()), size, "{name}");
+        let sol = data(&format!("larger/{name}_CPR_{named}.sol"));
+        let assignment = assignment::read(&sol, &etc).unwrap();
+        let verdict = verify(&etc, &assignment, best, 1e-9).unwrap();
+        let named: f64 = named.replace(',', ".").parse().unwrap();
+        assert!((verdict.makespan - named).abs() <= 0.05 + 1e-9, "{name}");
+    }
+}
