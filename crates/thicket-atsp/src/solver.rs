@@ -108,18 +108,17 @@ impl AtspKernel<'_> {
             true => self.heuristic.clone().map(|(_, tour)| tour),
             false => Some(first.tour.clone()),
         };
-        // The root's work before the search (the O(n^3) assignment the most of it) is what
-        // one cold node of the exact search costs, and a node is not interrupted: where the
-        // exact search's share would not cover two, it could not expand a node before the
-        // deadline (n = 3,000 overran an 8 s limit by 1.4 s), and the local search takes all
-        // the time instead.
+        // A node of the exact search is not interrupted, and its first (the root, cold) costs
+        // about the root's work before the search (the O(n^3) assignment the most of it): the
+        // exact search keeps at least that much of the time, and where that would leave the
+        // local search less than half of it, the local search takes all the time instead
+        // (n = 3,000 overran an 8 s limit by 1.4 s in a second search's root).
         let setup = search_start.saturating_duration_since(begin);
-        let now = Instant::now();
-        let left = deadline.saturating_duration_since(now);
-        let exact_share = left.mul_f64(1.0 - LOCAL_SEARCH_SHARE);
-        let again = exact_share >= 2 * setup;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let reserve = left.mul_f64(1.0 - LOCAL_SEARCH_SHARE).max(setup);
+        let again = reserve <= left / 2;
         let improved = match again {
-            true => self.local_search(start, deadline - exact_share, progress)?,
+            true => self.local_search(start, deadline - reserve, progress)?,
             false => self.local_search(start, deadline, progress)?,
         };
         let second = match again {
