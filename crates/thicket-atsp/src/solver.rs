@@ -109,13 +109,17 @@ impl AtspKernel<'_> {
             false => Some(first.tour.clone()),
         };
         // A node of the exact search is not interrupted, and its first (the root, cold) costs
-        // about the root's work before the search (the O(n^3) assignment the most of it): the
-        // exact search keeps at least that much of the time, and where that would leave the
-        // local search less than half of it, the local search takes all the time instead
-        // (n = 3,000 overran an 8 s limit by 1.4 s in a second search's root).
-        let setup = search_start.saturating_duration_since(begin);
+        // up to what the first search took where it expanded one, else about the root's work
+        // before the search (the O(n^3) assignment the most of it): the exact search keeps at
+        // least that much of the time, and where that would leave the local search less than
+        // half of it, the local search takes all the time instead (n = 3,000 overran an 8 s
+        // limit by 1.4 s in a second search's root).
+        let cold = match first.nodes {
+            0 => search_start.saturating_duration_since(begin),
+            _ => search_start.elapsed(),
+        };
         let left = deadline.saturating_duration_since(Instant::now());
-        let reserve = left.mul_f64(1.0 - LOCAL_SEARCH_SHARE).max(setup);
+        let reserve = left.mul_f64(1.0 - LOCAL_SEARCH_SHARE).max(cold);
         let again = reserve <= left / 2;
         let improved = match again {
             true => self.local_search(start, deadline - reserve, progress)?,
