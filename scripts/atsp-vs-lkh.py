@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """thicket's ATSP tour against LKH-3's in LKH-3's own wall time (issue 46); prints a Markdown table.
 
-Usage: python3 scripts/atsp-vs-lkh.py [INSTANCE...]
+Usage: python3 scripts/atsp-vs-lkh.py [--before THICKET] [INSTANCE...]
 An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED (written out
 by the `atsp_matrix` example, so both solvers get the same matrix); the default set is ftv170
 and coin, crane and tsmat at n = 100, 316 and 1,000 (two seeds). LKH-3 is PyPI's `elkai`
 (`pip install elkai`), run as `elkai.DistanceMatrix(d).solve_tsp(runs=1)`; thicket is the
 release binary (`cargo build --release -p thicket-cli`, under $CARGO_TARGET_DIR if set), given
-LKH's wall time as --time-limit, and once more a tenth of it.
+LKH's wall time as --time-limit, and once more a tenth of it. With --before, another thicket
+binary (an earlier build) runs beside it at both times, interleaved, and gets its own columns.
 Both tours' costs are recomputed here from the matrix. Slow and machine-dependent: never run by CI.
 """
 import json, os, subprocess, sys, time
@@ -37,22 +38,23 @@ def cost(d, tour):
     return sum(d[a][b] for a, b in zip(tour, tour[1:] + tour[:1]))
 
 
-def thicket(path, text, d, seconds):
+def thicket(path, text, d, seconds, binary=THICKET):
     """thicket's answer (the JSON object) in `seconds` of wall time, its tour checked."""
-    run = subprocess.run([THICKET, "atsp", path, "--json", "--quiet", "--time-limit", f"{seconds:.3f}"],
+    run = subprocess.run([binary, "atsp", path, "--json", "--quiet", "--time-limit", f"{seconds:.3f}"],
                          input=text, capture_output=True, text=True, check=True)
     out = json.loads(run.stdout)
     assert sorted(out["tour"]) == list(range(len(d))) and cost(d, out["tour"]) == out["cost"]
     return out
 
 
-def main(instances):
+def main(instances, before=None):
     if not MATRIX.exists():
         subprocess.run(["cargo", "build", "--release", "-p", "thicket-atsp", "--example", "atsp_matrix"], check=True)
     print(f"LKH-3 through elkai {version('elkai')}\n")
-    print("| instance | n | LKH-3 cost | LKH-3 s | thicket, same time | ratio | thicket, a tenth | ratio "
-          "| lower bound (source) | gap |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    extra = " before, same | ratio | before, a tenth | ratio |" if before else ""
+    print("| instance | n | LKH-3 cost | LKH-3 s | thicket, same time | ratio | thicket, a tenth | ratio |"
+          + extra + " lower bound (source) | gap | wall s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * (4 if before else 0) + "---:|---:|---:|")
     for spec in instances:
         if Path(spec).exists():
             path, name = spec, Path(spec).stem
@@ -67,13 +69,26 @@ def main(instances):
         lkh = lkh[:-1] if len(lkh) == len(d) + 1 else lkh
         assert sorted(lkh) == list(range(len(d)))
         lkh_cost = cost(d, lkh)
-        out = thicket(path, text, d, max(seconds, 0.01))
-        tenth = thicket(path, text, d, max(seconds / 10, 0.01))
         ratio = lambda c: c / lkh_cost if lkh_cost else float(c == 0)
-        print(f"| {name} | {len(d)} | {lkh_cost} | {seconds:.2f} | {out['cost']} | {ratio(out['cost']):.4f} "
-              f"| {tenth['cost']} | {ratio(tenth['cost']):.4f} "
-              f"| {out['lower_bound']} ({out['lower_bound_source']}) | {100 * out['gap']:.2f}% |", flush=True)
+        runs = {}
+        for label, limit in (("same", max(seconds, 0.01)), ("tenth", max(seconds / 10, 0.01))):
+            if before:
+                runs["before " + label] = thicket(path, text, d, limit, before)
+            start = time.perf_counter()
+            runs[label] = thicket(path, text, d, limit)
+            if label == "same":
+                wall = time.perf_counter() - start
+        same = runs["same"]
+        columns = ["same", "tenth"] + (["before same", "before tenth"] if before else [])
+        cells = [f"{runs[c]['cost']} | {ratio(runs[c]['cost']):.4f}" for c in columns]
+        print(f"| {name} | {len(d)} | {lkh_cost} | {seconds:.2f} | " + " | ".join(cells)
+              + f" | {same['lower_bound']} ({same['lower_bound_source']}) | {100 * same['gap']:.2f}% | {wall:.2f} |",
+              flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or DEFAULT)
+    args = sys.argv[1:]
+    before = None
+    if args[:1] == ["--before"]:
+        before, args = args[1], args[2:]
+    main(args or DEFAULT, before)

@@ -18,13 +18,12 @@
 //! work it did, not O(n). The search stops at its deadline, at the caller's stop request,
 //! or after `stale` kicks without a better tour.
 
+mod chains;
 mod moves;
 mod tour;
 
 use std::time::Instant;
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use thicket_core::{Progress, Result};
 
 use super::heuristic::tour_cost;
@@ -32,7 +31,8 @@ use super::instance::Instance;
 use super::lap::Lap;
 use super::policy::assignment;
 use super::verify::verify;
-use moves::Search;
+use chains::{iterate, Chain};
+use moves::{Neighbours, Search};
 use tour::Tour;
 
 /// Neighbour-list length: the 12 best successors and predecessors of every city.
@@ -45,9 +45,6 @@ pub(crate) const K: usize = 12;
 /// as any on every class tried.
 const RANKED: usize = 8;
 
-/// Kicks between two looks at the clock and the stop flag (a kick takes microseconds).
-const CHECK_EVERY: u64 = 16;
-
 /// Where the search stops besides its deadline.
 pub(crate) struct Limits {
     /// Stop at this instant.
@@ -56,6 +53,8 @@ pub(crate) struct Limits {
     pub(crate) stale: u64,
     /// The seed of the kicks (fixed, so that a run is repeatable up to the clock).
     pub(crate) seed: u64,
+    /// Chains searched at once, one a thread (at least one).
+    pub(crate) chains: usize,
 }
 
 /// What the search did, for the run's notes.
@@ -86,7 +85,8 @@ pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<us
         return start.to_vec();
     }
     let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
-    let mut search = Search::new(Tour::new(inst, start), K, RANKED, &reduced);
+    let near = Neighbours::new(inst, K, RANKED, &reduced);
+    let mut search = Search::new(Tour::new(inst, start), &near);
     search.descend_all();
     search.tour.cities().to_vec()
 }
@@ -96,10 +96,9 @@ pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<us
 /// [`K`] and [`RANKED`]), ranked by the reduced costs of `duals`, and `k` (`K`, or `n - 1`
 /// where fewer cities are left). For the GPU tour improver, which runs the same lists.
 pub(crate) fn neighbour_lists(inst: &Instance, duals: &Lap) -> (Vec<usize>, Vec<usize>, usize) {
-    let identity: Vec<usize> = (0..inst.n).collect();
     let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
-    let search = Search::new(Tour::new(inst, &identity), K, RANKED, &reduced);
-    let (succ, pred, k) = search.lists();
+    let near = Neighbours::new(inst, K, RANKED, &reduced);
+    let (succ, pred, k) = near.lists();
     (succ.to_vec(), pred.to_vec(), k)
 }
 
@@ -128,36 +127,22 @@ pub(crate) fn improve_tour(
             }
         };
         let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
-        let mut search = Search::new(Tour::new(inst, start), K, RANKED, &reduced);
+        let near = Neighbours::new(inst, K, RANKED, &reduced);
+        let mut search = Search::new(Tour::new(inst, start), &near);
         search.descend_all();
         search.tour.journal(true);
-        let mut best_cost = search.tour.cost;
-        let mut rng = ChaCha8Rng::seed_from_u64(limits.seed);
-        let mut stale = 0;
-        while stale < limits.stale {
-            if kicks % CHECK_EVERY == 0
-                && (Instant::now() >= limits.deadline || progress.stop_requested())
-            {
-                break;
-            }
-            kicks += 1;
-            search.kick(&mut rng);
-            search.descend();
-            if search.tour.cost < best_cost {
-                stale = 0;
-            } else {
-                stale += 1;
-            }
-            if search.tour.cost <= best_cost {
-                best_cost = search.tour.cost;
-                search.tour.commit();
-            } else {
-                search.tour.undo();
-                search.settle();
-            }
-        }
-        tour = search.tour.cities().to_vec();
-        cost = search.tour.cost;
+        // Every chain starts from the one local optimum, each with its own stream.
+        let mut chains: Vec<Chain> = (1..limits.chains.max(1) as u64)
+            .map(|i| {
+                let copy = Search::new(search.tour.clone(), &near);
+                Chain::new(copy, limits.seed.wrapping_add(i))
+            })
+            .collect();
+        chains.insert(0, Chain::new(search, limits.seed));
+        let (lead, made) = iterate(&mut chains, limits, progress)?;
+        kicks = made;
+        tour = chains[lead].search.tour.cities().to_vec();
+        cost = chains[lead].cost();
     }
     let zero = tour
         .iter()
@@ -174,6 +159,8 @@ pub(crate) fn improve_tour(
 mod tests {
     use super::*;
     use crate::generate::parse_generator_spec;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
     use std::time::Duration;
 
     fn limits(stale: u64) -> Limits {
@@ -181,6 +168,7 @@ mod tests {
             deadline: Instant::now() + Duration::from_secs(60),
             stale,
             seed: 1,
+            chains: 1,
         }
     }
 
@@ -227,7 +215,8 @@ mod tests {
             let start: Vec<usize> = (0..inst.n).collect();
             let lap = assignment(&inst);
             let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
-            let mut search = Search::new(Tour::new(&inst, &start), 6, 3, &reduced);
+            let near = Neighbours::new(&inst, 6, 3, &reduced);
+            let mut search = Search::new(Tour::new(&inst, &start), &near);
             search.descend_all();
             search.tour.journal(true);
             let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -272,6 +261,30 @@ mod tests {
             verify(&inst, &tour, cost).unwrap();
             assert!(cost <= tour_cost(&inst, &start), "{spec}");
             assert_eq!(improved.to, cost);
+        }
+    }
+
+    /// Several chains give a checked tour, the same one for the same seed and chain count
+    /// (the stop here is the stale count, not the clock), and no dearer than one chain's
+    /// start.
+    #[test]
+    fn chains_are_repeatable_and_checked() {
+        for spec in ["stilt:80:1", "tsmat:70:2", "amat:6:3"] {
+            let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
+            let start: Vec<usize> = (0..inst.n).collect();
+            let run = |chains| {
+                let limits = Limits {
+                    chains,
+                    ..limits(400)
+                };
+                improve_tour(&inst, &start, None, &limits, &Progress::hidden()).unwrap()
+            };
+            let (cost, tour, improved) = run(3);
+            verify(&inst, &tour, cost).unwrap();
+            assert!(cost <= tour_cost(&inst, &start), "{spec}");
+            assert!(improved.kicks >= 400, "{spec}");
+            let again = run(3);
+            assert_eq!((again.0, again.1), (cost, tour), "{spec}");
         }
     }
 }

@@ -56,6 +56,7 @@ pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
         root,
         duals,
         notes: Mutex::new(Vec::new()),
+        tour_devices: Mutex::new(Vec::new()),
     };
     if options.optimal_upper_bound {
         kernel.upper_bound = match known_optimum(&instance.name) {

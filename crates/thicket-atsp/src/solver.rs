@@ -61,6 +61,8 @@ pub(crate) struct AtspKernel<'a> {
     /// What the local search and the subtour search's multipliers did, for the run's notes
     /// (the last trial's).
     pub(crate) notes: Mutex<Vec<String>>,
+    /// The GPUs the tour improver ran on ([`crate::gpu::tours`]), for the run's devices.
+    pub(crate) tour_devices: Mutex<Vec<String>>,
 }
 
 impl AtspKernel<'_> {
@@ -94,11 +96,15 @@ impl AtspKernel<'_> {
         if let Ok(mut notes) = self.notes.lock() {
             notes.clear();
         }
+        if let Ok(mut devices) = self.tour_devices.lock() {
+            devices.clear();
+        }
         let (Some(limit), Some(deadline)) = (self.options.time_limit, deadline) else {
             return Ok((self.settle(self.exact(None, None, progress)?), None));
         };
         // The exact search alone first; where it does not finish, the local search improves
         // its tour and the exact search runs again from that tour with the time left.
+        let search_start = Instant::now();
         let first_deadline = deadline.min(begin + limit.mul_f64(FIRST_SEARCH_SHARE));
         let first = self.exact(None, Some(first_deadline), progress)?;
         if first.proven_optimal || Instant::now() >= deadline || progress.stop_requested() {
@@ -108,8 +114,33 @@ impl AtspKernel<'_> {
             true => self.heuristic.clone().map(|(_, tour)| tour),
             false => Some(first.tour.clone()),
         };
-        let improved = self.local_search(start, deadline, progress)?;
-        let second = self.exact(Some(improved.clone()), Some(deadline), progress)?;
+        // A node of the exact search is not interrupted, and its first (the root, cold) costs
+        // up to what the first search took where it expanded one, else about the root's work
+        // before the search (the O(n^3) assignment the most of it): the exact search keeps at
+        // least that much of the time, and where that would leave the local search less than
+        // half of it, the local search takes all the time instead (n = 3,000 overran an 8 s
+        // limit by 1.4 s in a second search's root).
+        let cold = match first.nodes {
+            0 => search_start.saturating_duration_since(begin),
+            _ => search_start.elapsed(),
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        let reserve = left.mul_f64(1.0 - LOCAL_SEARCH_SHARE).max(cold);
+        let again = reserve <= left / 2;
+        let improved = match again {
+            true => self.local_search(start, deadline - reserve, progress)?,
+            false => self.local_search(start, deadline, progress)?,
+        };
+        let second = match again {
+            true => self.exact(Some(improved.clone()), Some(deadline), progress)?,
+            false => AtspSolution {
+                cost: first.cost,
+                tour: Vec::new(),
+                nodes: 0,
+                proven_optimal: false,
+                lower_bound: first.lower_bound,
+            },
+        };
         let best = [&first, &second]
             .into_iter()
             .filter(|s| !s.tour.is_empty())
@@ -152,9 +183,9 @@ impl AtspKernel<'_> {
         }
     }
 
-    /// Improves `start` (else the heuristic's tour) by the local search for at most
-    /// [`LOCAL_SEARCH_SHARE`] of the time left before `deadline`, or until it stalls, and
-    /// leaves the rest to the exact search. Returns the tour as `(cost, tour)`.
+    /// Improves `start` (else the heuristic's tour) by the local search until `deadline`
+    /// (the caller leaves the exact search its share after it), or until it stalls. Returns
+    /// the tour as `(cost, tour)`.
     fn local_search(
         &self,
         start: Option<Vec<usize>>,
@@ -162,24 +193,23 @@ impl AtspKernel<'_> {
         progress: &Progress,
     ) -> Result<(i64, Vec<usize>)> {
         let start = start.unwrap_or_else(|| heuristic_tour(self.instance).0);
-        let now = Instant::now();
         let limits = Limits {
-            deadline: now
-                + deadline
-                    .saturating_duration_since(now)
-                    .mul_f64(LOCAL_SEARCH_SHARE),
+            deadline,
             stale: STALE_KICKS_PER_CITY * self.instance.n as u64,
             seed: 1,
+            chains: self.threads(),
         };
         if crate::strategy::gpu_tours(self.instance, self.options) {
             let device = self.options.gpu.device;
             let duals = self.duals.as_ref();
-            let (best, notes) =
-                improve_beside(self.instance, &start, duals, &limits, progress, device)?;
+            let beside = improve_beside(self.instance, &start, duals, &limits, progress, device)?;
             if let Ok(mut kept) = self.notes.lock() {
-                kept.extend(notes);
+                kept.extend(beside.notes);
             }
-            return Ok(best);
+            if let Ok(mut devices) = self.tour_devices.lock() {
+                devices.extend(beside.device);
+            }
+            return Ok(beside.best);
         }
         let (cost, tour, improved) = improve_tour(
             self.instance,
@@ -272,7 +302,16 @@ impl Kernel for AtspKernel<'_> {
         let ((solution, lower_bound_source), gpu) = self.search(progress)?;
         let placement = Placement {
             threads: self.threads(),
-            devices: gpu.iter().map(|run| run.device.clone()).collect(),
+            devices: gpu
+                .iter()
+                .map(|run| run.device.clone())
+                .chain(
+                    self.tour_devices
+                        .lock()
+                        .map(|d| d.clone())
+                        .unwrap_or_default(),
+                )
+                .collect(),
         };
         let run = AtspRun {
             name: self.instance.name.clone(),

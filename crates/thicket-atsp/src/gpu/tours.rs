@@ -85,8 +85,15 @@ impl GpuImproved {
     }
 }
 
-/// The cheaper tour of [`improve_beside`] as `(cost, tour)`, and the notes of both searches.
-pub(crate) type Beside = ((i64, Vec<usize>), Vec<String>);
+/// What [`improve_beside`] found.
+pub(crate) struct Beside {
+    /// The cheaper tour as `(cost, tour)`.
+    pub(crate) best: (i64, Vec<usize>),
+    /// A note from each search.
+    pub(crate) notes: Vec<String>,
+    /// The GPU's name, where it ran.
+    pub(crate) device: Option<String>,
+}
 
 /// Improves `start` (a tour of `inst`) on GPU `ordinal` and with the CPU's local search at
 /// once, both until `limits` (the GPU until the deadline, or the caller's stop), the neighbour
@@ -123,9 +130,11 @@ pub(crate) fn improve_beside(
     let (cost, tour, improved) = cpu?;
     let mut notes = vec![improved.note()];
     let mut best = (cost, tour);
+    let mut device = None;
     match gpu {
         Ok(gpu) => {
             notes.push(gpu.note());
+            device = Some(gpu.device.clone());
             if gpu.cost < best.0 {
                 best = (gpu.cost, gpu.tour);
             }
@@ -134,7 +143,11 @@ pub(crate) fn improve_beside(
             "GPU tour improver not run ({error}): the tour was improved on the CPU alone"
         )),
     }
-    Ok((best, notes))
+    Ok(Beside {
+        best,
+        notes,
+        device,
+    })
 }
 
 /// `cities` rotated to start at city 0, if they are a permutation of `0..n`.

@@ -23,6 +23,7 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
+use super::super::instance::Instance;
 use super::tour::Tour;
 
 /// The longest stretch of the tour a reversing move rewrites: longer reversals are skipped,
@@ -52,14 +53,99 @@ pub(super) struct Move {
     oc: usize,
 }
 
-/// The tour under search, its neighbour lists and its active cities.
+/// Each city's candidate successors and predecessors: built once per search and shared by
+/// all its chains.
+pub(super) struct Neighbours {
+    /// `succ[i * k..]`: the `k` listed successors of city i, best first.
+    succ: Vec<usize>,
+    /// `pred[j * k..]`: the `k` listed predecessors of city j, best first.
+    pred: Vec<usize>,
+    k: usize,
+}
+
+impl Neighbours {
+    /// Lists of `k` cities for every city of `inst`: the first `ranked` the arcs cheapest by
+    /// `rank` (ties by cost, then city), then the cheapest arcs by cost, without repeats.
+    /// O(n^2) evaluations of `rank` in all, the matrix read by rows (at n = 3,000, reading
+    /// its columns one by one missed the cache at every entry and took seconds).
+    pub(super) fn new(
+        inst: &Instance,
+        k: usize,
+        ranked: usize,
+        rank: &dyn Fn(usize, usize) -> i64,
+    ) -> Neighbours {
+        let n = inst.n;
+        let k = k.min(n - 1);
+        let ranked = ranked.min(k);
+        let mut succ = vec![0; n * k];
+        let mut pred = vec![0; n * k];
+        let mut keys: Vec<Key> = Vec::with_capacity(n);
+        for (i, out) in succ.chunks_mut(k).enumerate() {
+            keys.clear();
+            keys.extend(
+                (0..n)
+                    .filter(|&j| j != i)
+                    .map(|j| (rank(i, j), inst.cost(i, j), j)),
+            );
+            choose(&mut keys, ranked, out);
+        }
+        // Predecessors: BLOCK columns' keys gathered at a time, row by row.
+        let mut block: Vec<Vec<Key>> = (0..BLOCK.min(n)).map(|_| Vec::with_capacity(n)).collect();
+        for (b, outs) in pred.chunks_mut(k * BLOCK).enumerate() {
+            let columns = (b * BLOCK)..(b * BLOCK + outs.len() / k);
+            for keys in &mut block {
+                keys.clear();
+            }
+            for i in 0..n {
+                for (keys, j) in block.iter_mut().zip(columns.clone()) {
+                    if i != j {
+                        keys.push((rank(i, j), inst.cost(i, j), i));
+                    }
+                }
+            }
+            for (keys, out) in block.iter_mut().zip(outs.chunks_mut(k)) {
+                choose(keys, ranked, out);
+            }
+        }
+        Neighbours { succ, pred, k }
+    }
+
+    /// The successor and predecessor lists and `k` (as the fields say), for the GPU tour
+    /// improver, which runs the same lists.
+    pub(super) fn lists(&self) -> (&[usize], &[usize], usize) {
+        (&self.succ, &self.pred, self.k)
+    }
+}
+
+/// A candidate arc's rank, cost and the city at its other end.
+type Key = (i64, i64, usize);
+
+/// Columns whose predecessor lists are built together.
+const BLOCK: usize = 64;
+
+/// Fills `out` with cities of `keys`: the `ranked` least by rank (then cost, then city), then
+/// the cheapest of the others by cost (then city).
+fn choose(keys: &mut [Key], ranked: usize, out: &mut [usize]) {
+    let more = out.len() - ranked;
+    if ranked > 0 {
+        keys.select_nth_unstable(ranked - 1);
+        keys[..ranked].sort_unstable();
+    }
+    let rest = &mut keys[ranked..];
+    if more > 0 {
+        let by_cost = |&(_, cost, city): &Key| (cost, city);
+        rest.select_nth_unstable_by_key(more - 1, by_cost);
+        rest[..more].sort_unstable_by_key(by_cost);
+    }
+    for (slot, key) in out.iter_mut().zip(keys.iter()) {
+        *slot = key.2;
+    }
+}
+
+/// The tour under search, the neighbour lists it draws from and its active cities.
 pub(super) struct Search<'a> {
     pub(super) tour: Tour<'a>,
-    /// `succ_near[i * k..]`: the `k` cheapest successors of city i, cheapest first.
-    succ_near: Vec<usize>,
-    /// `pred_near[j * k..]`: the `k` cheapest predecessors of city j, cheapest first.
-    pred_near: Vec<usize>,
-    k: usize,
+    near: &'a Neighbours,
     /// Cities whose neighbourhood may hold an improving move, and whether each is queued.
     queue: Vec<usize>,
     queued: Vec<bool>,
@@ -68,77 +154,26 @@ pub(super) struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    /// The search from `tour`, with neighbour lists of `k` cities: the arcs first in the
-    /// order of `rank` (the cheapest arcs by `rank`), then by cost, without repeats.
-    pub(super) fn new(
-        tour: Tour<'a>,
-        k: usize,
-        ranked: usize,
-        rank: &dyn Fn(usize, usize) -> i64,
-    ) -> Search<'a> {
+    /// The search from `tour` with the lists `near`.
+    pub(super) fn new(tour: Tour<'a>, near: &'a Neighbours) -> Search<'a> {
         let n = tour.n;
-        let k = k.min(n - 1);
-        let by_rank = ranked.min(k);
-        let mut succ_near = Vec::with_capacity(n * k);
-        let mut pred_near = Vec::with_capacity(n * k);
-        let mut others: Vec<usize> = Vec::with_capacity(n);
-        let mut near: Vec<usize> = Vec::with_capacity(k);
-        for i in 0..n {
-            let out = |j: usize| (i, j);
-            let into = |j: usize| (j, i);
-            for (list, arc) in [
-                (&mut succ_near, &out as &dyn Fn(usize) -> (usize, usize)),
-                (&mut pred_near, &into),
-            ] {
-                near.clear();
-                let by_cost = |j: usize| {
-                    let (x, y) = arc(j);
-                    tour.c(x, y)
-                };
-                let by_rank_then_cost = |j: usize| {
-                    let (x, y) = arc(j);
-                    (rank(x, y), tour.c(x, y))
-                };
-                if by_rank > 0 {
-                    others.clear();
-                    others.extend((0..n).filter(|&j| j != i));
-                    others.select_nth_unstable_by_key(by_rank - 1, |&j| by_rank_then_cost(j));
-                    others[..by_rank].sort_by_key(|&j| by_rank_then_cost(j));
-                    near.extend_from_slice(&others[..by_rank]);
-                }
-                others.clear();
-                others.extend((0..n).filter(|&j| j != i && !near.contains(&j)));
-                let rest = k - by_rank;
-                if rest > 0 {
-                    others.select_nth_unstable_by_key(rest - 1, |&j| by_cost(j));
-                    others[..rest].sort_by_key(|&j| by_cost(j));
-                    near.extend_from_slice(&others[..rest]);
-                }
-                list.extend_from_slice(&near);
-            }
-        }
         Search {
             tour,
-            succ_near,
-            pred_near,
-            k,
+            near,
             queue: Vec::new(),
             queued: vec![false; n],
             buffer: Vec::with_capacity(n),
         }
     }
 
-    /// The successor and predecessor lists, `k` cities a city.
-    pub(super) fn lists(&self) -> (&[usize], &[usize], usize) {
-        (&self.succ_near, &self.pred_near, self.k)
+    fn succ(&self, city: usize) -> &'a [usize] {
+        let k = self.near.k;
+        &self.near.succ[city * k..(city + 1) * k]
     }
 
-    fn succ(&self, city: usize) -> &[usize] {
-        &self.succ_near[city * self.k..(city + 1) * self.k]
-    }
-
-    fn pred(&self, city: usize) -> &[usize] {
-        &self.pred_near[city * self.k..(city + 1) * self.k]
+    fn pred(&self, city: usize) -> &'a [usize] {
+        let k = self.near.k;
+        &self.near.pred[city * k..(city + 1) * k]
     }
 
     fn activate(&mut self, city: usize) {

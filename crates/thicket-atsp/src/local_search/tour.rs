@@ -5,7 +5,8 @@
 use super::super::heuristic::tour_cost;
 use super::super::instance::Instance;
 
-/// A tour under local search.
+/// A tour under local search (a clone is a chain's restart from another chain's tour).
+#[derive(Clone)]
 pub(super) struct Tour<'a> {
     inst: &'a Instance,
     /// Cities.
@@ -63,7 +64,16 @@ impl<'a> Tour<'a> {
 
     /// The city at position `p` (cyclically).
     pub(super) fn at(&self, p: usize) -> usize {
-        self.order[p % self.n]
+        self.order[self.wrap(p)]
+    }
+
+    /// Position `p` taken modulo n by subtraction: the moves' positions are below 3n, and a
+    /// division in every lookup was a large part of pricing a move.
+    fn wrap(&self, mut p: usize) -> usize {
+        while p >= self.n {
+            p -= self.n;
+        }
+        p
     }
 
     /// Where `city` is.
@@ -81,7 +91,7 @@ impl<'a> Tour<'a> {
 
     /// How far after `a` city `x` comes along the tour (0 for `a` itself).
     pub(super) fn offset(&self, a: usize, x: usize) -> usize {
-        (self.pos[x] + self.n - self.pos[a]) % self.n
+        self.wrap(self.pos[x] + self.n - self.pos[a])
     }
 
     /// The cities in tour order.
@@ -91,7 +101,7 @@ impl<'a> Tour<'a> {
 
     /// What reversing the `arcs` arcs from position `from` on changes (0 for none).
     pub(super) fn reversal(&self, from: usize, arcs: usize) -> i64 {
-        let from = from % self.n;
+        let from = self.wrap(from);
         let end = from + arcs;
         if end <= self.n {
             self.prefix(end) - self.prefix(from)

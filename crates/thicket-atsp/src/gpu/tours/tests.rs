@@ -410,9 +410,10 @@ fn improving_beside_the_cpu_answers_with_or_without_a_gpu() {
         deadline: Instant::now() + Duration::from_millis(300),
         stale: 10_000,
         seed: 1,
+        chains: 2,
     };
-    let ((cost, tour), notes) =
-        improve_beside(&inst, &start, None, &limits, &Progress::hidden(), 0).unwrap();
+    let beside = improve_beside(&inst, &start, None, &limits, &Progress::hidden(), 0).unwrap();
+    let ((cost, tour), notes) = (beside.best, beside.notes);
     verify(&inst, &tour, cost).unwrap();
     assert!(cost <= tour_cost(&inst, &start));
     assert_eq!(notes.len(), 2, "{notes:?}");
