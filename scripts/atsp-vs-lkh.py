@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """thicket's ATSP tour against LKH-3's in LKH-3's own wall time (issue 46); prints a Markdown table.
 
-Usage: python3 scripts/atsp-vs-lkh.py [--before THICKET] [INSTANCE...]
+Usage: python3 scripts/atsp-vs-lkh.py [--before THICKET] [--backend B] [--before-backend B]
+                                      [INSTANCE...]
 An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED (written out
 by the `atsp_matrix` example, so both solvers get the same matrix); the default set is ftv170
 and coin, crane and tsmat at n = 100, 316 and 1,000 (two seeds). LKH-3 is PyPI's `elkai`
 (`pip install elkai`), run as `elkai.DistanceMatrix(d).solve_tsp(runs=1)`; thicket is the
 release binary (`cargo build --release -p thicket-cli`, under $CARGO_TARGET_DIR if set), given
 LKH's wall time as --time-limit, and once more a tenth of it. With --before, another thicket
-binary (an earlier build) runs beside it at both times, interleaved, and gets its own columns.
+binary (an earlier build) runs beside it at both times, interleaved, and gets its own columns;
+--backend and --before-backend pass `--backend B` to each (GPU against CPU: the same binary
+as --before, `--backend cuda --before-backend cpu`).
 Both tours' costs are recomputed here from the matrix. Slow and machine-dependent: never run by CI.
 """
 import json, os, subprocess, sys, time
@@ -38,16 +41,17 @@ def cost(d, tour):
     return sum(d[a][b] for a, b in zip(tour, tour[1:] + tour[:1]))
 
 
-def thicket(path, text, d, seconds, binary=THICKET):
+def thicket(path, text, d, seconds, binary=THICKET, backend=None):
     """thicket's answer (the JSON object) in `seconds` of wall time, its tour checked."""
-    run = subprocess.run([binary, "atsp", path, "--json", "--quiet", "--time-limit", f"{seconds:.3f}"],
+    flags = ["--backend", backend] if backend else []
+    run = subprocess.run([binary, "atsp", path, "--json", "--quiet", "--time-limit", f"{seconds:.3f}"] + flags,
                          input=text, capture_output=True, text=True, check=True)
     out = json.loads(run.stdout)
     assert sorted(out["tour"]) == list(range(len(d))) and cost(d, out["tour"]) == out["cost"]
     return out
 
 
-def main(instances, before=None):
+def main(instances, before=None, backend=None, before_backend=None):
     if not MATRIX.exists():
         subprocess.run(["cargo", "build", "--release", "-p", "thicket-atsp", "--example", "atsp_matrix"], check=True)
     print(f"LKH-3 through elkai {version('elkai')}\n")
@@ -73,9 +77,9 @@ def main(instances, before=None):
         runs = {}
         for label, limit in (("same", max(seconds, 0.01)), ("tenth", max(seconds / 10, 0.01))):
             if before:
-                runs["before " + label] = thicket(path, text, d, limit, before)
+                runs["before " + label] = thicket(path, text, d, limit, before, before_backend)
             start = time.perf_counter()
-            runs[label] = thicket(path, text, d, limit)
+            runs[label] = thicket(path, text, d, limit, THICKET, backend)
             if label == "same":
                 wall = time.perf_counter() - start
         same = runs["same"]
@@ -88,7 +92,7 @@ def main(instances, before=None):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    before = None
-    if args[:1] == ["--before"]:
-        before, args = args[1], args[2:]
-    main(args or DEFAULT, before)
+    flags = {"--before": None, "--backend": None, "--before-backend": None}
+    while args[:1] and args[0] in flags:
+        flags[args[0]], args = args[1], args[2:]
+    main(args or DEFAULT, flags["--before"], flags["--backend"], flags["--before-backend"])

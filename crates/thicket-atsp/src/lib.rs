@@ -42,6 +42,7 @@ mod kernels;
 mod lap;
 mod ledgered;
 mod local_search;
+mod patching;
 mod policy;
 mod report;
 mod run;

@@ -16,8 +16,9 @@ use super::heuristic::tour_cost;
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::lap::{Lap, LapScratch};
 use super::local_search::descended;
+use super::patching::patch_quickly;
 use super::search::Bound;
-use super::subtour_search::{cycles, patched_tour};
+use super::subtour_search::patched_tour;
 
 /// The largest share of the heuristic tour's cost that the assignment bound may leave open
 /// for the subtour search to be chosen.
@@ -156,75 +157,10 @@ pub(crate) fn assignment(inst: &Instance) -> Lap {
     Lap::solve(n, &costs, &mut LapScratch::default())
 }
 
-/// Karp's patching of the cycles of `succ` (the largest absorbs, one at a time, the cycle it
-/// merges with most cheaply, arcs `a -> a'` and `b -> b'` becoming `a -> b'` and `b -> a'`)
-/// in O(n^2) in all rather than a merge: every city outside keeps its cheapest merge with a
-/// city inside, updated as cities come in; a kept merge whose inside city's successor a
-/// merge has changed since is priced again from scratch when it comes up as the cheapest.
-/// Returns the successor function of the one cycle left.
-fn patch_quickly(inst: &Instance, succ: &[usize]) -> Vec<usize> {
-    let n = succ.len();
-    let mut succ = succ.to_vec();
-    let cycles = cycles(&succ);
-    let largest = (0..cycles.len())
-        .max_by_key(|&k| cycles[k].len())
-        .expect("an assignment has cycles");
-    let mut cycle_of = vec![0; n];
-    for (k, cycle) in cycles.iter().enumerate() {
-        for &c in cycle {
-            cycle_of[c] = k;
-        }
-    }
-    let delta = |succ: &[usize], a: usize, b: usize| {
-        inst.cost(a, succ[b]) + inst.cost(b, succ[a])
-            - inst.cost(a, succ[a])
-            - inst.cost(b, succ[b])
-    };
-    let mut inside = vec![false; n];
-    // The cheapest known merge of each city outside: `(delta, city inside)`.
-    let mut best = vec![(i64::MAX, 0); n];
-    let take_in = |a: usize, succ: &[usize], inside: &[bool], best: &mut [(i64, usize)]| {
-        for b in (0..n).filter(|&b| !inside[b]) {
-            best[b] = best[b].min((delta(succ, a, b), a));
-        }
-    };
-    for &c in &cycles[largest] {
-        inside[c] = true;
-    }
-    for &c in &cycles[largest] {
-        take_in(c, &succ, &inside, &mut best);
-    }
-    for _ in 1..cycles.len() {
-        let (a, b) = loop {
-            let b = (0..n)
-                .filter(|&b| !inside[b])
-                .min_by_key(|&b| best[b])
-                .expect("a cycle is left outside");
-            let (kept, a) = best[b];
-            if delta(&succ, a, b) == kept {
-                break (a, b);
-            }
-            best[b] = (0..n)
-                .filter(|&a| inside[a])
-                .map(|a| (delta(&succ, a, b), a))
-                .min()
-                .expect("the largest cycle is inside");
-        };
-        succ.swap(a, b);
-        let merged = &cycles[cycle_of[b]];
-        for &c in merged {
-            inside[c] = true;
-        }
-        for &c in merged.iter().chain([&a]) {
-            take_in(c, &succ, &inside, &mut best);
-        }
-    }
-    succ
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::patching::cycles;
 
     #[test]
     fn a_weak_assignment_bound_calls_for_held_karp() {

@@ -175,7 +175,7 @@ pub(crate) fn ascend(
             break;
         }
         let succ: Vec<usize> = (0..n).map(|i| lap.col_of(i)).collect();
-        let cycles = super::subtour_search::cycles(&succ);
+        let cycles = super::patching::cycles(&succ);
         if cycles.len() > 1 {
             for cycle in cycles {
                 let mut key = cycle.clone();

@@ -37,6 +37,7 @@ use thicket_core::{Progress, StopFlag};
 use super::heuristic::{improve, improve_until, tour_cost};
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::lap::{Lap, LapScratch};
+use super::patching::{cycles, patch_quickly};
 use super::search::AtspSolution;
 use super::subtour_lagrangian::Relaxed;
 
@@ -140,7 +141,8 @@ impl Shared {
     }
 
     /// Whether the search must end: its deadline passed or its caller asked it to stop (a
-    /// node takes milliseconds, so either is answered within them).
+    /// node takes milliseconds, and a node of thousands of cities checks it between its
+    /// children, so either is answered within them).
     fn expired(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
             || self.stop.as_ref().is_some_and(StopFlag::is_raised)
@@ -358,6 +360,11 @@ impl<'a> Worker<'a> {
         if node.bound >= shared.threshold.load(Ordering::Relaxed) {
             return Vec::new();
         }
+        // At thousands of cities a node's branching takes seconds: past the deadline the
+        // node goes back open with its bound (which the answer's lower bound then counts).
+        if shared.expired() {
+            return vec![node];
+        }
         // The plain assignment's cycles: its value is exact on a tour, and its subtours
         // are short (few children).
         let succ: Vec<usize> = (0..n).map(|i| laps.plain.col_of(i)).collect();
@@ -390,6 +397,9 @@ impl<'a> Worker<'a> {
         // the incumbent (then the one whose cheapest child is dearest).
         let mut chosen: Option<Vec<Node>> = None;
         for (k, branch) in branches.iter().enumerate() {
+            if shared.expired() {
+                return vec![node];
+            }
             if k > 0 {
                 self.constrain(&node);
             }
@@ -431,6 +441,10 @@ impl<'a> Worker<'a> {
         let mut children = Vec::with_capacity(branch.len());
         let mut forced = node.forced.clone();
         for (r, &(i, j)) in branch.iter().enumerate() {
+            // Out of time: this split is not finished (the node goes back open).
+            if shared.expired() {
+                return None;
+            }
             if r > 0 {
                 let (pi, pj) = branch[r - 1];
                 self.force(pi, pj);
@@ -482,7 +496,7 @@ impl<'a> Worker<'a> {
     /// Patches the cycles into one tour and offers it (polished by local search when it is
     /// close to the incumbent).
     fn patch_and_offer(&self, shared: &Shared, succ: &[usize], cycles: &[Vec<usize>], bound: i64) {
-        let mut tour = tour_from(&patch(self.inst, succ, cycles));
+        let mut tour = tour_from(&patched(self.inst, succ, cycles));
         let incumbent = shared.threshold.load(Ordering::Relaxed);
         let cost = tour_cost(self.inst, &tour);
         if cost - incumbent <= incumbent - bound {
@@ -501,7 +515,7 @@ impl<'a> Worker<'a> {
 /// A tour from the cycles of the assignment `succ` (patched, then polished by local search),
 /// from city 0, with its cost.
 pub(super) fn patched_tour(inst: &Instance, succ: &[usize]) -> (i64, Vec<usize>) {
-    let mut tour = tour_from(&patch(inst, succ, &cycles(succ)));
+    let mut tour = tour_from(&patched(inst, succ, &cycles(succ)));
     improve(inst, &mut tour);
     let zero = tour
         .iter()
@@ -509,26 +523,6 @@ pub(super) fn patched_tour(inst: &Instance, succ: &[usize]) -> (i64, Vec<usize>)
         .expect("a tour visits city 0");
     tour.rotate_left(zero);
     (tour_cost(inst, &tour), tour)
-}
-
-/// The cycles of the successor function `succ`, each from its lowest city.
-pub(super) fn cycles(succ: &[usize]) -> Vec<Vec<usize>> {
-    let mut seen = vec![false; succ.len()];
-    let mut found = Vec::new();
-    for start in 0..succ.len() {
-        if seen[start] {
-            continue;
-        }
-        let mut cycle = Vec::new();
-        let mut at = start;
-        while !seen[at] {
-            seen[at] = true;
-            cycle.push(at);
-            at = succ[at];
-        }
-        found.push(cycle);
-    }
-    found
 }
 
 /// The tour a one-cycle successor function describes, from city 0.
@@ -543,6 +537,22 @@ fn tour_from(succ: &[usize]) -> Vec<usize> {
         }
     }
 }
+
+/// The assignment `succ` (whose cycles are `cycles`) patched into one cycle: by [`patch`]
+/// below [`QUICK_PATCH_FROM`] cities, above by the O(n^2) patching that makes the same
+/// cheapest merges (up to ties) ([`patch_quickly`]; `patch`'s O(n^2) a merge took seconds a node at
+/// 3,000 cities with hundreds of subtours, past a time limit). The exact small-instance
+/// path stays as it was, so that its proofs do not change.
+fn patched(inst: &Instance, succ: &[usize], cycles: &[Vec<usize>]) -> Vec<usize> {
+    if inst.n >= QUICK_PATCH_FROM {
+        patch_quickly(inst, succ)
+    } else {
+        patch(inst, succ, cycles)
+    }
+}
+
+/// Cities from which nodes are patched in O(n^2) in all ([`patched`]).
+const QUICK_PATCH_FROM: usize = 1_000;
 
 /// Karp's patching: the largest cycle absorbs, one at a time, the cycle it merges with most
 /// cheaply (arcs `a -> a'` and `b -> b'` become `a -> b'` and `b -> a'`). Returns the

@@ -86,6 +86,9 @@ pub(crate) fn run(
         {
             // Not ready in time (a cold kernel cache): the CPU chains alone.
             Err(_) => None,
+            // Ready, but its first launch (not cut to the time left) would pass the deadline:
+            // the CPU chains alone too.
+            Ok((Ok(_), _)) if Instant::now() + first_launch(etc) > search_end => None,
             Ok((kernels, ready)) => {
                 device_seconds = (ready - started).as_secs_f64();
                 let run = kernels
@@ -202,6 +205,20 @@ fn gpu_latest_start(limit: Duration, search_end: Instant) -> Instant {
         .checked_sub(limit.mul_f64(GPU_MIN_SHARE))
         .unwrap_or(search_end)
 }
+
+/// How long the GPU's first launch is expected to take on `etc`: every chain descends from
+/// the start and makes one kick in it, and nothing cuts it short, so the GPU joins a run only
+/// where that fits before the search's end. The descent's work grows with tasks^2 x machines;
+/// [`FIRST_LAUNCH_SECONDS`] is set from an H200 (docs/schedule.md, "Against the published
+/// record"), generously, since a slower GPU should sit out rather than overrun.
+fn first_launch(etc: &Etc) -> Duration {
+    let (tasks, machines) = (etc.tasks() as f64, etc.machines() as f64);
+    Duration::from_secs_f64(FIRST_LAUNCH_SECONDS * tasks * tasks * machines)
+}
+
+/// Seconds of the GPU's first launch per task^2 x machine ([`first_launch`]): 2,048 x 64
+/// gives 1.7 s, 1,024 x 32 0.2 s, 512 x 16 27 ms.
+const FIRST_LAUNCH_SECONDS: f64 = 6.5e-9;
 
 /// Of a GPU run's limit, the least search time the GPU must have left to join it.
 const GPU_MIN_SHARE: f64 = 0.1;
