@@ -35,6 +35,7 @@ mod mapped;
 #[cfg(feature = "test-support")]
 mod module_check;
 mod modules;
+mod pacing;
 mod peer;
 mod per_device;
 mod probe;
@@ -59,6 +60,7 @@ pub use mapped::MappedWord;
 #[cfg(feature = "test-support")]
 pub use module_check::{check_modules, CHECK_ARCHS_ENV};
 pub use modules::{architectures_from, compile_everywhere, warm_up, KernelModule};
+pub use pacing::LaunchPacer;
 pub use peer::{peer_atomics, PeerMemory};
 pub use per_device::PerDevice;
 pub use probe::{probe, DeviceInfo};

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use thicket_core::{Error, Progress, Result, StopFlag};
 use thicket_gpu::cudarc::driver::{LaunchConfig, PushKernelArg};
-use thicket_gpu::{Gpu, GpuError};
+use thicket_gpu::{Gpu, GpuError, LaunchPacer};
 
 use crate::heuristic::tour_cost;
 use crate::instance::Instance;
@@ -27,11 +27,6 @@ use crate::policy::assignment;
 
 /// The wall time a launch aims at.
 const EPOCH_SECONDS: f64 = 0.05;
-/// Of the time left before the deadline, the share the last launches plan to fill: a
-/// launch's kicks take the last launch's time a kick only on average.
-const FILL_SHARE: f64 = 0.75;
-/// The most kicks a chain makes in one launch.
-const MAX_KICKS: u32 = 1 << 14;
 /// Chains dearer than the best by more than this share restart from the best's tour.
 const RESTART_GAP: f64 = 0.002;
 /// Shared memory a block may take without opting in.
@@ -219,11 +214,12 @@ fn improve_on_gpu(
         ..per_chain
     };
     let (n32, seed) = (n as i32, 1u64);
-    let (mut kicks, mut launches) = (1u32, 0u64);
+    let mut pacer = LaunchPacer::new(EPOCH_SECONDS);
+    let mut launches = 0u64;
     let mut best_chain = None;
     while Instant::now() < deadline && !stop.is_some_and(StopFlag::is_raised) {
         let launched = Instant::now();
-        let (kicks32, descend_all) = (kicks as i32, i32::from(launches == 0));
+        let (kicks32, descend_all) = (pacer.kicks() as i32, i32::from(launches == 0));
         {
             let mut l = stream.launch_builder(&kernels.tours_ils);
             l.arg(&cost)
@@ -259,14 +255,9 @@ fn improve_on_gpu(
         let left = deadline
             .saturating_duration_since(Instant::now())
             .as_secs_f64();
-        let fit = FILL_SHARE * left / (took / f64::from(kicks));
-        if fit < 1.0 {
+        if !pacer.next(took, left) {
             break;
         }
-        if took < EPOCH_SECONDS && kicks < MAX_KICKS {
-            kicks *= 2;
-        }
-        kicks = kicks.min(fit as u32).max(1);
         let limit = best + (best as f64 * RESTART_GAP) as i64;
         let c32 = c as i32;
         let mut l = stream.launch_builder(&kernels.tours_restart);

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
-use thicket_gpu::{record_event, seconds_between, Gpu, GpuError};
+use thicket_gpu::{record_event, seconds_between, Gpu, GpuError, LaunchPacer};
 
 use super::functions;
 use crate::cpu::ils::{SearchRun, RESTART_GAP};
@@ -26,11 +26,6 @@ use crate::kernels::{ILS, ILS_THREADS};
 pub const BLOCKS_PER_SM: usize = 2;
 /// The wall time an epoch's launch aims at.
 pub const EPOCH_SECONDS: f64 = 0.02;
-/// Of the time left before the deadline, the share the last launches plan to fill: a
-/// launch's kicks take the last launch's time per kick only on average.
-const FILL_SHARE: f64 = 0.75;
-/// The most kicks per chain in one launch.
-const MAX_KICKS: u32 = 1 << 14;
 /// Shared memory a block may take without opting in.
 const SHARED_BYTES: usize = 48 * 1024;
 
@@ -209,11 +204,13 @@ pub fn search(
     // A chain stops once it is within rounding of the bound.
     let stop_at = bound * (1.0 + crate::cpu::ils::BOUND_TOLERANCE);
     let first = record_event(&stream)?;
-    let (mut kicks, mut epochs) = (1u32, 0usize);
+    let mut pacer = LaunchPacer::new(EPOCH_SECONDS);
+    let mut epochs = 0usize;
     let mut best_chain = None;
     while Instant::now() < deadline && !stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
         let launched = Instant::now();
         let launch = epochs as u64;
+        let kicks = pacer.kicks();
         {
             let mut l = stream.launch_builder(&device.chains_kernel);
             l.arg(&device.etc)
@@ -255,14 +252,9 @@ pub fn search(
         let left = deadline
             .saturating_duration_since(Instant::now())
             .as_secs_f64();
-        let fit = FILL_SHARE * left / (took / f64::from(kicks));
-        if fit < 1.0 {
+        if !pacer.next(took, left) {
             break;
         }
-        if took < EPOCH_SECONDS && kicks < MAX_KICKS {
-            kicks *= 2;
-        }
-        kicks = kicks.min(fit as u32);
         let limit = spans[c] * (1.0 + RESTART_GAP);
         let c32 = c as u32;
         {
