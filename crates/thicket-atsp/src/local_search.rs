@@ -29,7 +29,7 @@ use thicket_core::{Progress, Result};
 use super::heuristic::tour_cost;
 use super::instance::Instance;
 use super::lap::Lap;
-use super::policy::assignment;
+use super::policy::assignment_or;
 use super::verify::verify;
 use chains::{iterate, Chain};
 use moves::{Neighbours, Search};
@@ -118,14 +118,8 @@ pub(crate) fn improve_tour(
     let mut tour = start.to_vec();
     let mut cost = from;
     if inst.n >= 5 {
-        let solved;
-        let lap = match duals {
-            Some(lap) => lap,
-            None => {
-                solved = assignment(inst);
-                &solved
-            }
-        };
+        let lap = assignment_or(inst, duals);
+        let lap: &Lap = &lap;
         let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
         let near = Neighbours::new(inst, K, RANKED, &reduced);
         let mut search = Search::new(Tour::new(inst, start), &near);
@@ -159,6 +153,7 @@ pub(crate) fn improve_tour(
 mod tests {
     use super::*;
     use crate::generate::parse_generator_spec;
+    use crate::policy::assignment;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
     use std::time::Duration;

@@ -12,6 +12,8 @@
 //! proofs on the large instances (39 s for 300 steps on rbg323, which the subtour search
 //! proves in under a second).
 
+use std::borrow::Cow;
+
 use super::heuristic::tour_cost;
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::lap::{Lap, LapScratch};
@@ -143,6 +145,15 @@ impl RootBounds {
             self.upper,
             100.0 * ASSIGNMENT_GAP_LIMIT
         )
+    }
+}
+
+/// `duals` where the caller has them, else [`assignment`] solved here: the duals that rank
+/// the local searches' neighbour lists.
+pub(crate) fn assignment_or<'a>(inst: &Instance, duals: Option<&'a Lap>) -> Cow<'a, Lap> {
+    match duals {
+        Some(lap) => Cow::Borrowed(lap),
+        None => Cow::Owned(assignment(inst)),
     }
 }
 

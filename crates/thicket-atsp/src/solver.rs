@@ -265,7 +265,12 @@ impl AtspKernel<'_> {
                     progress.stop_flag().as_ref(),
                 );
                 if let Ok(mut notes) = self.notes.lock() {
-                    notes.push(relaxed.note());
+                    // A second exact search (after an asked bound found nothing) ascends
+                    // again; its note would repeat the first's word for word.
+                    let note = relaxed.note();
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
                 }
                 subtour_search::search(self.instance, &relaxed, start, opts.deadline, progress)
             })

@@ -23,7 +23,7 @@ use crate::instance::Instance;
 use crate::kernels::{TourKernels, CANDIDATES, CHAIN_BYTES, TOURS_BLOCKS_PER_SM, TOURS_THREADS};
 use crate::lap::Lap;
 use crate::local_search::{improve_tour, neighbour_lists, Limits};
-use crate::policy::assignment;
+use crate::policy::assignment_or;
 
 /// The wall time a launch aims at.
 const EPOCH_SECONDS: f64 = 0.05;
@@ -104,14 +104,8 @@ pub(crate) fn improve_beside(
     progress: &Progress,
     ordinal: usize,
 ) -> Result<Beside> {
-    let solved;
-    let lap = match duals {
-        Some(lap) => lap,
-        None => {
-            solved = assignment(inst);
-            &solved
-        }
-    };
+    let lap = assignment_or(inst, duals);
+    let lap: &Lap = &lap;
     let stop = progress.stop_flag();
     let (gpu, cpu) = std::thread::scope(|scope| {
         let gpu = scope

@@ -10,6 +10,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::*;
 use crate::generate::parse_generator_spec;
+use crate::policy::assignment;
 use crate::verify::verify;
 
 /// Moves from one city: `CANDIDATES` first arcs times `2 * CANDIDATES` thirds (PER_CITY).
