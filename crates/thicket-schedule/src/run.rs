@@ -158,11 +158,13 @@ impl Kernel for ScheduleKernel<'_> {
 }
 
 /// Waits for the GPU set-up (device, and on a cold kernel cache the NVRTC compile) that a
-/// default run on the GPU started and stopped waiting for when it was not ready in time; a
-/// program that ends right after its runs calls this so that the compiled kernels reach the
-/// kernel cache and the next process finds them. Returns at once where none is under way.
-pub fn finish_gpu_setup() {
-    gpu_ils::finish_opening();
+/// default run on the GPU started and stopped waiting for when it was not ready in time, until
+/// `until` at the latest; a program that ends right after its runs calls this so that the
+/// compiled kernels reach the kernel cache and the next process finds them. Returns whether
+/// every set-up finished (at once where none is under way); one that did not is lost with
+/// the process, and the next process compiles again.
+pub fn finish_gpu_setup(until: Instant) -> bool {
+    gpu_ils::finish_opening(until)
 }
 
 /// Runs `options.method` on `etc` as the options ask (backend, trials, verification). A run

@@ -1,11 +1,12 @@
 //! `thicket schedule`: one matching method on an ETC matrix from a file or a generator.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args;
-use thicket_core::{Error, Result};
+use thicket_core::{Error, Measured, Result};
 use thicket_schedule::{
-    assignment, schedule, Etc, EtcFormat, Method, ScheduleOptions, Scratch, SwarmParams,
+    assignment, schedule, Etc, EtcFormat, Method, ScheduleOptions, ScheduleRun, Scratch,
+    SwarmParams,
 };
 
 use super::{result_on_stdout, say, Summary};
@@ -100,6 +101,7 @@ pub enum ScratchArg {
 
 /// `thicket schedule`.
 pub fn run(args: &ScheduleArgs) -> Result<()> {
+    let started = Instant::now();
     let etc = match (&args.file, args.generate) {
         (Some(path), _) => Etc::read_as(path, args.format)?,
         (None, Some(generator)) => generator.generate(args.seed)?,
@@ -159,17 +161,35 @@ pub fn run(args: &ScheduleArgs) -> Result<()> {
         Error::InvalidInput(m) => Error::InvalidInput(format!("{source}: {m}")),
         other => other,
     });
+    let reported = measured.and_then(|measured| report(args, &etc, &measured, result_on_stdout));
     // A GPU set-up the run did not wait for (a cold kernel cache's compile) ends here, after
-    // the run and outside its time, so that the next thicket finds the kernels cached.
-    thicket_schedule::finish_gpu_setup();
-    let measured = measured?;
+    // the answer, so that the next thicket finds the kernels cached; but not past 8% over
+    // the limit, which would make a short run's process late (the compile is then dropped).
+    let until = started + options.time_limit.mul_f64(1.08);
+    if !thicket_schedule::finish_gpu_setup(until) && !args.output.quiet {
+        errln!(
+            "note: the GPU kernels were still compiling when the run's time was up; the compile \
+             was dropped (`thicket warmup` compiles and caches every kernel once)"
+        );
+    }
+    reported
+}
+
+/// Prints a finished run: its notes, the assignment where asked, and the JSON or the
+/// summary.
+fn report(
+    args: &ScheduleArgs,
+    etc: &Etc,
+    measured: &Measured<ScheduleRun>,
+    result_on_stdout: bool,
+) -> Result<()> {
     super::say_notes(&measured.info, args.output.quiet);
     let run = &measured.output;
     if let Some(out) = &args.output_file {
         write_output(out, &assignment::to_text(&run.assignment))?;
     }
     if args.output.json {
-        outln!("{}", measured.json(run.stats(&etc)));
+        outln!("{}", measured.json(run.stats(etc)));
         return Ok(());
     }
     let summary = Summary::beside(result_on_stdout, args.output.quiet);

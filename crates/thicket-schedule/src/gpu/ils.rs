@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use thicket_core::{Error, Result};
@@ -79,13 +79,25 @@ pub fn open_beside(ordinal: usize) -> mpsc::Receiver<(Result<SearchKernels>, Ins
     receive
 }
 
-/// Waits for every GPU set-up a run started and stopped waiting for (see [`open_beside`]).
-pub fn finish_opening() {
+/// Waits for every GPU set-up a run started and stopped waiting for (see [`open_beside`]),
+/// until `until` at the latest; returns whether every one finished. One still running then
+/// is left to end with the process (its compile lost: the next process compiles again).
+pub fn finish_opening(until: Instant) -> bool {
     let threads = std::mem::take(&mut *OPENING.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut finished = true;
     for thread in threads {
-        // A panic there was a failed set-up, which a later run reports when it tries again.
-        let _ = thread.join();
+        // A join cannot time out: poll, at a step far below a compile's second.
+        while !thread.is_finished() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if thread.is_finished() {
+            // A panic there was a failed set-up, which a later run reports when it tries again.
+            let _ = thread.join();
+        } else {
+            finished = false;
+        }
     }
+    finished
 }
 
 /// Refuses a matrix the GPU search cannot hold ([`Error::TooLarge`]): more than 65,535 tasks
