@@ -37,7 +37,7 @@ use thicket_core::{Progress, StopFlag};
 use super::heuristic::{improve, improve_until, tour_cost};
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::lap::{Lap, LapScratch};
-use super::patching::{cycles, patch_quickly};
+use super::patching::{cycles, patched};
 use super::search::AtspSolution;
 use super::subtour_lagrangian::Relaxed;
 
@@ -231,10 +231,15 @@ pub(super) fn search(
     rayon::broadcast(|_| {
         let mut worker = Worker::new(inst, relaxed);
         while let Some(node) = shared.take() {
-            let children = worker.expand(&shared, node);
-            shared.nodes.fetch_add(1, Ordering::Relaxed);
-            progress.inc(1);
-            shared.put_back(children);
+            match worker.expand(&shared, node) {
+                Expanded::Children(children) => {
+                    shared.nodes.fetch_add(1, Ordering::Relaxed);
+                    progress.inc(1);
+                    shared.put_back(children);
+                }
+                // Not a node searched: it is open again, and not counted.
+                Expanded::Reopened(node) => shared.put_back(vec![*node]),
+            }
         }
     });
     let frontier = shared
@@ -250,6 +255,14 @@ pub(super) fn search(
         proven_optimal: open >= cost,
         lower_bound: open.min(cost),
     }
+}
+
+/// What expanding a node gave.
+enum Expanded {
+    /// Its children (none where it was pruned or its assignment a tour).
+    Children(Vec<Node>),
+    /// The node itself, back open: the deadline came before its branching.
+    Reopened(Box<Node>),
 }
 
 /// One thread's work space.
@@ -338,8 +351,9 @@ impl<'a> Worker<'a> {
         (value < INFEASIBLE).then(|| plain.max(self.relaxed.bound(value)))
     }
 
-    /// Expands `node`: offers its tour or patched cycles, and returns its children.
-    fn expand(&mut self, shared: &Shared, mut node: Node) -> Vec<Node> {
+    /// Expands `node`: offers its tour or patched cycles, and returns its children (none
+    /// where it is pruned or a tour), or the node itself where the deadline came first.
+    fn expand(&mut self, shared: &Shared, mut node: Node) -> Expanded {
         let n = self.inst.n;
         self.constrain(&node);
         let laps = match node.laps.take() {
@@ -351,19 +365,19 @@ impl<'a> Worker<'a> {
                         .then(|| Lap::solve(n, &self.relaxed_costs, &mut self.scratch)),
                 };
                 let Some(bound) = self.bound_of(&laps) else {
-                    return Vec::new();
+                    return Expanded::Children(Vec::new());
                 };
                 node.bound = bound.max(node.bound);
                 laps
             }
         };
         if node.bound >= shared.threshold.load(Ordering::Relaxed) {
-            return Vec::new();
+            return Expanded::Children(Vec::new());
         }
         // At thousands of cities a node's branching takes seconds: past the deadline the
         // node goes back open with its bound (which the answer's lower bound then counts).
         if shared.expired() {
-            return vec![node];
+            return Expanded::Reopened(Box::new(node));
         }
         // The plain assignment's cycles: its value is exact on a tour, and its subtours
         // are short (few children).
@@ -371,7 +385,7 @@ impl<'a> Worker<'a> {
         let cycles = cycles(&succ);
         if cycles.len() == 1 {
             shared.offer(laps.plain.value(n, &self.costs), &tour_from(&succ));
-            return Vec::new();
+            return Expanded::Children(Vec::new());
         }
         self.expanded += 1;
         if cycles.len() <= PATCH_CYCLES || self.expanded.is_multiple_of(PATCH_EVERY) {
@@ -398,7 +412,7 @@ impl<'a> Worker<'a> {
         let mut chosen: Option<Vec<Node>> = None;
         for (k, branch) in branches.iter().enumerate() {
             if shared.expired() {
-                return vec![node];
+                return Expanded::Reopened(Box::new(node));
             }
             if k > 0 {
                 self.constrain(&node);
@@ -422,7 +436,7 @@ impl<'a> Worker<'a> {
                 break;
             }
         }
-        chosen.unwrap_or_default()
+        Expanded::Children(chosen.unwrap_or_default())
     }
 
     /// The children of `node` (whose assignments are `laps`, the matrices under its
@@ -536,62 +550,6 @@ fn tour_from(succ: &[usize]) -> Vec<usize> {
             return tour;
         }
     }
-}
-
-/// The assignment `succ` (whose cycles are `cycles`) patched into one cycle: by [`patch`]
-/// below [`QUICK_PATCH_FROM`] cities, above by the O(n^2) patching that makes the same
-/// cheapest merges (up to ties) ([`patch_quickly`]; `patch`'s O(n^2) a merge took seconds a node at
-/// 3,000 cities with hundreds of subtours, past a time limit). The exact small-instance
-/// path stays as it was, so that its proofs do not change.
-fn patched(inst: &Instance, succ: &[usize], cycles: &[Vec<usize>]) -> Vec<usize> {
-    if inst.n >= QUICK_PATCH_FROM {
-        patch_quickly(inst, succ)
-    } else {
-        patch(inst, succ, cycles)
-    }
-}
-
-/// Cities from which nodes are patched in O(n^2) in all ([`patched`]).
-const QUICK_PATCH_FROM: usize = 1_000;
-
-/// Karp's patching: the largest cycle absorbs, one at a time, the cycle it merges with most
-/// cheaply (arcs `a -> a'` and `b -> b'` become `a -> b'` and `b -> a'`). Returns the
-/// successor function of the one cycle left.
-fn patch(inst: &Instance, succ: &[usize], cycles: &[Vec<usize>]) -> Vec<usize> {
-    let mut succ = succ.to_vec();
-    let mut cycle_of = vec![0; succ.len()];
-    for (k, cycle) in cycles.iter().enumerate() {
-        for &c in cycle {
-            cycle_of[c] = k;
-        }
-    }
-    let largest = (0..cycles.len())
-        .max_by_key(|&k| cycles[k].len())
-        .expect("a node has cycles");
-    let mut merged = vec![false; cycles.len()];
-    merged[largest] = true;
-    let mut inside = cycles[largest].clone();
-    for _ in 1..cycles.len() {
-        let mut best = (i64::MAX, 0, 0);
-        for &a in &inside {
-            let a_next = succ[a];
-            let out = inst.cost(a, a_next);
-            for b in (0..succ.len()).filter(|&b| !merged[cycle_of[b]]) {
-                let b_next = succ[b];
-                let delta =
-                    inst.cost(a, b_next) + inst.cost(b, a_next) - out - inst.cost(b, b_next);
-                if delta < best.0 {
-                    best = (delta, a, b);
-                }
-            }
-        }
-        let (_, a, b) = best;
-        let k = cycle_of[b];
-        merged[k] = true;
-        inside.extend_from_slice(&cycles[k]);
-        succ.swap(a, b);
-    }
-    succ
 }
 
 #[cfg(test)]
