@@ -2,7 +2,7 @@
 """thicket's ATSP tour against LKH-3's in LKH-3's own wall time (issue 46); prints a Markdown table.
 
 Usage: python3 scripts/atsp-vs-lkh.py [--before THICKET] [--backend B] [--before-backend B]
-                                      [INSTANCE...]
+                                      [--tenth-only] [INSTANCE...]
 An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED (written out
 by the `atsp_matrix` example, so both solvers get the same matrix); the default set is ftv170
 and coin, crane and tsmat at n = 100, 316 and 1,000 (two seeds). LKH-3 is PyPI's `elkai`
@@ -12,7 +12,9 @@ LKH's wall time as --time-limit, and once more a tenth of it. With --before, ano
 binary (an earlier build) runs beside it at both times, interleaved, and gets its own columns;
 --backend and --before-backend pass `--backend B` to each (GPU against CPU: the same binary
 as --before, `--backend cuda --before-backend cpu`).
-Both tours' costs are recomputed here from the matrix. Slow and machine-dependent: never run by CI.
+--tenth-only runs thicket at a tenth of LKH's time alone (where LKH's own time is minutes). The
+last lines count, per column, the instances at most LKH-3's cost (same time) or within 1% of it
+(a tenth). Both tours' costs are recomputed here from the matrix. Slow and machine-dependent: never run by CI.
 """
 import json, os, subprocess, sys, time
 from pathlib import Path
@@ -51,7 +53,7 @@ def thicket(path, text, d, seconds, binary=THICKET, backend=None):
     return out
 
 
-def main(instances, before=None, backend=None, before_backend=None):
+def main(instances, before=None, backend=None, before_backend=None, tenth_only=False):
     if not MATRIX.exists():
         subprocess.run(["cargo", "build", "--release", "-p", "thicket-atsp", "--example", "atsp_matrix"], check=True)
     print(f"LKH-3 through elkai {version('elkai')}\n")
@@ -59,6 +61,7 @@ def main(instances, before=None, backend=None, before_backend=None):
     print("| instance | n | LKH-3 cost | LKH-3 s | thicket, same time | ratio | thicket, a tenth | ratio |"
           + extra + " lower bound (source) | gap | wall s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * (4 if before else 0) + "---:|---:|---:|")
+    tally = {}
     for spec in instances:
         if Path(spec).exists():
             path, name = spec, Path(spec).stem
@@ -75,24 +78,37 @@ def main(instances, before=None, backend=None, before_backend=None):
         lkh_cost = cost(d, lkh)
         ratio = lambda c: c / lkh_cost if lkh_cost else float(c == 0)
         runs = {}
-        for label, limit in (("same", max(seconds, 0.01)), ("tenth", max(seconds / 10, 0.01))):
+        limits = (("same", max(seconds, 0.01)), ("tenth", max(seconds / 10, 0.01)))
+        for label, limit in limits[1:] if tenth_only else limits:
             if before:
                 runs["before " + label] = thicket(path, text, d, limit, before, before_backend)
             start = time.perf_counter()
             runs[label] = thicket(path, text, d, limit, THICKET, backend)
-            if label == "same":
+            if label == ("tenth" if tenth_only else "same"):
                 wall = time.perf_counter() - start
-        same = runs["same"]
+        first = runs["tenth" if tenth_only else "same"]
         columns = ["same", "tenth"] + (["before same", "before tenth"] if before else [])
-        cells = [f"{runs[c]['cost']} | {ratio(runs[c]['cost']):.4f}" for c in columns]
+        cells = [f"{runs[c]['cost']} | {ratio(runs[c]['cost']):.4f}" if c in runs else "- | -" for c in columns]
         print(f"| {name} | {len(d)} | {lkh_cost} | {seconds:.2f} | " + " | ".join(cells)
-              + f" | {same['lower_bound']} ({same['lower_bound_source']}) | {100 * same['gap']:.2f}% | {wall:.2f} |",
+              + f" | {first['lower_bound']} ({first['lower_bound_source']}) | {100 * first['gap']:.2f}% | {wall:.2f} |",
               flush=True)
+        for label, run in runs.items():
+            tally.setdefault(label, []).append(ratio(run["cost"]))
+    print()
+    for label, ratios in tally.items():
+        line = f"{label}: {len(ratios)} instances, worst ratio {max(ratios):.4f}, "
+        if label.endswith("same"):
+            line += f"{sum(r <= 1.0 for r in ratios)} at most LKH-3's cost"
+        else:
+            line += f"{sum(r <= 1.01 for r in ratios)} within 1% of LKH-3's cost"
+        print(line)
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
     flags = {"--before": None, "--backend": None, "--before-backend": None}
+    tenth_only = "--tenth-only" in args
+    args = [a for a in args if a != "--tenth-only"]
     while args[:1] and args[0] in flags:
         flags[args[0]], args = args[1], args[2:]
-    main(args or DEFAULT, flags["--before"], flags["--backend"], flags["--before-backend"])
+    main(args or DEFAULT, flags["--before"], flags["--backend"], flags["--before-backend"], tenth_only)
