@@ -9,7 +9,8 @@
 //! (O(1) each); the busiest machine is tried first, best improvement per machine. Every
 //! [`RESPLIT_EVERY`]th descent (and the first) goes further: where no move or swap is left,
 //! the busiest machine's tasks and one partner's are split anew between the two
-//! ([`pair`]: two for one, three for two, ...), and the descent resumes.
+//! ([`pair`]: two for one, three for two, ...), and the descent resumes; where no re-split is
+//! left either, an ejection chain may pass tasks on over three machines ([`eject`]).
 //!
 //! Between descents a kick takes two to four random tasks off their machines (half of them
 //! from a machine at the makespan) and puts each back where it would finish first (the
@@ -27,8 +28,10 @@ use rayon::prelude::*;
 use thicket_core::SplitMix;
 
 use crate::etc::Etc;
+use eject::Eject;
 use pair::Split;
 
+mod eject;
 mod pair;
 
 /// Kicks per chain per epoch.
@@ -291,23 +294,30 @@ impl State {
     }
 
     /// [`State::descend`], then re-splits the busiest machine's tasks with a partner's
-    /// ([`State::resplit`]) and descends again, while that lowers the busiest machine and
-    /// neither `stop` nor `deadline` has come.
+    /// ([`State::resplit`]) or, where no re-split is left and the chain's pacing allows,
+    /// passes a task on over three or four machines ([`State::eject`]), and descends again,
+    /// while that lowers the busiest machine and neither `stop` nor `deadline` has come.
     fn descend_deep(
         &mut self,
         etc: &Etc,
         stop: Option<&AtomicBool>,
         deadline: Instant,
-        split: &mut Split,
+        deep: &mut Deep,
     ) {
+        let mut due = deep.eject.due();
         loop {
             self.descend(etc, stop);
-            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
-                || Instant::now() >= deadline
-                || !self.resplit(etc, split, deadline)
-            {
+            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) || Instant::now() >= deadline {
                 return;
             }
+            if self.resplit(etc, &mut deep.split, deadline) {
+                continue;
+            }
+            // Asked once per deep descent: a chain that found one may find the next.
+            if !due || !self.eject(etc, &mut deep.eject, deadline) {
+                return;
+            }
+            due = true;
         }
     }
 
@@ -356,6 +366,13 @@ impl State {
     }
 }
 
+/// The memory and pacing of a chain's deep descents ([`State::descend_deep`]).
+#[derive(Default)]
+pub(crate) struct Deep {
+    split: Split,
+    eject: Eject,
+}
+
 /// The result of a search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRun {
@@ -386,17 +403,17 @@ pub fn search(
         etc,
         limits.stop,
         started + limits.time,
-        &mut Split::default(),
+        &mut Deep::default(),
     );
     first.exact(etc);
     let mut best = first.clone();
     let chains = chains.max(1);
-    let mut states: Vec<(State, SplitMix, Split)> = (0..chains)
+    let mut states: Vec<(State, SplitMix, Deep)> = (0..chains)
         .map(|c| {
             (
                 first.clone(),
                 SplitMix::new(seed ^ (c as u64 + 1).wrapping_mul(0xa076_1d64_78bd_642f)),
-                Split::default(),
+                Deep::default(),
             )
         })
         .collect();
@@ -411,7 +428,7 @@ pub fn search(
     {
         kicks += states
             .par_iter_mut()
-            .map(|(state, rng, split)| chain_epoch(etc, state, rng, split, deadline, &limits))
+            .map(|(state, rng, deep)| chain_epoch(etc, state, rng, deep, deadline, &limits))
             .sum::<u64>();
         epochs += 1;
         // The best chain, the lowest index on ties, so that runs repeat.
@@ -450,7 +467,7 @@ fn chain_epoch(
     etc: &Etc,
     state: &mut State,
     rng: &mut SplitMix,
-    split: &mut Split,
+    deep: &mut Deep,
     deadline: Instant,
     limits: &Limits,
 ) -> u64 {
@@ -464,7 +481,7 @@ fn chain_epoch(
         let k = 2 + rng.below(3) as usize;
         state.kick(etc, rng, k);
         if kicks % RESPLIT_EVERY == 0 {
-            state.descend_deep(etc, limits.stop, deadline, split);
+            state.descend_deep(etc, limits.stop, deadline, deep);
         } else {
             state.descend(etc, limits.stop);
         }
