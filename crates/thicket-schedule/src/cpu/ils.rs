@@ -9,8 +9,7 @@
 //! (O(1) each); the busiest machine is tried first, best improvement per machine. Every
 //! [`RESPLIT_EVERY`]th descent (and the first) goes further: where no move or swap is left,
 //! the busiest machine's tasks and one partner's are split anew between the two
-//! ([`pair`]: two for one, three for two, ...), and the descent resumes; where no re-split is
-//! left either, an ejection chain may pass tasks on over three machines ([`eject`]).
+//! ([`pair`]: two for one, three for two, ...), and the descent resumes.
 //!
 //! Between descents a kick takes two to four random tasks off their machines (half of them
 //! from a machine at the makespan) and puts each back where it would finish first (the
@@ -28,10 +27,8 @@ use rayon::prelude::*;
 use thicket_core::SplitMix;
 
 use crate::etc::Etc;
-use eject::Eject;
 use pair::Split;
 
-mod eject;
 mod pair;
 
 /// Kicks per chain per epoch.
@@ -294,30 +291,23 @@ impl State {
     }
 
     /// [`State::descend`], then re-splits the busiest machine's tasks with a partner's
-    /// ([`State::resplit`]) or, where no re-split is left and the chain's pacing allows,
-    /// passes a task on over three or four machines ([`State::eject`]), and descends again,
-    /// while that lowers the busiest machine and neither `stop` nor `deadline` has come.
+    /// ([`State::resplit`]) and descends again, while that lowers the busiest machine and
+    /// neither `stop` nor `deadline` has come.
     fn descend_deep(
         &mut self,
         etc: &Etc,
         stop: Option<&AtomicBool>,
         deadline: Instant,
-        deep: &mut Deep,
+        split: &mut Split,
     ) {
-        let mut due = deep.eject.due();
         loop {
             self.descend(etc, stop);
-            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) || Instant::now() >= deadline {
+            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+                || Instant::now() >= deadline
+                || !self.resplit(etc, split, deadline)
+            {
                 return;
             }
-            if self.resplit(etc, &mut deep.split, deadline) {
-                continue;
-            }
-            // Asked once per deep descent: a chain that found one may find the next.
-            if !due || !self.eject(etc, &mut deep.eject, deadline) {
-                return;
-            }
-            due = true;
         }
     }
 
@@ -366,13 +356,6 @@ impl State {
     }
 }
 
-/// The memory and pacing of a chain's deep descents ([`State::descend_deep`]).
-#[derive(Default)]
-pub(crate) struct Deep {
-    split: Split,
-    eject: Eject,
-}
-
 /// The result of a search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRun {
@@ -403,17 +386,17 @@ pub fn search(
         etc,
         limits.stop,
         started + limits.time,
-        &mut Deep::default(),
+        &mut Split::default(),
     );
     first.exact(etc);
     let mut best = first.clone();
     let chains = chains.max(1);
-    let mut states: Vec<(State, SplitMix, Deep)> = (0..chains)
+    let mut states: Vec<(State, SplitMix, Split)> = (0..chains)
         .map(|c| {
             (
                 first.clone(),
                 SplitMix::new(seed ^ (c as u64 + 1).wrapping_mul(0xa076_1d64_78bd_642f)),
-                Deep::default(),
+                Split::default(),
             )
         })
         .collect();
@@ -428,7 +411,7 @@ pub fn search(
     {
         kicks += states
             .par_iter_mut()
-            .map(|(state, rng, deep)| chain_epoch(etc, state, rng, deep, deadline, &limits))
+            .map(|(state, rng, split)| chain_epoch(etc, state, rng, split, deadline, &limits))
             .sum::<u64>();
         epochs += 1;
         // The best chain, the lowest index on ties, so that runs repeat.
@@ -467,7 +450,7 @@ fn chain_epoch(
     etc: &Etc,
     state: &mut State,
     rng: &mut SplitMix,
-    deep: &mut Deep,
+    split: &mut Split,
     deadline: Instant,
     limits: &Limits,
 ) -> u64 {
@@ -481,7 +464,7 @@ fn chain_epoch(
         let k = 2 + rng.below(3) as usize;
         state.kick(etc, rng, k);
         if kicks % RESPLIT_EVERY == 0 {
-            state.descend_deep(etc, limits.stop, deadline, deep);
+            state.descend_deep(etc, limits.stop, deadline, split);
         } else {
             state.descend(etc, limits.stop);
         }

@@ -271,7 +271,7 @@ mod tests {
             let mut split = Split::default();
             let mut deep = state.clone();
             let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
-            deep.descend_deep(&etc, None, far, &mut super::super::Deep::default());
+            deep.descend_deep(&etc, None, far, &mut split);
             assert!(deep.makespan() <= plain);
             let before = state.makespan();
             if state.resplit(&etc, &mut split, far) {
