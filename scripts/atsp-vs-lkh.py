@@ -2,7 +2,8 @@
 """thicket's ATSP tour against LKH-3's in LKH-3's own wall time (issue 46); prints a Markdown table.
 
 Usage: python3 scripts/atsp-vs-lkh.py [--before THICKET] [--backend B] [--before-backend B]
-                                      [--tenth-only] [INSTANCE...]
+                                      [--tenth-only | --same-only] [--lkh-time-limit S]
+                                      [--lkh-jobs J] [--lkh-cache FILE] [INSTANCE...]
 An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED (written out
 by the `atsp_matrix` example, so both solvers get the same matrix); the default set is ftv170
 and coin, crane and tsmat at n = 100, 316 and 1,000 (two seeds). LKH-3 is PyPI's `elkai`
@@ -12,11 +13,17 @@ LKH's wall time as --time-limit, and once more a tenth of it. With --before, ano
 binary (an earlier build) runs beside it at both times, interleaved, and gets its own columns;
 --backend and --before-backend pass `--backend B` to each (GPU against CPU: the same binary
 as --before, `--backend cuda --before-backend cpu`).
---tenth-only runs thicket at a tenth of LKH's time alone (where LKH's own time is minutes). The
-last lines count, per column, the instances at most LKH-3's cost (same time) or within 1% of it
-(a tenth). Both tours' costs are recomputed here from the matrix. Slow and machine-dependent: never run by CI.
+--tenth-only runs thicket at a tenth of LKH's time alone (where LKH's own time is minutes), and
+--same-only at LKH's time alone. Where LKH-3's default trials last too long (n = 3,000),
+--lkh-time-limit S passes LKH-3's own TIME_LIMIT parameter (its measured wall time is still what
+thicket gets), --lkh-jobs J runs the LKH-3 solves J at a time before thicket runs, and
+--lkh-cache FILE keeps LKH-3's tours and times in FILE (read where it holds the instance), so that
+one machine session can run LKH-3 and another thicket. The last lines count, per column, the
+instances at most LKH-3's cost (same time) or within 1% of it (a tenth). Both tours' costs are
+recomputed here from the matrix. Slow and machine-dependent: never run by CI.
 """
 import json, os, subprocess, sys, time
+from multiprocessing import Pool
 from pathlib import Path
 
 import elkai
@@ -53,33 +60,67 @@ def thicket(path, text, d, seconds, binary=THICKET, backend=None):
     return out
 
 
-def main(instances, before=None, backend=None, before_backend=None, tenth_only=False):
+def instance(spec):
+    """An INSTANCE's (path for thicket, name, TSPLIB text)."""
+    if Path(spec).exists():
+        return spec, Path(spec).stem, Path(spec).read_text()
+    text = subprocess.run([MATRIX, spec], check=True, capture_output=True, text=True).stdout
+    return "-", spec, text
+
+
+def lkh(job):
+    """LKH-3's (cost, wall seconds) on one instance: `elkai`'s call, or with LKH-3's TIME_LIMIT
+    parameter passed through elkai's own entry point (the one its DistanceMatrix calls)."""
+    spec, time_limit = job
+    d = full_matrix(instance(spec)[2])
+    start = time.perf_counter()
+    if time_limit is None:
+        tour = elkai.DistanceMatrix(d).solve_tsp(runs=1)
+        tour = tour[:-1] if len(tour) == len(d) + 1 else tour
+    else:
+        from elkai import _elkai
+        problem = (f"TYPE : ATSP\nDIMENSION : {len(d)}\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
+                   "EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n"
+                   + "".join(" ".join(map(str, row)) + "\n" for row in d))
+        params = f"RUNS = 1\nTIME_LIMIT = {time_limit}\nPROBLEM_FILE = :stdin:\n"
+        tour = [c - 1 for c in _elkai.solve_problem(params, problem)]
+    seconds = time.perf_counter() - start
+    assert sorted(tour) == list(range(len(d)))
+    return spec, (cost(d, tour), seconds)
+
+
+def lkh_answers(instances, time_limit, jobs, cache_path):
+    """LKH-3's (cost, seconds) for every instance, from the cache where it has them."""
+    cache = json.loads(Path(cache_path).read_text()) if cache_path and Path(cache_path).exists() else {}
+    missing = [spec for spec in instances if spec not in cache]
+    with Pool(max(jobs, 1)) as pool:
+        for spec, answer in pool.imap_unordered(lkh, [(spec, time_limit) for spec in missing]):
+            cache[spec] = answer
+            if cache_path:
+                Path(cache_path).write_text(json.dumps(cache, indent=1))
+    return {spec: tuple(cache[spec]) for spec in instances}
+
+
+def main(instances, before=None, backend=None, before_backend=None, only=None,
+         lkh_time_limit=None, lkh_jobs=1, lkh_cache=None):
     if not MATRIX.exists():
         subprocess.run(["cargo", "build", "--release", "-p", "thicket-atsp", "--example", "atsp_matrix"], check=True)
-    print(f"LKH-3 through elkai {version('elkai')}\n")
+    limit_note = f", TIME_LIMIT = {lkh_time_limit} s" if lkh_time_limit is not None else ""
+    print(f"LKH-3 through elkai {version('elkai')} (runs=1{limit_note}, {lkh_jobs} at a time)\n")
+    answers = lkh_answers(instances, lkh_time_limit, lkh_jobs, lkh_cache)
     extra = " before, same | ratio | before, a tenth | ratio |" if before else ""
     print("| instance | n | LKH-3 cost | LKH-3 s | thicket, same time | ratio | thicket, a tenth | ratio |"
           + extra + " lower bound (source) | gap | wall s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * (4 if before else 0) + "---:|---:|---:|")
     tally = {}
     for spec in instances:
-        if Path(spec).exists():
-            path, name = spec, Path(spec).stem
-            text = Path(spec).read_text()
-        else:
-            text = subprocess.run([MATRIX, spec], check=True, capture_output=True, text=True).stdout
-            path, name = "-", spec
+        path, name, text = instance(spec)
         d = full_matrix(text)
-        start = time.perf_counter()
-        lkh = elkai.DistanceMatrix(d).solve_tsp(runs=1)
-        seconds = time.perf_counter() - start
-        lkh = lkh[:-1] if len(lkh) == len(d) + 1 else lkh
-        assert sorted(lkh) == list(range(len(d)))
-        lkh_cost = cost(d, lkh)
+        lkh_cost, seconds = answers[spec]
         ratio = lambda c: c / lkh_cost if lkh_cost else float(c == 0)
         runs = {}
-        limits = (("same", max(seconds, 0.01)), ("tenth", max(seconds / 10, 0.01)))
-        limits = limits[1:] if tenth_only else limits
+        limits = [(label, limit) for label, limit in (("same", max(seconds, 0.01)), ("tenth", max(seconds / 10, 0.01)))
+                  if only in (None, label)]
         shown = limits[0][0]  # the column whose bound, gap and wall time the row prints
         for label, limit in limits:
             if before:
@@ -108,9 +149,11 @@ def main(instances, before=None, backend=None, before_backend=None, tenth_only=F
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    flags = {"--before": None, "--backend": None, "--before-backend": None}
-    tenth_only = "--tenth-only" in args
-    args = [a for a in args if a != "--tenth-only"]
+    flags = {"--before": None, "--backend": None, "--before-backend": None,
+             "--lkh-time-limit": None, "--lkh-jobs": "1", "--lkh-cache": None}
+    only = "tenth" if "--tenth-only" in args else "same" if "--same-only" in args else None
+    args = [a for a in args if a not in ("--tenth-only", "--same-only")]
     while args[:1] and args[0] in flags:
         flags[args[0]], args = args[1], args[2:]
-    main(args or DEFAULT, flags["--before"], flags["--backend"], flags["--before-backend"], tenth_only)
+    main(args or DEFAULT, flags["--before"], flags["--backend"], flags["--before-backend"], only,
+         flags["--lkh-time-limit"], int(flags["--lkh-jobs"]), flags["--lkh-cache"])

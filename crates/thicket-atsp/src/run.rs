@@ -57,6 +57,7 @@ pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
         duals,
         notes: Mutex::new(Vec::new()),
         tour_devices: Mutex::new(Vec::new()),
+        multipliers: Mutex::new(None),
     };
     if options.optimal_upper_bound {
         kernel.upper_bound = match known_optimum(&instance.name) {

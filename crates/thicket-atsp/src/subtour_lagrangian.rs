@@ -66,6 +66,27 @@ pub(crate) struct Relaxed {
     pub(crate) steps: usize,
     /// Cuts with a positive multiplier.
     pub(crate) cuts: usize,
+    /// Where the ascent stopped, for a later one to go on from.
+    ascent: Ascent,
+}
+
+/// An ascent's state: its cuts at the multipliers of its best bound, the cycles it has made
+/// cuts of, and its step factor.
+#[derive(Debug, Clone)]
+struct Ascent {
+    cuts: Vec<Cut>,
+    known: HashSet<Vec<usize>>,
+    step: f64,
+}
+
+impl Default for Ascent {
+    fn default() -> Ascent {
+        Ascent {
+            cuts: Vec::new(),
+            known: HashSet::new(),
+            step: 1.0,
+        }
+    }
 }
 
 impl Relaxed {
@@ -78,6 +99,7 @@ impl Relaxed {
             root_bound: 0,
             steps: 0,
             cuts: 0,
+            ascent: Ascent::default(),
         }
     }
 
@@ -109,22 +131,25 @@ fn round_up(units: i64, scale: i64) -> i64 {
 }
 
 /// One subtour cut: its cities and its multiplier (in units).
+#[derive(Debug, Clone)]
 struct Cut {
     inside: Vec<bool>,
     members: Vec<usize>,
     lambda: f64,
 }
 
-/// Multipliers for `inst`'s subtour cuts by subgradient ascent from zero, aiming at the
-/// incumbent's cost `upper`; stops early once the bound reaches `upper` (the incumbent is then
-/// optimal), at `deadline` or once `stop` is raised (the caller's Ctrl-C). Falls back to the plain costs where scaled costs could overflow
-/// the search's forbidden-arc cost.
+/// Multipliers for `inst`'s subtour cuts by subgradient ascent, aiming at the incumbent's
+/// cost `upper`: from zero, or from where an earlier ascent on `inst` (`from`) stopped, whose
+/// bound is then never lost. Stops early once the bound reaches `upper` (the incumbent is
+/// then optimal), at `deadline` or once `stop` is raised (the caller's Ctrl-C). Falls back to
+/// the plain costs where scaled costs could overflow the search's forbidden-arc cost.
 pub(crate) fn ascend(
     inst: &Instance,
     upper: i64,
     forbidden: i64,
     deadline: Option<Instant>,
     stop: Option<&StopFlag>,
+    from: Option<Relaxed>,
 ) -> Relaxed {
     let n = inst.n;
     let largest = inst.cost.iter().copied().max().unwrap_or(0).max(upper);
@@ -134,14 +159,24 @@ pub(crate) fn ascend(
     if n < 3 || (largest as i128) * (SCALE as i128) * (n as i128) * 16 >= ceiling {
         return Relaxed::plain(inst);
     }
-    let mut cuts: Vec<Cut> = Vec::new();
-    let mut known: HashSet<Vec<usize>> = HashSet::new();
+    let (mut best, earlier) = match from.filter(|from| !from.is_plain()) {
+        Some(mut from) => {
+            let ascent = std::mem::take(&mut from.ascent);
+            (Some(from), ascent)
+        }
+        None => (None, Ascent::default()),
+    };
+    let Ascent {
+        mut cuts,
+        mut known,
+        mut step,
+    } = earlier;
+    // The multipliers of the best bound, cut by cut (the ascent goes on from them).
+    let mut best_lambdas: Vec<f64> = cuts.iter().map(|cut| cut.lambda).collect();
     let mut costs = vec![0i64; n * n];
     let mut scratch = LapScratch::default();
-    let mut best: Option<Relaxed> = None;
-    let mut step = 1.0;
     let mut stale = 0;
-    let mut steps = 0;
+    let mut steps = best.as_ref().map_or(0, |best| best.steps);
     for _ in 0..ITERATIONS {
         if deadline.is_some_and(|d| Instant::now() >= d) || stop.is_some_and(StopFlag::is_raised) {
             break;
@@ -160,9 +195,11 @@ pub(crate) fn ascend(
                 root_bound: bound,
                 steps: 0,
                 cuts: cuts.iter().filter(|c| c.lambda.round() > 0.0).count(),
+                ascent: Ascent::default(),
             };
             kept.costs.shrink_to_fit();
             best = Some(kept);
+            best_lambdas = cuts.iter().map(|cut| cut.lambda).collect();
             stale = 0;
         } else {
             stale += 1;
@@ -221,8 +258,15 @@ pub(crate) fn ascend(
             cut.lambda = (cut.lambda + move_by * g).max(0.0);
         }
     }
-    let mut relaxed = best.unwrap_or_else(|| Relaxed::plain(inst));
+    let Some(mut relaxed) = best else {
+        return Relaxed::plain(inst);
+    };
+    // Cuts found after the best bound had no multiplier there.
+    for (k, cut) in cuts.iter_mut().enumerate() {
+        cut.lambda = best_lambdas.get(k).copied().unwrap_or(0.0);
+    }
     relaxed.steps = steps;
+    relaxed.ascent = Ascent { cuts, known, step };
     relaxed
 }
 
@@ -274,7 +318,7 @@ mod tests {
                 plain[i * n + i] = forbidden;
             }
             let assignment = Lap::solve(n, &plain, &mut LapScratch::default()).value(n, &plain);
-            let relaxed = ascend(&inst, optimum, forbidden, None, None);
+            let relaxed = ascend(&inst, optimum, forbidden, None, None, None);
             assert!(relaxed.root_bound >= assignment, "seed {seed}");
             assert!(relaxed.root_bound <= optimum, "seed {seed}");
             // Every tour's relaxed cost bounds its real cost from below.
@@ -295,7 +339,7 @@ mod tests {
             crate::read_tsplib(concat!(env!("CARGO_MANIFEST_DIR"), "/data/ft53.atsp")).unwrap();
         let (tour, cost) = crate::heuristic_tour(&inst);
         let forbidden = crate::subtour_search::FORBIDDEN;
-        let relaxed = ascend(&inst, cost, forbidden, None, None);
+        let relaxed = ascend(&inst, cost, forbidden, None, None, None);
         let pool = thicket_core::pool(2).unwrap();
         let found = pool.install(|| {
             crate::subtour_search::search(
@@ -329,7 +373,7 @@ mod tests {
         for &(name, assignment, lp) in SUBTOUR_LP.iter().filter(|c| names.contains(&c.0)) {
             let inst = crate::read_tsplib(format!("{data}/{name}.atsp")).unwrap();
             let (_, (cost, _)) = crate::policy::RootBounds::of(&inst);
-            let relaxed = ascend(&inst, cost, forbidden, None, None);
+            let relaxed = ascend(&inst, cost, forbidden, None, None, None);
             // The LP's ceiling: no integer bound exceeds it.
             let lp_ceiling = (lp + 9_999) / 10_000;
             assert!(relaxed.root_bound >= assignment, "{name}");
