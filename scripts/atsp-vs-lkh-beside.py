@@ -55,7 +55,11 @@ def main():
     cores = sorted(os.sched_getaffinity(0))
     k = args.lkh_cores or min(len(args.instances), max(len(cores) // 2, 1))
     lkh_cores, thicket_cores = cores[:k], cores[k:] or cores[-1:]
-    record = lambda row: args.out and open(args.out, "a").write(json.dumps(row) + "\n")
+
+    def record(row):
+        if args.out:
+            with open(args.out, "a") as out:
+                out.write(json.dumps(row) + "\n")
 
     lkh_answers = {}
     pool = Pool(k)

@@ -354,6 +354,29 @@ mod tests {
         crate::verify(&inst, &found.tour, 6905).unwrap();
     }
 
+    /// An ascent that goes on from an earlier one keeps its bound and its costs where it has
+    /// no time for a step, and never falls below it where it has.
+    #[test]
+    fn a_resumed_ascent_never_loses_the_earlier_bound() {
+        let inst =
+            crate::read_tsplib(concat!(env!("CARGO_MANIFEST_DIR"), "/data/ft53.atsp")).unwrap();
+        let (_, cost) = crate::heuristic_tour(&inst);
+        let forbidden = crate::subtour_search::FORBIDDEN;
+        let first = ascend(&inst, cost, forbidden, None, None, None);
+        assert!(first.steps > 0 && !first.is_plain());
+        let past = Some(Instant::now());
+        let kept = ascend(&inst, cost, forbidden, past, None, Some(first.clone()));
+        assert_eq!(
+            (kept.root_bound, kept.steps),
+            (first.root_bound, first.steps)
+        );
+        assert_eq!(kept.costs, first.costs);
+        let resumed = ascend(&inst, cost, forbidden, None, None, Some(first.clone()));
+        assert!(resumed.root_bound >= first.root_bound);
+        assert!(resumed.steps > first.steps);
+        assert!(resumed.root_bound <= crate::known_optimum("ft53").unwrap());
+    }
+
     /// The subtour LP bounds (assignment polytope with every subtour cut, cuts separated
     /// exactly) computed by HiGHS outside the tests: `python3 scripts/atsp-lp-bound.py FILE`
     /// (scipy 1.17.1), as (instance, assignment bound, LP bound in 1/10,000 rounded down).
