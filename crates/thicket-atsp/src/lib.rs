@@ -42,6 +42,7 @@ mod kernels;
 mod lap;
 mod ledgered;
 mod local_search;
+mod one_tree;
 mod patching;
 mod policy;
 mod report;

@@ -50,6 +50,10 @@ pub enum BoundSource {
     Search,
     /// The root's assignment problem, above anything the search proved before it stopped.
     Assignment,
+    /// The Held–Karp 1-tree bound of the symmetric reduced costs, computed beside the local
+    /// search under a time limit, above the search's and the assignment's bounds (on
+    /// instances whose two directions cost alike, or alike up to a potential).
+    OneTree,
 }
 
 impl BoundSource {
@@ -59,6 +63,7 @@ impl BoundSource {
             BoundSource::Optimal => "optimal",
             BoundSource::Search => "search",
             BoundSource::Assignment => "assignment",
+            BoundSource::OneTree => "one-tree",
         }
     }
 

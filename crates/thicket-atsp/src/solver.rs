@@ -7,16 +7,17 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use serde_json::{Map, Value};
-use thicket_core::{Backend, Kernel, Placement, Progress, Result};
+use thicket_core::{Backend, Kernel, Placement, Progress, Result, StopFlag};
 use thicket_perm::engine::GpuRun;
 use thicket_perm::Strategy;
 
 use crate::gpu::atsp::solve_gpu;
 use crate::gpu::tours::improve_beside;
-use crate::heuristic::heuristic_tour;
+use crate::heuristic::{heuristic_tour, tour_cost};
 use crate::instance::Instance;
 use crate::lap::Lap;
 use crate::local_search::{improve_tour, Limits};
+use crate::one_tree::{self, OneTree};
 use crate::policy::{Branching, RootBounds};
 use crate::report::{AtspRun, BoundSource};
 use crate::search::{branch_and_bound, AtspOptions, AtspSolution, Bound};
@@ -115,7 +116,7 @@ impl AtspKernel<'_> {
             multipliers.take();
         }
         let (Some(limit), Some(deadline)) = (self.options.time_limit, deadline) else {
-            return Ok((self.settle(self.exact(None, None, progress)?), None));
+            return Ok((self.settle(self.exact(None, None, progress)?, None), None));
         };
         // The exact search alone first; where it does not finish, the local search improves
         // its tour and the exact search runs again from that tour with the time left.
@@ -123,12 +124,13 @@ impl AtspKernel<'_> {
         let first_deadline = deadline.min(begin + limit.mul_f64(FIRST_SEARCH_SHARE));
         let first = self.exact(None, Some(first_deadline), progress)?;
         if first.proven_optimal || Instant::now() >= deadline || progress.stop_requested() {
-            return Ok((self.settle(first), None));
+            return Ok((self.settle(first, None), None));
         }
         let start = match first.tour.is_empty() {
             true => self.heuristic.clone().map(|(_, tour)| tour),
             false => Some(first.tour.clone()),
-        };
+        }
+        .unwrap_or_else(|| heuristic_tour(self.instance).0);
         // A node of the exact search is not interrupted, and its first (the root, cold) costs
         // up to what the first search took where it expanded one, else about the root's work
         // before the search (the O(n^3) assignment the most of it): the exact search keeps at
@@ -142,10 +144,23 @@ impl AtspKernel<'_> {
         let left = deadline.saturating_duration_since(Instant::now());
         let reserve = left.mul_f64(1.0 - LOCAL_SEARCH_SHARE).max(cold);
         let again = reserve <= left / 2;
-        let improved = match again {
-            true => self.local_search(start, deadline - reserve, progress)?,
-            false => self.local_search(start, deadline, progress)?,
+        let local_deadline = match again {
+            true => deadline - reserve,
+            false => deadline,
         };
+        // The 1-tree bound ascends on a thread of its own while the local search runs.
+        let (improved, tree) = std::thread::scope(|scope| {
+            let (instance, upper) = (self.instance, tour_cost(self.instance, &start));
+            let stop = progress.stop_flag();
+            let tree = scope.spawn(move || {
+                let stop = stop.as_ref().map(StopFlag::as_atomic);
+                one_tree::ascend(instance, upper, local_deadline, stop)
+            });
+            let improved = self.local_search(start, local_deadline, progress);
+            let tree = tree.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (improved, tree)
+        });
+        let improved = improved?;
         let second = match again {
             true => self.exact(Some(improved.clone()), Some(deadline), progress)?,
             false => AtspSolution {
@@ -171,7 +186,7 @@ impl AtspKernel<'_> {
             // Both searches' bounds hold for every tour.
             lower_bound: first.lower_bound.max(second.lower_bound),
         };
-        Ok((self.settle(merged), None))
+        Ok((self.settle(merged, tree), None))
     }
 
     /// The exact CPU search until `deadline`, the subtour search from `start` where it runs
@@ -203,11 +218,10 @@ impl AtspKernel<'_> {
     /// the tour as `(cost, tour)`.
     fn local_search(
         &self,
-        start: Option<Vec<usize>>,
+        start: Vec<usize>,
         deadline: Instant,
         progress: &Progress,
     ) -> Result<(i64, Vec<usize>)> {
-        let start = start.unwrap_or_else(|| heuristic_tour(self.instance).0);
         let limits = Limits {
             deadline,
             stale: STALE_KICKS_PER_CITY * self.instance.n as u64,
@@ -239,17 +253,23 @@ impl AtspKernel<'_> {
         Ok((cost, tour))
     }
 
-    /// The search's answer with its lower bound raised to the root's assignment bound where
-    /// the search proved less, and which bound it is; notes what the multipliers did.
-    fn settle(&self, mut solution: AtspSolution) -> Settled {
+    /// The search's answer with its lower bound raised to the root's assignment bound and to
+    /// the 1-tree bound `tree` where the search proved less, and which bound it is; notes what
+    /// the multipliers and the 1-tree did.
+    fn settle(&self, mut solution: AtspSolution, tree: Option<OneTree>) -> Settled {
         if let (Ok(multipliers), Ok(mut notes)) = (self.multipliers.lock(), self.notes.lock()) {
             notes.extend(multipliers.as_ref().map(Relaxed::note));
+            notes.extend(tree.as_ref().map(OneTree::note));
         }
         let root = self.root.map_or(i64::MIN, |root| root.lower_bound());
         let mut source = BoundSource::of_search(&solution);
         if root > solution.lower_bound {
             solution.lower_bound = root;
             source = BoundSource::Assignment;
+        }
+        if let Some(tree) = tree.filter(|tree| tree.bound > solution.lower_bound) {
+            solution.lower_bound = tree.bound;
+            source = BoundSource::OneTree;
         }
         solution.lower_bound = solution.lower_bound.min(solution.cost);
         if solution.lower_bound >= solution.cost {

@@ -153,6 +153,34 @@ fn a_stopped_run_reports_at_least_the_assignment_bound() {
     }
 }
 
+/// Under a time limit the Held–Karp 1-tree bound ascends beside the local search: on a
+/// symmetric matrix, where subtours keep the assignment bound far below the tours, it is the
+/// bound reported, within a few percent of the tour.
+#[test]
+fn a_symmetric_matrix_is_bounded_by_the_one_tree() {
+    let instance = crate::parse_generator_spec("tsmat:100:5")
+        .unwrap()
+        .generate()
+        .unwrap();
+    let o = SolveOptions {
+        time_limit: Some(Duration::from_secs(2)),
+        ..options(Backend::Auto, None, None)
+    };
+    let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
+        panic!("a whole solve")
+    };
+    let run = &measured.output;
+    let s = &run.solution;
+    verify(&instance, &s.tour, s.cost).unwrap();
+    let assignment = assignment_bound(&instance);
+    assert!(s.lower_bound <= s.cost, "{s:?}");
+    if !s.proven_optimal {
+        assert_eq!(run.lower_bound_source, BoundSource::OneTree, "{s:?}");
+        assert!(s.lower_bound > assignment, "{s:?} against {assignment}");
+        assert!(run.gap() < 0.03, "{s:?}");
+    }
+}
+
 /// A run with time left spends it on the tour: the local search's note is there and the
 /// tour costs no more than the one patched from the root's assignment.
 #[test]

@@ -105,7 +105,7 @@ pub struct AtspArgs {
     #[command(flatten)]
     pub backend: BackendArgs,
     /// How to report. JSON keys: name, n, cost, tour, nodes, proven_optimal, lower_bound,
-    /// lower_bound_source (optimal, search or assignment), gap, known_optimum, bound,
+    /// lower_bound_source (optimal, search, assignment or one-tree), gap, known_optimum, bound,
     /// branching, strategy, threads, seconds, backend, devices, gpu.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -116,7 +116,7 @@ fn a_time_limit_answers_in_time_with_a_lower_bound() {
         assert_eq!(value["proven_optimal"], cost == lower, "{value}");
         let source = value["lower_bound_source"].as_str().unwrap();
         assert!(
-            ["optimal", "search", "assignment"].contains(&source),
+            ["optimal", "search", "assignment", "one-tree"].contains(&source),
             "{value}"
         );
         assert_eq!(source == "optimal", cost == lower, "{value}");

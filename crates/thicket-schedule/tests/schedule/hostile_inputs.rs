@@ -83,7 +83,7 @@ fn mutated_assignment_files_give_an_assignment_or_a_one_line_error() {
 #[test]
 fn mutated_generator_specs_give_a_generator_or_a_one_line_error() {
     let mut generated = std::collections::HashSet::new();
-    for input in mutations(b"u_c_hihi:64x16 thesis:80x8 u_s_lolo:10x4", 3, 3000) {
+    for input in mutations(b"u_c_hihi:64x16 thesis:80x8 u_s_lolo:10x4", 3, 1000) {
         let text = String::from_utf8_lossy(&input);
         for spec in text.split(' ') {
             match spec.parse::<Generator>() {
