@@ -212,30 +212,10 @@ mod tests {
     use crate::policy::assignment;
     use std::time::Duration;
 
-    /// The cheapest tour by enumeration (city 0 first).
+    /// The cheapest tour, by enumeration.
     fn brute_force(inst: &Instance) -> i64 {
-        fn go(inst: &Instance, tour: &mut Vec<usize>, used: &mut [bool], best: &mut i64) {
-            let n = inst.n;
-            if tour.len() == n {
-                let cost: i64 = (0..n).map(|k| inst.cost(tour[k], tour[(k + 1) % n])).sum();
-                *best = (*best).min(cost);
-                return;
-            }
-            for c in 1..n {
-                if !used[c] {
-                    used[c] = true;
-                    tour.push(c);
-                    go(inst, tour, used, best);
-                    tour.pop();
-                    used[c] = false;
-                }
-            }
-        }
-        let mut best = i64::MAX;
-        let mut used = vec![false; inst.n];
-        used[0] = true;
-        go(inst, &mut vec![0], &mut used, &mut best);
-        best
+        let others: Vec<usize> = (1..inst.n).collect();
+        crate::test_support::cheapest_completion(inst, 0, &others)
     }
 
     fn bound(inst: &Instance, upper: i64) -> OneTree {
