@@ -14,8 +14,8 @@ use crate::solve::{solve_anytime, Answer};
 
 /// The cheapest tour of the square matrix `distances` (row i: the arcs from city i, whole
 /// numbers; the diagonal is ignored), searched for at most `time_limit` seconds where given:
-/// a dict of `cost`, `tour` (from city 0), `proven_optimal`, `lower_bound`, `gap`, `nodes`,
-/// `stopped`. A search stopped by Ctrl-C raises `Interrupted` with its best tour and bound.
+/// a dict of `cost`, `tour` (from city 0), `proven_optimal`, `lower_bound`,
+/// `lower_bound_source` (as the CLI's JSON), `gap`, `nodes`, `stopped`. A search stopped by Ctrl-C raises `Interrupted` with its best tour and bound.
 #[pyfunction]
 #[pyo3(signature = (distances, time_limit, backend))]
 pub fn atsp<'py>(
@@ -73,6 +73,10 @@ fn answer<'py>(py: Python<'py>, measured: &Measured<AtspRun>) -> PyResult<Bound<
     dict.set_item("tour", PyArray1::from_vec(py, tour))?;
     dict.set_item("proven_optimal", solution.proven_optimal)?;
     dict.set_item("lower_bound", solution.lower_bound)?;
+    dict.set_item(
+        "lower_bound_source",
+        measured.output.lower_bound_source.name(),
+    )?;
     // The gap as a fraction of the tour's cost (0 once proven).
     let gap = if solution.cost > 0 {
         (solution.cost - solution.lower_bound) as f64 / solution.cost as f64

@@ -190,6 +190,7 @@ def test_an_atsp_returns_its_best_tour_and_bound():
     assert tour[0] == 0 and sorted(tour.tolist()) == list(range(len(costs)))
     assert answer["cost"] == costs[tour, np.roll(tour, -1)].sum()
     assert 0 < answer["lower_bound"] <= answer["cost"]
+    assert answer["lower_bound_source"] in ("search", "assignment", "one-tree")
     assert answer["gap"] == pytest.approx((answer["cost"] - answer["lower_bound"]) / answer["cost"])
     # ftv170's optimum (TSPLIB) lies between the bound and the tour.
     assert answer["lower_bound"] <= 2755 <= answer["cost"]

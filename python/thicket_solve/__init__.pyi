@@ -78,6 +78,7 @@ class AtspResult(RunInfo):
     tour: npt.NDArray[np.int64]
     proven_optimal: bool
     lower_bound: int
+    lower_bound_source: Literal["optimal", "search", "assignment", "one-tree"]
     gap: float
     nodes: int
     stopped: bool
