@@ -60,7 +60,8 @@ impl OneTree {
 
 /// The 1-tree bound of `inst` (see the module), ascending until `deadline`,
 /// `stop`, [`MAX_STEPS`] or the bound reaches `upper` (a tour's cost); `None` where `inst`
-/// has fewer than 3 cities or the matrix of symmetric costs does not fit in memory.
+/// has fewer than 3 cities, the matrix of symmetric costs does not fit in memory, or no step
+/// was taken before `deadline` or `stop`.
 pub(crate) fn ascend(
     inst: &Instance,
     upper: i64,
@@ -125,9 +126,10 @@ pub(crate) fn ascend(
             *p += (step * (d - 2) as f64).round() as i64;
         }
     }
-    // Tours cost whole units: the scaled bound rounds up.
+    // Tours cost whole units: the scaled bound rounds up. No step (the deadline had passed):
+    // no bound.
     let bound = (best + SCALE - 1).div_euclid(SCALE);
-    Some(OneTree { bound, steps })
+    (steps > 0).then_some(OneTree { bound, steps })
 }
 
 /// Prim's algorithm on the dense symmetric costs, with its work arrays.

@@ -108,6 +108,24 @@ fn assignment_bound(instance: &Instance) -> i64 {
     crate::assignment::Assignment::solve(instance, &none, 0, &visited).value()
 }
 
+/// `spec` generated and solved by the default under `limit`, its tour verified.
+fn solve_generated(spec: &str, limit: Duration) -> (Instance, Measured<AtspRun>) {
+    let instance = crate::parse_generator_spec(spec)
+        .unwrap()
+        .generate()
+        .unwrap();
+    let o = SolveOptions {
+        time_limit: Some(limit),
+        ..options(Backend::Auto, None, None)
+    };
+    let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
+        panic!("a whole solve")
+    };
+    let s = &measured.output.solution;
+    verify(&instance, &s.tour, s.cost).unwrap();
+    (instance, *measured)
+}
+
 /// The defect of issue 46: a run whose time ran out before the search expanded its root
 /// reported a lower bound of 0. Its bound is now at least the assignment bound, its gap
 /// follows from its cost and bound, and it says which bound it is.
@@ -119,20 +137,9 @@ fn a_stopped_run_reports_at_least_the_assignment_bound() {
         ("crane:120:3", 1),
         ("tsmat:120:4", 200),
     ] {
-        let instance = crate::parse_generator_spec(spec)
-            .unwrap()
-            .generate()
-            .unwrap();
-        let o = SolveOptions {
-            time_limit: Some(Duration::from_millis(limit_ms)),
-            ..options(Backend::Auto, None, None)
-        };
-        let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
-            panic!("a whole solve")
-        };
+        let (instance, measured) = solve_generated(spec, Duration::from_millis(limit_ms));
         let run = &measured.output;
         let s = &run.solution;
-        verify(&instance, &s.tour, s.cost).unwrap();
         let assignment = assignment_bound(&instance);
         assert!(
             s.lower_bound >= assignment.min(s.cost) && s.lower_bound <= s.cost,
@@ -158,20 +165,9 @@ fn a_stopped_run_reports_at_least_the_assignment_bound() {
 /// bound reported, within a few percent of the tour.
 #[test]
 fn a_symmetric_matrix_is_bounded_by_the_one_tree() {
-    let instance = crate::parse_generator_spec("tsmat:100:5")
-        .unwrap()
-        .generate()
-        .unwrap();
-    let o = SolveOptions {
-        time_limit: Some(Duration::from_secs(2)),
-        ..options(Backend::Auto, None, None)
-    };
-    let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
-        panic!("a whole solve")
-    };
+    let (instance, measured) = solve_generated("tsmat:100:5", Duration::from_secs(2));
     let run = &measured.output;
     let s = &run.solution;
-    verify(&instance, &s.tour, s.cost).unwrap();
     let assignment = assignment_bound(&instance);
     assert!(s.lower_bound <= s.cost, "{s:?}");
     if !s.proven_optimal {
@@ -185,20 +181,9 @@ fn a_symmetric_matrix_is_bounded_by_the_one_tree() {
 /// tour costs no more than the one patched from the root's assignment.
 #[test]
 fn a_time_limit_improves_the_root_tour() {
-    let instance = crate::parse_generator_spec("crane:150:1")
-        .unwrap()
-        .generate()
-        .unwrap();
+    let (instance, measured) = solve_generated("crane:150:1", Duration::from_millis(300));
     let (root, _) = RootBounds::of(&instance);
-    let o = SolveOptions {
-        time_limit: Some(Duration::from_millis(300)),
-        ..options(Backend::Auto, None, None)
-    };
-    let Solved::Whole(measured) = solve(&instance, &o).unwrap() else {
-        panic!("a whole solve")
-    };
     let s = &measured.output.solution;
-    verify(&instance, &s.tour, s.cost).unwrap();
     assert!(s.cost <= root.upper, "{s:?} against {root:?}");
     assert!(
         measured
