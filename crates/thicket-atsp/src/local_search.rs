@@ -6,8 +6,9 @@
 //! searched as the first cut with the new arcs drawn from neighbour lists: a city's `K` best
 //! successors and predecessors, most of them the arcs of least reduced cost at the duals of
 //! the assignment problem (which the optimal tour favours far more than it favours the
-//! cheapest arcs where costs tie or tilt), the rest the cheapest arcs. Cities whose
-//! neighbourhood held no improving
+//! cheapest arcs where costs tie or tilt), the rest the cheapest arcs. Where a city has no
+//! such move, deeper ones are tried: pure sequential 5-opt moves, which keep every segment's
+//! orientation ([`moves`]' `pure`). Cities whose neighbourhood held no improving
 //! move are skipped until a move touches them (don't-look bits, kept as a queue of active
 //! cities).
 //!
@@ -72,7 +73,7 @@ impl Improved {
     /// One line for the run's notes.
     pub(crate) fn note(&self) -> String {
         format!(
-            "local search (3-opt and 2-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks",
+            "local search (3-opt, 2-opt and pure 5-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks",
             self.from, self.to, self.kicks
         )
     }

@@ -18,7 +18,10 @@
 //! moves are what 2-opt and 3-opt are, and on strongly asymmetric ones they are rarely
 //! taken. The first new arc leaves `a` for one of its listed successors, and must be
 //! cheaper than the arc it replaces; the next is drawn from a neighbour list of a city the
-//! first fixes, so that a city's neighbourhood is searched in O(K^2).
+//! first fixes, so that a city's neighbourhood is searched in O(K^2). A city without such a
+//! move is searched for a pure sequential 5-opt move ([`pure`]).
+
+mod pure;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -196,6 +199,8 @@ impl<'a> Search<'a> {
             self.queued[a] = false;
             if let Some(mv) = self.improving_move(a) {
                 self.apply(a, mv);
+            } else if let Some(mv) = self.improving_pure_move(a) {
+                self.apply_pure_move(&mv);
             }
         }
     }
