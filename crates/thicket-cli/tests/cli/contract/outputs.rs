@@ -7,7 +7,7 @@
 //! skipped without it.
 
 use std::io::Read;
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -344,9 +344,17 @@ fn run_with_reader(dir: &Path, args: &[String], fifo: &Path) -> Result<Output, S
         })
     };
     let output = run_in(dir, args);
-    if !reader.is_finished() {
-        // Opening for writing unblocks the reader's open; closing at once ends its read.
-        let _ = std::fs::OpenOptions::new().write(true).open(fifo);
+    // Where the run never opened the FIFO, the reader waits in its open: a writer's open
+    // unblocks it and closing at once ends its read. The open must not block itself (the
+    // reader may have read the run's bytes and be ending, or not have reached its open yet:
+    // a blocking open then waited forever), so it is tried without blocking until the reader
+    // is done.
+    while !reader.is_finished() {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(fifo);
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let read = reader.join().unwrap().map_err(|e| e.to_string())?;
     if output.status.success() && read.is_empty() {
