@@ -15,7 +15,8 @@ use crate::solve::{solve_anytime, Answer};
 /// The cheapest tour of the square matrix `distances` (row i: the arcs from city i, whole
 /// numbers; the diagonal is ignored), searched for at most `time_limit` seconds where given:
 /// a dict of `cost`, `tour` (from city 0), `proven_optimal`, `lower_bound`,
-/// `lower_bound_source` (as the CLI's JSON), `gap`, `nodes`, `stopped`. A search stopped by Ctrl-C raises `Interrupted` with its best tour and bound.
+/// `lower_bound_source` (as the CLI's JSON), `gap`, `nodes`, `stopped`. A search stopped by
+/// Ctrl-C raises `Interrupted` with its best tour and bound.
 #[pyfunction]
 #[pyo3(signature = (distances, time_limit, backend))]
 pub fn atsp<'py>(

@@ -155,6 +155,7 @@ mod tests {
     use super::*;
     use crate::generate::parse_generator_spec;
     use crate::policy::assignment;
+    use crate::test_support::ring;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
     use std::time::Duration;
@@ -172,11 +173,7 @@ mod tests {
     fn segment_swaps_find_the_ring() {
         // The cheap cycle is 0 -> 1 -> ... -> 9 -> 0; every other arc costs 100.
         let n = 10;
-        let mut cost = vec![100; n * n];
-        for i in 0..n {
-            cost[i * n + (i + 1) % n] = 1;
-        }
-        let inst = Instance::new("ring", n, cost).unwrap();
+        let inst = ring(n, false);
         let start = [0, 5, 2, 7, 4, 9, 6, 1, 8, 3];
         let (cost, tour, improved) =
             improve_tour(&inst, &start, None, &limits(200), &Progress::hidden()).unwrap();
@@ -188,13 +185,7 @@ mod tests {
     fn reversals_untangle_a_symmetric_ring() {
         // Symmetric: the ring 0 - 1 - ... - 11 - 0 costs 1 an edge, every other edge 100;
         // the start runs half of it backwards, which no orientation-keeping move repairs.
-        let n = 12;
-        let mut cost = vec![100; n * n];
-        for i in 0..n {
-            cost[i * n + (i + 1) % n] = 1;
-            cost[((i + 1) % n) * n + i] = 1;
-        }
-        let inst = Instance::new("sym-ring", n, cost).unwrap();
+        let inst = ring(12, true);
         let start = [0, 1, 2, 8, 7, 6, 5, 4, 3, 9, 10, 11];
         let (cost, tour, _) =
             improve_tour(&inst, &start, None, &limits(0), &Progress::hidden()).unwrap();

@@ -212,6 +212,7 @@ mod tests {
     use super::*;
     use crate::generate::parse_generator_spec;
     use crate::policy::assignment;
+    use crate::test_support::ring;
     use std::time::Duration;
 
     /// The cheapest tour, by enumeration.
@@ -245,14 +246,7 @@ mod tests {
     fn a_symmetric_ring_is_bounded_at_its_cost() {
         // The ring 0 - 1 - ... - 9 - 0 costs 1 an edge, every other edge 100: the path
         // 1 - ... - 9 and city 0's edges to 1 and 9 are a 1-tree of cost 10, the ring's.
-        let n = 10;
-        let mut cost = vec![100; n * n];
-        for i in 0..n {
-            cost[i * n + (i + 1) % n] = 1;
-            cost[((i + 1) % n) * n + i] = 1;
-        }
-        let inst = Instance::new("sym-ring", n, cost).unwrap();
-        assert_eq!(bound(&inst, 10).bound, 10);
+        assert_eq!(bound(&ring(10, true), 10).bound, 10);
     }
 
     #[test]

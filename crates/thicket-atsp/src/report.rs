@@ -50,9 +50,9 @@ pub enum BoundSource {
     Search,
     /// The root's assignment problem, above anything the search proved before it stopped.
     Assignment,
-    /// The Held–Karp 1-tree bound of the symmetric costs less a potential, computed beside the local
-    /// search under a time limit, above the search's and the assignment's bounds (on
-    /// instances whose two directions cost alike, or alike up to a potential).
+    /// The Held–Karp 1-tree bound of the symmetric costs less a potential, computed beside
+    /// the local search under a time limit, above the search's and the assignment's bounds
+    /// (on instances whose two directions cost alike, or alike up to a potential).
     OneTree,
 }
 

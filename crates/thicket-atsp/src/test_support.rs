@@ -28,3 +28,17 @@ pub(super) fn cheapest_completion(inst: &crate::Instance, last: usize, cities: &
     }
     go(inst, last, &mut cities.to_vec())
 }
+
+/// The ring 0 -> 1 -> ... -> n-1 -> 0 at cost 1 an arc (both ways where `both_ways`), every
+/// other arc at 100.
+pub(super) fn ring(n: usize, both_ways: bool) -> crate::Instance {
+    let mut cost = vec![100; n * n];
+    for i in 0..n {
+        cost[i * n + (i + 1) % n] = 1;
+        if both_ways {
+            cost[((i + 1) % n) * n + i] = 1;
+        }
+    }
+    let name = if both_ways { "sym-ring" } else { "ring" };
+    crate::Instance::new(name, n, cost).expect("a ring is an instance")
+}
