@@ -56,7 +56,7 @@ pub fn heuristic_tour(inst: &Instance) -> (Vec<usize>, i64) {
 }
 
 /// The tour that always goes to the cheapest unvisited city.
-fn nearest_neighbour(inst: &Instance, start: usize) -> Vec<usize> {
+pub(crate) fn nearest_neighbour(inst: &Instance, start: usize) -> Vec<usize> {
     let mut visited = vec![false; inst.n];
     let mut tour = Vec::with_capacity(inst.n);
     let mut at = start;

@@ -7,8 +7,19 @@
 //! forbids one arc of its parent's assignment (its row is freed and re-augmented) and forces
 //! some others (which the parent already uses, so nothing moves).
 
+mod sparse;
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use sparse::Completion;
+
 /// Marks a row or column with no partner.
 pub(crate) const UNMATCHED: u32 = u32::MAX;
+
+/// The rows from which [`Lap::solve_until`] augments on a sparse graph.
+const SPARSE_FROM: usize = 500;
 
 /// An optimal assignment of rows to columns with its duals: `u[i] + v[j] <= cost(i, j)` for
 /// every pair, with equality on the assigned ones.
@@ -32,22 +43,188 @@ pub(crate) struct LapScratch {
 }
 
 impl Lap {
-    /// Solves the assignment of the row-major `n * n` matrix `cost` from scratch.
-    pub(crate) fn solve(n: usize, cost: &[i64], scratch: &mut LapScratch) -> Lap {
+    /// Solves the assignment of the row-major `n * n` matrix `cost` from scratch, until
+    /// `deadline`: the free rows left by [`Lap::reduce_rows`] are augmented densely, or from
+    /// [`SPARSE_FROM`] rows on a sparse graph priced out against the whole matrix (see
+    /// `sparse`). Where the deadline comes first, the answer is still a whole assignment with feasible duals (see [`Lap::stop`])
+    /// but not [`Lap::is_optimal`]: its [`Lap::dual_value`] is a lower bound on the optimum.
+    pub(crate) fn solve_until(
+        n: usize,
+        cost: &[i64],
+        scratch: &mut LapScratch,
+        deadline: Option<Instant>,
+    ) -> Lap {
+        let mut lap = Lap::row_reduced(n, cost);
+        if n >= SPARSE_FROM {
+            let mut sparse = lap.clone();
+            match sparse.complete_sparse(n, cost, deadline) {
+                Completion::Optimal => return sparse,
+                Completion::Stopped => {
+                    sparse.stop(n, cost);
+                    // The sparse rounds' duals can price far below the reduction's.
+                    lap.stop(n, cost);
+                    if lap.dual_value() > sparse.dual_value() {
+                        (sparse.u, sparse.v) = (lap.u, lap.v);
+                    }
+                    return sparse;
+                }
+                Completion::NoPath => {}
+            }
+        }
+        lap.complete_dense(n, cost, scratch, deadline);
+        lap
+    }
+
+    /// The column minima as column duals, then [`Lap::reduce_rows`].
+    fn row_reduced(n: usize, cost: &[i64]) -> Lap {
         // Column minima as column duals (and zero row duals) are feasible.
-        let v = (0..n)
-            .map(|j| (0..n).map(|i| cost[i * n + j]).min().unwrap_or(0))
-            .collect();
+        let mut v = cost[..n].to_vec();
+        for row in cost.chunks_exact(n).skip(1) {
+            for (low, &arc) in v.iter_mut().zip(row) {
+                *low = (*low).min(arc);
+            }
+        }
         let mut lap = Lap {
             u: vec![0; n],
             v,
             col_of_row: vec![UNMATCHED; n],
             row_of_col: vec![UNMATCHED; n],
         };
-        for row in 0..n {
-            lap.augment(n, cost, row, scratch);
-        }
+        lap.reduce_rows(n, cost);
         lap
+    }
+
+    /// Augments every free row over the whole matrix until `deadline` ([`Lap::stop`] where
+    /// it comes first).
+    fn complete_dense(
+        &mut self,
+        n: usize,
+        cost: &[i64],
+        scratch: &mut LapScratch,
+        deadline: Option<Instant>,
+    ) {
+        for row in 0..n {
+            if self.col_of_row[row] == UNMATCHED {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.stop(n, cost);
+                    return;
+                }
+                self.augment(n, cost, row, scratch);
+            }
+        }
+    }
+
+    /// Ends a solve the deadline stopped: each row dual falls to its row's cheapest arc at
+    /// the column duals (so that every dual is feasible on the whole matrix), and each free
+    /// row takes the cheapest free column at them, row by row (O(n^2) at most).
+    fn stop(&mut self, n: usize, cost: &[i64]) {
+        let Lap {
+            u,
+            v,
+            col_of_row,
+            row_of_col,
+        } = self;
+        *u = cost
+            .par_chunks_exact(n)
+            .map(|row| row.iter().zip(&*v).map(|(&arc, &dual)| arc - dual).min())
+            .map(Option::unwrap_or_default)
+            .collect();
+        let mut free_cols: Vec<usize> = (0..n).filter(|&c| row_of_col[c] == UNMATCHED).collect();
+        for row in 0..n {
+            if col_of_row[row] != UNMATCHED {
+                continue;
+            }
+            let reduced = |&col: &usize| cost[row * n + col] - v[col];
+            let Some((k, _)) = free_cols
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, col)| reduced(col))
+            else {
+                break;
+            };
+            let col = free_cols.swap_remove(k);
+            col_of_row[row] = col as u32;
+            row_of_col[col] = row as u32;
+        }
+    }
+
+    /// Whether the assignment is optimal: with feasible duals and every row assigned (as
+    /// [`Lap::solve_until`] leaves it), when every assigned arc is tight.
+    pub(crate) fn is_optimal(&self, n: usize, cost: &[i64]) -> bool {
+        (0..n).all(|i| {
+            let j = self.col_of_row[i];
+            j != UNMATCHED && cost[i * n + j as usize] == self.u[i] + self.v[j as usize]
+        })
+    }
+
+    /// The duals' objective, a lower bound on every assignment's cost (the optimum where the
+    /// assignment [`Lap::is_optimal`]).
+    pub(crate) fn dual_value(&self) -> i64 {
+        self.u.iter().chain(&self.v).sum()
+    }
+
+    /// Jonker and Volgenant's augmenting row reduction, twice over the free rows: a free row
+    /// takes its cheapest column at the column duals, whose dual is lowered until the row's
+    /// second cheapest would cost as much, and the row it displaces is freed in turn. Each
+    /// row then lies on the cheapest column of its row (the row duals are set so), the column
+    /// duals only fell (so they stay feasible), and the rows left free are augmented. On a
+    /// no-wait flow shop at n = 3,000 every row augmented from scratch took 11.5 s.
+    fn reduce_rows(&mut self, n: usize, cost: &[i64]) {
+        if n < 2 {
+            return;
+        }
+        let mut free: Vec<usize> = (0..n).collect();
+        for _ in 0..2 {
+            // Each pass scans at most twice the rows it began with: a row displaced over and
+            // over by ever smaller steps is left to its augmenting path.
+            let mut budget = 2 * free.len();
+            let mut queue = std::mem::take(&mut free);
+            while let Some(row) = queue.pop() {
+                if budget == 0 {
+                    free.push(row);
+                    continue;
+                }
+                budget -= 1;
+                let costs = &cost[row * n..(row + 1) * n];
+                let (mut first, mut best) = (i64::MAX, 0);
+                let (mut second, mut runner_up) = (i64::MAX, 0);
+                for (c, (&arc, &dual)) in costs.iter().zip(&self.v).enumerate() {
+                    let reduced = arc - dual;
+                    if reduced < second {
+                        if reduced >= first {
+                            second = reduced;
+                            runner_up = c;
+                        } else {
+                            (second, runner_up) = (first, best);
+                            (first, best) = (reduced, c);
+                        }
+                    }
+                }
+                let mut col = best;
+                if first < second {
+                    self.v[col] -= second - first;
+                } else if self.row_of_col[col] != UNMATCHED {
+                    col = runner_up;
+                }
+                let displaced = self.row_of_col[col];
+                self.row_of_col[col] = row as u32;
+                self.col_of_row[row] = col as u32;
+                if displaced != UNMATCHED {
+                    self.col_of_row[displaced as usize] = UNMATCHED;
+                    match first < second {
+                        // The column got cheaper for it: the displaced row tries again now.
+                        true => queue.push(displaced as usize),
+                        false => free.push(displaced as usize),
+                    }
+                }
+            }
+        }
+        for row in 0..n {
+            let col = self.col_of_row[row];
+            if col != UNMATCHED {
+                self.u[row] = cost[row * n + col as usize] - self.v[col as usize];
+            }
+        }
     }
 
     /// The column assigned to `row`.
@@ -137,7 +314,10 @@ impl Lap {
                     distance[c] = through;
                     via[c] = from;
                 }
-                if distance[c] < nearest {
+                // Among columns as near, a free one ends the path now.
+                if distance[c] < nearest
+                    || (distance[c] == nearest && self.row_of_col[c] == UNMATCHED)
+                {
                     nearest = distance[c];
                     next = c;
                 }
@@ -153,9 +333,24 @@ impl Lap {
                 }
             }
         };
+        self.settle_path(root, end, distance, via, scanned);
+    }
+
+    /// Ends an augmentation from `root` whose shortest path reached the free column `end`:
+    /// each scanned column's dual falls and its row's rises by how much sooner than `end` it
+    /// was reached (so the duals stay feasible and the path's arcs tight), and the path's
+    /// arcs, traced back by `via`, swap in.
+    fn settle_path(
+        &mut self,
+        root: usize,
+        end: usize,
+        distance: &[i64],
+        via: &[u32],
+        scanned: &[u32],
+    ) {
         let total = distance[end];
         self.u[root] += total;
-        for &c in scanned.iter() {
+        for &c in scanned {
             let c = c as usize;
             let sooner = total - distance[c];
             self.u[self.row_of_col[c] as usize] += sooner;
@@ -210,7 +405,7 @@ mod tests {
             let n = 2 + seed as usize % 6;
             let mut x = seed;
             let mut cost: Vec<i64> = (0..n * n).map(|_| lcg_below(&mut x, 30) as i64).collect();
-            let mut lap = Lap::solve(n, &cost, &mut scratch);
+            let mut lap = Lap::solve_until(n, &cost, &mut scratch, None);
             assert_eq!(lap.value(n, &cost), brute_force(n, &cost), "seed {seed}");
             // Forbid an assigned pair a few times over and re-solve incrementally.
             for step in 0..3 {
@@ -234,7 +429,7 @@ mod tests {
             let n = 2 + seed as usize % 6;
             let mut x = seed + 5;
             let mut cost: Vec<i64> = (0..n * n).map(|_| lcg_below(&mut x, 30) as i64).collect();
-            let mut lap = Lap::solve(n, &cost, &mut scratch);
+            let mut lap = Lap::solve_until(n, &cost, &mut scratch, None);
             // Raise a row and a column (as forcing an arc does) and some single entries.
             for step in 0..3 {
                 let (row, col) = ((seed as usize + step) % n, (seed as usize * 7 + step) % n);
@@ -256,5 +451,96 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every dual feasible on the whole matrix.
+    fn feasible(lap: &Lap, n: usize, cost: &[i64]) -> bool {
+        (0..n).all(|i| (0..n).all(|j| lap.reduced(n, cost, i, j) >= 0))
+    }
+
+    /// Whether `lap` assigns every row to its own column.
+    fn is_permutation(lap: &Lap, n: usize) -> bool {
+        let mut seen = vec![false; n];
+        (0..n).all(|i| !std::mem::replace(&mut seen[lap.col_of(i)], true))
+    }
+
+    /// Matrices from the sparse solve's size up: uniform costs with many ties, geometric
+    /// ones whose optimal arcs lie deep in each row's order, and generated instances.
+    fn large_matrices() -> Vec<(String, usize, Vec<i64>)> {
+        let mut matrices = Vec::new();
+        for (seed, n) in [(1u64, SPARSE_FROM), (2, SPARSE_FROM + 77)] {
+            let mut x = seed;
+            let ties = (0..n * n).map(|_| lcg_below(&mut x, 20) as i64).collect();
+            matrices.push((format!("ties {seed}"), n, ties));
+            let points: Vec<(i64, i64)> = (0..n)
+                .map(|_| {
+                    (
+                        lcg_below(&mut x, 1000) as i64,
+                        lcg_below(&mut x, 1000) as i64,
+                    )
+                })
+                .collect();
+            let tilted = points
+                .iter()
+                .flat_map(|&(ax, ay)| {
+                    points
+                        .iter()
+                        .map(move |&(bx, by)| (bx - ax).abs().max(3 * (by - ay)))
+                })
+                .collect();
+            matrices.push((format!("tilted {seed}"), n, tilted));
+        }
+        for spec in ["stilt:600:3", "shop:520:4", "amat:500:5"] {
+            let inst = crate::parse_generator_spec(spec)
+                .unwrap()
+                .generate()
+                .unwrap();
+            matrices.push((spec.into(), inst.n, inst.cost.clone()));
+        }
+        matrices
+    }
+
+    #[test]
+    fn the_sparse_solve_is_the_dense_one() {
+        for (name, n, cost) in large_matrices() {
+            let mut scratch = LapScratch::default();
+            let mut dense = Lap::row_reduced(n, &cost);
+            dense.complete_dense(n, &cost, &mut scratch, None);
+            let sparse = Lap::solve_until(n, &cost, &mut scratch, None);
+            assert!(
+                sparse.is_optimal(n, &cost) && dense.is_optimal(n, &cost),
+                "{name}"
+            );
+            assert!(
+                is_permutation(&sparse, n) && feasible(&sparse, n, &cost),
+                "{name}"
+            );
+            assert_eq!(sparse.value(n, &cost), dense.value(n, &cost), "{name}");
+            assert_eq!(sparse.dual_value(), sparse.value(n, &cost), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_stopped_solve_is_a_whole_assignment_with_a_lower_bound() {
+        for (name, n, cost) in large_matrices() {
+            let mut scratch = LapScratch::default();
+            let optimum = Lap::solve_until(n, &cost, &mut scratch, None).value(n, &cost);
+            let past = Some(Instant::now());
+            let mut dense = Lap::row_reduced(n, &cost);
+            dense.complete_dense(n, &cost, &mut scratch, past);
+            for lap in [Lap::solve_until(n, &cost, &mut scratch, past), dense] {
+                assert!(
+                    is_permutation(&lap, n) && feasible(&lap, n, &cost),
+                    "{name}"
+                );
+                assert!(lap.dual_value() <= optimum, "{name}");
+                assert!(optimum <= lap.value(n, &cost), "{name}");
+            }
+        }
+        // A small matrix stopped at once: the rows the reduction left free are completed.
+        let cost = [9, 1, 5, 1, 9, 5, 1, 5, 9];
+        let mut lap = Lap::row_reduced(3, &cost);
+        lap.complete_dense(3, &cost, &mut LapScratch::default(), Some(Instant::now()));
+        assert!(is_permutation(&lap, 3) && feasible(&lap, 3, &cost));
     }
 }

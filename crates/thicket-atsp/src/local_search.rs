@@ -88,7 +88,7 @@ pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<us
     let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
     let near = Neighbours::new(inst, K, RANKED, &reduced);
     let mut search = Search::new(Tour::new(inst, start), &near);
-    search.descend_all();
+    search.descend_all(None);
     search.tour.cities().to_vec()
 }
 
@@ -124,7 +124,7 @@ pub(crate) fn improve_tour(
         let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
         let near = Neighbours::new(inst, K, RANKED, &reduced);
         let mut search = Search::new(Tour::new(inst, start), &near);
-        search.descend_all();
+        search.descend_all(Some(limits.deadline));
         search.tour.journal(true);
         // Every chain starts from the one local optimum, each with its own stream.
         let mut chains: Vec<Chain> = (1..limits.chains.max(1) as u64)
@@ -204,7 +204,7 @@ mod tests {
             let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
             let near = Neighbours::new(&inst, 6, 3, &reduced);
             let mut search = Search::new(Tour::new(&inst, &start), &near);
-            search.descend_all();
+            search.descend_all(None);
             search.tour.journal(true);
             let mut rng = ChaCha8Rng::seed_from_u64(7);
             for kick in 0..200 {

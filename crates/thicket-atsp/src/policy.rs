@@ -13,8 +13,9 @@
 //! proves in under a second).
 
 use std::borrow::Cow;
+use std::time::Instant;
 
-use super::heuristic::tour_cost;
+use super::heuristic::{nearest_neighbour, tour_cost};
 use super::instance::{Instance, MAX_COST, MAX_N};
 use super::lap::{Lap, LapScratch};
 use super::local_search::descended;
@@ -65,8 +66,10 @@ pub(crate) enum Polish {
 pub(crate) struct RootBounds {
     /// The cost of the tour patched from the assignment's cycles.
     pub(crate) upper: i64,
-    /// The assignment bound.
+    /// The assignment bound (its duals' where the solve was stopped).
     pub(crate) assignment: i64,
+    /// Whether the assignment was solved, not stopped by the deadline.
+    pub(crate) solved: bool,
 }
 
 impl RootBounds {
@@ -74,34 +77,33 @@ impl RootBounds {
     /// `(cost, tour)` (Karp's patching and local search: a first incumbent as good as the
     /// nearest-neighbour heuristic's on most instances, at a fraction of its O(n^3) cost).
     pub(crate) fn of(inst: &Instance) -> (RootBounds, (i64, Vec<usize>)) {
-        let (root, patched, _) = RootBounds::with_duals(inst, Polish::Insertion);
+        let (root, patched, _) = RootBounds::with_duals(inst, Polish::Insertion, None);
         (root, patched)
     }
 
     /// [`RootBounds::of`], its patched tour polished by `polish`, and the root's assignment
     /// with its duals (whose reduced costs the local search ranks its neighbour lists by, so
-    /// that it need not solve it again).
+    /// that it need not solve it again), solved until `deadline`: where that comes first,
+    /// the bound is the duals' (see [`Lap::solve_until`]) and the tour the nearest
+    /// neighbour's from city 0 (an assignment stopped part way is far from a tour: at
+    /// n = 10,000 the tour patched from it cost 2.5 times the complete one's).
     pub(crate) fn with_duals(
         inst: &Instance,
         polish: Polish,
+        deadline: Option<Instant>,
     ) -> (RootBounds, (i64, Vec<usize>), Lap) {
         let n = inst.n;
-        let lap = assignment(inst);
+        let (lap, solved) = assignment_until(inst, deadline);
         let succ: Vec<usize> = (0..n).map(|i| lap.col_of(i)).collect();
         let (upper, tour) = match polish {
             Polish::Insertion => patched_tour(inst, &succ),
             Polish::Descent => {
-                let next = patch_quickly(inst, &succ);
-                let mut tour = Vec::with_capacity(n);
-                let mut at = 0;
-                loop {
-                    tour.push(at);
-                    at = next[at];
-                    if at == 0 {
-                        break;
-                    }
-                }
-                let mut tour = descended(inst, &tour, &lap);
+                let mut tour = match solved {
+                    true => descended(inst, &tour_of(&patch_quickly(inst, &succ)), &lap),
+                    // Its first descent takes seconds where the assignment did not finish:
+                    // the local search makes it, under the limit.
+                    false => nearest_neighbour(inst, 0),
+                };
                 let zero = tour
                     .iter()
                     .position(|&c| c == 0)
@@ -112,8 +114,12 @@ impl RootBounds {
         };
         let root = RootBounds {
             upper,
-            // No assigned arc is a loop, so the diagonal's stand-in never counts.
-            assignment: lap.value(n, &inst.cost).min(upper),
+            // The duals' objective is the assignment's cost where it is optimal (no assigned
+            // arc is then a loop, so the diagonal's stand-in never counts), and a lower bound
+            // on it where the deadline stopped the solve (then possibly below 0, which no
+            // tour costs less than).
+            assignment: lap.dual_value().clamp(0, upper),
+            solved,
         };
         (root, (upper, tour), lap)
     }
@@ -123,10 +129,12 @@ impl RootBounds {
         self.assignment
     }
 
-    /// The search these bounds call for.
+    /// The search these bounds call for: where the root's assignment was stopped, its bound
+    /// says nothing of the instance and the subtour search (whose nodes' solves stop at the
+    /// deadline) runs, not the path search (whose first tour alone is O(n^3)).
     pub(crate) fn choice(&self) -> (Bound, Branching) {
         let open = (self.upper - self.assignment) as f64;
-        if open <= ASSIGNMENT_GAP_LIMIT * self.upper as f64 {
+        if !self.solved || open <= ASSIGNMENT_GAP_LIMIT * self.upper as f64 {
             (Bound::Assignment, Branching::Subtour)
         } else {
             (Bound::HeldKarp, Branching::Path)
@@ -136,8 +144,12 @@ impl RootBounds {
     /// Why, in one line for the run's notes.
     pub(crate) fn note(&self) -> String {
         let (bound, branching) = self.choice();
+        let stopped = match self.solved {
+            true => "",
+            false => " (the root's assignment stopped at half the time limit: its duals' bound)",
+        };
         format!(
-            "chose the {} bound with {} branching: the assignment bound {} leaves {:.1}% of the patched tour's {} open (the subtour search runs up to {:.0}%)",
+            "chose the {} bound with {} branching: the assignment bound {} leaves {:.1}% of the patched tour's {} open (the subtour search runs up to {:.0}%){stopped}",
             crate::strategy::bound_name(bound),
             branching.name(),
             self.assignment,
@@ -145,6 +157,19 @@ impl RootBounds {
             self.upper,
             100.0 * ASSIGNMENT_GAP_LIMIT
         )
+    }
+}
+
+/// The tour that follows `next` (one cycle) from city 0.
+fn tour_of(next: &[usize]) -> Vec<usize> {
+    let mut tour = Vec::with_capacity(next.len());
+    let mut at = 0;
+    loop {
+        tour.push(at);
+        at = next[at];
+        if at == 0 {
+            return tour;
+        }
     }
 }
 
@@ -159,13 +184,20 @@ pub(crate) fn assignment_or<'a>(inst: &Instance, duals: Option<&'a Lap>) -> Cow<
 
 /// An optimal assignment of `inst` with no city assigned to itself, with its duals.
 pub(crate) fn assignment(inst: &Instance) -> Lap {
+    assignment_until(inst, None).0
+}
+
+/// [`assignment`] solved until `deadline` ([`Lap::solve_until`]), and whether it was solved.
+fn assignment_until(inst: &Instance, deadline: Option<Instant>) -> (Lap, bool) {
     let n = inst.n;
     let mut costs = inst.cost.clone();
     for i in 0..n {
         // No city may be assigned to itself: above any tour's cost.
         costs[i * n + i] = 4 * MAX_COST * MAX_N as i64;
     }
-    Lap::solve(n, &costs, &mut LapScratch::default())
+    let lap = Lap::solve_until(n, &costs, &mut LapScratch::default(), deadline);
+    let solved = lap.is_optimal(n, &costs);
+    (lap, solved)
 }
 
 #[cfg(test)]
@@ -208,7 +240,7 @@ mod tests {
             let succ: Vec<usize> = (0..inst.n).map(|i| lap.col_of(i)).collect();
             let next = patch_quickly(&inst, &succ);
             assert_eq!(cycles(&next).len(), 1, "{spec}");
-            let (root, (cost, tour), _) = RootBounds::with_duals(&inst, Polish::Descent);
+            let (root, (cost, tour), _) = RootBounds::with_duals(&inst, Polish::Descent, None);
             crate::verify(&inst, &tour, cost).unwrap();
             assert!(root.assignment <= cost, "{spec}");
         }

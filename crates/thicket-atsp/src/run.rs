@@ -24,7 +24,8 @@ pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
     let started = Instant::now();
     let (strategy, backend) = choose_strategy(instance, options)?;
     check_time_limit(strategy, options)?;
-    let (bound, branching, root, heuristic, duals) = choose_search(instance, strategy, options)?;
+    let (bound, branching, root, heuristic, duals) =
+        choose_search(instance, strategy, options, started)?;
     if let Some(batching) = &options.batched {
         if strategy.is_gpu() {
             return Err(Error::InvalidInput(format!(

@@ -359,11 +359,25 @@ impl<'a> Worker<'a> {
         let laps = match node.laps.take() {
             Some(laps) => laps,
             None => {
-                let laps = Laps {
-                    plain: Lap::solve(n, &self.costs, &mut self.scratch),
-                    relaxed: (!self.relaxed.is_plain())
-                        .then(|| Lap::solve(n, &self.relaxed_costs, &mut self.scratch)),
+                // A solve from scratch takes seconds at thousands of cities: one the deadline
+                // stops leaves the node open.
+                let deadline = shared.deadline;
+                let plain = Lap::solve_until(n, &self.costs, &mut self.scratch, deadline);
+                if !plain.is_optimal(n, &self.costs) {
+                    return Expanded::Reopened(Box::new(node));
+                }
+                let relaxed = match self.relaxed.is_plain() {
+                    true => None,
+                    false => {
+                        let costs = &self.relaxed_costs;
+                        let lap = Lap::solve_until(n, costs, &mut self.scratch, deadline);
+                        if !lap.is_optimal(n, costs) {
+                            return Expanded::Reopened(Box::new(node));
+                        }
+                        Some(lap)
+                    }
                 };
+                let laps = Laps { plain, relaxed };
                 let Some(bound) = self.bound_of(&laps) else {
                     return Expanded::Children(Vec::new());
                 };

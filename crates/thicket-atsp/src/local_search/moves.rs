@@ -23,6 +23,8 @@
 
 mod pure;
 
+use std::time::Instant;
+
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -37,6 +39,9 @@ const MAX_REWRITE: usize = 1_000;
 /// The longest segment a kick moves (10, 25 and 50 were tried; 25 was as good as the best
 /// on every class).
 const KICK_SEGMENT: usize = 25;
+
+/// The cities a descent looks for moves from between two looks at its deadline.
+const CITIES_PER_LOOK: usize = 256;
 
 /// How a move puts `S1` and `S2` back (see the module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,17 +190,29 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Local search from every city.
-    pub(super) fn descend_all(&mut self) {
+    /// Local search from every city, until `deadline`.
+    pub(super) fn descend_all(&mut self, deadline: Option<Instant>) {
         for city in 0..self.tour.n {
             self.activate(city);
         }
-        self.descend();
+        self.descend_until(deadline);
     }
 
     /// Applies improving moves until no active city has one.
     pub(super) fn descend(&mut self) {
+        self.descend_until(None);
+    }
+
+    /// [`Search::descend`] until `deadline`, looked at every [`CITIES_PER_LOOK`] cities (a
+    /// first descent from a nearest-neighbour tour took 6 s at n = 10,000 on 2 cores).
+    fn descend_until(&mut self, deadline: Option<Instant>) {
+        let mut looked = 0;
         while let Some(a) = self.queue.pop() {
+            looked += 1;
+            if looked % CITIES_PER_LOOK == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                self.queue.push(a);
+                return;
+            }
             self.queued[a] = false;
             if let Some(mv) = self.improving_move(a) {
                 self.apply(a, mv);
