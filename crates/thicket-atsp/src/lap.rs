@@ -21,8 +21,9 @@ pub(crate) const UNMATCHED: u32 = u32::MAX;
 /// The rows from which [`Lap::solve_until`] augments on a sparse graph.
 const SPARSE_FROM: usize = 500;
 
-/// An optimal assignment of rows to columns with its duals: `u[i] + v[j] <= cost(i, j)` for
-/// every pair, with equality on the assigned ones.
+/// An assignment of rows to columns with its duals: `u[i] + v[j] <= cost(i, j)` for every
+/// pair, with equality on the assigned ones, so that it is optimal, unless a deadline stopped
+/// its solve ([`Lap::solve_until`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Lap {
     u: Vec<i64>,
@@ -42,12 +43,55 @@ pub(crate) struct LapScratch {
     scanned: Vec<u32>,
 }
 
+/// Where the search for an augmenting path stands: the row it scans next, the column that
+/// led to that row (`UNMATCHED` at the root) and that column's distance.
+struct Walk {
+    row: usize,
+    from: u32,
+    reached: i64,
+}
+
+impl Walk {
+    fn from_root(root: usize) -> Walk {
+        Walk {
+            row: root,
+            from: UNMATCHED,
+            reached: 0,
+        }
+    }
+
+    /// Marks the nearest column `next`, at `distance`, done: `Some(next)` where it is free
+    /// (the path's end), else the search goes on from the row assigned to it.
+    #[inline(always)]
+    fn reach(
+        &mut self,
+        row_of_col: &[u32],
+        next: usize,
+        distance: i64,
+        done: &mut [bool],
+        scanned: &mut Vec<u32>,
+    ) -> Option<usize> {
+        done[next] = true;
+        match row_of_col[next] {
+            UNMATCHED => Some(next),
+            r => {
+                scanned.push(next as u32);
+                self.row = r as usize;
+                self.from = next as u32;
+                self.reached = distance;
+                None
+            }
+        }
+    }
+}
+
 impl Lap {
     /// Solves the assignment of the row-major `n * n` matrix `cost` from scratch, until
     /// `deadline`: the free rows left by [`Lap::reduce_rows`] are augmented densely, or from
     /// [`SPARSE_FROM`] rows on a sparse graph priced out against the whole matrix (see
-    /// `sparse`). Where the deadline comes first, the answer is still a whole assignment with feasible duals (see [`Lap::stop`])
-    /// but not [`Lap::is_optimal`]: its [`Lap::dual_value`] is a lower bound on the optimum.
+    /// `sparse`). Where the deadline comes first, the answer is still a whole assignment with
+    /// feasible duals (see [`Lap::stop`]) but not [`Lap::is_optimal`]: its [`Lap::dual_value`]
+    /// is a lower bound on the optimum.
     pub(crate) fn solve_until(
         n: usize,
         cost: &[i64],
@@ -297,14 +341,12 @@ impl Lap {
         done.clear();
         done.resize(n, false);
         scanned.clear();
-        let mut row = root;
-        let mut from = UNMATCHED;
-        let mut reached = 0;
+        let mut walk = Walk::from_root(root);
         let end = loop {
             let mut nearest = i64::MAX;
             let mut next = 0;
-            let costs = &cost[row * n..(row + 1) * n];
-            let base = reached - self.u[row];
+            let costs = &cost[walk.row * n..(walk.row + 1) * n];
+            let base = walk.reached - self.u[walk.row];
             for c in 0..n {
                 if done[c] {
                     continue;
@@ -312,7 +354,7 @@ impl Lap {
                 let through = base + costs[c] - self.v[c];
                 if through < distance[c] {
                     distance[c] = through;
-                    via[c] = from;
+                    via[c] = walk.from;
                 }
                 // Among columns as near, a free one ends the path now.
                 if distance[c] < nearest
@@ -322,15 +364,8 @@ impl Lap {
                     next = c;
                 }
             }
-            done[next] = true;
-            match self.row_of_col[next] {
-                UNMATCHED => break next,
-                r => {
-                    scanned.push(next as u32);
-                    row = r as usize;
-                    from = next as u32;
-                    reached = nearest;
-                }
+            if let Some(end) = walk.reach(&self.row_of_col, next, nearest, done, scanned) {
+                break end;
             }
         };
         self.settle_path(root, end, distance, via, scanned);

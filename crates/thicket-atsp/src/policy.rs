@@ -21,7 +21,7 @@ use super::lap::{Lap, LapScratch};
 use super::local_search::descended;
 use super::patching::patch_quickly;
 use super::search::Bound;
-use super::subtour_search::patched_tour;
+use super::subtour_search::{patched_tour, tour_from};
 
 /// The largest share of the heuristic tour's cost that the assignment bound may leave open
 /// for the subtour search to be chosen.
@@ -99,7 +99,7 @@ impl RootBounds {
             Polish::Insertion => patched_tour(inst, &succ),
             Polish::Descent => {
                 let mut tour = match solved {
-                    true => descended(inst, &tour_of(&patch_quickly(inst, &succ)), &lap),
+                    true => descended(inst, &tour_from(&patch_quickly(inst, &succ)), &lap),
                     // Its first descent takes seconds where the assignment did not finish:
                     // the local search makes it, under the limit.
                     false => nearest_neighbour(inst, 0),
@@ -157,19 +157,6 @@ impl RootBounds {
             self.upper,
             100.0 * ASSIGNMENT_GAP_LIMIT
         )
-    }
-}
-
-/// The tour that follows `next` (one cycle) from city 0.
-fn tour_of(next: &[usize]) -> Vec<usize> {
-    let mut tour = Vec::with_capacity(next.len());
-    let mut at = 0;
-    loop {
-        tour.push(at);
-        at = next[at];
-        if at == 0 {
-            return tour;
-        }
     }
 }
 

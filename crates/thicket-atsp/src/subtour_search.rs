@@ -554,7 +554,7 @@ pub(super) fn patched_tour(inst: &Instance, succ: &[usize]) -> (i64, Vec<usize>)
 }
 
 /// The tour a one-cycle successor function describes, from city 0.
-fn tour_from(succ: &[usize]) -> Vec<usize> {
+pub(super) fn tour_from(succ: &[usize]) -> Vec<usize> {
     let mut tour = Vec::with_capacity(succ.len());
     let mut at = 0;
     loop {

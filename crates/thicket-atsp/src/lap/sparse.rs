@@ -6,7 +6,8 @@
 //! whole matrix. The dense augmentation scans every column at every step of a path; on the
 //! tilted drilling and no-wait flow shop classes, whose optimal arcs lie deep in each row's
 //! order (tens to hundreds of columns in), the sparse graph needs several pricing rounds but
-//! still took a half to a third of the dense time at n = 1,000 to 10,000 (2026-12-03).
+//! still took a fifth to two thirds of the dense time on those and the random-matrix classes
+//! at n = 1,000 and 3,000 (2026-12-03; tsmat at 1,000 took 21 ms against 10).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -14,7 +15,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{Lap, UNMATCHED};
+use super::{Lap, Walk, UNMATCHED};
 
 /// The columns each row's list starts with: its cheapest at the column duals.
 const ROW_LISTED: usize = 10;
@@ -191,23 +192,21 @@ impl Lap {
             scanned,
             heap,
         } = paths;
-        let mut row = root;
-        let mut from = UNMATCHED;
-        let mut reached = 0;
+        let mut walk = Walk::from_root(root);
         let end = loop {
-            let base = reached - self.u[row];
-            for &c in &lists[row] {
+            let base = walk.reached - self.u[walk.row];
+            for &c in &lists[walk.row] {
                 let col = c as usize;
                 if done[col] {
                     continue;
                 }
-                let through = base + cost[row * n + col] - self.v[col];
+                let through = base + cost[walk.row * n + col] - self.v[col];
                 if through < distance[col] {
                     if distance[col] == i64::MAX {
                         touched.push(c);
                     }
                     distance[col] = through;
-                    via[col] = from;
+                    via[col] = walk.from;
                     heap.push(Reverse((through, self.row_of_col[col] != UNMATCHED, c)));
                 }
             }
@@ -220,15 +219,9 @@ impl Lap {
                     break col;
                 }
             };
-            done[next] = true;
-            match self.row_of_col[next] {
-                UNMATCHED => break next,
-                r => {
-                    scanned.push(next as u32);
-                    row = r as usize;
-                    from = next as u32;
-                    reached = distance[next];
-                }
+            let reached = distance[next];
+            if let Some(end) = walk.reach(&self.row_of_col, next, reached, done, scanned) {
+                break end;
             }
         };
         self.settle_path(root, end, distance, via, scanned);
