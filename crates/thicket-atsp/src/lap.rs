@@ -106,7 +106,7 @@ impl Lap {
                 Completion::Stopped => {
                     sparse.stop(n, cost);
                     // The sparse rounds' duals can price far below the reduction's.
-                    lap.stop(n, cost);
+                    lap.price_row_duals(n, cost);
                     if lap.dual_value() > sparse.dual_value() {
                         (sparse.u, sparse.v) = (lap.u, lap.v);
                     }
@@ -158,21 +158,16 @@ impl Lap {
         }
     }
 
-    /// Ends a solve the deadline stopped: each row dual falls to its row's cheapest arc at
-    /// the column duals (so that every dual is feasible on the whole matrix), and each free
-    /// row takes the cheapest free column at them, row by row (O(n^2) at most).
+    /// Ends a solve the deadline stopped: [`Lap::price_row_duals`], then each free row takes
+    /// the cheapest free column at the column duals, row by row (O(n^2) at most).
     fn stop(&mut self, n: usize, cost: &[i64]) {
+        self.price_row_duals(n, cost);
         let Lap {
-            u,
             v,
             col_of_row,
             row_of_col,
+            ..
         } = self;
-        *u = cost
-            .par_chunks_exact(n)
-            .map(|row| row.iter().zip(&*v).map(|(&arc, &dual)| arc - dual).min())
-            .map(Option::unwrap_or_default)
-            .collect();
         let mut free_cols: Vec<usize> = (0..n).filter(|&c| row_of_col[c] == UNMATCHED).collect();
         for row in 0..n {
             if col_of_row[row] != UNMATCHED {
@@ -190,6 +185,28 @@ impl Lap {
             col_of_row[row] = col as u32;
             row_of_col[col] = row as u32;
         }
+    }
+
+    /// Lowers each row dual to its row's cheapest arc at the column duals, so that every
+    /// dual is feasible on the whole matrix (assigned arcs may then not be tight).
+    fn price_row_duals(&mut self, n: usize, cost: &[i64]) {
+        let v = &self.v;
+        self.u = cost
+            .par_chunks_exact(n)
+            .map(|row| reduced_row(row, v).map(|(reduced, _)| reduced).min())
+            .map(Option::unwrap_or_default)
+            .collect();
+    }
+
+    /// [`Lap::solve_until`] where it is optimal, `None` where the deadline stopped it.
+    pub(crate) fn try_solve(
+        n: usize,
+        cost: &[i64],
+        scratch: &mut LapScratch,
+        deadline: Option<Instant>,
+    ) -> Option<Lap> {
+        let lap = Lap::solve_until(n, cost, scratch, deadline);
+        lap.is_optimal(n, cost).then_some(lap)
     }
 
     /// Whether the assignment is optimal: with feasible duals and every row assigned (as
@@ -407,6 +424,16 @@ impl Lap {
             col = prev as usize;
         }
     }
+}
+
+/// The reduced costs of the row `costs` at the column duals `v` (row duals aside), with
+/// their columns.
+fn reduced_row<'a>(costs: &'a [i64], v: &'a [i64]) -> impl Iterator<Item = (i64, u32)> + 'a {
+    costs
+        .iter()
+        .zip(v)
+        .enumerate()
+        .map(|(c, (&arc, &dual))| (arc - dual, c as u32))
 }
 
 #[cfg(test)]

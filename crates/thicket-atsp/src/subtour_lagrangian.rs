@@ -182,11 +182,10 @@ pub(crate) fn ascend(
             break;
         }
         let offset = relax(inst, &cuts, forbidden, &mut costs);
-        let lap = Lap::solve_until(n, &costs, &mut scratch, deadline);
-        if !lap.is_optimal(n, &costs) {
+        let Some(lap) = Lap::try_solve(n, &costs, &mut scratch, deadline) else {
             // The deadline stopped the solve (seconds a step at thousands of cities).
             break;
-        }
+        };
         steps += 1;
         let value = lap.value(n, &costs);
         let relaxed_bound = (value + offset) as f64 / SCALE as f64;

@@ -362,18 +362,18 @@ impl<'a> Worker<'a> {
                 // A solve from scratch takes seconds at thousands of cities: one the deadline
                 // stops leaves the node open.
                 let deadline = shared.deadline;
-                let plain = Lap::solve_until(n, &self.costs, &mut self.scratch, deadline);
-                if !plain.is_optimal(n, &self.costs) {
+                let Some(plain) = Lap::try_solve(n, &self.costs, &mut self.scratch, deadline)
+                else {
                     return Expanded::Reopened(Box::new(node));
-                }
+                };
                 let relaxed = match self.relaxed.is_plain() {
                     true => None,
                     false => {
                         let costs = &self.relaxed_costs;
-                        let lap = Lap::solve_until(n, costs, &mut self.scratch, deadline);
-                        if !lap.is_optimal(n, costs) {
+                        let Some(lap) = Lap::try_solve(n, costs, &mut self.scratch, deadline)
+                        else {
                             return Expanded::Reopened(Box::new(node));
-                        }
+                        };
                         Some(lap)
                     }
                 };

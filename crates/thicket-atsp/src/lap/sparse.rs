@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{Lap, Walk, UNMATCHED};
+use super::{reduced_row, Lap, Walk, UNMATCHED};
 
 /// The columns each row's list starts with: its cheapest at the column duals.
 const ROW_LISTED: usize = 10;
@@ -102,14 +102,7 @@ impl Lap {
             .into_par_iter()
             .map_init(Vec::new, |reduced: &mut Vec<(i64, u32)>, row| {
                 reduced.clear();
-                let costs = &cost[row * n..(row + 1) * n];
-                reduced.extend(
-                    costs
-                        .iter()
-                        .zip(&self.v)
-                        .enumerate()
-                        .map(|(c, (&arc, &dual))| (arc - dual, c as u32)),
-                );
+                reduced.extend(reduced_row(&cost[row * n..(row + 1) * n], &self.v));
                 reduced.select_nth_unstable(keep - 1);
                 let cheapest = reduced[..keep].iter().map(|&(r, _)| r).min().unwrap_or(0);
                 let mut list: Vec<u32> = reduced[..keep].iter().map(|&(_, c)| c).collect();
@@ -138,16 +131,10 @@ impl Lap {
         let negative: Vec<Negative> = (0..n)
             .into_par_iter()
             .filter_map(|row| {
-                let costs = &cost[row * n..(row + 1) * n];
-                let cheapest = costs.iter().zip(v).map(|(&arc, &dual)| arc - dual).min();
-                let cheapest = cheapest.filter(|&cheapest| cheapest < u[row])?;
-                let mut below: Vec<(i64, u32)> = costs
-                    .iter()
-                    .zip(v)
-                    .enumerate()
-                    .map(|(c, (&arc, &dual))| (arc - dual, c as u32))
+                let mut below: Vec<(i64, u32)> = reduced_row(&cost[row * n..(row + 1) * n], v)
                     .filter(|&(reduced, _)| reduced < u[row])
                     .collect();
+                let cheapest = below.iter().map(|&(reduced, _)| reduced).min()?;
                 if below.len() > PRICED_IN {
                     below.select_nth_unstable(PRICED_IN - 1);
                     below.truncate(PRICED_IN);
