@@ -39,6 +39,15 @@ const LOCAL_SEARCH_SHARE: f64 = 0.9;
 /// rest of the time to the exact search.
 const STALE_KICKS_PER_CITY: u64 = 200;
 
+/// The share of its tour's cost that the first exact search may leave open for the exact
+/// search to run again after the local search. The exact search closes a few percent at
+/// most; where the assignment bound leaves more open (the tilted drilling classes and
+/// `tsmat`, 15-23% at n = 316), a second search proves nothing and its time is the local
+/// search's: on this project's 2-core machine at 1.5 s, 30 generated instances (stilt,
+/// rtilt, tsmat at n = 316, seeds 101-110) ended 0.10% cheaper in the geometric mean,
+/// cheaper on 17 and dearer on 2 (2026-12-03).
+const OPEN_SHARE_FOR_A_SECOND_SEARCH: f64 = 0.10;
+
 /// The share of an exact search's time its multiplier ascent may take before the search
 /// branches (a later search of the same solve goes on from where it stopped). With the whole
 /// time, the ascent on random matrices at n = 100 and limits under a second took all of it
@@ -46,6 +55,13 @@ const STALE_KICKS_PER_CITY: u64 = 200;
 /// time where the whole left them 2-4% dearer, and changed no other class's tour beyond the
 /// runs' noise (27 generated instances at n = 100 and 18 at 316, 2026-12-02).
 const ASCENT_SHARE: f64 = 0.25;
+
+/// Whether `first` (an exact search's answer with a tour) leaves more of its tour's cost open
+/// than [`OPEN_SHARE_FOR_A_SECOND_SEARCH`].
+fn leaves_too_much_open(first: &AtspSolution) -> bool {
+    let open = first.cost.saturating_sub(first.lower_bound) as f64;
+    !first.tour.is_empty() && open > OPEN_SHARE_FOR_A_SECOND_SEARCH * first.cost as f64
+}
 
 /// A search's answer and which bound its lower bound is.
 type Settled = (AtspSolution, BoundSource);
@@ -143,7 +159,7 @@ impl AtspKernel<'_> {
         };
         let left = deadline.saturating_duration_since(Instant::now());
         let reserve = left.mul_f64(1.0 - LOCAL_SEARCH_SHARE).max(cold);
-        let again = reserve <= left / 2;
+        let again = reserve <= left / 2 && !leaves_too_much_open(&first);
         let local_deadline = match again {
             true => deadline - reserve,
             false => deadline,
