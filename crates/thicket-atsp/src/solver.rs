@@ -177,6 +177,10 @@ impl AtspKernel<'_> {
             (improved, tree)
         });
         let improved = improved?;
+        // A local search that stalled leaves its time to the exact search even where none was
+        // planned (it raises the bound), as long as the cold root fits as above.
+        let left = deadline.saturating_duration_since(Instant::now());
+        let again = again || (!progress.stop_requested() && cold <= left / 2 && !left.is_zero());
         let second = match again {
             true => self.exact(Some(improved.clone()), Some(deadline), progress)?,
             false => AtspSolution {
