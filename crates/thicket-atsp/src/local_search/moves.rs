@@ -150,11 +150,11 @@ fn choose(keys: &mut [Key], ranked: usize, out: &mut [usize]) {
     }
 }
 
-/// [`Search::delta`] for the moves from `a` that share `b` (at offset `ob`) and vary `c`:
-/// the swaps and the double reversals the search tries for every third cut, with what does
-/// not depend on `c` (the first two cuts' cities and arcs, the first segment's reversal)
-/// computed once. It prices every move exactly as `delta` does, so the search finds the
-/// same moves in the same order (a third of the search's time went to pricing them anew).
+/// The price of the moves from `a` that share `b` (at offset `ob`) and vary `c`: the swaps
+/// and the double reversals the search tries for every third cut, with what does not depend
+/// on `c` (the first two cuts' cities and arcs, the first segment's reversal) computed once
+/// (a third of the search's time went to pricing them anew). [`Search::delta`] prices these
+/// kinds through it too.
 struct SwapPricer {
     a: usize,
     pa: usize,
@@ -202,7 +202,7 @@ impl SwapPricer {
             Kind::FlipBoth => {
                 c(a, b) + c(a1, cc) + c(b1, c1) + r1() + t.reversal(pa + ob + 1, oc - ob - 1)
             }
-            Kind::FlipSecond | Kind::TwoOpt => unreachable!("priced by Search::delta"),
+            Kind::FlipSecond | Kind::TwoOpt => unreachable!("priced by Search::delta alone"),
         };
         Some(added - removed)
     }
@@ -285,32 +285,27 @@ impl<'a> Search<'a> {
         let t = &self.tour;
         let n = t.n;
         let Move { kind, ob, oc } = mv;
+        if matches!(kind, Kind::Swap | Kind::SwapFlipFirst | Kind::FlipBoth) {
+            return SwapPricer::new(t, a, ob).delta(t, kind, oc);
+        }
         let two_opt = kind == Kind::TwoOpt;
         let end = if two_opt { ob + 1 } else { oc };
-        if ob == 0 || end >= n || (!two_opt && oc <= ob) {
-            return None;
-        }
-        if kind != Kind::Swap && end > MAX_REWRITE {
+        // Both kinds left reverse a segment.
+        if ob == 0 || end >= n || (!two_opt && oc <= ob) || end > MAX_REWRITE {
             return None;
         }
         let pa = t.pos(a);
         let (a1, b, b1) = (t.at(pa + 1), t.at(pa + ob), t.at(pa + ob + 1));
         let c = |i, j| t.c(i, j);
-        let r1 = || t.reversal(pa + 1, ob - 1);
         if two_opt {
-            return Some(c(a, b) + c(a1, b1) + r1() - c(a, a1) - c(b, b1));
+            let r1 = t.reversal(pa + 1, ob - 1);
+            return Some(c(a, b) + c(a1, b1) + r1 - c(a, a1) - c(b, b1));
         }
+        // FlipSecond: `~S2 S1`.
         let (cc, c1) = (t.at(pa + oc), t.at(pa + oc + 1));
-        let r2 = || t.reversal(pa + ob + 1, oc - ob - 1);
+        let r2 = t.reversal(pa + ob + 1, oc - ob - 1);
         let removed = c(a, a1) + c(b, b1) + c(cc, c1);
-        let added = match kind {
-            Kind::Swap => c(a, b1) + c(cc, a1) + c(b, c1),
-            Kind::SwapFlipFirst => c(a, b1) + c(cc, b) + c(a1, c1) + r1(),
-            Kind::FlipSecond => c(a, cc) + c(b1, a1) + c(b, c1) + r2(),
-            Kind::FlipBoth => c(a, b) + c(a1, cc) + c(b1, c1) + r1() + r2(),
-            Kind::TwoOpt => unreachable!("priced above"),
-        };
-        Some(added - removed)
+        Some(c(a, cc) + c(b1, a1) + c(b, c1) + r2 - removed)
     }
 
     /// `mv` if it improves the tour.
@@ -480,31 +475,46 @@ mod tests {
     use super::*;
     use crate::generate::parse_generator_spec;
 
-    /// The pricer of a family of moves gives what `Search::delta` gives for each of them,
-    /// `None` included, at every first and second cut.
+    /// Every move `Search::delta` prices (through the pricer or alone), applied to the tour,
+    /// leaves a permutation whose recomputed cost is the old one plus the price.
     #[test]
-    fn the_swap_pricer_prices_as_delta_does() {
-        for spec in ["stilt:40:1", "tsmat:23:2", "coin:7:3"] {
+    fn every_priced_move_changes_the_cost_by_its_price() {
+        for spec in ["stilt:17:1", "tsmat:13:2", "coin:7:3"] {
             let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
             let start: Vec<usize> = (0..inst.n).rev().collect();
             let near = Neighbours::new(&inst, 4, 2, &|i, j| inst.cost(i, j));
-            let search = Search::new(Tour::new(&inst, &start), &near);
-            let t = &search.tour;
+            let tour = Tour::new(&inst, &start);
+            let kinds = [
+                Kind::Swap,
+                Kind::SwapFlipFirst,
+                Kind::FlipSecond,
+                Kind::FlipBoth,
+                Kind::TwoOpt,
+            ];
+            let mut priced = 0;
             for a in 0..inst.n {
-                for ob in 0..inst.n {
-                    let pricer = SwapPricer::new(t, a, ob);
-                    for oc in 0..inst.n + 2 {
-                        for kind in [Kind::Swap, Kind::SwapFlipFirst, Kind::FlipBoth] {
+                for ob in 0..inst.n + 1 {
+                    for oc in 0..inst.n + 1 {
+                        for kind in kinds {
                             let mv = Move { kind, ob, oc };
-                            assert_eq!(
-                                pricer.delta(t, kind, oc),
-                                search.delta(a, mv),
-                                "{spec} {a} {mv:?}"
-                            );
+                            let mut search = Search::new(tour.clone(), &near);
+                            let Some(price) = search.delta(a, mv) else {
+                                continue;
+                            };
+                            search.apply(a, mv);
+                            let after = search.tour.cities();
+                            let mut sorted = after.to_vec();
+                            sorted.sort_unstable();
+                            assert!(sorted.iter().copied().eq(0..inst.n), "{spec} {a} {mv:?}");
+                            let cost = crate::heuristic::tour_cost(&inst, after);
+                            assert_eq!(cost, tour.cost + price, "{spec} {a} {mv:?}");
+                            assert_eq!(search.tour.cost, cost, "{spec} {a} {mv:?}");
+                            priced += 1;
                         }
                     }
                 }
             }
+            assert!(priced > inst.n * inst.n, "{spec}: {priced}");
         }
     }
 }
