@@ -246,11 +246,10 @@ impl Lap {
                     continue;
                 }
                 budget -= 1;
-                let costs = &cost[row * n..(row + 1) * n];
                 let (mut first, mut best) = (i64::MAX, 0);
                 let (mut second, mut runner_up) = (i64::MAX, 0);
-                for (c, (&arc, &dual)) in costs.iter().zip(&self.v).enumerate() {
-                    let reduced = arc - dual;
+                for (reduced, c) in reduced_row(&cost[row * n..(row + 1) * n], &self.v) {
+                    let c = c as usize;
                     if reduced < second {
                         if reduced >= first {
                             second = reduced;
