@@ -8,7 +8,7 @@
 //! the assignment problem (which the optimal tour favours far more than it favours the
 //! cheapest arcs where costs tie or tilt), the rest the cheapest arcs. Where a city has no
 //! such move, deeper ones are tried: pure sequential 5-opt moves, which keep every segment's
-//! orientation ([`moves`]' `pure`). Cities whose neighbourhood held no improving
+//! orientation, chained up to three deep where one alone does not improve ([`moves`]' `pure`). Cities whose neighbourhood held no improving
 //! move are skipped until a move touches them (don't-look bits, kept as a queue of active
 //! cities).
 //!
@@ -73,7 +73,7 @@ impl Improved {
     /// One line for the run's notes.
     pub(crate) fn note(&self) -> String {
         format!(
-            "local search (3-opt, 2-opt and pure 5-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks",
+            "local search (3-opt, 2-opt and chained pure 5-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks",
             self.from, self.to, self.kicks
         )
     }

@@ -19,7 +19,7 @@
 //! taken. The first new arc leaves `a` for one of its listed successors, and must be
 //! cheaper than the arc it replaces; the next is drawn from a neighbour list of a city the
 //! first fixes, so that a city's neighbourhood is searched in O(K^2). A city without such a
-//! move is searched for a pure sequential 5-opt move ([`pure`]).
+//! move is searched for a chain of pure sequential 5-opt moves ([`pure`]).
 
 mod pure;
 
@@ -274,8 +274,8 @@ impl<'a> Search<'a> {
             self.queued[a] = false;
             if let Some(mv) = self.improving_move(a) {
                 self.apply(a, mv);
-            } else if let Some(mv) = self.improving_pure_move(a) {
-                self.apply_pure_move(&mv);
+            } else {
+                self.improve_by_pure_chain(a);
             }
         }
     }
