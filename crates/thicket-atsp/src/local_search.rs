@@ -8,9 +8,9 @@
 //! the assignment problem (which the optimal tour favours far more than it favours the
 //! cheapest arcs where costs tie or tilt), the rest the cheapest arcs. Where a city has no
 //! such move, deeper ones are tried: pure sequential 5-opt moves, which keep every segment's
-//! orientation, chained up to three deep where one alone does not improve ([`moves`]' `pure`). Cities whose neighbourhood held no improving
-//! move are skipped until a move touches them (don't-look bits, kept as a queue of active
-//! cities).
+//! orientation, chained up to three deep where one alone does not improve ([`moves`]'
+//! `pure`). Cities whose neighbourhood held no improving move are skipped until a move
+//! touches them (don't-look bits, kept as a queue of active cities).
 //!
 //! Local optima are left by a kick, the double bridge: two adjacent segments of random
 //! lengths (short, so that the kick is local and the repair cheap) are swapped. The kicked

@@ -234,17 +234,19 @@ impl Search<'_> {
 mod tests {
     use super::super::super::tour::Tour;
     use super::super::{Neighbours, Search};
-    use super::CHAIN;
+    use super::{CHAIN, DEPTH};
     use crate::generate::parse_generator_spec;
     use crate::heuristic::tour_cost;
     use crate::policy::assignment;
 
     /// Every chain of pure moves found from a city of a random tour leaves one cycle (a
     /// permutation) whose recomputed cost is the one the tour keeps, and cheaper; where none
-    /// is found the tour is as it was; chains of one move and of several are found.
+    /// is found the tour is as it was; chains of one move and of several are found, and
+    /// single improving moves are 3-opt and 5-opt ones, never 4-opt.
     #[test]
     fn pure_chains_keep_one_cycle_and_their_price() {
         let mut found = [0; CHAIN + 1];
+        let mut changed = [0; DEPTH + 2];
         for spec in [
             "stilt:60:1",
             "crane:50:2",
@@ -262,6 +264,10 @@ mod tests {
             let mut search = Search::new(Tour::new(&inst, &start), &near);
             for round in 0..3 {
                 for a in 0..inst.n {
+                    if let Some(mv) = search.pure_moves_from(a, 0, &mut None) {
+                        assert!(mv.gain > 0, "{mv:?}");
+                        changed[mv.m] += 1;
+                    }
                     let (before, cost) = (search.tour.cities().to_vec(), search.tour.cost);
                     let made = search.improve_by_pure_chain(a);
                     found[made] += 1;
@@ -282,5 +288,7 @@ mod tests {
             found[1] > 20 && found[2..].iter().sum::<usize>() > 5,
             "{found:?}"
         );
+        assert_eq!(changed[4], 0);
+        assert!(changed[3] > 20 && changed[5] > 20, "{changed:?}");
     }
 }
