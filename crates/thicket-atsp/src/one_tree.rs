@@ -49,10 +49,16 @@ pub(crate) struct OneTree {
 }
 
 impl OneTree {
-    /// One line for the run's notes.
-    pub(crate) fn note(&self) -> String {
+    /// One line for the run's notes; `kept` the run's lower bound where the 1-tree's is
+    /// below it (on strongly asymmetric matrices it can even be negative: the symmetric costs
+    /// less a potential go below zero), so that the note says it was not used.
+    pub(crate) fn note(&self, kept: i64) -> String {
+        let used = match self.bound >= kept {
+            true => String::new(),
+            false => format!(" (below the bound kept, {kept}: not used)"),
+        };
         format!(
-            "Held-Karp 1-tree bound (symmetric costs less a potential): {} after {} steps",
+            "Held-Karp 1-tree bound (symmetric costs less a potential): {} after {} steps{used}",
             self.bound, self.steps
         )
     }
@@ -264,5 +270,17 @@ mod tests {
             found.bound > assignment_bound,
             "{found:?} against the assignment's {assignment_bound}"
         );
+    }
+
+    #[test]
+    fn a_bound_below_the_one_kept_is_noted_as_unused() {
+        let weak = OneTree {
+            bound: -40,
+            steps: 7,
+        };
+        assert!(weak
+            .note(1_000)
+            .ends_with("after 7 steps (below the bound kept, 1000: not used)"));
+        assert!(weak.note(-40).ends_with("after 7 steps"));
     }
 }

@@ -277,10 +277,6 @@ impl AtspKernel<'_> {
     /// the 1-tree bound `tree` where the search proved less, and which bound it is; notes what
     /// the multipliers and the 1-tree did.
     fn settle(&self, mut solution: AtspSolution, tree: Option<OneTree>) -> Settled {
-        if let (Ok(multipliers), Ok(mut notes)) = (self.multipliers.lock(), self.notes.lock()) {
-            notes.extend(multipliers.as_ref().map(Relaxed::note));
-            notes.extend(tree.as_ref().map(OneTree::note));
-        }
         let root = self.root.map_or(i64::MIN, |root| root.lower_bound());
         let mut source = BoundSource::of_search(&solution);
         if root > solution.lower_bound {
@@ -292,6 +288,10 @@ impl AtspKernel<'_> {
             source = BoundSource::OneTree;
         }
         solution.lower_bound = solution.lower_bound.min(solution.cost);
+        if let (Ok(multipliers), Ok(mut notes)) = (self.multipliers.lock(), self.notes.lock()) {
+            notes.extend(multipliers.as_ref().map(Relaxed::note));
+            notes.extend(tree.map(|tree| tree.note(solution.lower_bound)));
+        }
         if solution.lower_bound >= solution.cost {
             solution.proven_optimal = true;
             source = BoundSource::Optimal;
