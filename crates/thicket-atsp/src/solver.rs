@@ -323,6 +323,7 @@ impl AtspKernel<'_> {
                 let relaxed = subtour_lagrangian::ascend(
                     self.instance,
                     start.0,
+                    self.root.map(|root| root.lower_bound()),
                     subtour_search::FORBIDDEN,
                     ascent_deadline,
                     progress.stop_flag().as_ref(),

@@ -20,7 +20,7 @@ fn the_search_finds_the_brute_force_optimum() {
         let start_cost = tour_cost(&inst, &start);
         let optimum = brute_force(&inst);
         // The plain assignment bound, and the one under subtour-cut multipliers.
-        let lagrangian = ascend(&inst, start_cost, FORBIDDEN, None, None, None);
+        let lagrangian = ascend(&inst, start_cost, None, FORBIDDEN, None, None, None);
         for relaxed in [Relaxed::plain(&inst), lagrangian] {
             let start = (start_cost, start.clone());
             let found = pool.install(|| search(&inst, &relaxed, start, None, &Progress::hidden()));
