@@ -184,6 +184,25 @@ fn a_symmetric_matrix_is_bounded_by_the_one_tree() {
     }
 }
 
+/// Costs of millions leave room for subtour-cut multipliers only at a coarse scale, which a
+/// tilted instance (the plain assignment 15-20% below its tours) takes: its bound comes from
+/// the search under multipliers, above the plain assignment bound.
+#[test]
+fn a_tilted_instance_is_bounded_under_coarse_multipliers() {
+    let (instance, measured) = solve_generated("stilt:120:3", Duration::from_secs(1));
+    let s = &measured.output.solution;
+    let assignment = assignment_bound(&instance);
+    assert!(s.lower_bound <= s.cost, "{s:?}");
+    let notes = &measured.info.notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("subtour-cut multipliers raise")),
+        "{notes:?}"
+    );
+    assert!(s.lower_bound > assignment, "{s:?} against {assignment}");
+}
+
 /// A run with time left spends it on the tour: the local search's note is there and the
 /// tour costs no more than the one patched from the root's assignment.
 #[test]
