@@ -336,23 +336,37 @@ mod tests {
             let mut x = seed + 11;
             let cost = (0..n * n).map(|_| lcg_below(&mut x, 50) as i64).collect();
             let inst = Instance::new("lagr", n, cost).unwrap();
-            let optimum = cheapest_completion(&inst, 0, &(1..n).collect::<Vec<_>>());
-            let mut plain = inst.cost.clone();
-            for i in 0..n {
-                plain[i * n + i] = forbidden;
-            }
-            let assignment =
-                Lap::solve_until(n, &plain, &mut LapScratch::default(), None).value(n, &plain);
+            let (optimum, assignment) = optimum_and_assignment(&inst, forbidden);
             let relaxed = ascend(&inst, optimum, None, forbidden, None, None, None);
-            assert!(relaxed.root_bound >= assignment, "seed {seed}");
-            assert!(relaxed.root_bound <= optimum, "seed {seed}");
-            // Every tour's relaxed cost bounds its real cost from below.
-            let tour: Vec<usize> = (0..n).collect();
-            let value: i64 = (0..n)
-                .map(|k| relaxed.costs[tour[k] * n + tour[(k + 1) % n]])
-                .sum();
-            assert!(relaxed.bound(value) <= crate::tour_cost(&inst, &tour));
+            assert_sandwiched(&relaxed, &inst, (assignment, optimum), seed);
         }
+    }
+
+    /// `inst`'s optimum (by brute force) and its plain assignment bound.
+    fn optimum_and_assignment(inst: &Instance, forbidden: i64) -> (i64, i64) {
+        let n = inst.n;
+        let optimum = cheapest_completion(inst, 0, &(1..n).collect::<Vec<_>>());
+        let mut plain = inst.cost.clone();
+        for i in 0..n {
+            plain[i * n + i] = forbidden;
+        }
+        let assignment =
+            Lap::solve_until(n, &plain, &mut LapScratch::default(), None).value(n, &plain);
+        (optimum, assignment)
+    }
+
+    /// `relaxed`'s root bound lies in `[assignment, optimum]`, and a tour's relaxed costs
+    /// bound its real cost from below.
+    fn assert_sandwiched(relaxed: &Relaxed, inst: &Instance, range: (i64, i64), seed: u64) {
+        let (assignment, optimum) = range;
+        assert!(relaxed.root_bound >= assignment, "seed {seed}");
+        assert!(relaxed.root_bound <= optimum, "seed {seed}");
+        let n = inst.n;
+        let tour: Vec<usize> = (0..n).collect();
+        let value: i64 = (0..n)
+            .map(|k| relaxed.costs[tour[k] * n + tour[(k + 1) % n]])
+            .sum();
+        assert!(relaxed.bound(value) <= crate::tour_cost(inst, &tour));
     }
 
     /// Costs near the largest accepted leave room only for a coarse scale: multipliers are
@@ -369,13 +383,7 @@ mod tests {
                 .map(|_| crate::MAX_COST - lcg_below(&mut x, 1_000_000_000) as i64 / 3)
                 .collect();
             let inst = Instance::new("coarse", n, cost).unwrap();
-            let optimum = cheapest_completion(&inst, 0, &(1..n).collect::<Vec<_>>());
-            let mut plain = inst.cost.clone();
-            for i in 0..n {
-                plain[i * n + i] = forbidden;
-            }
-            let assignment =
-                Lap::solve_until(n, &plain, &mut LapScratch::default(), None).value(n, &plain);
+            let (optimum, assignment) = optimum_and_assignment(&inst, forbidden);
             let relaxed = ascend(
                 &inst,
                 optimum,
@@ -390,13 +398,7 @@ mod tests {
             kinds[usize::from(wide_open)] += 1;
             if wide_open {
                 assert!(relaxed.scale > 1 && relaxed.scale < SCALE, "seed {seed}");
-                assert!(relaxed.root_bound >= assignment, "seed {seed}");
-                assert!(relaxed.root_bound <= optimum, "seed {seed}");
-                let tour: Vec<usize> = (0..n).collect();
-                let value: i64 = (0..n)
-                    .map(|k| relaxed.costs[tour[k] * n + tour[(k + 1) % n]])
-                    .sum();
-                assert!(relaxed.bound(value) <= crate::tour_cost(&inst, &tour));
+                assert_sandwiched(&relaxed, &inst, (assignment, optimum), seed);
             }
             // Without the plain bound, no coarse scale.
             let unknown = ascend(&inst, optimum, None, forbidden, None, None, None);
