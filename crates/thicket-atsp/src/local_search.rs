@@ -12,8 +12,9 @@
 //! `pure`). Cities whose neighbourhood held no improving move are skipped until a move
 //! touches them (don't-look bits, kept as a queue of active cities).
 //!
-//! Local optima are left by a kick, the double bridge: two adjacent segments of random
-//! lengths (short, so that the kick is local and the repair cheap) are swapped. The kicked
+//! Local optima are left by a kick, three double bridges: at each of three random places two
+//! adjacent segments of random lengths (short, so that the kick is local and the repair
+//! cheap) are swapped. The kicked
 //! tour is kept when its local optimum costs no more than the best, else the kick and its
 //! repair are undone from a journal of the positions they rewrote, so that a kick costs the
 //! work it did, not O(n). The search stops at its deadline, at the caller's stop request,
