@@ -167,3 +167,23 @@ fn a_stopped_solve_is_a_whole_assignment_with_a_lower_bound() {
     lap.complete_dense(3, &cost, &mut LapScratch::default(), Some(Instant::now()));
     assert!(is_permutation(&lap, 3) && feasible(&lap, 3, &cost));
 }
+
+/// A re-solve after entries went up and down matches a solve from scratch and brute force.
+#[test]
+fn a_resolve_after_any_change_is_optimal() {
+    let mut scratch = LapScratch::default();
+    for seed in 0..40 {
+        let n = 2 + seed as usize % 6;
+        let mut x = seed + 100;
+        let mut cost: Vec<i64> = (0..n * n).map(|_| lcg_below(&mut x, 40) as i64).collect();
+        let mut lap = Lap::solve_until(n, &cost, &mut scratch, None);
+        for step in 0..4 {
+            for _ in 0..=step {
+                let k = lcg_below(&mut x, (n * n) as u64) as usize;
+                cost[k] += lcg_below(&mut x, 41) as i64 - 20;
+            }
+            assert!(lap.resolve(n, &cost, &mut scratch, None), "seed {seed}");
+            assert_eq!(lap.value(n, &cost), brute_force(n, &cost), "seed {seed}");
+        }
+    }
+}
