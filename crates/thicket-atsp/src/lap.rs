@@ -212,13 +212,7 @@ impl Lap {
         deadline: Option<Instant>,
     ) -> bool {
         self.price_row_duals(n, cost);
-        for row in 0..n {
-            let col = self.col_of(row);
-            if cost[row * n + col] != self.u[row] + self.v[col] {
-                self.row_of_col[col] = UNMATCHED;
-                self.col_of_row[row] = UNMATCHED;
-            }
-        }
+        self.free_loose_rows(n, cost);
         self.complete_dense(n, cost, scratch, deadline);
         self.is_optimal(n, cost)
     }
@@ -346,6 +340,13 @@ impl Lap {
     /// Re-solves after any costs were raised (none below the current duals' sum): frees every
     /// row whose assigned arc is no longer tight and augments each (O(n^2) a row).
     pub(crate) fn reassign_loose(&mut self, n: usize, cost: &[i64], scratch: &mut LapScratch) {
+        for row in self.free_loose_rows(n, cost) {
+            self.augment(n, cost, row, scratch);
+        }
+    }
+
+    /// Unassigns every row whose assigned arc is not tight at the duals; returns those rows.
+    fn free_loose_rows(&mut self, n: usize, cost: &[i64]) -> Vec<usize> {
         let loose: Vec<usize> = (0..n)
             .filter(|&i| {
                 let j = self.col_of(i);
@@ -357,9 +358,7 @@ impl Lap {
             self.row_of_col[col] = UNMATCHED;
             self.col_of_row[row] = UNMATCHED;
         }
-        for row in loose {
-            self.augment(n, cost, row, scratch);
-        }
+        loose
     }
 
     /// Assigns the free row `root` by a shortest augmenting path in reduced costs (Dijkstra

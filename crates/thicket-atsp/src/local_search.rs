@@ -14,11 +14,10 @@
 //!
 //! Local optima are left by a kick, three double bridges: at each of three random places two
 //! adjacent segments of random lengths (short, so that the kick is local and the repair
-//! cheap) are swapped. The kicked
-//! tour is kept when its local optimum costs no more than the best, else the kick and its
-//! repair are undone from a journal of the positions they rewrote, so that a kick costs the
-//! work it did, not O(n). The search stops at its deadline, at the caller's stop request,
-//! or after `stale` kicks without a better tour.
+//! cheap) are swapped. The kicked tour is kept when its local optimum costs no more than the
+//! best, else the kick and its repair are undone from a journal of the positions they
+//! rewrote, so that a kick costs the work it did, not O(n). The search stops at its
+//! deadline, at the caller's stop request, or after `stale` kicks without a better tour.
 
 mod chains;
 mod moves;

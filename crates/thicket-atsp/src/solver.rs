@@ -330,11 +330,12 @@ impl AtspKernel<'_> {
                     .deadline
                     .map(|d| now + d.saturating_duration_since(now).mul_f64(ASCENT_SHARE));
                 let earlier = self.multipliers.lock().ok().and_then(|mut m| m.take());
+                let plain_bound = self.root.map(|root| root.lower_bound());
                 let ascend = |deadline, from| {
                     subtour_lagrangian::ascend(
                         self.instance,
                         start.0,
-                        self.root.map(|root| root.lower_bound()),
+                        plain_bound,
                         subtour_search::FORBIDDEN,
                         deadline,
                         progress.stop_flag().as_ref(),
@@ -346,7 +347,7 @@ impl AtspKernel<'_> {
                 // than nodes close, the ascent goes on: the search's time buys more bound
                 // there than branching would.
                 let open = |bound: i64| (start.0 - bound) as f64 / start.0.max(1) as f64;
-                let plain_open = self.root.map_or(0.0, |root| open(root.lower_bound()));
+                let plain_open = plain_bound.map_or(0.0, open);
                 if !relaxed.is_plain()
                     && plain_open > OPEN_SHARE_FOR_A_SECOND_SEARCH
                     && open(relaxed.root_bound) > NODES_CLOSE_SHARE
