@@ -253,8 +253,9 @@ mod tests {
 
     #[test]
     fn a_book_stopped_from_another_thread_returns_its_first_options_within_half_a_second() {
-        // Enough options that the book takes seconds, each small enough to take milliseconds.
-        let option = lookback(payoffs()[0], Style::American, [50.0, 0.5, 0.3, 0.05], 200);
+        // Enough options that the book takes seconds, each small enough to take milliseconds
+        // (at 200 steps an optimised test build priced the whole book before the stop).
+        let option = lookback(payoffs()[0], Style::American, [50.0, 0.5, 0.3, 0.05], 1_000);
         let contracts = vec![option; 20_000];
         let want = price_serial(&option.checked().unwrap(), Precision::F64);
         for strategy in STRATEGIES {

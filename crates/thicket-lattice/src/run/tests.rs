@@ -183,8 +183,10 @@ fn a_book_stopped_before_the_call_returns_no_option_marked_stopped() {
 
 #[test]
 fn a_book_stopped_from_another_thread_keeps_its_first_options_within_half_a_second() {
-    // Enough options that the book takes seconds, each small enough to take milliseconds.
-    let book = puts(20_000, 200);
+    const STEPS: usize = 1_000;
+    // Enough options that the book takes seconds, each small enough to take milliseconds
+    // (at 200 steps an optimised test build priced the whole book before the stop).
+    let book = puts(20_000, STEPS);
     let whole = price_book(&book[..3], &cpu(Strategy::Serial)).unwrap();
     for strategy in [Strategy::Serial, Strategy::Multicore] {
         let flag = thicket_core::StopFlag::new();
@@ -214,7 +216,7 @@ fn a_book_stopped_from_another_thread_keeps_its_first_options_within_half_a_seco
         assert!(output.priced.iter().all(|p| *p == whole.output.priced[0]));
         assert_eq!(
             output.nodes,
-            output.priced.len() as u64 * lattice_nodes(200)
+            output.priced.len() as u64 * lattice_nodes(STEPS)
         );
     }
 }
