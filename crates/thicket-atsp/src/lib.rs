@@ -31,6 +31,7 @@
 
 mod arborescence;
 mod assignment;
+mod bound_beside;
 mod dominance;
 mod generate;
 mod gpu;
