@@ -14,7 +14,8 @@
 //! symmetric matrix (`tsmat`) or on a symmetric one plus a potential (`rtilt`, whose climb
 //! costs `|dy| + dy`: the height is the potential) leaves it 15-18% below the tours; there the
 //! 1-tree comes within 0.1-2% (docs/atsp.md). On strongly asymmetric matrices it stays below
-//! the other bounds, and the run keeps the largest.
+//! the other bounds: there it gives up after its first steps ([`GIVE_UP_AFTER`]), and the run
+//! keeps the largest.
 //!
 //! Everything is in integers (costs scaled by [`SCALE`], the potential rounded, integer
 //! multipliers), so the bound is exact, rounded up to the next whole cost.
