@@ -22,7 +22,10 @@ use crate::subtour_search::FORBIDDEN;
 /// the multipliers (as they came where they did not ascend).
 pub(crate) fn ascend(
     inst: &Instance,
-    (plain, upper, deadline, stop): (Option<i64>, i64, Instant, Option<&StopFlag>),
+    plain: Option<i64>,
+    upper: i64,
+    deadline: Instant,
+    stop: Option<&StopFlag>,
     relaxed: Option<Relaxed>,
 ) -> (Option<OneTree>, Option<Relaxed>) {
     let tree = one_tree::ascend(inst, upper, plain, deadline, stop.map(StopFlag::as_atomic));
@@ -30,11 +33,10 @@ pub(crate) fn ascend(
     let go_on = relaxed.as_ref().is_some_and(|r| !r.is_plain()) && plain.is_some_and(below);
     let relaxed = match (go_on, thicket_core::pool(1)) {
         (true, Ok(one)) => one.install(|| {
-            let from = relaxed;
             let deadline = Some(deadline);
-            let ascended =
-                subtour_lagrangian::ascend(inst, upper, plain, FORBIDDEN, deadline, stop, from);
-            Some(ascended)
+            Some(subtour_lagrangian::ascend(
+                inst, upper, plain, FORBIDDEN, deadline, stop, relaxed,
+            ))
         }),
         _ => relaxed,
     };
@@ -75,7 +77,7 @@ mod tests {
         assert!(!relaxed.is_plain());
         let before = (relaxed.steps, relaxed.root_bound);
         let deadline = Instant::now() + Duration::from_secs(1);
-        let (tree, after) = ascend(&inst, (Some(plain), upper, deadline, None), Some(relaxed));
+        let (tree, after) = ascend(&inst, Some(plain), upper, deadline, None, Some(relaxed));
         let (tree, after) = (tree.unwrap(), after.unwrap());
         assert!(tree.bound < plain, "{tree:?} against {plain}");
         assert!(after.steps > before.0, "{} against {before:?}", after.steps);
@@ -89,7 +91,7 @@ mod tests {
         let (inst, plain, upper, relaxed) = started("tsmat:150:2");
         let before = (relaxed.steps, relaxed.root_bound);
         let deadline = Instant::now() + Duration::from_secs(1);
-        let (tree, after) = ascend(&inst, (Some(plain), upper, deadline, None), Some(relaxed));
+        let (tree, after) = ascend(&inst, Some(plain), upper, deadline, None, Some(relaxed));
         assert!(tree.unwrap().bound > plain);
         let after = after.unwrap();
         assert_eq!((after.steps, after.root_bound), before);

@@ -189,12 +189,18 @@ impl AtspKernel<'_> {
             false => None,
         };
         let (instance, upper) = (self.instance, tour_cost(self.instance, &start));
-        let plain = self.root.map(|root| root.lower_bound());
+        let plain = self.plain_bound();
         let stop = progress.stop_flag();
         let (improved, (tree, relaxed)) = std::thread::scope(|scope| {
             let bound = scope.spawn(move || {
-                let beside = (plain, upper, local_deadline, stop.as_ref());
-                bound_beside::ascend(instance, beside, relaxed)
+                bound_beside::ascend(
+                    instance,
+                    plain,
+                    upper,
+                    local_deadline,
+                    stop.as_ref(),
+                    relaxed,
+                )
             });
             let improved = self.local_search(start, local_deadline, progress);
             let bound = bound
@@ -239,6 +245,11 @@ impl AtspKernel<'_> {
             lower_bound: first.lower_bound.max(second.lower_bound).max(ascended),
         };
         Ok((self.settle(merged, tree), None))
+    }
+
+    /// The root's plain assignment bound, where the choice of the search solved it.
+    fn plain_bound(&self) -> Option<i64> {
+        self.root.map(|root| root.lower_bound())
     }
 
     /// The exact CPU search until `deadline`, the subtour search from `start` where it runs
@@ -309,7 +320,7 @@ impl AtspKernel<'_> {
     /// the 1-tree bound `tree` where the search proved less, and which bound it is; notes what
     /// the multipliers and the 1-tree did.
     fn settle(&self, mut solution: AtspSolution, tree: Option<OneTree>) -> Settled {
-        let root = self.root.map_or(i64::MIN, |root| root.lower_bound());
+        let root = self.plain_bound().unwrap_or(i64::MIN);
         let mut source = BoundSource::of_search(&solution);
         if root > solution.lower_bound {
             solution.lower_bound = root;
@@ -352,7 +363,7 @@ impl AtspKernel<'_> {
                     .deadline
                     .map(|d| now + d.saturating_duration_since(now).mul_f64(ASCENT_SHARE));
                 let earlier = self.multipliers.lock().ok().and_then(|mut m| m.take());
-                let plain_bound = self.root.map(|root| root.lower_bound());
+                let plain_bound = self.plain_bound();
                 let ascend = |deadline, from| {
                     subtour_lagrangian::ascend(
                         self.instance,
