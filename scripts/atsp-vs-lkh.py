@@ -3,7 +3,8 @@
 
 Usage: python3 scripts/atsp-vs-lkh.py [--before THICKET] [--backend B] [--before-backend B]
                                       [--tenth-only | --same-only] [--lkh-time-limit S]
-                                      [--lkh-jobs J] [--lkh-cache FILE] [INSTANCE...]
+                                      [--lkh-jobs J] [--lkh-cache FILE] [--lkh-only]
+                                      [INSTANCE...]
 An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED (written out
 by the `atsp_matrix` example, so both solvers get the same matrix); the default set is ftv170
 and coin, crane and tsmat at n = 100, 316 and 1,000 (two seeds). LKH-3 is PyPI's `elkai`
@@ -18,11 +19,13 @@ as --before, `--backend cuda --before-backend cpu`).
 --lkh-time-limit S passes LKH-3's own TIME_LIMIT parameter (its measured wall time is still what
 thicket gets), --lkh-jobs J runs the LKH-3 solves J at a time before thicket runs, and
 --lkh-cache FILE keeps LKH-3's tours and times in FILE (read where it holds the instance), so that
-one machine session can run LKH-3 and another thicket. The last lines count, per column, the
+one machine session can run LKH-3 and another thicket (--lkh-only: LKH-3's solves into the
+cache, no thicket run). The last lines count, per column, the
 instances at most LKH-3's cost (same time) or within 1% of it (a tenth). Both tours' costs are
-recomputed here from the matrix. Slow and machine-dependent: never run by CI.
+recomputed here from the matrix; a table per class and size (TSPLIB files together) follows,
+with the geometric mean and worst of the ratio and those counts. Slow and machine-dependent: never run by CI.
 """
-import json, os, subprocess, sys, time
+import json, math, os, subprocess, sys, time
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -101,6 +104,36 @@ def lkh_answers(instances, time_limit, jobs, cache_path):
     return {spec: tuple(cache[spec]) for spec in instances}
 
 
+def group(spec):
+    """The row of the per-class table an instance counts in: `class:n` for a generator spec,
+    `TSPLIB` for a file."""
+    parts = spec.split(":")
+    return ":".join(parts[:2]) if len(parts) == 3 and not Path(spec).exists() else "TSPLIB"
+
+
+def print_classes(by_class):
+    """One row per class and size: the instances, the geometric mean and worst of the ratio
+    at LKH-3's time and how many at most its cost, and the same at a tenth (within 1%)."""
+    labels = [label for label in ("same", "tenth", "before same", "before tenth")
+              if any(label in runs for runs in by_class.values())]
+    head = "".join(f" {label}: geo. mean | worst | {'<= LKH-3' if label.endswith('same') else 'within 1%'} |"
+                   for label in labels)
+    print("| class | instances |" + head)
+    print("|---|---:|" + "---:|---:|---:|" * len(labels))
+    for name, runs in by_class.items():
+        cells = []
+        for label in labels:
+            ratios = runs.get(label, [])
+            if not ratios:
+                cells.append(" - | - | - |")
+                continue
+            geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if all(r > 0 for r in ratios) else float("nan")
+            limit = 1.0 if label.endswith("same") else 1.01
+            cells.append(f" {geo:.4f} | {max(ratios):.4f} | {sum(r <= limit for r in ratios)} of {len(ratios)} |")
+        print(f"| {name} | {max(len(r) for r in runs.values())} |" + "".join(cells))
+    print()
+
+
 def main(instances, before=None, backend=None, before_backend=None, only=None,
          lkh_time_limit=None, lkh_jobs=1, lkh_cache=None):
     if not MATRIX.exists():
@@ -108,11 +141,15 @@ def main(instances, before=None, backend=None, before_backend=None, only=None,
     limit_note = f", TIME_LIMIT = {lkh_time_limit} s" if lkh_time_limit is not None else ""
     print(f"LKH-3 through elkai {version('elkai')} (runs=1{limit_note}, {lkh_jobs} at a time)\n")
     answers = lkh_answers(instances, lkh_time_limit, lkh_jobs, lkh_cache)
+    if only == "lkh":
+        for spec, (lkh_cost, seconds) in answers.items():
+            print(f"{spec}: {lkh_cost} in {seconds:.2f} s")
+        return
     extra = " before, same | ratio | before, a tenth | ratio |" if before else ""
     print("| instance | n | LKH-3 cost | LKH-3 s | thicket, same time | ratio | thicket, a tenth | ratio |"
           + extra + " lower bound (source) | gap | wall s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|" + "---:|" * (4 if before else 0) + "---:|---:|---:|")
-    tally = {}
+    tally, by_class = {}, {}
     for spec in instances:
         path, name, text = instance(spec)
         d = full_matrix(text)
@@ -137,7 +174,9 @@ def main(instances, before=None, backend=None, before_backend=None, only=None,
               flush=True)
         for label, run in runs.items():
             tally.setdefault(label, []).append(ratio(run["cost"]))
+            by_class.setdefault(group(spec), {}).setdefault(label, []).append(ratio(run["cost"]))
     print()
+    print_classes(by_class)
     for label, ratios in tally.items():
         line = f"{label}: {len(ratios)} instances, worst ratio {max(ratios):.4f}, "
         if label.endswith("same"):
@@ -151,8 +190,8 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     flags = {"--before": None, "--backend": None, "--before-backend": None,
              "--lkh-time-limit": None, "--lkh-jobs": "1", "--lkh-cache": None}
-    only = "tenth" if "--tenth-only" in args else "same" if "--same-only" in args else None
-    args = [a for a in args if a not in ("--tenth-only", "--same-only")]
+    only = next((o for o in ("tenth", "same", "lkh") if f"--{o}-only" in args), None)
+    args = [a for a in args if a not in ("--tenth-only", "--same-only", "--lkh-only")]
     while args[:1] and args[0] in flags:
         flags[args[0]], args = args[1], args[2:]
     main(args or DEFAULT, flags["--before"], flags["--backend"], flags["--before-backend"], only,

@@ -129,12 +129,16 @@ impl RootBounds {
         self.assignment
     }
 
+    /// The share of the patched tour's cost that the assignment bound leaves open.
+    pub(crate) fn open_share(&self) -> f64 {
+        (self.upper - self.assignment) as f64 / self.upper.max(1) as f64
+    }
+
     /// The search these bounds call for: where the root's assignment was stopped, its bound
     /// says nothing of the instance and the subtour search (whose nodes' solves stop at the
     /// deadline) runs, not the path search (whose first tour alone is O(n^3)).
     pub(crate) fn choice(&self) -> (Bound, Branching) {
-        let open = (self.upper - self.assignment) as f64;
-        if !self.solved || open <= ASSIGNMENT_GAP_LIMIT * self.upper as f64 {
+        if !self.solved || self.open_share() <= ASSIGNMENT_GAP_LIMIT {
             (Bound::Assignment, Branching::Subtour)
         } else {
             (Bound::HeldKarp, Branching::Path)
@@ -153,7 +157,7 @@ impl RootBounds {
             crate::strategy::bound_name(bound),
             branching.name(),
             self.assignment,
-            100.0 * (self.upper - self.assignment) as f64 / self.upper.max(1) as f64,
+            100.0 * self.open_share(),
             self.upper,
             100.0 * ASSIGNMENT_GAP_LIMIT
         )

@@ -30,6 +30,25 @@ use crate::{bound_beside, subtour_lagrangian, subtour_search};
 /// (rbg443 at its root) are answered as fast as without the local search.
 const FIRST_SEARCH_SHARE: f64 = 0.1;
 
+/// The first search's share from [`NEAR_FROM_CITIES`] cities on where the root's assignment
+/// bound leaves at most [`OPEN_SHARE_FOR_A_SECOND_SEARCH`] of the patched tour's cost open
+/// (random matrices, crane, coin, shop): there the exact search finds or proves the best
+/// tours, and the local search stalls within its first epochs (amat:316 0.34% above the
+/// optimum from its first 512 kicks to its 2,400th). On this project's 2-core machine
+/// (2026-12-04, amat, tmat, crane, coin and shop at n = 100 and 316, LKH-3 beside), 0.5
+/// against 0.1: at a tenth of LKH-3's time the geometric mean of the ratio 1.0021 against
+/// 1.0029 (40 instances) and 1.0014 against 1.0029 on 40 others not used to choose it (all
+/// within 1%, against 36), at LKH-3's time level within the runs' spread (coin:316:602 75,400
+/// against 75,000 in 2 of 4 runs, crane and coin otherwise as often cheaper as dearer) and
+/// the gap smaller.
+const FIRST_SEARCH_SHARE_NEAR: f64 = 0.5;
+
+/// Below this many cities the local search reaches the best tours within milliseconds
+/// (ftv47 and kro124p in 10-30 ms), where half of a limit that short for the exact search
+/// cost them (ftv47 1,782 against 1,776 at 28 ms); the first search keeps
+/// [`FIRST_SEARCH_SHARE`] there.
+const NEAR_FROM_CITIES: usize = 200;
+
 /// The share of the time left after the first search that the local search may take before
 /// the exact search runs again from its tour (it stops sooner once it stalls). At 0.5 the
 /// tours on generated instances at n = 316 and 1 s were 0.1-0.5% dearer (2026-12-02).
@@ -72,6 +91,17 @@ const MULTIPLIERS_BESIDE_FROM: usize = 8;
 /// condition keeps the ascent's share on ftv44 and the like (8% open plain, over 3% after the
 /// share), where nodes prove the optimum in milliseconds.
 const NODES_CLOSE_SHARE: f64 = 0.03;
+
+/// The share of a time limit the first exact search has on `n` cities whose root's bounds are
+/// `root` (where the choice of the search computed them).
+fn first_search_share(n: usize, root: Option<&RootBounds>) -> f64 {
+    match n >= NEAR_FROM_CITIES
+        && root.is_some_and(|root| root.open_share() <= OPEN_SHARE_FOR_A_SECOND_SEARCH)
+    {
+        true => FIRST_SEARCH_SHARE_NEAR,
+        false => FIRST_SEARCH_SHARE,
+    }
+}
 
 /// Whether `first` (an exact search's answer with a tour) leaves more of its tour's cost open
 /// than [`OPEN_SHARE_FOR_A_SECOND_SEARCH`].
@@ -154,7 +184,8 @@ impl AtspKernel<'_> {
         // The exact search alone first; where it does not finish, the local search improves
         // its tour and the exact search runs again from that tour with the time left.
         let search_start = Instant::now();
-        let first_deadline = deadline.min(begin + limit.mul_f64(FIRST_SEARCH_SHARE));
+        let first_share = first_search_share(self.instance.n, self.root.as_ref());
+        let first_deadline = deadline.min(begin + limit.mul_f64(first_share));
         let first = self.exact(None, Some(first_deadline), progress)?;
         if first.proven_optimal || Instant::now() >= deadline || progress.stop_requested() {
             return Ok((self.settle(first, None), None));
@@ -477,5 +508,35 @@ impl Kernel for AtspKernel<'_> {
 
     fn is_partial(&self, output: &AtspRun) -> bool {
         output.stopped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(upper: i64, assignment: i64) -> RootBounds {
+        RootBounds {
+            upper,
+            assignment,
+            solved: true,
+        }
+    }
+
+    /// The exact search has half the limit first only on instances large enough that the
+    /// local search does not finish at once, and only where the assignment bound is close
+    /// to the patched tour.
+    #[test]
+    fn the_first_search_has_half_the_limit_only_where_the_root_is_near_and_large() {
+        let near = root(1_000, 960);
+        let far = root(1_000, 800);
+        assert_eq!(
+            first_search_share(316, Some(&near)),
+            FIRST_SEARCH_SHARE_NEAR
+        );
+        assert_eq!(first_search_share(316, Some(&far)), FIRST_SEARCH_SHARE);
+        assert_eq!(first_search_share(100, Some(&near)), FIRST_SEARCH_SHARE);
+        assert_eq!(first_search_share(316, None), FIRST_SEARCH_SHARE);
+        assert!((near.open_share() - 0.04).abs() < 1e-12);
     }
 }
