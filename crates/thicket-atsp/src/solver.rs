@@ -38,7 +38,7 @@ const FIRST_SEARCH_SHARE: f64 = 0.1;
 /// (2026-12-04, amat, tmat, crane, coin and shop at n = 100 and 316, LKH-3 beside), 0.5
 /// against 0.1: at a tenth of LKH-3's time the geometric mean of the ratio 1.0021 against
 /// 1.0029 (40 instances) and 1.0014 against 1.0029 on 40 others not used to choose it (all
-/// within 1%, against 36), at LKH-3's time level within the runs' spread (coin:316:602 75,400
+/// within 1%, against 37), at LKH-3's time level within the runs' spread (coin:316:602 75,400
 /// against 75,000 in 2 of 4 runs, crane and coin otherwise as often cheaper as dearer) and
 /// the gap smaller.
 const FIRST_SEARCH_SHARE_NEAR: f64 = 0.5;

@@ -49,8 +49,10 @@ const KICK_SEGMENT: usize = 25;
 /// 1.0020).
 const BRIDGES_PER_KICK: usize = 3;
 
-/// The cities a descent looks for moves from between two looks at its deadline.
-const CITIES_PER_LOOK: usize = 256;
+/// The cities a descent looks for moves from between two looks at its deadline (a look costs
+/// tens of nanoseconds, a city's search at least a microsecond; 256 left a first descent on
+/// rtilt:100 milliseconds past a 20 ms limit).
+const CITIES_PER_LOOK: usize = 16;
 
 /// How a move puts `S1` and `S2` back (see the module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
