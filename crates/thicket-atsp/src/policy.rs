@@ -131,7 +131,7 @@ impl RootBounds {
 
     /// The share of the patched tour's cost that the assignment bound leaves open.
     pub(crate) fn open_share(&self) -> f64 {
-        (self.upper - self.assignment) as f64 / self.upper.max(1) as f64
+        open_share(self.upper, self.assignment)
     }
 
     /// The search these bounds call for: where the root's assignment was stopped, its bound
@@ -162,6 +162,11 @@ impl RootBounds {
             100.0 * ASSIGNMENT_GAP_LIMIT
         )
     }
+}
+
+/// The share of a tour's `cost` that a lower `bound` leaves open (0 for a tour of cost 0).
+pub(crate) fn open_share(cost: i64, bound: i64) -> f64 {
+    cost.saturating_sub(bound) as f64 / cost.max(1) as f64
 }
 
 /// `duals` where the caller has them, else [`assignment`] solved here: the duals that rank

@@ -18,7 +18,7 @@ use crate::instance::Instance;
 use crate::lap::Lap;
 use crate::local_search::{improve_tour, Limits};
 use crate::one_tree::OneTree;
-use crate::policy::{Branching, RootBounds};
+use crate::policy::{open_share, Branching, RootBounds};
 use crate::report::{AtspRun, BoundSource};
 use crate::search::{branch_and_bound, AtspOptions, AtspSolution, Bound};
 use crate::strategy::SolveOptions;
@@ -106,8 +106,8 @@ fn first_search_share(n: usize, root: Option<&RootBounds>) -> f64 {
 /// Whether `first` (an exact search's answer with a tour) leaves more of its tour's cost open
 /// than [`OPEN_SHARE_FOR_A_SECOND_SEARCH`].
 fn leaves_too_much_open(first: &AtspSolution) -> bool {
-    let open = first.cost.saturating_sub(first.lower_bound) as f64;
-    !first.tour.is_empty() && open > OPEN_SHARE_FOR_A_SECOND_SEARCH * first.cost as f64
+    !first.tour.is_empty()
+        && open_share(first.cost, first.lower_bound) > OPEN_SHARE_FOR_A_SECOND_SEARCH
 }
 
 /// A search's answer and which bound its lower bound is.
@@ -410,7 +410,7 @@ impl AtspKernel<'_> {
                 // Where the plain assignment leaves much open and the multipliers still more
                 // than nodes close, the ascent goes on: the search's time buys more bound
                 // there than branching would.
-                let open = |bound: i64| (start.0 - bound) as f64 / start.0.max(1) as f64;
+                let open = |bound: i64| open_share(start.0, bound);
                 let plain_open = plain_bound.map_or(0.0, open);
                 if !relaxed.is_plain()
                     && plain_open > OPEN_SHARE_FOR_A_SECOND_SEARCH
