@@ -197,7 +197,13 @@ mod tests {
     /// the tour's own cost, and with a reversal priced by summing its arcs, at every step.
     #[test]
     fn incremental_costs_agree_with_the_tour() {
-        for spec in ["coin:40:1", "crane:50:2", "tsmat:45:3", "coin:9:4"] {
+        for spec in [
+            "coin:40:1",
+            "crane:50:2",
+            "tsmat:45:3",
+            "rtilt:45:5",
+            "coin:9:4",
+        ] {
             let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
             let start: Vec<usize> = (0..inst.n).collect();
             let lap = assignment(&inst);
