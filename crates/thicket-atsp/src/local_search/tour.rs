@@ -34,8 +34,8 @@ enum Reversals {
     /// Costs symmetric up to the potential `q`, `c(j, i) - c(i, j) = q(i) - q(j)` for every
     /// pair (`tsmat`, whose `q` is 0, and `rtilt`, whose climb is the potential): the arcs'
     /// changes telescope, so a path's reversal changes its cost by `q(first) - q(last)`, in
-    /// O(1) and with nothing to keep up to date as the tour changes. A fifth of the local
-    /// search's time went to the tree below on these classes.
+    /// O(1) and with nothing to keep up to date as the tour changes (kicks 10-18% faster on
+    /// these classes than with the tree below).
     Potential(Vec<i64>),
     /// Any costs: `flip[p]` what reversing the arc from position `p` to the next one
     /// changes, `c(next, this) - c(this, next)`, and a Fenwick tree over `flip`, so that a
