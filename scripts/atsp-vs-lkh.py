@@ -190,11 +190,19 @@ def main(instances, before=None, backend=None, before_backend=None, only=None,
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if any(a in ("-h", "--help") for a in args):
+        print(__doc__)
+        sys.exit(0)
     flags = {"--before": None, "--backend": None, "--before-backend": None,
              "--lkh-time-limit": None, "--lkh-jobs": "1", "--lkh-cache": None}
     only = next((o for o in ("tenth", "same", "lkh") if f"--{o}-only" in args), None)
     args = [a for a in args if a not in ("--tenth-only", "--same-only", "--lkh-only")]
     while args[:1] and args[0] in flags:
         flags[args[0]], args = args[1], args[2:]
+    unknown = [a for a in args if a.startswith("-")]
+    if unknown:
+        print(f"atsp-vs-lkh.py: unknown option {unknown[0]} (flags come before the instances; --help)",
+              file=sys.stderr)
+        sys.exit(2)
     main(args or DEFAULT, flags["--before"], flags["--backend"], flags["--before-backend"], only,
          flags["--lkh-time-limit"], int(flags["--lkh-jobs"]), flags["--lkh-cache"])
