@@ -29,7 +29,6 @@ import json, math, os, subprocess, sys, time
 from multiprocessing import Pool
 from pathlib import Path
 
-import elkai
 from importlib.metadata import version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,6 +73,8 @@ def instance(spec):
 def lkh(job):
     """LKH-3's (cost, wall seconds) on one instance: `elkai`'s call, or with LKH-3's TIME_LIMIT
     parameter passed through elkai's own entry point (the one its DistanceMatrix calls)."""
+    import elkai  # here, so that --help works without it
+
     spec, time_limit = job
     d = full_matrix(instance(spec)[2])
     start = time.perf_counter()
