@@ -18,6 +18,13 @@ pub(super) struct Tour<'a> {
     pos: Vec<usize>,
     /// The tour's cost, kept up to date by every move.
     pub(super) cost: i64,
+    /// Every tour arc by its tail: `arcs[x]` the arc from `x` to the city after it, its cost
+    /// and its flip (see [`Reversals::Summed`]), kept up to date by every write. A move that
+    /// keeps its segments' arcs (every pure move, most of a swap's cities) rewrites positions
+    /// whose arcs are unchanged, found here instead of in the matrix, and the moves read the
+    /// tour's arcs here in order where the matrix would be read at random (at n = 3,000 both
+    /// missed the cache: kicks 1.2-1.8x faster with this).
+    arcs: Vec<Arc>,
     /// How a segment's reversal is priced.
     reversals: Reversals,
     /// `(position, city it held)` for every write since the last [`Tour::commit`], while
@@ -42,6 +49,19 @@ enum Reversals {
     /// reversal is priced in O(log n).
     Summed { flip: Vec<i64>, fenwick: Vec<i64> },
 }
+
+/// A tour arc from its tail: the city after it, the arc's cost and its flip (0 where the
+/// reversals are priced by a potential).
+#[derive(Clone, Copy)]
+struct Arc {
+    next: usize,
+    cost: i64,
+    flip: i64,
+}
+
+/// Rewrites of at least `n / REBUILD` positions rebuild the Fenwick tree in O(n) instead of
+/// updating it position by position in O(log n) each.
+const REBUILD: usize = 8;
 
 /// The potential `q` (with `q(0) = 0`) that makes the costs of `inst` symmetric, where one
 /// does: `c(j, i) - c(i, j) = q(i) - q(j)` for every pair. O(n^2) where it exists; on
@@ -77,14 +97,20 @@ impl<'a> Tour<'a> {
             order: start.to_vec(),
             pos,
             cost,
+            arcs: vec![
+                Arc {
+                    next: usize::MAX,
+                    cost: 0,
+                    flip: 0
+                };
+                n
+            ],
             reversals,
             journal: Vec::new(),
             journaling: false,
             committed_cost: cost,
         };
-        for p in 0..n {
-            tour.refresh_flip(p);
-        }
+        tour.refresh_arcs(n, |p| p);
         tour
     }
 
@@ -153,18 +179,60 @@ impl<'a> Tour<'a> {
         }
     }
 
-    /// Recomputes `flip[p]` (and the tree) after the cities at `p` or `p + 1` changed.
-    fn refresh_flip(&mut self, p: usize) {
+    /// The cost of the tour's arc out of `city` (to the city after it).
+    pub(super) fn out_cost(&self, city: usize) -> i64 {
+        self.arcs[city].cost
+    }
+
+    /// Brings the arc from position `p` to the next up to date in `arcs` (reading the matrix
+    /// only where the arc is not the one kept for its tail); returns its flip.
+    fn refresh_arc(&mut self, p: usize) -> i64 {
         let (inst, n) = (self.inst, self.n);
-        let (x, y) = (self.order[p], self.at(p + 1));
-        if let Reversals::Summed { flip, fenwick } = &mut self.reversals {
-            let value = inst.cost(y, x) - inst.cost(x, y);
-            let change = value - std::mem::replace(&mut flip[p], value);
-            if change != 0 {
-                let mut i = p + 1;
-                while i <= n {
-                    fenwick[i] += change;
-                    i += i & i.wrapping_neg();
+        let x = self.order[p];
+        let y = self.order[if p + 1 == n { 0 } else { p + 1 }];
+        let arc = &mut self.arcs[x];
+        if arc.next != y {
+            let cost = inst.cost(x, y);
+            let flip = match self.reversals {
+                Reversals::Summed { .. } => inst.cost(y, x) - cost,
+                Reversals::Potential(_) => 0,
+            };
+            *arc = Arc {
+                next: y,
+                cost,
+                flip,
+            };
+        }
+        arc.flip
+    }
+
+    /// Refreshes the arcs from `position(i)` for `i` in `0..count` (positions whose arc's
+    /// cities may have changed), with their flips and the tree: one by one where they are
+    /// few, else each flip and then the whole tree in O(n).
+    fn refresh_arcs(&mut self, count: usize, position: impl Fn(usize) -> usize) {
+        let n = self.n;
+        let one_by_one = count < n / REBUILD;
+        for i in 0..count {
+            let p = position(i);
+            let value = self.refresh_arc(p);
+            if let Reversals::Summed { flip, fenwick } = &mut self.reversals {
+                let change = value - std::mem::replace(&mut flip[p], value);
+                if one_by_one && change != 0 {
+                    let mut i = p + 1;
+                    while i <= n {
+                        fenwick[i] += change;
+                        i += i & i.wrapping_neg();
+                    }
+                }
+            }
+        }
+        if let (false, Reversals::Summed { flip, fenwick }) = (one_by_one, &mut self.reversals) {
+            fenwick[1..].copy_from_slice(flip);
+            fenwick[0] = 0;
+            for i in 1..=n {
+                let parent = i + (i & i.wrapping_neg());
+                if parent <= n {
+                    fenwick[parent] += fenwick[i];
                 }
             }
         }
@@ -174,16 +242,19 @@ impl<'a> Tour<'a> {
     pub(super) fn write(&mut self, start: usize, cities: &[usize], delta: i64) {
         let n = self.n;
         for (i, &city) in cities.iter().enumerate() {
-            let p = (start + i) % n;
+            let p = self.wrap(start + i);
             if self.journaling {
                 self.journal.push((p, self.order[p]));
             }
             self.order[p] = city;
             self.pos[city] = p;
         }
-        for i in 0..(cities.len() + 1).min(n) {
-            self.refresh_flip((start + n - 1 + i) % n);
-        }
+        // The arcs from the position before the first written one to the last written one.
+        let (first, arcs) = (self.wrap(start + n - 1), (cities.len() + 1).min(n));
+        self.refresh_arcs(arcs, |i| match first + i {
+            p if p >= n => p - n,
+            p => p,
+        });
         self.cost += delta;
     }
 
@@ -202,12 +273,22 @@ impl<'a> Tour<'a> {
     /// Comes back to the tour of the last commit.
     pub(super) fn undo(&mut self) {
         let n = self.n;
-        while let Some((p, city)) = self.journal.pop() {
+        for &(p, city) in self.journal.iter().rev() {
             self.order[p] = city;
             self.pos[city] = p;
-            self.refresh_flip(p);
-            self.refresh_flip((p + n - 1) % n);
         }
+        // Each rewritten position's arc and the arc into it.
+        let journal = std::mem::take(&mut self.journal);
+        self.refresh_arcs(2 * journal.len(), |i| {
+            let p = journal[i / 2].0;
+            match (i % 2, p) {
+                (0, _) => p,
+                (_, 0) => n - 1,
+                _ => p - 1,
+            }
+        });
+        self.journal = journal;
+        self.journal.clear();
         self.cost = self.committed_cost;
     }
 }
@@ -244,6 +325,58 @@ mod tests {
                     spec.starts_with("tsmat"),
                     "{spec}"
                 );
+            }
+        }
+    }
+
+    /// After short and long rewrites (the tree updated position by position, or rebuilt)
+    /// and undos, every arc kept by its tail and every reversal's price agree with the
+    /// matrix, on asymmetric costs and on costs symmetric up to a potential.
+    #[test]
+    fn arcs_and_reversal_prices_follow_writes_and_undos() {
+        use rand::seq::SliceRandom;
+        use rand::{Rng, SeedableRng};
+        for spec in ["stilt:40:1", "rtilt:33:2"] {
+            let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
+            let n = inst.n;
+            let start: Vec<usize> = (0..n).collect();
+            let mut tour = Tour::new(&inst, &start);
+            tour.journal(true);
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+            for round in 0..60 {
+                let len = if round % 2 == 0 {
+                    2
+                } else {
+                    rng.random_range(n / 2..n)
+                };
+                let from = rng.random_range(0..2 * n);
+                let mut cities: Vec<usize> = (0..len).map(|i| tour.at(from + i)).collect();
+                cities.shuffle(&mut rng);
+                let before = tour.cities().to_vec();
+                let mut after = before.clone();
+                for (i, &city) in cities.iter().enumerate() {
+                    after[(from + i) % n] = city;
+                }
+                let delta = tour_cost(&inst, &after) - tour_cost(&inst, &before);
+                tour.write(from, &cities, delta);
+                if round % 3 == 2 {
+                    tour.undo();
+                } else {
+                    tour.commit();
+                }
+                let order = tour.cities().to_vec();
+                assert_eq!(tour.cost, tour_cost(&inst, &order), "{spec} {round}");
+                for p in 0..n {
+                    let (x, y) = (order[p], order[(p + 1) % n]);
+                    assert_eq!(tour.out_cost(x), inst.cost(x, y), "{spec} {round} {p}");
+                    for arcs in [0, 1, 5, n - 1] {
+                        let change: i64 = (0..arcs)
+                            .map(|i| (order[(p + i) % n], order[(p + i + 1) % n]))
+                            .map(|(x, y)| inst.cost(y, x) - inst.cost(x, y))
+                            .sum();
+                        assert_eq!(tour.reversal(p, arcs), change, "{spec} {round} {p}");
+                    }
+                }
             }
         }
     }

@@ -54,7 +54,7 @@ impl Search<'_> {
             m: 0,
             gain: 0,
         };
-        self.deepen(&mut mv, 0, self.tour.c(t1, t2) - dearer, closest)
+        self.deepen(&mut mv, 0, self.tour.out_cost(t1) - dearer, closest)
     }
 
     /// Looks for an improving chain of up to [`CHAIN`] pure moves from `t1` and applies it:
@@ -116,14 +116,15 @@ impl Search<'_> {
         let t = &self.tour;
         let x = mv.tails[level];
         let t2 = t.next(mv.tails[0]);
-        for &y in self.succ(x).iter().take(BREADTH[level]) {
-            let added = gain - t.c(x, y);
+        let listed = self.succ(x).iter().zip(self.succ_cost(x));
+        for (&y, &cost) in listed.take(BREADTH[level]) {
+            let added = gain - cost;
             let x_next = t.prev(y);
             // The arc into y must still be the tour's (its tail no earlier level's).
             if added <= 0 || mv.tails[..=level].contains(&x_next) {
                 continue;
             }
-            let g = added + t.c(x_next, y);
+            let g = added + t.out_cost(x_next);
             mv.heads[level] = y;
             mv.tails[level + 1] = x_next;
             if level == 1 || level == 3 {
