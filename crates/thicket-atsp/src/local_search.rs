@@ -20,6 +20,7 @@
 //! deadline, at the caller's stop request, or after `stale` kicks without a better tour.
 
 mod chains;
+mod exchange;
 mod moves;
 mod tour;
 
@@ -33,6 +34,7 @@ use super::lap::Lap;
 use super::policy::assignment_or;
 use super::verify::verify;
 use chains::{iterate, Chain};
+pub(crate) use exchange::{Exchange, Side};
 use moves::{Neighbours, Search};
 use tour::Tour;
 
@@ -105,14 +107,16 @@ pub(crate) fn neighbour_lists(inst: &Instance, duals: &Lap) -> (Vec<usize>, Vec<
 
 /// Improves `start` (a tour of `inst`) until `limits` or the caller's stop, ranking the
 /// neighbour lists by the reduced costs of `duals` (an optimal assignment of `inst` without
-/// loops, solved here where `None`); returns the best tour from city 0, its cost
-/// (recomputed and checked by [`verify`]) and what it did.
+/// loops, solved here where `None`) and trading tours with a search beside it through
+/// `exchange`; returns the best tour from city 0, its cost (recomputed and checked by
+/// [`verify`]) and what it did.
 pub(crate) fn improve_tour(
     inst: &Instance,
     start: &[usize],
     duals: Option<&Lap>,
     limits: &Limits,
     progress: &Progress,
+    exchange: Option<&Exchange>,
 ) -> Result<(i64, Vec<usize>, Improved)> {
     let from = tour_cost(inst, start);
     let mut kicks = 0;
@@ -134,7 +138,7 @@ pub(crate) fn improve_tour(
             })
             .collect();
         chains.insert(0, Chain::new(search, limits.seed));
-        let (lead, made) = iterate(&mut chains, limits, progress)?;
+        let (lead, made) = iterate(&mut chains, limits, progress, exchange)?;
         kicks = made;
         tour = chains[lead].search.tour.cities().to_vec();
         cost = chains[lead].cost();
@@ -176,7 +180,7 @@ mod tests {
         let inst = ring(n, false);
         let start = [0, 5, 2, 7, 4, 9, 6, 1, 8, 3];
         let (cost, tour, improved) =
-            improve_tour(&inst, &start, None, &limits(200), &Progress::hidden()).unwrap();
+            improve_tour(&inst, &start, None, &limits(200), &Progress::hidden(), None).unwrap();
         assert_eq!((cost, tour), (10, (0..n).collect::<Vec<_>>()));
         assert_eq!(improved.from, tour_cost(&inst, &start));
     }
@@ -188,7 +192,7 @@ mod tests {
         let inst = ring(12, true);
         let start = [0, 1, 2, 8, 7, 6, 5, 4, 3, 9, 10, 11];
         let (cost, tour, _) =
-            improve_tour(&inst, &start, None, &limits(0), &Progress::hidden()).unwrap();
+            improve_tour(&inst, &start, None, &limits(0), &Progress::hidden(), None).unwrap();
         verify(&inst, &tour, cost).unwrap();
         assert_eq!(cost, 12);
     }
@@ -250,11 +254,36 @@ mod tests {
             let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
             let start: Vec<usize> = (0..inst.n).rev().collect();
             let (cost, tour, improved) =
-                improve_tour(&inst, &start, None, &limits(300), &Progress::hidden()).unwrap();
+                improve_tour(&inst, &start, None, &limits(300), &Progress::hidden(), None).unwrap();
             verify(&inst, &tour, cost).unwrap();
             assert!(cost <= tour_cost(&inst, &start), "{spec}");
             assert_eq!(improved.to, cost);
         }
+    }
+
+    /// A cheaper tour offered by the search beside (the GPU's) is taken at the first meeting:
+    /// the chains end at most at its cost, with a checked tour.
+    #[test]
+    fn the_chains_take_a_cheaper_tour_from_beside() {
+        let inst = parse_generator_spec("stilt:60:7")
+            .unwrap()
+            .generate()
+            .unwrap();
+        let start: Vec<usize> = (0..inst.n).collect();
+        let hidden = Progress::hidden();
+        let (good, tour, _) =
+            improve_tour(&inst, &start, None, &limits(3000), &hidden, None).unwrap();
+        let exchange = Exchange::default();
+        exchange.offer(Side::Gpu, good, || tour.clone());
+        let short = Limits {
+            chains: 2,
+            ..limits(1)
+        };
+        let (cost, found, _) =
+            improve_tour(&inst, &start, None, &short, &hidden, Some(&exchange)).unwrap();
+        verify(&inst, &found, cost).unwrap();
+        assert!(cost <= good, "{cost} against {good}");
+        assert_eq!(exchange.taken(Side::Cpu), 1);
     }
 
     /// Several chains give a checked tour, the same one for the same seed and chain count
@@ -270,7 +299,7 @@ mod tests {
                     chains,
                     ..limits(400)
                 };
-                improve_tour(&inst, &start, None, &limits, &Progress::hidden()).unwrap()
+                improve_tour(&inst, &start, None, &limits, &Progress::hidden(), None).unwrap()
             };
             let (cost, tour, improved) = run(3);
             verify(&inst, &tour, cost).unwrap();

@@ -340,6 +340,7 @@ impl AtspKernel<'_> {
             self.duals.as_ref(),
             &limits,
             progress,
+            None,
         )?;
         if let Ok(mut notes) = self.notes.lock() {
             notes.push(improved.note());

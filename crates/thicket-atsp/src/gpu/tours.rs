@@ -12,17 +12,18 @@
 //! from the best's tour. The best chain's tour comes back checked on the host, its cost
 //! recomputed from the matrix.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use thicket_core::{Error, Progress, Result, StopFlag};
-use thicket_gpu::cudarc::driver::{LaunchConfig, PushKernelArg};
+use thicket_gpu::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use thicket_gpu::{Gpu, GpuError, LaunchPacer};
 
 use crate::heuristic::tour_cost;
 use crate::instance::Instance;
 use crate::kernels::{TourKernels, CANDIDATES, CHAIN_BYTES, TOURS_BLOCKS_PER_SM, TOURS_THREADS};
 use crate::lap::Lap;
-use crate::local_search::{improve_tour, neighbour_lists, Limits};
+use crate::local_search::{improve_tour, neighbour_lists, Exchange, Limits, Side};
 use crate::policy::assignment_or;
 
 /// The wall time a launch aims at.
@@ -107,10 +108,13 @@ pub(crate) fn improve_beside(
     let lap = assignment_or(inst, duals);
     let lap: &Lap = &lap;
     let stop = progress.stop_flag();
+    let exchange = Exchange::default();
     let (gpu, cpu) = std::thread::scope(|scope| {
-        let gpu = scope
-            .spawn(|| improve_on_gpu(inst, start, lap, limits.deadline, stop.as_ref(), ordinal));
-        let cpu = improve_tour(inst, start, Some(lap), limits, progress);
+        let gpu = scope.spawn(|| {
+            let stop = stop.as_ref();
+            improve_on_gpu(inst, start, lap, limits.deadline, stop, ordinal, &exchange)
+        });
+        let cpu = improve_tour(inst, start, Some(lap), limits, progress, Some(&exchange));
         let gpu = gpu
             .join()
             .unwrap_or_else(|_| Err(Error::Gpu("the GPU tour improver's thread panicked".into())));
@@ -118,6 +122,13 @@ pub(crate) fn improve_beside(
     });
     let (cost, tour, improved) = cpu?;
     let mut notes = vec![improved.note()];
+    if exchange.taken(Side::Cpu) + exchange.taken(Side::Gpu) > 0 {
+        notes.push(format!(
+            "the CPU's chains took the GPU's best tour {} times, the GPU the CPU's {} times",
+            exchange.taken(Side::Cpu),
+            exchange.taken(Side::Gpu)
+        ));
+    }
     let mut best = (cost, tour);
     let mut device = None;
     match gpu {
@@ -139,6 +150,42 @@ pub(crate) fn improve_beside(
     })
 }
 
+/// Offers chain `c`'s tour (of cost `best`) to `exchange`, or where the CPU's shared tour is
+/// cheaper, writes that over chain `c` (the restart after the launch then spreads it);
+/// returns chain `c`'s cost after the trade.
+fn trade(
+    stream: &Arc<CudaStream>,
+    exchange: &Exchange,
+    tours: &mut CudaSlice<u16>,
+    costs: &mut CudaSlice<i64>,
+    n: usize,
+    c: usize,
+    best: i64,
+) -> Result<i64> {
+    if let Some((cost, cities)) = exchange.take(Side::Gpu, best) {
+        let cities: Vec<u16> = cities.iter().map(|&city| city as u16).collect();
+        stream
+            .memcpy_htod(&cities, &mut tours.slice_mut(c * n..(c + 1) * n))
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        stream
+            .memcpy_htod(&[cost], &mut costs.slice_mut(c..c + 1))
+            .map_err(GpuError::driver("cuMemcpyHtoD"))?;
+        return Ok(cost);
+    }
+    let mut failed = None;
+    exchange.offer(Side::Gpu, best, || {
+        let mut cities = vec![0u16; n];
+        if let Err(error) = stream.memcpy_dtoh(&tours.slice(c * n..(c + 1) * n), &mut cities) {
+            failed = Some(error);
+        }
+        cities.iter().map(|&city| usize::from(city)).collect()
+    });
+    match failed {
+        Some(error) => Err(GpuError::driver("cuMemcpyDtoH")(error).into()),
+        None => Ok(best),
+    }
+}
+
 /// `cities` rotated to start at city 0, if they are a permutation of `0..n`.
 fn from_zero(n: usize, mut cities: Vec<usize>) -> Option<Vec<usize>> {
     let mut seen = vec![false; n];
@@ -151,8 +198,9 @@ fn from_zero(n: usize, mut cities: Vec<usize>) -> Option<Vec<usize>> {
     all.then_some(cities)
 }
 
-/// Improves `start` on GPU `ordinal` until `deadline` or `stop` (checked between launches);
-/// see the module.
+/// Improves `start` on GPU `ordinal` until `deadline` or `stop` (checked between launches),
+/// trading its best tour with the CPU's chains through `exchange` between launches; see the
+/// module.
 fn improve_on_gpu(
     inst: &Instance,
     start: &[usize],
@@ -160,6 +208,7 @@ fn improve_on_gpu(
     deadline: Instant,
     stop: Option<&StopFlag>,
     ordinal: usize,
+    exchange: &Exchange,
 ) -> Result<GpuImproved> {
     let n = inst.n;
     check_fits(n)?;
@@ -244,6 +293,7 @@ fn improve_on_gpu(
             .enumerate()
             .min_by_key(|&(_, cost)| *cost)
             .ok_or_else(|| Error::Gpu("no chains".into()))?;
+        let best = trade(&stream, exchange, &mut tours, &mut costs, n, c, best)?;
         best_chain = Some((c, best));
         let took = launched.elapsed().as_secs_f64();
         let left = deadline

@@ -12,6 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use thicket_core::{Progress, Result, Workers};
 
+use super::exchange::{Exchange, Side};
 use super::moves::Search;
 use super::Limits;
 
@@ -66,11 +67,13 @@ impl<'a> Chain<'a> {
 }
 
 /// Runs `chains` (one a thread) until `limits` or the caller's stop; returns the index of
-/// the cheapest chain and the kicks made in all.
+/// the cheapest chain and the kicks made in all. At every meeting the cheapest chain offers
+/// its tour to `exchange` and takes the other search's where that is cheaper.
 pub(super) fn iterate(
     chains: &mut [Chain<'_>],
     limits: &Limits,
     progress: &Progress,
+    exchange: Option<&Exchange>,
 ) -> Result<(usize, u64)> {
     let workers = match chains.len() {
         1 => None,
@@ -96,6 +99,15 @@ pub(super) fn iterate(
         };
         kicks += made.iter().sum::<u64>();
         let lead = cheapest(chains);
+        if let Some(exchange) = exchange {
+            let chain = &mut chains[lead];
+            exchange.offer(Side::Cpu, chain.cost(), || {
+                chain.search.tour.cities().to_vec()
+            });
+            if let Some((cost, cities)) = exchange.take(Side::Cpu, chain.cost()) {
+                chain.search.adopt(&cities, cost, limits.deadline);
+            }
+        }
         if chains[lead].cost() < best {
             best = chains[lead].cost();
             stale = 0;

@@ -496,6 +496,15 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Takes `cities`, a tour of cost `cost` found elsewhere, as the tour and descends from
+    /// it until `deadline`; the result is committed (a later undo comes back to it).
+    pub(super) fn adopt(&mut self, cities: &[usize], cost: i64, deadline: Instant) {
+        self.settle();
+        self.tour.write(0, cities, cost - self.tour.cost);
+        self.descend_all(Some(deadline));
+        self.tour.commit();
+    }
+
     /// Forgets the active cities (after an undo).
     pub(super) fn settle(&mut self) {
         for city in self.queue.drain(..) {
