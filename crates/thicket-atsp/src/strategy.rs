@@ -172,15 +172,32 @@ pub(crate) fn choose_strategy(
     Strategy::resolve(options.strategy, options.run.backend)
 }
 
+/// The fewest cities on which `auto` runs the GPU tour improver beside the CPU's local
+/// search where a GPU is usable. On one H200 (16-core host, 2026-12-05; docs/benchmarks.md,
+/// twenty-first round) the two searches trading tours ended below the CPU's alone on 8 of 11
+/// runs at 2,000 and 3,000 cities under limits of 5-60 s (stilt 0.20-0.54%, rtilt 0.32%,
+/// coin 0.14%; crane and tsmat within 0.07% either way), and within 0.1% either way at 1,000.
+pub(crate) const AUTO_GPU_TOURS_CITIES: usize = 2_000;
+
 /// Whether the local search of a time-limited run improves the tour on the GPU beside the
-/// CPU: `cuda` asked for without a strategy, in one piece, on more cities than the GPU's
-/// exact strategies take ([`MAX_CITIES`]).
+/// CPU: without a strategy, in one piece, on more cities than the GPU's exact strategies
+/// take ([`MAX_CITIES`]), where `cuda` is asked for, or under `auto` from
+/// [`AUTO_GPU_TOURS_CITIES`] cities where the device opens (the shared context the improver
+/// then uses; without a driver the probe fails at once and the run stays on the CPU).
 pub(crate) fn gpu_tours(instance: &Instance, options: &SolveOptions) -> bool {
-    options.run.backend == Backend::Cuda
-        && options.strategy.is_none()
+    let anytime = options.strategy.is_none()
         && options.time_limit.is_some()
         && options.batched.is_none()
-        && instance.n > MAX_CITIES
+        && instance.n > MAX_CITIES;
+    anytime
+        && match options.run.backend {
+            Backend::Cuda => true,
+            Backend::Auto => {
+                instance.n >= AUTO_GPU_TOURS_CITIES
+                    && thicket_gpu::Gpu::shared(options.gpu.device).is_ok()
+            }
+            Backend::Cpu => false,
+        }
 }
 
 /// The bound of `strategy` where it has no choice: the one asked for, or on the GPU the
@@ -198,5 +215,36 @@ pub(crate) fn choose_bound(strategy: Strategy, asked: Option<Bound>) -> Result<O
         (Some(bound), _) => Ok(Some(bound)),
         (None, true) => Ok(Some(Bound::Partial)),
         (None, false) => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SolveOptions;
+
+    /// The GPU tour improver runs under `cuda` on every time-limited instance past the GPU
+    /// strategies, under `auto` only from [`AUTO_GPU_TOURS_CITIES`] cities and where the
+    /// device opens (never on a machine without one), never under `cpu` or without a limit.
+    #[test]
+    fn auto_improves_tours_on_the_gpu_only_on_thousands_of_cities_and_a_usable_device() {
+        let options = |backend, time_limit| SolveOptions {
+            run: RunOptions {
+                backend,
+                ..Default::default()
+            },
+            time_limit,
+            ..Default::default()
+        };
+        let limit = Some(Duration::from_secs(1));
+        let usable = thicket_gpu::Gpu::shared(0).is_ok();
+        for n in [MAX_CITIES + 1, AUTO_GPU_TOURS_CITIES] {
+            let inst = Instance::new("flat", n, vec![1; n * n]).unwrap();
+            assert!(gpu_tours(&inst, &options(Backend::Cuda, limit)), "{n}");
+            assert!(!gpu_tours(&inst, &options(Backend::Cpu, limit)), "{n}");
+            assert!(!gpu_tours(&inst, &options(Backend::Cuda, None)), "{n}");
+            let auto = gpu_tours(&inst, &options(Backend::Auto, limit));
+            assert_eq!(auto, usable && n >= AUTO_GPU_TOURS_CITIES, "{n}");
+        }
     }
 }

@@ -67,8 +67,9 @@ pub struct AtspArgs {
     /// Stop after this many seconds (the whole run, from parsing on) with the best tour, a
     /// proven lower bound and the gap; the time the exact search cannot use goes to a local
     /// search on the tour. With --ledger a later run resumes where this one stopped. CPU
-    /// strategies only; with --backend cuda on more than 32 cities, the CPU's search with
-    /// the GPU's tour improver beside its local search.
+    /// strategies only; with --backend cuda on more than 32 cities (under auto from 2,000
+    /// where a GPU is usable), the CPU's search with the GPU's tour improver beside its local
+    /// search, the two trading their best tours.
     #[arg(long, value_name = "SECONDS", conflicts_with = "mpi")]
     pub time_limit: Option<f64>,
     /// Write the tour in TSPLIB .tour format (1-based TOUR_SECTION ended by -1); `-` for
