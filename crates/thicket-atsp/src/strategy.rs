@@ -221,7 +221,6 @@ pub(crate) fn choose_bound(strategy: Strategy, asked: Option<Bound>) -> Result<O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SolveOptions;
 
     /// The GPU tour improver runs under `cuda` on every time-limited instance past the GPU
     /// strategies, under `auto` only from [`AUTO_GPU_TOURS_CITIES`] cities and where the
