@@ -23,7 +23,7 @@ pub(super) struct Tour<'a> {
     /// keeps its segments' arcs (every pure move, most of a swap's cities) rewrites positions
     /// whose arcs are unchanged, found here instead of in the matrix, and the moves read the
     /// tour's arcs here in order where the matrix would be read at random (at n = 3,000 both
-    /// missed the cache: kicks 1.2-1.8x faster with this).
+    /// missed the cache; the kicks it saves are in docs/benchmarks.md, twentieth round).
     arcs: Vec<Arc>,
     /// How a segment's reversal is priced.
     reversals: Reversals,
@@ -187,9 +187,8 @@ impl<'a> Tour<'a> {
     /// Brings the arc from position `p` to the next up to date in `arcs` (reading the matrix
     /// only where the arc is not the one kept for its tail); returns its flip.
     fn refresh_arc(&mut self, p: usize) -> i64 {
-        let (inst, n) = (self.inst, self.n);
-        let x = self.order[p];
-        let y = self.order[if p + 1 == n { 0 } else { p + 1 }];
+        let inst = self.inst;
+        let (x, y) = (self.order[p], self.at(p + 1));
         let arc = &mut self.arcs[x];
         if arc.next != y {
             let cost = inst.cost(x, y);
