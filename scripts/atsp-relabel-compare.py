@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""thicket builds side by side against LKH-3, each instance run several times with its cities
+relabelled, so that a heuristic's effect can be told from a run's luck (issue 46).
+
+Usage: python3 scripts/atsp-relabel-compare.py --builds BASE OTHER... [--runs R] [--fraction F]
+                                               [--lkh-cache FILE] INSTANCE...
+An INSTANCE is a TSPLIB FULL_MATRIX .atsp file or a generator spec CLASS:N:SEED, as for
+scripts/atsp-vs-lkh.py, whose LKH-3 call (elkai, runs=1) and cache this script shares: LKH-3
+solves each instance once, and every build is given F times LKH-3's wall time (F = 1 by default,
+0.1 for the tenth). Run r (0 to R-1, R = 3 by default) renumbers the cities by a permutation
+seeded with r (run 0 keeps them): the same instance, another search path, since a build's
+kicks are seeded and its lists break ties by city. A build is a thicket binary, or a script that
+runs one (to set a build's environment). Each tour is checked and its cost recomputed here.
+
+Prints one line a run (the ratio of each build's cost to LKH-3's), then a table per class and
+size: each build's geometric mean ratio and, against the first build, the mean change of the
+log-ratio with its standard error over the paired runs and how many runs were cheaper and
+dearer. With one run an instance the runs of a build vary by about 0.5% on stilt at n = 316, so
+a 40-run mean's standard error is about 0.1%. Slow and machine-dependent: never run by CI.
+"""
+import argparse, importlib.util, json, math, random, subprocess
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+spec = importlib.util.spec_from_file_location("vs_lkh", HERE / "atsp-vs-lkh.py")
+vs_lkh = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vs_lkh)
+
+
+def relabelled(d, run):
+    """The matrix `d` with its cities renumbered by run `run`'s permutation (run 0: as is)."""
+    n = len(d)
+    perm = list(range(n))
+    if run:
+        random.Random(run).shuffle(perm)
+    rows = [" ".join(str(d[perm[i]][perm[j]]) for j in range(n)) for i in range(n)]
+    return (f"NAME: relabelled\nTYPE: ATSP\nDIMENSION: {n}\nEDGE_WEIGHT_TYPE: EXPLICIT\n"
+            "EDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n" + "\n".join(rows) + "\nEOF\n")
+
+
+def summary(label, runs):
+    """The class's row: each build's geometric mean, and each later build against the first."""
+    gm = lambda xs: math.exp(sum(math.log(x) for x in xs) / len(xs))
+    cells = [f"{gm([r[0] for r in runs]):.4f}"]
+    for b in range(1, len(runs[0])):
+        diffs = [math.log(r[b] / r[0]) for r in runs]
+        mean = sum(diffs) / len(diffs)
+        spread = math.sqrt(sum((x - mean) ** 2 for x in diffs) / max(len(diffs) - 1, 1))
+        cells.append(f"{gm([r[b] for r in runs]):.4f} ({100 * mean:+.2f}% ± {100 * spread / math.sqrt(len(diffs)):.2f}, "
+                     f"{sum(x < 0 for x in diffs)} cheaper, {sum(x > 0 for x in diffs)} dearer)")
+    print(f"| {label} | {len(runs)} | " + " | ".join(cells) + " |")
+
+
+def main():
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("-h", "--help", action="store_true")
+    parser.add_argument("--builds", nargs="+", default=[])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--fraction", type=float, default=1.0)
+    parser.add_argument("--lkh-cache")
+    parser.add_argument("instances", nargs="*")
+    args = parser.parse_args()
+    if args.help or not args.builds or not args.instances:
+        print(__doc__)
+        return
+    if not vs_lkh.MATRIX.exists():
+        subprocess.run(["cargo", "build", "--release", "-p", "thicket-atsp", "--example", "atsp_matrix"], check=True)
+    answers = vs_lkh.lkh_answers(args.instances, None, 1, args.lkh_cache)
+    print(f"LKH-3 through elkai {vs_lkh.version('elkai')} (runs=1); each build given "
+          f"{args.fraction:g} x LKH-3's time, {args.runs} relabelled runs an instance\n")
+    by_class = {}
+    for name in args.instances:
+        d = vs_lkh.full_matrix(vs_lkh.instance(name)[2])
+        lkh_cost, seconds = answers[name]
+        limit = max(seconds * args.fraction, 0.01)
+        for run in range(args.runs):
+            text = relabelled(d, run)
+            dr = vs_lkh.full_matrix(text)
+            ratios = [vs_lkh.thicket("-", text, dr, limit, build)["cost"] / lkh_cost for build in args.builds]
+            by_class.setdefault(vs_lkh.group(name), []).append(ratios)
+            print(f"{name} run {run} ({limit:.2f} s): " + " ".join(f"{r:.4f}" for r in ratios), flush=True)
+    print("\n| class | runs | " + " | ".join(args.builds) + " |")
+    print("|---|---:|" + "---|" * len(args.builds))
+    for label, runs in by_class.items():
+        summary(label, runs)
+    summary("all", [r for runs in by_class.values() for r in runs])
+
+
+if __name__ == "__main__":
+    main()
