@@ -18,7 +18,7 @@ log-ratio with its standard error over the paired runs and how many runs were ch
 dearer. With one run an instance the runs of a build vary by about 0.5% on stilt at n = 316, so
 a 40-run mean's standard error is about 0.1%. Slow and machine-dependent: never run by CI.
 """
-import argparse, importlib.util, json, math, random, subprocess
+import argparse, importlib.util, math, random, re, subprocess
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -60,6 +60,11 @@ def main():
     parser.add_argument("--lkh-cache")
     parser.add_argument("instances", nargs="*")
     args = parser.parse_args()
+    # --builds takes every word after it: the instances among them (specs, .atsp files) are
+    # the instances.
+    is_instance = lambda word: re.fullmatch(r"[a-z]+:\d+:\d+", word) or word.endswith(".atsp")
+    args.instances += [word for word in args.builds if is_instance(word)]
+    args.builds = [word for word in args.builds if not is_instance(word)]
     if args.help or not args.builds or not args.instances:
         print(__doc__)
         return
