@@ -28,14 +28,17 @@ spec.loader.exec_module(vs_lkh)
 
 
 def relabelled(d, run):
-    """The matrix `d` with its cities renumbered by run `run`'s permutation (run 0: as is)."""
+    """The matrix `d` with its cities renumbered by run `run`'s permutation (run 0: as is),
+    and its TSPLIB text."""
     n = len(d)
     perm = list(range(n))
     if run:
         random.Random(run).shuffle(perm)
-    rows = [" ".join(str(d[perm[i]][perm[j]]) for j in range(n)) for i in range(n)]
-    return (f"NAME: relabelled\nTYPE: ATSP\nDIMENSION: {n}\nEDGE_WEIGHT_TYPE: EXPLICIT\n"
+    matrix = [[d[perm[i]][perm[j]] for j in range(n)] for i in range(n)]
+    rows = [" ".join(map(str, row)) for row in matrix]
+    text = (f"NAME: relabelled\nTYPE: ATSP\nDIMENSION: {n}\nEDGE_WEIGHT_TYPE: EXPLICIT\n"
             "EDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n" + "\n".join(rows) + "\nEOF\n")
+    return matrix, text
 
 
 def summary(label, runs):
@@ -79,8 +82,7 @@ def main():
         lkh_cost, seconds = answers[name]
         limit = max(seconds * args.fraction, 0.01)
         for run in range(args.runs):
-            text = relabelled(d, run)
-            dr = vs_lkh.full_matrix(text)
+            dr, text = relabelled(d, run)
             ratios = [vs_lkh.thicket("-", text, dr, limit, build)["cost"] / lkh_cost for build in args.builds]
             by_class.setdefault(vs_lkh.group(name), []).append(ratios)
             print(f"{name} run {run} ({limit:.2f} s): " + " ".join(f"{r:.4f}" for r in ratios), flush=True)
