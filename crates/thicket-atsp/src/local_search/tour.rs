@@ -59,6 +59,15 @@ struct Arc {
     flip: i64,
 }
 
+/// Position `p` taken modulo `n` by subtraction: the moves' positions are below 3n, and a
+/// division in every lookup was a large part of pricing a move.
+fn wrap(mut p: usize, n: usize) -> usize {
+    while p >= n {
+        p -= n;
+    }
+    p
+}
+
 /// Rewrites of at least `n / REBUILD` positions rebuild the Fenwick tree in O(n) instead of
 /// updating it position by position in O(log n) each.
 const REBUILD: usize = 8;
@@ -124,13 +133,9 @@ impl<'a> Tour<'a> {
         self.order[self.wrap(p)]
     }
 
-    /// Position `p` taken modulo n by subtraction: the moves' positions are below 3n, and a
-    /// division in every lookup was a large part of pricing a move.
-    fn wrap(&self, mut p: usize) -> usize {
-        while p >= self.n {
-            p -= self.n;
-        }
-        p
+    /// Position `p` taken modulo n (see [`wrap`]).
+    fn wrap(&self, p: usize) -> usize {
+        wrap(p, self.n)
     }
 
     /// Where `city` is.
@@ -250,10 +255,7 @@ impl<'a> Tour<'a> {
         }
         // The arcs from the position before the first written one to the last written one.
         let (first, arcs) = (self.wrap(start + n - 1), (cities.len() + 1).min(n));
-        self.refresh_arcs(arcs, |i| match first + i {
-            p if p >= n => p - n,
-            p => p,
-        });
+        self.refresh_arcs(arcs, |i| wrap(first + i, n));
         self.cost += delta;
     }
 
@@ -280,11 +282,7 @@ impl<'a> Tour<'a> {
         let journal = std::mem::take(&mut self.journal);
         self.refresh_arcs(2 * journal.len(), |i| {
             let p = journal[i / 2].0;
-            match (i % 2, p) {
-                (0, _) => p,
-                (_, 0) => n - 1,
-                _ => p - 1,
-            }
+            wrap(p + (i % 2) * (n - 1), n)
         });
         self.journal = journal;
         self.journal.clear();
