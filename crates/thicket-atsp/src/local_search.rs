@@ -8,9 +8,11 @@
 //! the assignment problem (which the optimal tour favours far more than it favours the
 //! cheapest arcs where costs tie or tilt), the rest the cheapest arcs. Where a city has no
 //! such move, deeper ones are tried: pure sequential 5-opt moves, which keep every segment's
-//! orientation, chained up to three deep where one alone does not improve ([`moves`]'
-//! `pure`). Cities whose neighbourhood held no improving move are skipped until a move
-//! touches them (don't-look bits, kept as a queue of active cities).
+//! orientation, chained in Lin and Kernighan's way from either end of the city's arc where
+//! one alone does not improve ([`moves`]' `pure`). The search runs on the reduced costs at
+//! the assignment's duals, which shift every tour's cost alike (see [`reduced_instance`]).
+//! Cities whose neighbourhood held no improving move are skipped until a move touches them
+//! (don't-look bits, kept as a queue of active cities).
 //!
 //! Local optima are left by a kick, three double bridges: at each of three random places two
 //! adjacent segments of random lengths (short, so that the kick is local and the repair
@@ -81,17 +83,46 @@ impl Improved {
     }
 }
 
+/// `inst` with every arc priced at its reduced cost at the duals of `lap`, `c(i, j) - u(i) -
+/// v(j)`, which the search runs on: a tour leaves and enters every city once, so every tour
+/// costs the same constant less, but the arcs of good tours cost little or nothing, and the
+/// gain criterion of the chained moves, which sums costs along a half-made move, follows
+/// them (LKH-3 prices its arcs with node penalties for the same reason). On stilt at n = 316
+/// against LKH-3 this alone took the ratio at a tenth of LKH-3's time from 1.0183 to 1.0094
+/// (docs/benchmarks.md, twenty-third round). `None` where the matrix does not fit in memory
+/// or the duals leave a cost out of range; the search then runs on `inst`'s own costs.
+fn reduced_instance(inst: &Instance, lap: &Lap) -> Option<Instance> {
+    let n = inst.n;
+    let bytes = (n as u64 * n as u64).checked_mul(8);
+    thicket_core::check_fits("the local search's reduced costs", bytes).ok()?;
+    let mut cost = Vec::new();
+    cost.try_reserve_exact(n * n).ok()?;
+    cost.extend((0..n * n).map(|at| match (at / n, at % n) {
+        (i, j) if i == j => 0,
+        (i, j) => lap.reduced(n, &inst.cost, i, j),
+    }));
+    Instance::new(inst.name.clone(), n, cost).ok()
+}
+
 /// `start` (a tour of `inst`) after one descent of the moves to a local optimum, without
 /// kicks, the neighbour lists ranked by the reduced costs of `duals` (as [`improve_tour`]).
 pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<usize> {
     if inst.n < 5 {
         return start.to_vec();
     }
-    let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
-    let near = Neighbours::new(inst, K, RANKED, &reduced);
-    let mut search = Search::new(Tour::new(inst, start), &near);
+    let reduced_costs = reduced_instance(inst, duals);
+    let search_inst = reduced_costs.as_ref().unwrap_or(inst);
+    let near = search_lists(inst, duals, search_inst);
+    let mut search = Search::new(Tour::new(search_inst, start), &near);
     search.descend_all(None);
     search.tour.cities().to_vec()
+}
+
+/// The search's neighbour lists (ranked by the reduced costs of `duals`, see [`K`] and
+/// [`RANKED`]), priced by `search_inst`'s costs.
+fn search_lists(inst: &Instance, duals: &Lap, search_inst: &Instance) -> Neighbours {
+    let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
+    Neighbours::new(inst, K, RANKED, &reduced).priced_by(search_inst)
 }
 
 /// The neighbour lists the search draws its moves from: `succ[i * k..][..k]` the listed
@@ -125,9 +156,12 @@ pub(crate) fn improve_tour(
     if inst.n >= 5 {
         let lap = assignment_or(inst, duals);
         let lap: &Lap = &lap;
-        let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
-        let near = Neighbours::new(inst, K, RANKED, &reduced);
-        let mut search = Search::new(Tour::new(inst, start), &near);
+        let reduced_costs = reduced_instance(inst, lap);
+        let search_inst = reduced_costs.as_ref().unwrap_or(inst);
+        // What every tour costs more in `inst` than in `search_inst`.
+        let shift = from - tour_cost(search_inst, start);
+        let near = search_lists(inst, lap, search_inst);
+        let mut search = Search::new(Tour::new(search_inst, start), &near);
         search.descend_all(Some(limits.deadline));
         search.tour.journal(true);
         // Every chain starts from the one local optimum, each with its own stream.
@@ -138,10 +172,10 @@ pub(crate) fn improve_tour(
             })
             .collect();
         chains.insert(0, Chain::new(search, limits.seed));
-        let (lead, made) = iterate(&mut chains, limits, progress, exchange)?;
+        let (lead, made) = iterate(&mut chains, limits, progress, exchange, shift)?;
         kicks = made;
         tour = chains[lead].search.tour.cities().to_vec();
-        cost = chains[lead].cost();
+        cost = chains[lead].cost() + shift;
     }
     let zero = tour
         .iter()

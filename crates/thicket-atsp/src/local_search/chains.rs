@@ -74,6 +74,7 @@ pub(super) fn iterate(
     limits: &Limits,
     progress: &Progress,
     exchange: Option<&Exchange>,
+    shift: i64,
 ) -> Result<(usize, u64)> {
     let workers = match chains.len() {
         1 => None,
@@ -101,11 +102,11 @@ pub(super) fn iterate(
         let lead = cheapest(chains);
         if let Some(exchange) = exchange {
             let chain = &mut chains[lead];
-            exchange.offer(Side::Cpu, chain.cost(), || {
+            exchange.offer(Side::Cpu, chain.cost() + shift, || {
                 chain.search.tour.cities().to_vec()
             });
-            if let Some((cost, cities)) = exchange.take(Side::Cpu, chain.cost()) {
-                chain.search.adopt(&cities, cost, limits.deadline);
+            if let Some((cost, cities)) = exchange.take(Side::Cpu, chain.cost() + shift) {
+                chain.search.adopt(&cities, cost - shift, limits.deadline);
             }
         }
         if chains[lead].cost() < best {

@@ -30,6 +30,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::super::instance::Instance;
 use super::tour::Tour;
+use pure::Direction;
 
 /// The longest stretch of the tour a reversing move rewrites: longer reversals are skipped,
 /// which keeps a move's cost bounded at large n (the orientation of a reversed stretch
@@ -130,17 +131,22 @@ impl Neighbours {
                 choose(keys, ranked, out);
             }
         }
-        let succ_cost = succ
-            .iter()
-            .enumerate()
-            .map(|(at, &j)| inst.cost(at / k, j))
-            .collect();
         Neighbours {
+            succ_cost: vec![0; succ.len()],
             succ,
             pred,
-            succ_cost,
             k,
         }
+        .priced_by(inst)
+    }
+
+    /// The same lists with the arcs' costs read from `inst` (the costs the search runs on).
+    pub(super) fn priced_by(mut self, inst: &Instance) -> Neighbours {
+        let k = self.k;
+        for (at, (cost, &j)) in self.succ_cost.iter_mut().zip(&self.succ).enumerate() {
+            *cost = inst.cost(at / k, j);
+        }
+        self
     }
 
     /// The successor and predecessor lists and `k` (as the fields say), for the GPU tour
@@ -242,6 +248,8 @@ pub(super) struct Search<'a> {
     queued: Vec<bool>,
     /// Room for the cities a move rewrites.
     buffer: Vec<usize>,
+    /// The marks of the chain of pure moves under way.
+    marks: pure::Marks,
 }
 
 impl<'a> Search<'a> {
@@ -254,6 +262,7 @@ impl<'a> Search<'a> {
             queue: Vec::new(),
             queued: vec![false; n],
             buffer: Vec::with_capacity(n),
+            marks: pure::Marks::default(),
         }
     }
 
@@ -306,7 +315,8 @@ impl<'a> Search<'a> {
             if let Some(mv) = self.improving_move(a) {
                 self.apply(a, mv);
             } else {
-                self.improve_by_pure_chain(a);
+                let _ = self.improve_by_chain(a, Direction::Forward)
+                    || self.improve_by_chain(a, Direction::Backward);
             }
         }
     }

@@ -1,31 +1,52 @@
-//! Pure sequential 5-opt moves: deeper than the 3-opt ones, every segment kept in its
-//! orientation (the kind of move LKH-3 makes on an asymmetric instance).
+//! Pure sequential moves, every segment kept in its orientation (the moves LKH-3 makes on an
+//! asymmetric instance), chained in Lin and Kernighan's way.
 //!
-//! From `t1` the arc `t1 -> t2` is removed; then, level by level, an arc from the last tail
-//! `x` to one of its listed successors `y` is added and the arc into `y` removed, its tail
-//! `prev(y)` the next level's `x`, while the removed arcs outweigh the added ones (Lin and
-//! Kernighan's gain criterion). The move closes with the arc from the last tail to `t2`
-//! where that leaves the tour one cycle and cheaper: after two added arcs (the or-3opt
-//! segment swap, reached here from other lists than the 3-opt search's) or after four (a
-//! 5-opt). A pure 4-opt that changes four arcs is never sequential (its only reconnection,
-//! `S1 S4 S3 S2`, is two 2-exchanges), so the third level does not close.
+//! A step removes the arc `t1 -> t2` and runs one of two ways ([`Direction`]). Forward, the
+//! tail `x = t1` takes one of its listed successors `y` and the arc into `y` is removed, its
+//! tail `prev(y)` the next level's `x`; backward, the head `x = t2` takes one of its listed
+//! predecessors `y` and the arc out of `y` is removed, its head `next(y)` the next level's
+//! `x`. Each level needs the removed arcs to outweigh the added ones (Lin and Kernighan's
+//! gain criterion). The step closes with the arc from the last `x` to `t2` (forward) or from
+//! `t1` to it (backward) where that leaves the tour one cycle: after two added arcs (the
+//! or-3opt segment swap) or after four (a 5-opt). A pure 4-opt that changes four arcs is
+//! never sequential (its only reconnection, `S1 S4 S3 S2`, is two 2-exchanges), so the third
+//! level does not close.
 //!
-//! Where no move from `t1` improves the tour, the least dear closed one is made and the
-//! levels start again from the tail of its closing arc, `t2` kept, the gain counted from
-//! where the chain began: a chain of up to [`CHAIN`] moves (a 15-opt at most), undone where
-//! it ends no cheaper. On generated stilt instances at n = 100 the single moves stalled 1-4%
-//! above LKH-3's tour where the chains reach it (measurements in docs/benchmarks.md).
+//! A step that closes cheaper than where the chain began is made and ends the chain. Where
+//! none does, the closed step whose open gain (removed arcs less added ones, before the
+//! closing arc) is largest is made, and the next step removes its closing arc: `t2` kept
+//! forward, `t1` backward. The chain ends at the first improving step, or where no step has
+//! a positive gain, after [`STEPS`] steps, and is undone where it ends no cheaper. An arc a
+//! step of the chain removed is never added back, nor an arc it added removed again (a city
+//! loses its original successor once a chain), so that a chain cannot circle back.
+//!
+//! The costs are the search's (see the local search: reduced costs at the assignment's
+//! duals, which shift every tour's cost alike but make the gain criterion follow the arcs
+//! good tours use).
 
 use super::Search;
 
-/// New arcs a move adds before its closing one: the deepest move is a 5-opt.
+/// New arcs a step adds before its closing one: the deepest step is a 5-opt.
 const DEPTH: usize = 4;
 
-/// How many of a tail's listed successors each level tries.
-const BREADTH: [usize; DEPTH] = [12, 8, 5, 3];
+/// How many of a city's listed neighbours each level tries. 8 reached a better first local
+/// optimum on stilt:316:631 (13,034,761 against 13,111,126), but over 30 relabelled runs of
+/// stilt at n = 316 against LKH-3 both gave 1.0028 at LKH-3's time, 1.0067 and 1.0065 at a
+/// tenth (2026-12-05, 2 cores).
+const BREADTH: usize = 5;
 
-/// Moves in the longest chain [`Search::improve_by_pure_chain`] makes.
-const CHAIN: usize = 3;
+/// Steps in the longest chain (as many as 200 reached the same first local optimum of
+/// stilt:316:631; most chains end within a few steps, where no step has a positive gain).
+const STEPS: usize = 50;
+
+/// Which end of the removed arc a step moves (see the module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Direction {
+    /// The tail takes a new successor; the step runs over tails.
+    Forward,
+    /// The head takes a new predecessor; the step runs over heads.
+    Backward,
+}
 
 /// A pure move: the arc out of each of `tails[..m]` is replaced by the arc to the same
 /// index of `heads`; the tour gets `gain` cheaper.
@@ -37,113 +58,185 @@ pub(super) struct PureMove {
     gain: i64,
 }
 
-impl Search<'_> {
-    /// The levels from `t1` with the tour `dearer` than where a chain of moves began: an
-    /// improving move (its gain against the chain's start), and in `closest` the least dear
-    /// of the closed moves that do not improve (for the chain's next step).
-    fn pure_moves_from(
-        &self,
-        t1: usize,
-        dearer: i64,
-        closest: &mut Option<PureMove>,
-    ) -> Option<PureMove> {
-        let t2 = self.tour.next(t1);
-        let mut mv = PureMove {
-            tails: [t1; DEPTH + 1],
-            heads: [t2; DEPTH + 1],
-            m: 0,
-            gain: 0,
-        };
-        self.deepen(&mut mv, 0, self.tour.out_cost(t1) - dearer, closest)
+/// The cities whose original successor the chain under way removed, and that successor:
+/// `stamp[x] == chain` marks city x (a counter, so that a chain starts in O(1)).
+#[derive(Default)]
+pub(super) struct Marks {
+    stamp: Vec<u32>,
+    successor: Vec<usize>,
+    chain: u32,
+}
+
+impl Marks {
+    /// Forgets every mark: a new chain on a tour of `n` cities.
+    fn next_chain(&mut self, n: usize) {
+        if self.stamp.len() != n || self.chain == u32::MAX {
+            self.stamp = vec![0; n];
+            self.successor = vec![0; n];
+            self.chain = 0;
+        }
+        self.chain += 1;
     }
 
-    /// Looks for an improving chain of up to [`CHAIN`] pure moves from `t1` and applies it:
-    /// where no move from `t1` improves, the least dear closed one is made and the search
-    /// goes on from the tail of its closing arc (Lin and Kernighan's step, deeper). Returns
-    /// the moves it made, 0 where it found no improving chain (the tour as it was); the
-    /// cities whose arcs the moves changed are active.
-    pub(super) fn improve_by_pure_chain(&mut self, t1: usize) -> usize {
-        let t2 = self.tour.next(t1);
-        let mut made = Vec::new();
-        if !self.chain_from(t2, 0, &mut made) {
-            return 0;
+    /// Whether city x lost its original successor in this chain.
+    fn marked(&self, x: usize) -> bool {
+        self.stamp[x] == self.chain
+    }
+
+    /// Marks x as having lost `successor` (its first, original one is kept).
+    fn mark(&mut self, x: usize, successor: usize) {
+        if !self.marked(x) {
+            self.stamp[x] = self.chain;
+            self.successor[x] = successor;
         }
-        for mv in &made {
-            for &city in mv.tails[..mv.m].iter().chain(&mv.heads[..mv.m]) {
+    }
+
+    /// Whether the arc x -> y is one the chain removed.
+    fn removed(&self, x: usize, y: usize) -> bool {
+        self.marked(x) && self.successor[x] == y
+    }
+}
+
+/// A step's search from one arc: the levels' open cities, and the best closed step so far
+/// that does not improve (by its open gain).
+struct Step<'m> {
+    dir: Direction,
+    marks: &'m Marks,
+    mv: PureMove,
+    open: [usize; DEPTH + 1],
+    best: Option<(PureMove, i64, usize)>,
+}
+
+/// A step made and how to undo it: the first position it wrote, the cities it overwrote,
+/// and what it changed the cost by.
+struct Made {
+    start: usize,
+    before: Vec<usize>,
+    delta: i64,
+}
+
+impl Search<'_> {
+    /// Looks for an improving chain from the arc `t1 -> next(t1)` in `dir` and makes it;
+    /// true where it did (the cities whose arcs it changed then active), false with the tour
+    /// as it was.
+    pub(super) fn improve_by_chain(&mut self, t1: usize, dir: Direction) -> bool {
+        let mut marks = std::mem::take(&mut self.marks);
+        marks.next_chain(self.tour.n);
+        marks.mark(t1, self.tour.next(t1));
+        let (mut t1, mut open_gain, mut closed_before) = (t1, self.tour.out_cost(t1), 0);
+        let mut made: Vec<Made> = Vec::new();
+        let mut touched = Vec::new();
+        let mut improved = false;
+        for _ in 0..STEPS {
+            let t2 = self.tour.next(t1);
+            let mut step = Step {
+                dir,
+                marks: &marks,
+                mv: PureMove {
+                    tails: [t1; DEPTH + 1],
+                    heads: [t2; DEPTH + 1],
+                    m: 0,
+                    gain: 0,
+                },
+                open: [if dir == Direction::Forward { t1 } else { t2 }; DEPTH + 1],
+                best: None,
+            };
+            let found = self.deepen(&mut step, 0, open_gain);
+            let Some((mut mv, open, next)) = found.map(|mv| (mv, 0, t1)).or(step.best) else {
+                break;
+            };
+            let closed = mv.gain;
+            mv.gain -= closed_before;
+            touched.extend(mv.tails[..mv.m].iter().chain(&mv.heads[..mv.m]));
+            if found.is_some() {
+                self.write_pure_move(&mv, None);
+                improved = true;
+                break;
+            }
+            for &x in &mv.tails[..mv.m] {
+                marks.mark(x, self.tour.next(x));
+            }
+            let mut before = Vec::new();
+            let start = self.write_pure_move(&mv, Some(&mut before));
+            made.push(Made {
+                start,
+                before,
+                delta: mv.gain,
+            });
+            (closed_before, open_gain) = (closed, open);
+            if dir == Direction::Forward {
+                t1 = next;
+            }
+        }
+        if improved {
+            for city in touched {
                 self.activate(city);
             }
+        } else {
+            for step in made.iter().rev() {
+                self.tour.write(step.start, &step.before, step.delta);
+            }
         }
-        made.len()
+        self.marks = marks;
+        improved
     }
 
-    /// One step of the chain into `t2` (fixed), the tour `dearer` than at its start and
-    /// `made` the moves made so far; true where the chain improved the tour (its moves left
-    /// made), false with the tour as it was.
-    fn chain_from(&mut self, t2: usize, dearer: i64, made: &mut Vec<PureMove>) -> bool {
-        let t1 = self.tour.prev(t2);
-        let mut closest = None;
-        if let Some(mut mv) = self.pure_moves_from(t1, dearer, &mut closest) {
-            mv.gain += dearer;
-            self.write_pure_move(&mv, None);
-            made.push(mv);
-            return true;
-        }
-        let Some(mut mv) = closest.filter(|_| made.len() + 1 < CHAIN) else {
-            return false;
-        };
-        let closed = mv.gain;
-        mv.gain += dearer;
-        let mut before = Vec::new();
-        let start = self.write_pure_move(&mv, Some(&mut before));
-        made.push(mv);
-        if self.chain_from(t2, -closed, made) {
-            return true;
-        }
-        made.pop();
-        self.tour.write(start, &before, mv.gain);
-        false
-    }
-
-    /// Tries the arcs out of `mv.tails[level]`, `gain` the removed arcs' cost less the added
-    /// ones' so far.
-    fn deepen(
-        &self,
-        mv: &mut PureMove,
-        level: usize,
-        gain: i64,
-        closest: &mut Option<PureMove>,
-    ) -> Option<PureMove> {
+    /// Tries the arcs at `step.open[level]`, `gain` the removed arcs' cost less the added
+    /// ones' so far; returns an improving closed step, or keeps the best other in `step`.
+    fn deepen(&self, step: &mut Step<'_>, level: usize, gain: i64) -> Option<PureMove> {
         let t = &self.tour;
-        let x = mv.tails[level];
-        let t2 = t.next(mv.tails[0]);
-        let listed = self.succ(x).iter().zip(self.succ_cost(x));
-        for (&y, &cost) in listed.take(BREADTH[level]) {
+        let x = step.open[level];
+        let (t1, t2) = (step.mv.tails[0], t.next(step.mv.tails[0]));
+        let forward = step.dir == Direction::Forward;
+        let listed = if forward { self.succ(x) } else { self.pred(x) };
+        for (rank, &y) in listed.iter().enumerate().take(BREADTH) {
+            let cost = match forward {
+                true => self.succ_cost(x)[rank],
+                false => t.c(y, x),
+            };
             let added = gain - cost;
-            let x_next = t.prev(y);
-            // The arc into y must still be the tour's (its tail no earlier level's).
-            if added <= 0 || mv.tails[..=level].contains(&x_next) {
+            // Forward: x -> y added, prev(y) -> y removed; backward: y -> x added, y ->
+            // next(y) removed. The removed arc's tail must keep its original successor.
+            let (tail, next) = match forward {
+                true => (t.prev(y), t.prev(y)),
+                false => (y, t.next(y)),
+            };
+            let (from, to) = if forward { (x, y) } else { (y, x) };
+            if added <= 0
+                || step.mv.tails[..=level].contains(&tail)
+                || step.marks.marked(tail)
+                || step.marks.removed(from, to)
+            {
                 continue;
             }
-            let g = added + t.out_cost(x_next);
-            mv.heads[level] = y;
-            mv.tails[level + 1] = x_next;
+            let g = added + t.out_cost(tail);
+            if forward {
+                step.mv.heads[level] = y;
+            } else {
+                step.mv.heads[level + 1] = x;
+            }
+            step.mv.tails[level + 1] = tail;
+            step.open[level + 1] = next;
             if level == 1 || level == 3 {
-                let closed = g - t.c(x_next, t2);
-                let closer = closest.is_none_or(|c| closed > c.gain);
-                if closed > 0 || closer {
-                    mv.heads[level + 1] = t2;
-                    mv.m = level + 2;
-                    mv.gain = closed;
-                    if self.one_cycle(mv) {
-                        if closed > 0 {
-                            return Some(*mv);
-                        }
-                        *closest = Some(*mv);
+                let closing = if forward {
+                    t.c(next, t2)
+                } else {
+                    t.c(t1, next)
+                };
+                let mv = &mut step.mv;
+                mv.heads[if forward { level + 1 } else { 0 }] = if forward { t2 } else { next };
+                mv.m = level + 2;
+                mv.gain = g - closing;
+                let better = step.best.is_none_or(|(_, open, _)| g > open);
+                if (mv.gain > 0 || better) && self.one_cycle(mv) {
+                    if mv.gain > 0 {
+                        return Some(*mv);
                     }
+                    step.best = Some((*mv, g, next));
                 }
             }
             if level + 1 < DEPTH {
-                if let Some(found) = self.deepen(mv, level + 1, g, closest) {
+                if let Some(found) = self.deepen(step, level + 1, g) {
                     return Some(found);
                 }
             }
@@ -178,7 +271,7 @@ impl Search<'_> {
 
     /// Whether `mv` leaves the tour one cycle: from `tails[0]`, the new arcs visit every
     /// segment before they come back.
-    fn one_cycle(&self, mv: &PureMove) -> bool {
+    pub(super) fn one_cycle(&self, mv: &PureMove) -> bool {
         let offsets = self.tail_offsets(mv);
         let mut j = 0;
         for step in 1..=mv.m {
@@ -193,7 +286,11 @@ impl Search<'_> {
     /// Rewrites the tour by `mv` (one cycle; the tour gets `mv.gain` cheaper): the longest
     /// segment stays where it is and the others are written after it in their new order.
     /// Returns the first position written, the cities it overwrote in `before` where given.
-    fn write_pure_move(&mut self, mv: &PureMove, before: Option<&mut Vec<usize>>) -> usize {
+    pub(super) fn write_pure_move(
+        &mut self,
+        mv: &PureMove,
+        before: Option<&mut Vec<usize>>,
+    ) -> usize {
         let offsets = self.tail_offsets(mv);
         let t = &self.tour;
         let pa = t.pos(mv.tails[0]);
@@ -235,18 +332,39 @@ impl Search<'_> {
 mod tests {
     use super::super::super::tour::Tour;
     use super::super::{Neighbours, Search};
-    use super::{CHAIN, DEPTH};
+    use super::{Direction, Marks, PureMove, Step, DEPTH};
     use crate::generate::parse_generator_spec;
     use crate::heuristic::tour_cost;
     use crate::policy::assignment;
 
-    /// Every chain of pure moves found from a city of a random tour leaves one cycle (a
-    /// permutation) whose recomputed cost is the one the tour keeps, and cheaper; where none
-    /// is found the tour is as it was; chains of one move and of several are found, and
-    /// single improving moves are 3-opt and 5-opt ones, never 4-opt.
+    /// The first step from `t1` in `dir` on a fresh chain: an improving closed move, if any.
+    fn improving_step(search: &Search<'_>, t1: usize, dir: Direction) -> Option<PureMove> {
+        let mut marks = Marks::default();
+        marks.next_chain(search.tour.n);
+        let t2 = search.tour.next(t1);
+        marks.mark(t1, t2);
+        let mut step = Step {
+            dir,
+            marks: &marks,
+            mv: PureMove {
+                tails: [t1; DEPTH + 1],
+                heads: [t2; DEPTH + 1],
+                m: 0,
+                gain: 0,
+            },
+            open: [if dir == Direction::Forward { t1 } else { t2 }; DEPTH + 1],
+            best: None,
+        };
+        search.deepen(&mut step, 0, search.tour.out_cost(t1))
+    }
+
+    /// Every chain from a city of a random tour, either way, leaves one cycle (a permutation)
+    /// whose recomputed cost is the one the tour keeps, and cheaper; where it finds none the
+    /// tour is as it was. Both ways improve tours, chains of several steps improve where no
+    /// first step does, and single improving steps are 3-opt and 5-opt moves, never 4-opt.
     #[test]
-    fn pure_chains_keep_one_cycle_and_their_price() {
-        let mut found = [0; CHAIN + 1];
+    fn chains_keep_one_cycle_and_their_price() {
+        let (mut improved, mut chained) = ([0; 2], 0);
         let mut changed = [0; DEPTH + 2];
         for spec in [
             "stilt:60:1",
@@ -265,30 +383,36 @@ mod tests {
             let mut search = Search::new(Tour::new(&inst, &start), &near);
             for round in 0..3 {
                 for a in 0..inst.n {
-                    if let Some(mv) = search.pure_moves_from(a, 0, &mut None) {
-                        assert!(mv.gain > 0, "{mv:?}");
-                        changed[mv.m] += 1;
+                    for (way, dir) in [Direction::Forward, Direction::Backward]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let first = improving_step(&search, a, dir);
+                        if let Some(mv) = first {
+                            assert!(mv.gain > 0, "{mv:?}");
+                            changed[mv.m] += 1;
+                        }
+                        let (before, cost) = (search.tour.cities().to_vec(), search.tour.cost);
+                        let made = search.improve_by_chain(a, dir);
+                        let t = &search.tour;
+                        let at = format!("{spec} {round} {a} {dir:?}");
+                        assert_eq!(t.cost, tour_cost(&inst, t.cities()), "{at}");
+                        if !made {
+                            assert_eq!(t.cities(), before, "{at}");
+                            continue;
+                        }
+                        improved[way] += 1;
+                        chained += usize::from(first.is_none());
+                        let mut sorted = t.cities().to_vec();
+                        sorted.sort_unstable();
+                        assert!(sorted.iter().copied().eq(0..inst.n), "{at}");
+                        assert!(t.cost < cost, "{at}");
                     }
-                    let (before, cost) = (search.tour.cities().to_vec(), search.tour.cost);
-                    let made = search.improve_by_pure_chain(a);
-                    found[made] += 1;
-                    let t = &search.tour;
-                    assert_eq!(t.cost, tour_cost(&inst, t.cities()), "{spec} {round} {a}");
-                    if made == 0 {
-                        assert_eq!(t.cities(), before, "{spec} {round} {a}");
-                        continue;
-                    }
-                    let mut sorted = t.cities().to_vec();
-                    sorted.sort_unstable();
-                    assert!(sorted.iter().copied().eq(0..inst.n), "{spec} {round} {a}");
-                    assert!(t.cost < cost, "{spec} {round} {a}");
                 }
             }
         }
-        assert!(
-            found[1] > 20 && found[2..].iter().sum::<usize>() > 5,
-            "{found:?}"
-        );
+        assert!(improved.iter().all(|&i| i > 20), "{improved:?}");
+        assert!(chained > 5, "{chained}");
         assert_eq!(changed[4], 0);
         assert!(changed[3] > 20 && changed[5] > 20, "{changed:?}");
     }
