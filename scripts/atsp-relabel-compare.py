@@ -18,12 +18,14 @@ log-ratio with its standard error over the paired runs and how many runs were ch
 dearer. With one run an instance the runs of a build vary by about 0.5% on stilt at n = 316, so
 a 40-run mean's standard error is about 0.1%. Slow and machine-dependent: never run by CI.
 """
-import argparse, importlib.util, math, random, re, subprocess
+import argparse, importlib.util, math, random, re, subprocess, sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 spec = importlib.util.spec_from_file_location("vs_lkh", HERE / "atsp-vs-lkh.py")
 vs_lkh = importlib.util.module_from_spec(spec)
+# Registered before it runs, so that its LKH-3 worker pool can pickle its functions by name.
+sys.modules["vs_lkh"] = vs_lkh
 spec.loader.exec_module(vs_lkh)
 
 
