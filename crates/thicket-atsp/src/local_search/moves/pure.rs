@@ -107,6 +107,24 @@ struct Step<'m> {
     best: Option<(PureMove, i64, usize)>,
 }
 
+impl<'m> Step<'m> {
+    /// The search of a step from the arc `t1 -> t2` in `dir`, under the chain's `marks`.
+    fn new(dir: Direction, marks: &'m Marks, t1: usize, t2: usize) -> Step<'m> {
+        Step {
+            dir,
+            marks,
+            mv: PureMove {
+                tails: [t1; DEPTH + 1],
+                heads: [t2; DEPTH + 1],
+                m: 0,
+                gain: 0,
+            },
+            open: [if dir == Direction::Forward { t1 } else { t2 }; DEPTH + 1],
+            best: None,
+        }
+    }
+}
+
 /// A step made and how to undo it: the first position it wrote, the cities it overwrote,
 /// and what it changed the cost by.
 struct Made {
@@ -128,19 +146,7 @@ impl Search<'_> {
         let mut touched = Vec::new();
         let mut improved = false;
         for _ in 0..STEPS {
-            let t2 = self.tour.next(t1);
-            let mut step = Step {
-                dir,
-                marks: &marks,
-                mv: PureMove {
-                    tails: [t1; DEPTH + 1],
-                    heads: [t2; DEPTH + 1],
-                    m: 0,
-                    gain: 0,
-                },
-                open: [if dir == Direction::Forward { t1 } else { t2 }; DEPTH + 1],
-                best: None,
-            };
+            let mut step = Step::new(dir, &marks, t1, self.tour.next(t1));
             let found = self.deepen(&mut step, 0, open_gain);
             let Some((mut mv, open, next)) = found.map(|mv| (mv, 0, t1)).or(step.best) else {
                 break;
@@ -343,18 +349,7 @@ mod tests {
         marks.next_chain(search.tour.n);
         let t2 = search.tour.next(t1);
         marks.mark(t1, t2);
-        let mut step = Step {
-            dir,
-            marks: &marks,
-            mv: PureMove {
-                tails: [t1; DEPTH + 1],
-                heads: [t2; DEPTH + 1],
-                m: 0,
-                gain: 0,
-            },
-            open: [if dir == Direction::Forward { t1 } else { t2 }; DEPTH + 1],
-            best: None,
-        };
+        let mut step = Step::new(dir, &marks, t1, t2);
         search.deepen(&mut step, 0, search.tour.out_cost(t1))
     }
 
