@@ -126,7 +126,7 @@ impl<'m> Step<'m> {
 }
 
 /// A step made and how to undo it: the first position it wrote, the cities it overwrote,
-/// and what it changed the cost by.
+/// and how much cheaper it made the tour (what undoing it adds back).
 struct Made {
     start: usize,
     before: Vec<usize>,
@@ -204,7 +204,10 @@ impl Search<'_> {
             // Forward: x -> y added, prev(y) -> y removed; backward: y -> x added, y ->
             // next(y) removed. The removed arc's tail must keep its original successor.
             let (tail, next) = match forward {
-                true => (t.prev(y), t.prev(y)),
+                true => {
+                    let p = t.prev(y);
+                    (p, p)
+                }
                 false => (y, t.next(y)),
             };
             let (from, to) = if forward { (x, y) } else { (y, x) };
@@ -224,13 +227,13 @@ impl Search<'_> {
             step.mv.tails[level + 1] = tail;
             step.open[level + 1] = next;
             if level == 1 || level == 3 {
-                let closing = if forward {
-                    t.c(next, t2)
-                } else {
-                    t.c(t1, next)
+                // Forward the last tail closes to t2; backward t1 closes to the last head.
+                let (slot, head, closing) = match forward {
+                    true => (level + 1, t2, t.c(next, t2)),
+                    false => (0, next, t.c(t1, next)),
                 };
                 let mv = &mut step.mv;
-                mv.heads[if forward { level + 1 } else { 0 }] = if forward { t2 } else { next };
+                mv.heads[slot] = head;
                 mv.m = level + 2;
                 mv.gain = g - closing;
                 let better = step.best.is_none_or(|(_, open, _)| g > open);
