@@ -54,8 +54,11 @@ const RANKED: usize = 8;
 pub(crate) struct Limits {
     /// Stop at this instant.
     pub(crate) deadline: Instant,
-    /// Stop after this many kicks in a row that found no cheaper tour.
+    /// Stop after this many kicks in a row that found no cheaper tour, ...
     pub(crate) stale: u64,
+    /// ... where that happens before this instant; after it the search goes on to its
+    /// deadline (the caller has no better use for the time it would leave).
+    pub(crate) stale_by: Instant,
     /// The seed of the kicks (fixed, so that a run is repeatable up to the clock).
     pub(crate) seed: u64,
     /// Chains searched at once, one a thread (at least one).
@@ -199,9 +202,11 @@ mod tests {
     use std::time::Duration;
 
     fn limits(stale: u64) -> Limits {
+        let deadline = Instant::now() + Duration::from_secs(60);
         Limits {
-            deadline: Instant::now() + Duration::from_secs(60),
+            deadline,
             stale,
+            stale_by: deadline,
             seed: 1,
             chains: 1,
         }
@@ -318,6 +323,31 @@ mod tests {
         verify(&inst, &found, cost).unwrap();
         assert!(cost <= good, "{cost} against {good}");
         assert_eq!(exchange.taken(Side::Cpu), 1);
+    }
+
+    /// A search that stalls stops there only before its `stale_by` instant; after it, it
+    /// goes on to its deadline (the caller has nothing else to give the time to).
+    #[test]
+    fn a_stall_ends_the_search_only_before_its_instant() {
+        let inst = ring(12, false);
+        let start: Vec<usize> = (0..12).rev().collect();
+        let run = |stale_by: fn(Instant) -> Instant| {
+            let deadline = Instant::now() + Duration::from_millis(300);
+            let limits = Limits {
+                deadline,
+                stale_by: stale_by(deadline),
+                ..limits(20)
+            };
+            let (cost, _, improved) =
+                improve_tour(&inst, &start, None, &limits, &Progress::hidden(), None).unwrap();
+            (cost, improved.kicks, Instant::now() >= deadline)
+        };
+        let (cost, kicks, at_deadline) = run(|deadline| deadline);
+        assert_eq!((cost, at_deadline), (12, false));
+        assert!(kicks >= 20, "{kicks}");
+        let (cost, longer, at_deadline) = run(|_| Instant::now());
+        assert_eq!((cost, at_deadline), (12, true));
+        assert!(longer > kicks, "{longer} against {kicks}");
     }
 
     /// Several chains give a checked tour, the same one for the same seed and chain count

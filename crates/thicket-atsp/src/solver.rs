@@ -55,7 +55,7 @@ const NEAR_FROM_CITIES: usize = 200;
 const LOCAL_SEARCH_SHARE: f64 = 0.9;
 
 /// Kicks in a row without a cheaper tour, per city, after which the local search leaves the
-/// rest of the time to the exact search.
+/// rest of the time to the exact search (where the exact search can still run in it).
 const STALE_KICKS_PER_CITY: u64 = 200;
 
 /// The share of its tour's cost that the first exact search may leave open for the exact
@@ -212,6 +212,14 @@ impl AtspKernel<'_> {
             true => deadline - reserve,
             false => deadline,
         };
+        // A local search that stalls leaves its time to the exact search, which needs at
+        // least twice `cold` of it (below); where it would stall later than that, nothing
+        // else can use the time, and it goes on to its deadline (coin:1000 ended 5-8 s before
+        // limits of 25-28 s without a proof).
+        let stale_by = match again {
+            true => local_deadline,
+            false => deadline.checked_sub(cold * 2).unwrap_or(begin),
+        };
         // A bound ascends on a thread of its own while the local search runs: the 1-tree, and
         // where that stays below the plain assignment bound and the chains are many, the exact
         // search's subtour-cut multipliers go on from where it left them.
@@ -233,7 +241,7 @@ impl AtspKernel<'_> {
                     relaxed,
                 )
             });
-            let improved = self.local_search(start, local_deadline, progress);
+            let improved = self.local_search(start, local_deadline, stale_by, progress);
             let bound = bound
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -308,17 +316,19 @@ impl AtspKernel<'_> {
     }
 
     /// Improves `start` (else the heuristic's tour) by the local search until `deadline`
-    /// (the caller leaves the exact search its share after it), or until it stalls. Returns
-    /// the tour as `(cost, tour)`.
+    /// (the caller leaves the exact search its share after it), or until it stalls before
+    /// `stale_by`. Returns the tour as `(cost, tour)`.
     fn local_search(
         &self,
         start: Vec<usize>,
         deadline: Instant,
+        stale_by: Instant,
         progress: &Progress,
     ) -> Result<(i64, Vec<usize>)> {
         let limits = Limits {
             deadline,
             stale: STALE_KICKS_PER_CITY * self.instance.n as u64,
+            stale_by,
             seed: 1,
             chains: self.threads(),
         };

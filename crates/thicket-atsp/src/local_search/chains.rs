@@ -87,8 +87,13 @@ pub(super) fn iterate(
     };
     let mut best = chains[cheapest(chains)].cost();
     let (mut kicks, mut stale) = (0, 0);
-    while stale < limits.stale {
-        let quota = EPOCH.min(limits.stale - stale);
+    let gives_up = |stale: u64| stale >= limits.stale && Instant::now() < limits.stale_by;
+    while !gives_up(stale) {
+        // An epoch ends at the stale count, so that a run stopped by it is repeatable.
+        let quota = match limits.stale.checked_sub(stale) {
+            Some(left) if left > 0 => EPOCH.min(left),
+            _ => EPOCH,
+        };
         let made: Vec<u64> = match &workers {
             None => vec![chains[0].run(quota, limits.deadline, progress)],
             Some(workers) => workers.install(|| {

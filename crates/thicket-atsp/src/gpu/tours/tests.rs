@@ -408,9 +408,11 @@ fn gpu_tours_are_checked_permutations_no_dearer_than_their_start() {
 fn improving_beside_the_cpu_answers_with_or_without_a_gpu() {
     let inst = instance("crane:120:5");
     let start: Vec<usize> = (0..inst.n).collect();
+    let deadline = Instant::now() + Duration::from_millis(300);
     let limits = Limits {
-        deadline: Instant::now() + Duration::from_millis(300),
+        deadline,
         stale: 10_000,
+        stale_by: deadline,
         seed: 1,
         chains: 2,
     };
