@@ -212,13 +212,14 @@ impl AtspKernel<'_> {
             true => deadline - reserve,
             false => deadline,
         };
-        // A local search that stalls leaves its time to the exact search, which needs at
-        // least twice `cold` of it (below); where it would stall later than that, nothing
-        // else can use the time, and it goes on to its deadline (coin:1000 ended 5-8 s before
-        // limits of 25-28 s without a proof).
+        // A local search that stalls leaves its time to the exact search (below), which runs
+        // only where its cold root fits in half of what is left: until this instant (`None`:
+        // never). Where the search would stall later, nothing else can use the time, and it
+        // goes on to its deadline (coin:1000 ended 5-8 s before limits of 25-28 s unproven).
+        let cold_fits_until = deadline.checked_sub(cold * 2);
         let stale_by = match again {
             true => local_deadline,
-            false => deadline.checked_sub(cold * 2).unwrap_or(begin),
+            false => cold_fits_until.unwrap_or(begin),
         };
         // A bound ascends on a thread of its own while the local search runs: the 1-tree, and
         // where that stays below the plain assignment bound and the chains are many, the exact
@@ -256,8 +257,9 @@ impl AtspKernel<'_> {
         let improved = improved?;
         // A local search that stalled leaves its time to the exact search even where none was
         // planned (it raises the bound), as long as the cold root fits as above.
-        let left = deadline.saturating_duration_since(Instant::now());
-        let again = again || (!progress.stop_requested() && cold <= left / 2 && !left.is_zero());
+        let now = Instant::now();
+        let fits = cold_fits_until.is_some_and(|until| now <= until) && now < deadline;
+        let again = again || (!progress.stop_requested() && fits);
         let second = match again {
             true => self.exact(Some(improved.clone()), Some(deadline), progress)?,
             false => AtspSolution {

@@ -90,9 +90,9 @@ pub(super) fn iterate(
     let gives_up = |stale: u64| stale >= limits.stale && Instant::now() < limits.stale_by;
     while !gives_up(stale) {
         // An epoch ends at the stale count, so that a run stopped by it is repeatable.
-        let quota = match limits.stale.checked_sub(stale) {
-            Some(left) if left > 0 => EPOCH.min(left),
-            _ => EPOCH,
+        let quota = match limits.stale.saturating_sub(stale) {
+            0 => EPOCH,
+            left => EPOCH.min(left),
         };
         let made: Vec<u64> = match &workers {
             None => vec![chains[0].run(quota, limits.deadline, progress)],
