@@ -7,19 +7,21 @@
 //! 138 steps in 2 s against about 1,300 to converge). The caller hands the multipliers over
 //! only where the thread is a small part of the machine (docs/atsp.md).
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use thicket_core::StopFlag;
 
 use crate::instance::Instance;
-use crate::one_tree::{self, OneTree};
+use crate::one_tree::{self, NodePrices, OneTree};
 use crate::subtour_lagrangian::{self, Relaxed};
 use crate::subtour_search::FORBIDDEN;
 
 /// The bounds of `inst` ascending until `deadline` (or `stop`), aiming at `upper` (the cost
-/// of a tour): the 1-tree, then, where it ended below `plain` (the plain assignment bound),
-/// the multipliers `relaxed` from where they stopped, on one thread. Returns the 1-tree and
-/// the multipliers (as they came where they did not ascend).
+/// of a tour): the 1-tree, whose prices go to `prices` where it ended at or above `plain`
+/// (the plain assignment bound), else the multipliers `relaxed` from where they stopped, on
+/// one thread. Returns the 1-tree and the multipliers (as they came where they did not
+/// ascend).
 pub(crate) fn ascend(
     inst: &Instance,
     plain: Option<i64>,
@@ -27,8 +29,16 @@ pub(crate) fn ascend(
     deadline: Instant,
     stop: Option<&StopFlag>,
     relaxed: Option<Relaxed>,
+    prices: &OnceLock<NodePrices>,
 ) -> (Option<OneTree>, Option<Relaxed>) {
-    let tree = one_tree::ascend(inst, upper, plain, deadline, stop.map(StopFlag::as_atomic));
+    let ascended = one_tree::ascend(inst, upper, plain, deadline, stop.map(StopFlag::as_atomic));
+    let tree = match ascended {
+        Some((tree, priced)) if plain.is_some_and(|plain| tree.bound >= plain) => {
+            let _ = prices.set(priced);
+            Some(tree)
+        }
+        other => other.map(|(tree, _)| tree),
+    };
     let below = |plain: i64| tree.is_none_or(|tree| tree.bound < plain);
     let go_on = relaxed.as_ref().is_some_and(|r| !r.is_plain()) && plain.is_some_and(below);
     let relaxed = match (go_on, thicket_core::pool(1)) {
@@ -77,22 +87,45 @@ mod tests {
         assert!(!relaxed.is_plain());
         let before = (relaxed.steps, relaxed.root_bound);
         let deadline = Instant::now() + Duration::from_secs(1);
-        let (tree, after) = ascend(&inst, Some(plain), upper, deadline, None, Some(relaxed));
+        let prices = OnceLock::new();
+        let (tree, after) = ascend(
+            &inst,
+            Some(plain),
+            upper,
+            deadline,
+            None,
+            Some(relaxed),
+            &prices,
+        );
         let (tree, after) = (tree.unwrap(), after.unwrap());
         assert!(tree.bound < plain, "{tree:?} against {plain}");
+        assert!(
+            prices.get().is_none(),
+            "a 1-tree below the plain bound prices nothing"
+        );
         assert!(after.steps > before.0, "{} against {before:?}", after.steps);
         assert!(after.root_bound >= before.1 && after.root_bound <= upper);
     }
 
-    /// On symmetric costs the 1-tree passes the plain bound and the multipliers stay as they
-    /// were.
+    /// On symmetric costs the 1-tree passes the plain bound, its prices are handed over and
+    /// the multipliers stay as they were.
     #[test]
     fn on_symmetric_costs_the_1_tree_keeps_the_thread() {
         let (inst, plain, upper, relaxed) = started("tsmat:150:2");
         let before = (relaxed.steps, relaxed.root_bound);
         let deadline = Instant::now() + Duration::from_secs(1);
-        let (tree, after) = ascend(&inst, Some(plain), upper, deadline, None, Some(relaxed));
+        let prices = OnceLock::new();
+        let (tree, after) = ascend(
+            &inst,
+            Some(plain),
+            upper,
+            deadline,
+            None,
+            Some(relaxed),
+            &prices,
+        );
         assert!(tree.unwrap().bound > plain);
+        assert_eq!(prices.get().map(|p| p.out.len()), Some(inst.n));
         let after = after.unwrap();
         assert_eq!((after.steps, after.root_bound), before);
     }

@@ -26,6 +26,7 @@ mod exchange;
 mod moves;
 mod tour;
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use thicket_core::{Progress, Result};
@@ -33,6 +34,7 @@ use thicket_core::{Progress, Result};
 use super::heuristic::tour_cost;
 use super::instance::Instance;
 use super::lap::Lap;
+use super::one_tree::NodePrices;
 use super::policy::assignment_or;
 use super::verify::verify;
 use chains::{iterate, Chain};
@@ -74,36 +76,53 @@ pub(crate) struct Improved {
     pub(crate) to: i64,
     /// Kicks made.
     pub(crate) kicks: u64,
+    /// The kick from which the arcs were priced by the 1-tree's multipliers, where they were.
+    pub(crate) repriced_at: Option<u64>,
 }
 
 impl Improved {
     /// One line for the run's notes.
     pub(crate) fn note(&self) -> String {
+        let repriced = match self.repriced_at {
+            Some(kick) => format!(" (arcs priced by the 1-tree's multipliers from kick {kick} on)"),
+            None => String::new(),
+        };
         format!(
-            "local search (3-opt, 2-opt and chained pure 5-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks",
+            "local search (3-opt, 2-opt and chained pure 5-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks{repriced}",
             self.from, self.to, self.kicks
         )
     }
 }
 
-/// `inst` with every arc priced at its reduced cost at the duals of `lap`, `c(i, j) - u(i) -
-/// v(j)`, which the search runs on: a tour leaves and enters every city once, so every tour
-/// costs the same constant less, but the arcs of good tours cost little or nothing, and the
-/// gain criterion of the chained moves, which sums costs along a half-made move, follows
-/// them (LKH-3 prices its arcs with node penalties for the same reason). On stilt at n = 316
-/// against LKH-3 this alone took the ratio at a tenth of LKH-3's time from 1.0183 to 1.0094
-/// (docs/benchmarks.md, twenty-third round). `None` where the matrix does not fit in memory
-/// or the duals leave a cost out of range; the search then runs on `inst`'s own costs.
-fn reduced_instance(inst: &Instance, lap: &Lap) -> Option<Instance> {
+/// `inst` with every arc at its price under `price` less the least of them (the diagonal 0),
+/// which the search runs on: the assignment's reduced costs `c(i, j) - u(i) - v(j)` at its
+/// duals, or the 1-tree's prices `c(i, j) + out(i) + into(j)` ([`NodePrices`]). A tour
+/// leaves and enters every city once, so every tour costs the same constant less, but the
+/// arcs of good tours cost little or nothing, and the gain criterion of the chained moves,
+/// which sums costs along a half-made move, follows them (LKH-3 prices its arcs with node
+/// penalties for the same reason). On stilt at n = 316 against LKH-3 the reduced costs alone
+/// took the ratio at a tenth of LKH-3's time from 1.0183 to 1.0094 (docs/benchmarks.md,
+/// twenty-third round). `None` where the matrix does not fit in memory or a price is out of
+/// range; the search then runs on `inst`'s own costs.
+fn priced_instance(inst: &Instance, price: &dyn Fn(usize, usize) -> i64) -> Option<Instance> {
     let n = inst.n;
     let bytes = (n as u64 * n as u64).checked_mul(8);
-    thicket_core::check_fits("the local search's reduced costs", bytes).ok()?;
+    thicket_core::check_fits("the local search's priced costs", bytes).ok()?;
     let mut cost = Vec::new();
     cost.try_reserve_exact(n * n).ok()?;
     cost.extend((0..n * n).map(|at| match (at / n, at % n) {
         (i, j) if i == j => 0,
-        (i, j) => lap.reduced(n, &inst.cost, i, j),
+        (i, j) => price(i, j),
     }));
+    let least = (0..n * n)
+        .filter(|at| at / n != at % n)
+        .map(|at| cost[at])
+        .min()?;
+    for (at, c) in cost.iter_mut().enumerate() {
+        if at / n != at % n {
+            *c = c.checked_sub(least)?;
+        }
+    }
     Instance::new(inst.name.clone(), n, cost).ok()
 }
 
@@ -113,19 +132,13 @@ pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<us
     if inst.n < 5 {
         return start.to_vec();
     }
-    let reduced_costs = reduced_instance(inst, duals);
-    let search_inst = reduced_costs.as_ref().unwrap_or(inst);
-    let near = search_lists(inst, duals, search_inst);
+    let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
+    let priced = priced_instance(inst, &reduced);
+    let search_inst = priced.as_ref().unwrap_or(inst);
+    let near = Neighbours::new(inst, K, RANKED, &reduced).priced_by(search_inst);
     let mut search = Search::new(Tour::new(search_inst, start), &near);
     search.descend_all(None);
     search.tour.cities().to_vec()
-}
-
-/// The search's neighbour lists (ranked by the reduced costs of `duals`, see [`K`] and
-/// [`RANKED`]), priced by `search_inst`'s costs.
-fn search_lists(inst: &Instance, duals: &Lap, search_inst: &Instance) -> Neighbours {
-    let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
-    Neighbours::new(inst, K, RANKED, &reduced).priced_by(search_inst)
 }
 
 /// The neighbour lists the search draws its moves from: `succ[i * k..][..k]` the listed
@@ -139,11 +152,63 @@ pub(crate) fn neighbour_lists(inst: &Instance, duals: &Lap) -> (Vec<usize>, Vec<
     (succ.to_vec(), pred.to_vec(), k)
 }
 
+/// What one run of the chains on one pricing of the arcs left.
+struct Searched {
+    /// The best tour.
+    tour: Vec<usize>,
+    /// Its cost in `inst`.
+    cost: i64,
+    /// Kicks made.
+    kicks: u64,
+    /// Whether it ended because the caller's `until` held.
+    interrupted: bool,
+}
+
+/// The chains from `start` (a tour of `inst`) on the arcs priced by `price` (see
+/// [`priced_instance`]), whose lists it ranks, until `limits`, the caller's stop or `until`.
+fn search_priced(
+    inst: &Instance,
+    price: &dyn Fn(usize, usize) -> i64,
+    start: &[usize],
+    limits: &Limits,
+    progress: &Progress,
+    exchange: Option<&Exchange>,
+    until: &dyn Fn() -> bool,
+) -> Result<Searched> {
+    let priced = priced_instance(inst, price);
+    let search_inst = priced.as_ref().unwrap_or(inst);
+    // What every tour costs more in `inst` than in `search_inst`.
+    let shift = tour_cost(inst, start) - tour_cost(search_inst, start);
+    let near = Neighbours::new(inst, K, RANKED, price).priced_by(search_inst);
+    let mut search = Search::new(Tour::new(search_inst, start), &near);
+    search.descend_all(Some(limits.deadline));
+    search.tour.journal(true);
+    // Every chain starts from the one local optimum, each with its own stream.
+    let mut chains: Vec<Chain> = (1..limits.chains.max(1) as u64)
+        .map(|i| {
+            let copy = Search::new(search.tour.clone(), &near);
+            Chain::new(copy, limits.seed.wrapping_add(i))
+        })
+        .collect();
+    chains.insert(0, Chain::new(search, limits.seed));
+    let (lead, kicks, interrupted) =
+        iterate(&mut chains, limits, progress, exchange, shift, until)?;
+    Ok(Searched {
+        tour: chains[lead].search.tour.cities().to_vec(),
+        cost: chains[lead].cost() + shift,
+        kicks,
+        interrupted,
+    })
+}
+
 /// Improves `start` (a tour of `inst`) until `limits` or the caller's stop, ranking the
 /// neighbour lists by the reduced costs of `duals` (an optimal assignment of `inst` without
-/// loops, solved here where `None`) and trading tours with a search beside it through
-/// `exchange`; returns the best tour from city 0, its cost (recomputed and checked by
-/// [`verify`]) and what it did.
+/// loops, solved here where `None`) until the 1-tree's prices come to `prices` (from the
+/// bound beside, where the 1-tree bound is close), then by those, and trading tours with a
+/// search beside it through `exchange`; returns the best tour from city 0, its cost
+/// (recomputed and checked by [`verify`]) and what it did. On tsmat and rtilt at n = 316
+/// (2026-12-05, 2 cores) the 1-tree's prices left tours 0.03-0.04% cheaper at LKH-3's time
+/// than the reduced costs alone (docs/benchmarks.md).
 pub(crate) fn improve_tour(
     inst: &Instance,
     start: &[usize],
@@ -151,34 +216,30 @@ pub(crate) fn improve_tour(
     limits: &Limits,
     progress: &Progress,
     exchange: Option<&Exchange>,
+    prices: Option<&OnceLock<NodePrices>>,
 ) -> Result<(i64, Vec<usize>, Improved)> {
     let from = tour_cost(inst, start);
-    let mut kicks = 0;
+    let (mut kicks, mut repriced_at) = (0, None);
     let mut tour = start.to_vec();
     let mut cost = from;
     if inst.n >= 5 {
         let lap = assignment_or(inst, duals);
-        let lap: &Lap = &lap;
-        let reduced_costs = reduced_instance(inst, lap);
-        let search_inst = reduced_costs.as_ref().unwrap_or(inst);
-        // What every tour costs more in `inst` than in `search_inst`.
-        let shift = from - tour_cost(search_inst, start);
-        let near = search_lists(inst, lap, search_inst);
-        let mut search = Search::new(Tour::new(search_inst, start), &near);
-        search.descend_all(Some(limits.deadline));
-        search.tour.journal(true);
-        // Every chain starts from the one local optimum, each with its own stream.
-        let mut chains: Vec<Chain> = (1..limits.chains.max(1) as u64)
-            .map(|i| {
-                let copy = Search::new(search.tour.clone(), &near);
-                Chain::new(copy, limits.seed.wrapping_add(i))
-            })
-            .collect();
-        chains.insert(0, Chain::new(search, limits.seed));
-        let (lead, made) = iterate(&mut chains, limits, progress, exchange, shift)?;
-        kicks = made;
-        tour = chains[lead].search.tour.cities().to_vec();
-        cost = chains[lead].cost() + shift;
+        let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
+        let priced = || prices.and_then(OnceLock::get);
+        let first = search_priced(inst, &reduced, start, limits, progress, exchange, &|| {
+            priced().is_some()
+        })?;
+        (tour, cost, kicks) = (first.tour, first.cost, first.kicks);
+        if let (true, Some(prices)) = (first.interrupted, priced()) {
+            let price = |i: usize, j: usize| prices.price(inst, i, j);
+            let never = || false;
+            let then = search_priced(inst, &price, &tour, limits, progress, exchange, &never)?;
+            repriced_at = Some(kicks);
+            kicks += then.kicks;
+            if then.cost <= cost {
+                (tour, cost) = (then.tour, then.cost);
+            }
+        }
     }
     let zero = tour
         .iter()
@@ -188,7 +249,16 @@ pub(crate) fn improve_tour(
     // The incremental cost is checked against the tour itself.
     verify(inst, &tour, cost)?;
     let to = cost;
-    Ok((to, tour, Improved { from, to, kicks }))
+    Ok((
+        to,
+        tour,
+        Improved {
+            from,
+            to,
+            kicks,
+            repriced_at,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -218,8 +288,16 @@ mod tests {
         let n = 10;
         let inst = ring(n, false);
         let start = [0, 5, 2, 7, 4, 9, 6, 1, 8, 3];
-        let (cost, tour, improved) =
-            improve_tour(&inst, &start, None, &limits(200), &Progress::hidden(), None).unwrap();
+        let (cost, tour, improved) = improve_tour(
+            &inst,
+            &start,
+            None,
+            &limits(200),
+            &Progress::hidden(),
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!((cost, tour), (10, (0..n).collect::<Vec<_>>()));
         assert_eq!(improved.from, tour_cost(&inst, &start));
     }
@@ -230,8 +308,16 @@ mod tests {
         // the start runs half of it backwards, which no orientation-keeping move repairs.
         let inst = ring(12, true);
         let start = [0, 1, 2, 8, 7, 6, 5, 4, 3, 9, 10, 11];
-        let (cost, tour, _) =
-            improve_tour(&inst, &start, None, &limits(0), &Progress::hidden(), None).unwrap();
+        let (cost, tour, _) = improve_tour(
+            &inst,
+            &start,
+            None,
+            &limits(0),
+            &Progress::hidden(),
+            None,
+            None,
+        )
+        .unwrap();
         verify(&inst, &tour, cost).unwrap();
         assert_eq!(cost, 12);
     }
@@ -292,8 +378,16 @@ mod tests {
         ] {
             let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
             let start: Vec<usize> = (0..inst.n).rev().collect();
-            let (cost, tour, improved) =
-                improve_tour(&inst, &start, None, &limits(300), &Progress::hidden(), None).unwrap();
+            let (cost, tour, improved) = improve_tour(
+                &inst,
+                &start,
+                None,
+                &limits(300),
+                &Progress::hidden(),
+                None,
+                None,
+            )
+            .unwrap();
             verify(&inst, &tour, cost).unwrap();
             assert!(cost <= tour_cost(&inst, &start), "{spec}");
             assert_eq!(improved.to, cost);
@@ -311,7 +405,7 @@ mod tests {
         let start: Vec<usize> = (0..inst.n).collect();
         let hidden = Progress::hidden();
         let (good, tour, _) =
-            improve_tour(&inst, &start, None, &limits(3000), &hidden, None).unwrap();
+            improve_tour(&inst, &start, None, &limits(3000), &hidden, None, None).unwrap();
         let exchange = Exchange::default();
         exchange.offer(Side::Gpu, good, || tour.clone());
         let short = Limits {
@@ -319,7 +413,7 @@ mod tests {
             ..limits(1)
         };
         let (cost, found, _) =
-            improve_tour(&inst, &start, None, &short, &hidden, Some(&exchange)).unwrap();
+            improve_tour(&inst, &start, None, &short, &hidden, Some(&exchange), None).unwrap();
         verify(&inst, &found, cost).unwrap();
         assert!(cost <= good, "{cost} against {good}");
         assert_eq!(exchange.taken(Side::Cpu), 1);
@@ -338,8 +432,16 @@ mod tests {
                 stale_by: stale_by(deadline),
                 ..limits(20)
             };
-            let (cost, _, improved) =
-                improve_tour(&inst, &start, None, &limits, &Progress::hidden(), None).unwrap();
+            let (cost, _, improved) = improve_tour(
+                &inst,
+                &start,
+                None,
+                &limits,
+                &Progress::hidden(),
+                None,
+                None,
+            )
+            .unwrap();
             (cost, improved.kicks, Instant::now() >= deadline)
         };
         let (cost, kicks, at_deadline) = run(|deadline| deadline);
@@ -363,7 +465,16 @@ mod tests {
                     chains,
                     ..limits(400)
                 };
-                improve_tour(&inst, &start, None, &limits, &Progress::hidden(), None).unwrap()
+                improve_tour(
+                    &inst,
+                    &start,
+                    None,
+                    &limits,
+                    &Progress::hidden(),
+                    None,
+                    None,
+                )
+                .unwrap()
             };
             let (cost, tour, improved) = run(3);
             verify(&inst, &tour, cost).unwrap();

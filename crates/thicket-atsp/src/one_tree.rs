@@ -55,6 +55,42 @@ pub(crate) struct OneTree {
     pub(crate) steps: usize,
 }
 
+/// Prices on the cities from the best 1-tree's potential and multipliers: an arc from `i` to
+/// `j` is priced `c(i, j) + out(i) + into(j)`, which changes every tour's cost by the same
+/// sum, while the arcs of the 1-tree (and of the good tours, which are nearly 1-trees
+/// where the bound is close) cost least. LKH-3 ranks and prices its candidate edges by
+/// such multipliers; the local search does the same where the 1-tree bound is close
+/// ([`crate::local_search`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NodePrices {
+    /// What every arc out of a city costs more, in whole cost units.
+    pub(crate) out: Vec<i64>,
+    /// What every arc into a city costs more.
+    pub(crate) into: Vec<i64>,
+}
+
+impl NodePrices {
+    /// The prices of the potential `potential` and the multipliers `pi` (both scaled by
+    /// [`SCALE`]): the edge `{i, j}` of the symmetric costs stands for `c(i, j) + p(i) -
+    /// p(j)`, and the multipliers add `pi(i) + pi(j)`.
+    fn of(potential: &[i64], pi: &[i64]) -> NodePrices {
+        let unscaled = |x: i64| (x as f64 / SCALE as f64).round() as i64;
+        NodePrices {
+            out: (0..pi.len())
+                .map(|i| unscaled(potential[i] + pi[i]))
+                .collect(),
+            into: (0..pi.len())
+                .map(|j| unscaled(pi[j] - potential[j]))
+                .collect(),
+        }
+    }
+
+    /// The price of the arc from `i` to `j` of `inst`.
+    pub(crate) fn price(&self, inst: &Instance, i: usize, j: usize) -> i64 {
+        inst.cost(i, j) + self.out[i] + self.into[j]
+    }
+}
+
 impl OneTree {
     /// One line for the run's notes; `kept` the run's lower bound where the 1-tree's is
     /// below it (on strongly asymmetric matrices it can even be negative: the symmetric costs
@@ -71,18 +107,18 @@ impl OneTree {
     }
 }
 
-/// The 1-tree bound of `inst` (see the module), ascending until `deadline`,
-/// `stop`, [`MAX_STEPS`] or the bound reaches `upper` (a tour's cost), or from
-/// [`GIVE_UP_AFTER`] steps on while it is below `floor` (a bound the run holds); `None` where `inst`
-/// has fewer than 3 cities, the matrix of symmetric costs does not fit in memory, or no step
-/// was taken before `deadline` or `stop`.
+/// The 1-tree bound of `inst` (see the module) and the prices of its best multipliers,
+/// ascending until `deadline`, `stop`, [`MAX_STEPS`] or the bound reaches `upper` (a tour's
+/// cost), or from [`GIVE_UP_AFTER`] steps on while it is below `floor` (a bound the run
+/// holds); `None` where `inst` has fewer than 3 cities, the matrix of symmetric costs does
+/// not fit in memory, or no step was taken before `deadline` or `stop`.
 pub(crate) fn ascend(
     inst: &Instance,
     upper: i64,
     floor: Option<i64>,
     deadline: Instant,
     stop: Option<&AtomicBool>,
-) -> Option<OneTree> {
+) -> Option<(OneTree, NodePrices)> {
     let n = inst.n;
     if n < 3 {
         return None;
@@ -113,6 +149,7 @@ pub(crate) fn ascend(
     let floor = floor.map_or(i64::MIN, |floor| SCALE.saturating_mul(floor));
     let mut tree = Prim::new(n);
     let mut pi = vec![0i64; n];
+    let mut best_pi = pi.clone();
     let mut best = i64::MIN;
     let (mut lambda, mut since_better, mut steps) = (LAMBDA_START, 0, 0);
     while steps < MAX_STEPS
@@ -124,6 +161,7 @@ pub(crate) fn ascend(
         steps += 1;
         if value > best {
             best = value;
+            best_pi.copy_from_slice(&pi);
             since_better = 0;
         } else {
             since_better += 1;
@@ -149,7 +187,8 @@ pub(crate) fn ascend(
     // Tours cost whole units: the scaled bound rounds up. No step (the deadline had passed):
     // no bound.
     let bound = (best + SCALE - 1).div_euclid(SCALE);
-    (steps > 0).then_some(OneTree { bound, steps })
+    let prices = NodePrices::of(&potential, &best_pi);
+    (steps > 0).then_some((OneTree { bound, steps }, prices))
 }
 
 /// Prim's algorithm on the dense symmetric costs, with its work arrays.
@@ -243,7 +282,7 @@ mod tests {
 
     fn bound(inst: &Instance, upper: i64) -> OneTree {
         let deadline = Instant::now() + Duration::from_secs(60);
-        ascend(inst, upper, None, deadline, None).unwrap()
+        ascend(inst, upper, None, deadline, None).unwrap().0
     }
 
     /// Below a floor it cannot pass, the ascent stops after its first steps; without one it
@@ -256,7 +295,7 @@ mod tests {
             .unwrap();
         let (_, upper) = crate::heuristic::heuristic_tour(&inst);
         let deadline = Instant::now() + Duration::from_secs(60);
-        let floored = ascend(&inst, upper, Some(upper), deadline, None).unwrap();
+        let (floored, _) = ascend(&inst, upper, Some(upper), deadline, None).unwrap();
         assert_eq!(floored.steps, GIVE_UP_AFTER, "{floored:?}");
         assert!(bound(&inst, upper).steps > GIVE_UP_AFTER);
     }
@@ -274,6 +313,31 @@ mod tests {
                 let loose = bound(&inst, 2 * optimum + 1000);
                 assert!(loose.bound <= optimum, "{spec}: {loose:?} > {optimum}");
             }
+        }
+    }
+
+    /// The prices change every tour's cost by one constant.
+    #[test]
+    fn prices_shift_every_tour_alike() {
+        use crate::heuristic::tour_cost;
+        for spec in ["tsmat:30:1", "rtilt:30:2", "stilt:30:3"] {
+            let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
+            let deadline = Instant::now() + Duration::from_secs(60);
+            let (_, upper) = crate::heuristic::heuristic_tour(&inst);
+            let (_, prices) = ascend(&inst, upper, None, deadline, None).unwrap();
+            let priced = |tour: &[usize]| -> i64 {
+                (0..tour.len())
+                    .map(|p| prices.price(&inst, tour[p], tour[(p + 1) % tour.len()]))
+                    .sum()
+            };
+            let forward: Vec<usize> = (0..inst.n).collect();
+            let shuffled: Vec<usize> = (0..inst.n).map(|i| (i * 7) % inst.n).collect();
+            let shift = priced(&forward) - tour_cost(&inst, &forward);
+            assert_eq!(
+                priced(&shuffled) - tour_cost(&inst, &shuffled),
+                shift,
+                "{spec}"
+            );
         }
     }
 

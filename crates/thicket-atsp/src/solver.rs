@@ -3,7 +3,7 @@
 //! from its tour, then the exact search again from the better tour, with the best lower bound
 //! the run computed.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use serde_json::{Map, Value};
@@ -17,7 +17,7 @@ use crate::heuristic::{heuristic_tour, tour_cost};
 use crate::instance::Instance;
 use crate::lap::Lap;
 use crate::local_search::{improve_tour, Limits};
-use crate::one_tree::OneTree;
+use crate::one_tree::{NodePrices, OneTree};
 use crate::policy::{open_share, Branching, RootBounds};
 use crate::report::{AtspRun, BoundSource};
 use crate::search::{branch_and_bound, AtspOptions, AtspSolution, Bound};
@@ -231,7 +231,10 @@ impl AtspKernel<'_> {
         let (instance, upper) = (self.instance, tour_cost(self.instance, &start));
         let plain = self.plain_bound();
         let stop = progress.stop_flag();
+        // The 1-tree's prices, which the local search's arcs take once they come.
+        let prices = OnceLock::new();
         let (improved, (tree, relaxed)) = std::thread::scope(|scope| {
+            let prices = &prices;
             let bound = scope.spawn(move || {
                 bound_beside::ascend(
                     instance,
@@ -240,9 +243,10 @@ impl AtspKernel<'_> {
                     local_deadline,
                     stop.as_ref(),
                     relaxed,
+                    prices,
                 )
             });
-            let improved = self.local_search(start, local_deadline, stale_by, progress);
+            let improved = self.local_search(start, local_deadline, stale_by, prices, progress);
             let bound = bound
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -319,12 +323,14 @@ impl AtspKernel<'_> {
 
     /// Improves `start` (else the heuristic's tour) by the local search until `deadline`
     /// (the caller leaves the exact search its share after it), or until it stalls before
-    /// `stale_by`. Returns the tour as `(cost, tour)`.
+    /// `stale_by`, its arcs priced by the 1-tree's multipliers once they come to `prices`.
+    /// Returns the tour as `(cost, tour)`.
     fn local_search(
         &self,
         start: Vec<usize>,
         deadline: Instant,
         stale_by: Instant,
+        prices: &OnceLock<NodePrices>,
         progress: &Progress,
     ) -> Result<(i64, Vec<usize>)> {
         let limits = Limits {
@@ -353,6 +359,7 @@ impl AtspKernel<'_> {
             &limits,
             progress,
             None,
+            Some(prices),
         )?;
         if let Ok(mut notes) = self.notes.lock() {
             notes.push(improved.note());

@@ -114,7 +114,15 @@ pub(crate) fn improve_beside(
             let stop = stop.as_ref();
             improve_on_gpu(inst, start, lap, limits.deadline, stop, ordinal, &exchange)
         });
-        let cpu = improve_tour(inst, start, Some(lap), limits, progress, Some(&exchange));
+        let cpu = improve_tour(
+            inst,
+            start,
+            Some(lap),
+            limits,
+            progress,
+            Some(&exchange),
+            None,
+        );
         let gpu = gpu
             .join()
             .unwrap_or_else(|_| Err(Error::Gpu("the GPU tour improver's thread panicked".into())));

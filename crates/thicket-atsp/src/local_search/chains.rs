@@ -66,8 +66,9 @@ impl<'a> Chain<'a> {
     }
 }
 
-/// Runs `chains` (one a thread) until `limits` or the caller's stop; returns the index of
-/// the cheapest chain and the kicks made in all. At every meeting the cheapest chain offers
+/// Runs `chains` (one a thread) until `limits`, the caller's stop or `until` holds at a
+/// meeting; returns the index of the cheapest chain, the kicks made in all and whether
+/// `until` ended it. At every meeting the cheapest chain offers
 /// its tour to `exchange` and takes the other search's where that is cheaper.
 pub(super) fn iterate(
     chains: &mut [Chain<'_>],
@@ -75,7 +76,8 @@ pub(super) fn iterate(
     progress: &Progress,
     exchange: Option<&Exchange>,
     shift: i64,
-) -> Result<(usize, u64)> {
+    until: &dyn Fn() -> bool,
+) -> Result<(usize, u64, bool)> {
     let workers = match chains.len() {
         1 => None,
         threads => Some(Workers::new(threads)?),
@@ -123,6 +125,9 @@ pub(super) fn iterate(
         if made.iter().any(|&m| m < quota) {
             break;
         }
+        if until() {
+            return Ok((lead, kicks, true));
+        }
         if chains.len() > 1 {
             let tour = chains[lead].search.tour.clone();
             for chain in chains.iter_mut().filter(|chain| chain.cost() > best) {
@@ -130,5 +135,5 @@ pub(super) fn iterate(
             }
         }
     }
-    Ok((cheapest(chains), kicks))
+    Ok((cheapest(chains), kicks, false))
 }
