@@ -452,6 +452,43 @@ mod tests {
         assert!(longer > kicks, "{longer} against {kicks}");
     }
 
+    /// Prices that are there at the first meeting are taken: the search goes on from its
+    /// best tour on them, and its tour is checked against the instance's own costs.
+    #[test]
+    fn the_chains_go_on_at_the_1_tree_prices_once_they_come() {
+        let inst = parse_generator_spec("tsmat:60:5")
+            .unwrap()
+            .generate()
+            .unwrap();
+        let start: Vec<usize> = (0..inst.n).collect();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let upper = tour_cost(&inst, &start);
+        let (_, found) = crate::one_tree::ascend(&inst, upper, None, deadline, None).unwrap();
+        let prices = OnceLock::new();
+        prices.set(found).unwrap();
+        let hidden = Progress::hidden();
+        let (cost, tour, improved) = improve_tour(
+            &inst,
+            &start,
+            None,
+            &limits(400),
+            &hidden,
+            None,
+            Some(&prices),
+        )
+        .unwrap();
+        verify(&inst, &tour, cost).unwrap();
+        assert!(cost <= upper);
+        // At the first meeting, after one epoch's kicks.
+        assert!(
+            improved.repriced_at.is_some_and(|kick| kick > 0),
+            "{improved:?}"
+        );
+        assert!(improved
+            .note()
+            .contains("priced by the 1-tree's multipliers"));
+    }
+
     /// Several chains give a checked tour, the same one for the same seed and chain count
     /// (the stop here is the stale count, not the clock), and no dearer than one chain's
     /// start.
