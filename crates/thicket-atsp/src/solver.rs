@@ -343,7 +343,8 @@ impl AtspKernel<'_> {
         if crate::strategy::gpu_tours(self.instance, self.options) {
             let device = self.options.gpu.device;
             let duals = self.duals.as_ref();
-            let beside = improve_beside(self.instance, &start, duals, &limits, progress, device)?;
+            let (inst, prices) = (self.instance, Some(prices));
+            let beside = improve_beside(inst, &start, duals, &limits, progress, device, prices)?;
             if let Ok(mut kept) = self.notes.lock() {
                 kept.extend(beside.notes);
             }

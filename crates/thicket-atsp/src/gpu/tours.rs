@@ -12,7 +12,7 @@
 //! from the best's tour. The best chain's tour comes back checked on the host, its cost
 //! recomputed from the matrix.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use thicket_core::{Error, Progress, Result, StopFlag};
@@ -24,6 +24,7 @@ use crate::instance::Instance;
 use crate::kernels::{TourKernels, CANDIDATES, CHAIN_BYTES, TOURS_BLOCKS_PER_SM, TOURS_THREADS};
 use crate::lap::Lap;
 use crate::local_search::{improve_tour, neighbour_lists, Exchange, Limits, Side};
+use crate::one_tree::NodePrices;
 use crate::policy::assignment_or;
 
 /// The wall time a launch aims at.
@@ -93,8 +94,9 @@ pub(crate) struct Beside {
 
 /// Improves `start` (a tour of `inst`) on GPU `ordinal` and with the CPU's local search at
 /// once, both until `limits` (the GPU until the deadline, or the caller's stop), the neighbour
-/// lists ranked by the reduced costs of `duals` (solved here where `None`). Returns the
-/// cheaper tour as `(cost, tour)`, from city 0, and a note from each. Where the GPU cannot
+/// lists ranked by the reduced costs of `duals` (solved here where `None`; the CPU's ranked and
+/// priced by the 1-tree's prices once they come to `prices`). Returns the cheaper tour as
+/// `(cost, tour)`, from city 0, and a note from each. Where the GPU cannot
 /// run (no device, no NVRTC, too many cities) or fails, its note says why and the CPU's tour
 /// is the answer.
 pub(crate) fn improve_beside(
@@ -104,6 +106,7 @@ pub(crate) fn improve_beside(
     limits: &Limits,
     progress: &Progress,
     ordinal: usize,
+    prices: Option<&OnceLock<NodePrices>>,
 ) -> Result<Beside> {
     let lap = assignment_or(inst, duals);
     let lap: &Lap = &lap;
@@ -121,7 +124,7 @@ pub(crate) fn improve_beside(
             limits,
             progress,
             Some(&exchange),
-            None,
+            prices,
         );
         let gpu = gpu
             .join()

@@ -416,7 +416,8 @@ fn improving_beside_the_cpu_answers_with_or_without_a_gpu() {
         seed: 1,
         chains: 2,
     };
-    let beside = improve_beside(&inst, &start, None, &limits, &Progress::hidden(), 0).unwrap();
+    let beside =
+        improve_beside(&inst, &start, None, &limits, &Progress::hidden(), 0, None).unwrap();
     let ((cost, tour), notes) = (beside.best, beside.notes);
     verify(&inst, &tour, cost).unwrap();
     assert!(cost <= tour_cost(&inst, &start));
