@@ -204,11 +204,11 @@ fn search_priced(
 /// Improves `start` (a tour of `inst`) until `limits` or the caller's stop, ranking the
 /// neighbour lists by the reduced costs of `duals` (an optimal assignment of `inst` without
 /// loops, solved here where `None`) until the 1-tree's prices come to `prices` (from the
-/// bound beside, where the 1-tree bound is close), then by those, and trading tours with a
-/// search beside it through `exchange`; returns the best tour from city 0, its cost
-/// (recomputed and checked by [`verify`]) and what it did. On tsmat and rtilt at n = 316
-/// (2026-12-05, 2 cores) the 1-tree's prices left tours 0.03-0.04% cheaper at LKH-3's time
-/// than the reduced costs alone (docs/benchmarks.md).
+/// bound beside, where its ascent ends at or above the assignment bound), then by those, and
+/// trading tours with a search beside it through `exchange`; returns the best tour from city
+/// 0, its cost (recomputed and checked by [`verify`]) and what it did. At LKH-3's time on 2
+/// cores the 1-tree's prices left tsmat's tours 0.05% cheaper at n = 316 and 0.17% at 1,000,
+/// rtilt's 0.03-0.08% (docs/benchmarks.md, twenty-fifth round).
 pub(crate) fn improve_tour(
     inst: &Instance,
     start: &[usize],
