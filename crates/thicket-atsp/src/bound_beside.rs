@@ -79,17 +79,17 @@ mod tests {
         }
     }
 
-    /// On crane's costs the 1-tree gives up below the plain bound and the multipliers go on:
-    /// more steps and a bound at least as high, never above a tour's cost.
-    #[test]
-    fn on_crane_costs_the_multipliers_go_on_where_the_1_tree_gives_up() {
-        let (inst, plain, upper, relaxed) = started("crane:150:2");
-        assert!(!relaxed.is_plain());
-        let before = (relaxed.steps, relaxed.root_bound);
+    /// [`ascend`] for a second from `relaxed`, and the prices it handed over.
+    fn ascended_for_a_second(
+        inst: &Instance,
+        plain: i64,
+        upper: i64,
+        relaxed: Relaxed,
+    ) -> (Option<OneTree>, Option<Relaxed>, Option<NodePrices>) {
         let deadline = Instant::now() + Duration::from_secs(1);
         let prices = OnceLock::new();
         let (tree, after) = ascend(
-            &inst,
+            inst,
             Some(plain),
             upper,
             deadline,
@@ -97,10 +97,21 @@ mod tests {
             Some(relaxed),
             &prices,
         );
+        (tree, after, prices.into_inner())
+    }
+
+    /// On crane's costs the 1-tree gives up below the plain bound and the multipliers go on:
+    /// more steps and a bound at least as high, never above a tour's cost.
+    #[test]
+    fn on_crane_costs_the_multipliers_go_on_where_the_1_tree_gives_up() {
+        let (inst, plain, upper, relaxed) = started("crane:150:2");
+        assert!(!relaxed.is_plain());
+        let before = (relaxed.steps, relaxed.root_bound);
+        let (tree, after, prices) = ascended_for_a_second(&inst, plain, upper, relaxed);
         let (tree, after) = (tree.unwrap(), after.unwrap());
         assert!(tree.bound < plain, "{tree:?} against {plain}");
         assert!(
-            prices.get().is_none(),
+            prices.is_none(),
             "a 1-tree below the plain bound prices nothing"
         );
         assert!(after.steps > before.0, "{} against {before:?}", after.steps);
@@ -113,19 +124,9 @@ mod tests {
     fn on_symmetric_costs_the_1_tree_keeps_the_thread() {
         let (inst, plain, upper, relaxed) = started("tsmat:150:2");
         let before = (relaxed.steps, relaxed.root_bound);
-        let deadline = Instant::now() + Duration::from_secs(1);
-        let prices = OnceLock::new();
-        let (tree, after) = ascend(
-            &inst,
-            Some(plain),
-            upper,
-            deadline,
-            None,
-            Some(relaxed),
-            &prices,
-        );
+        let (tree, after, prices) = ascended_for_a_second(&inst, plain, upper, relaxed);
         assert!(tree.unwrap().bound > plain);
-        assert_eq!(prices.get().map(|p| p.out.len()), Some(inst.n));
+        assert_eq!(prices.map(|p| p.out.len()), Some(inst.n));
         let after = after.unwrap();
         assert_eq!((after.steps, after.root_bound), before);
     }

@@ -282,22 +282,19 @@ mod tests {
         }
     }
 
+    /// `improve_tour` without a search beside it or the 1-tree's prices.
+    fn improved(inst: &Instance, start: &[usize], limits: &Limits) -> (i64, Vec<usize>, Improved) {
+        let hidden = Progress::hidden();
+        improve_tour(inst, start, None, limits, &hidden, None, None).unwrap()
+    }
+
     #[test]
     fn segment_swaps_find_the_ring() {
         // The cheap cycle is 0 -> 1 -> ... -> 9 -> 0; every other arc costs 100.
         let n = 10;
         let inst = ring(n, false);
         let start = [0, 5, 2, 7, 4, 9, 6, 1, 8, 3];
-        let (cost, tour, improved) = improve_tour(
-            &inst,
-            &start,
-            None,
-            &limits(200),
-            &Progress::hidden(),
-            None,
-            None,
-        )
-        .unwrap();
+        let (cost, tour, improved) = improved(&inst, &start, &limits(200));
         assert_eq!((cost, tour), (10, (0..n).collect::<Vec<_>>()));
         assert_eq!(improved.from, tour_cost(&inst, &start));
     }
@@ -308,16 +305,7 @@ mod tests {
         // the start runs half of it backwards, which no orientation-keeping move repairs.
         let inst = ring(12, true);
         let start = [0, 1, 2, 8, 7, 6, 5, 4, 3, 9, 10, 11];
-        let (cost, tour, _) = improve_tour(
-            &inst,
-            &start,
-            None,
-            &limits(0),
-            &Progress::hidden(),
-            None,
-            None,
-        )
-        .unwrap();
+        let (cost, tour, _) = improved(&inst, &start, &limits(0));
         verify(&inst, &tour, cost).unwrap();
         assert_eq!(cost, 12);
     }
@@ -378,16 +366,7 @@ mod tests {
         ] {
             let inst = parse_generator_spec(spec).unwrap().generate().unwrap();
             let start: Vec<usize> = (0..inst.n).rev().collect();
-            let (cost, tour, improved) = improve_tour(
-                &inst,
-                &start,
-                None,
-                &limits(300),
-                &Progress::hidden(),
-                None,
-                None,
-            )
-            .unwrap();
+            let (cost, tour, improved) = improved(&inst, &start, &limits(300));
             verify(&inst, &tour, cost).unwrap();
             assert!(cost <= tour_cost(&inst, &start), "{spec}");
             assert_eq!(improved.to, cost);
@@ -404,8 +383,7 @@ mod tests {
             .unwrap();
         let start: Vec<usize> = (0..inst.n).collect();
         let hidden = Progress::hidden();
-        let (good, tour, _) =
-            improve_tour(&inst, &start, None, &limits(3000), &hidden, None, None).unwrap();
+        let (good, tour, _) = improved(&inst, &start, &limits(3000));
         let exchange = Exchange::default();
         exchange.offer(Side::Gpu, good, || tour.clone());
         let short = Limits {
@@ -432,16 +410,7 @@ mod tests {
                 stale_by: stale_by(deadline),
                 ..limits(20)
             };
-            let (cost, _, improved) = improve_tour(
-                &inst,
-                &start,
-                None,
-                &limits,
-                &Progress::hidden(),
-                None,
-                None,
-            )
-            .unwrap();
+            let (cost, _, improved) = improved(&inst, &start, &limits);
             (cost, improved.kicks, Instant::now() >= deadline)
         };
         let (cost, kicks, at_deadline) = run(|deadline| deadline);
@@ -502,16 +471,7 @@ mod tests {
                     chains,
                     ..limits(400)
                 };
-                improve_tour(
-                    &inst,
-                    &start,
-                    None,
-                    &limits,
-                    &Progress::hidden(),
-                    None,
-                    None,
-                )
-                .unwrap()
+                improved(&inst, &start, &limits)
             };
             let (cost, tour, improved) = run(3);
             verify(&inst, &tour, cost).unwrap();
