@@ -135,10 +135,20 @@ pub(crate) fn descended(inst: &Instance, start: &[usize], duals: &Lap) -> Vec<us
     let reduced = |i: usize, j: usize| duals.reduced(inst.n, &inst.cost, i, j);
     let priced = priced_instance(inst, &reduced);
     let search_inst = priced.as_ref().unwrap_or(inst);
-    let near = Neighbours::new(inst, K, RANKED, &reduced).priced_by(search_inst);
+    let near = search_lists(inst, &reduced, search_inst);
     let mut search = Search::new(Tour::new(search_inst, start), &near);
     search.descend_all(None);
     search.tour.cities().to_vec()
+}
+
+/// The search's neighbour lists, ranked by `price` (see [`K`] and [`RANKED`]) and priced by
+/// `search_inst`'s costs (the same prices, less their least: [`priced_instance`]).
+fn search_lists(
+    inst: &Instance,
+    price: &dyn Fn(usize, usize) -> i64,
+    search_inst: &Instance,
+) -> Neighbours {
+    Neighbours::new(inst, K, RANKED, price).priced_by(search_inst)
 }
 
 /// The neighbour lists the search draws its moves from: `succ[i * k..][..k]` the listed
@@ -179,7 +189,7 @@ fn search_priced(
     let search_inst = priced.as_ref().unwrap_or(inst);
     // What every tour costs more in `inst` than in `search_inst`.
     let shift = tour_cost(inst, start) - tour_cost(search_inst, start);
-    let near = Neighbours::new(inst, K, RANKED, price).priced_by(search_inst);
+    let near = search_lists(inst, price, search_inst);
     let mut search = Search::new(Tour::new(search_inst, start), &near);
     search.descend_all(Some(limits.deadline));
     search.tour.journal(true);

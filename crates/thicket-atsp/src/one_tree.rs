@@ -59,8 +59,8 @@ pub(crate) struct OneTree {
 /// `j` is priced `c(i, j) + out(i) + into(j)`, which changes every tour's cost by the same
 /// sum, while the arcs of the 1-tree (and of the good tours, which are nearly 1-trees
 /// where the bound is close) cost least. LKH-3 ranks and prices its candidate edges by
-/// such multipliers; the local search does the same where the 1-tree bound is close
-/// ([`crate::local_search`]).
+/// such multipliers; the local search does the same once an ascent beside it ends at or
+/// above the assignment bound ([`crate::local_search`], [`crate::bound_beside`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NodePrices {
     /// What every arc out of a city costs more, in whole cost units.
