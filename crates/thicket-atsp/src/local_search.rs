@@ -18,8 +18,10 @@
 //! adjacent segments of random lengths (short, so that the kick is local and the repair
 //! cheap) are swapped. The kicked tour is kept when its local optimum costs no more than the
 //! best, else the kick and its repair are undone from a journal of the positions they
-//! rewrote, so that a kick costs the work it did, not O(n). The search stops at its
-//! deadline, at the caller's stop request, or after `stale` kicks without a better tour.
+//! rewrote, so that a kick costs the work it did, not O(n). Where the kicks stall, the
+//! chains restart from the best tour scattered by several kicks at once ([`chains`]). The
+//! search stops at its deadline, at the caller's stop request, or after `stale` kicks
+//! without a better tour.
 
 mod chains;
 mod exchange;
@@ -78,6 +80,8 @@ pub(crate) struct Improved {
     pub(crate) kicks: u64,
     /// The kick from which the arcs were priced by the 1-tree's multipliers, where they were.
     pub(crate) repriced_at: Option<u64>,
+    /// Restarts from the best tour after the kicks stalled.
+    pub(crate) restarts: u64,
 }
 
 impl Improved {
@@ -87,9 +91,10 @@ impl Improved {
             Some(kick) => format!(" (arcs priced by the 1-tree's multipliers from kick {kick} on)"),
             None => String::new(),
         };
+        let plural = if self.restarts == 1 { "" } else { "s" };
         format!(
-            "local search (3-opt, 2-opt and chained pure 5-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks{repriced}",
-            self.from, self.to, self.kicks
+            "local search (3-opt, 2-opt and chained pure 5-opt, double-bridge kicks) improved the tour from {} to {} in {} kicks and {} restart{plural} from the best tour{repriced}",
+            self.from, self.to, self.kicks, self.restarts
         )
     }
 }
@@ -170,6 +175,8 @@ struct Searched {
     cost: i64,
     /// Kicks made.
     kicks: u64,
+    /// Restarts from the best tour.
+    restarts: u64,
     /// Whether it ended because the caller's `until` held.
     interrupted: bool,
 }
@@ -201,13 +208,14 @@ fn search_priced(
         })
         .collect();
     chains.insert(0, Chain::new(search, limits.seed));
-    let (lead, kicks, interrupted) =
-        iterate(&mut chains, limits, progress, exchange, shift, until)?;
+    let iterated = iterate(&mut chains, limits, progress, exchange, shift, until)?;
+    let lead = &chains[iterated.lead];
     Ok(Searched {
-        tour: chains[lead].search.tour.cities().to_vec(),
-        cost: chains[lead].cost() + shift,
-        kicks,
-        interrupted,
+        tour: lead.search.tour.cities().to_vec(),
+        cost: lead.cost() + shift,
+        kicks: iterated.kicks,
+        restarts: iterated.restarts,
+        interrupted: iterated.interrupted,
     })
 }
 
@@ -229,7 +237,7 @@ pub(crate) fn improve_tour(
     prices: Option<&OnceLock<NodePrices>>,
 ) -> Result<(i64, Vec<usize>, Improved)> {
     let from = tour_cost(inst, start);
-    let (mut kicks, mut repriced_at) = (0, None);
+    let (mut kicks, mut restarts, mut repriced_at) = (0, 0, None);
     let mut tour = start.to_vec();
     let mut cost = from;
     if inst.n >= 5 {
@@ -239,13 +247,14 @@ pub(crate) fn improve_tour(
         let first = search_priced(inst, &reduced, start, limits, progress, exchange, &|| {
             priced().is_some()
         })?;
-        (tour, cost, kicks) = (first.tour, first.cost, first.kicks);
+        (tour, cost, kicks, restarts) = (first.tour, first.cost, first.kicks, first.restarts);
         if let (true, Some(prices)) = (first.interrupted, priced()) {
             let price = |i: usize, j: usize| prices.price(inst, i, j);
             let never = || false;
             let then = search_priced(inst, &price, &tour, limits, progress, exchange, &never)?;
             repriced_at = Some(kicks);
             kicks += then.kicks;
+            restarts += then.restarts;
             if then.cost <= cost {
                 (tour, cost) = (then.tour, then.cost);
             }
@@ -267,6 +276,7 @@ pub(crate) fn improve_tour(
             to,
             kicks,
             repriced_at,
+            restarts,
         },
     ))
 }
@@ -466,6 +476,27 @@ mod tests {
         assert!(improved
             .note()
             .contains("priced by the 1-tree's multipliers"));
+    }
+
+    /// Where the kicks stall the chains restart from the best tour, and what they return is
+    /// still a checked tour no dearer than their first local optimum, the same for the same
+    /// seed.
+    #[test]
+    fn stalled_chains_restart_and_keep_the_best_tour() {
+        let inst = parse_generator_spec("stilt:30:4")
+            .unwrap()
+            .generate()
+            .unwrap();
+        let start: Vec<usize> = (0..inst.n).collect();
+        let first_optimum = improved(&inst, &start, &limits(0)).0;
+        let limits = limits(400);
+        let (cost, tour, improved) = improved(&inst, &start, &limits);
+        verify(&inst, &tour, cost).unwrap();
+        assert!(cost <= first_optimum, "{cost} against {first_optimum}");
+        assert!(improved.restarts > 0, "{improved:?}");
+        assert!(improved.note().contains("from the best tour"));
+        let again = super::tests::improved(&inst, &start, &limits);
+        assert_eq!((again.0, again.1), (cost, tour));
     }
 
     /// Several chains give a checked tour, the same one for the same seed and chain count

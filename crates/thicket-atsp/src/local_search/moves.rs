@@ -303,7 +303,7 @@ impl<'a> Search<'a> {
 
     /// [`Search::descend`] until `deadline`, looked at every [`CITIES_PER_LOOK`] cities (a
     /// first descent from a nearest-neighbour tour took 6 s at n = 10,000 on 2 cores).
-    fn descend_until(&mut self, deadline: Option<Instant>) {
+    pub(super) fn descend_until(&mut self, deadline: Option<Instant>) {
         let mut looked = 0;
         while let Some(a) = self.queue.pop() {
             looked += 1;
