@@ -78,18 +78,10 @@ impl<'a> Chain<'a> {
         self.search.tour.cost
     }
 
-    /// Takes `best`'s tour as the chain's own (committed).
-    fn take(&mut self, best: &Best) {
-        self.search.settle();
-        let delta = best.cost - self.search.tour.cost;
-        self.search.tour.write(0, &best.cities, delta);
-        self.search.tour.commit();
-    }
-
     /// Restarts from `best`'s tour after [`RESTART_KICKS`] kicks at once and a descent
     /// (until `deadline`), kept however dear.
     fn restart(&mut self, best: &Best, deadline: Instant) {
-        self.take(best);
+        self.search.take(&best.cities, best.cost);
         for _ in 0..RESTART_KICKS {
             self.search.kick(&mut self.rng);
         }
@@ -226,7 +218,7 @@ pub(super) fn iterate(
     }
     let lead = cheapest(chains);
     if best.cost < chains[lead].cost() {
-        chains[lead].take(&best);
+        chains[lead].search.take(&best.cities, best.cost);
     }
     Ok(Iterated {
         lead,

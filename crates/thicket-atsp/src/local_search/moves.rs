@@ -506,11 +506,18 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Takes `cities`, a tour of cost `cost`, as the tour, committed (a later undo comes
+    /// back to it).
+    pub(super) fn take(&mut self, cities: &[usize], cost: i64) {
+        self.settle();
+        self.tour.write(0, cities, cost - self.tour.cost);
+        self.tour.commit();
+    }
+
     /// Takes `cities`, a tour of cost `cost` found elsewhere, as the tour and descends from
     /// it until `deadline`; the result is committed (a later undo comes back to it).
     pub(super) fn adopt(&mut self, cities: &[usize], cost: i64, deadline: Instant) {
-        self.settle();
-        self.tour.write(0, cities, cost - self.tour.cost);
+        self.take(cities, cost);
         self.descend_all(Some(deadline));
         self.tour.commit();
     }
