@@ -36,8 +36,13 @@ const EPOCH: u64 = 128;
 /// chains move over tours of equal cost, ended dearer (docs/benchmarks.md, twenty-sixth round).
 const RESTART_AFTER_KICKS_PER_CITY: u64 = 2;
 
-/// Kicks made at once to scatter the best tour for a restart (4 and 8 alike).
-const RESTART_KICKS: usize = 4;
+/// Kicks made at once to scatter the best tour for a restart: 144 double bridges. With 4 the
+/// restarted chains went back to the basin they had stalled in (crane:1000:661 held one tour
+/// from LKH-3's time to twice it on 2 cores). Over 96 paired runs on 2 cores and an H100 host
+/// (n = 100-1,000) 48 left 33 tours cheaper and 16 dearer than 4, most of it on the 16-chain
+/// host at n = 1,000, where the chains restart often (docs/benchmarks.md, twenty-seventh
+/// round).
+const RESTART_KICKS: usize = 48;
 
 /// The cheapest tour the chains have found, kept aside while they search from restarts.
 struct Best {
