@@ -219,6 +219,16 @@ fn search_priced(
     })
 }
 
+/// What runs beside the chains of [`improve`] and can end them early.
+struct Beside<'x> {
+    /// The search that trades tours with the chains.
+    exchange: Option<&'x Exchange>,
+    /// Where the 1-tree's prices come once its ascent beside ends.
+    prices: Option<&'x OnceLock<NodePrices>>,
+    /// The caller's end, looked at where the chains meet.
+    until: &'x dyn Fn() -> bool,
+}
+
 /// Improves `start` (a tour of `inst`) until `limits` or the caller's stop, ranking the
 /// neighbour lists by the reduced costs of `duals` (an optimal assignment of `inst` without
 /// loops, solved here where `None`) until the 1-tree's prices come to `prices` (from the
@@ -236,22 +246,59 @@ pub(crate) fn improve_tour(
     exchange: Option<&Exchange>,
     prices: Option<&OnceLock<NodePrices>>,
 ) -> Result<(i64, Vec<usize>, Improved)> {
+    let until = || false;
+    let beside = Beside {
+        exchange,
+        prices,
+        until: &until,
+    };
+    improve(inst, start, duals, limits, progress, &beside)
+}
+
+/// Improves `start` as [`improve_tour`] does, on the reduced costs of `duals` alone and
+/// without a search beside, until `limits`, the caller's stop, or `until` holds where the
+/// chains meet (every 128 kicks a chain: at n = 1,000 tens of milliseconds).
+pub(crate) fn improve_until(
+    inst: &Instance,
+    start: &[usize],
+    duals: Option<&Lap>,
+    limits: &Limits,
+    progress: &Progress,
+    until: &dyn Fn() -> bool,
+) -> Result<(i64, Vec<usize>, Improved)> {
+    let beside = Beside {
+        exchange: None,
+        prices: None,
+        until,
+    };
+    improve(inst, start, duals, limits, progress, &beside)
+}
+
+/// [`improve_tour`] with what runs `beside` it.
+fn improve(
+    inst: &Instance,
+    start: &[usize],
+    duals: Option<&Lap>,
+    limits: &Limits,
+    progress: &Progress,
+    beside: &Beside<'_>,
+) -> Result<(i64, Vec<usize>, Improved)> {
     let from = tour_cost(inst, start);
     let (mut kicks, mut restarts, mut repriced_at) = (0, 0, None);
     let mut tour = start.to_vec();
     let mut cost = from;
     if inst.n >= 5 {
+        let (exchange, until) = (beside.exchange, beside.until);
         let lap = assignment_or(inst, duals);
         let reduced = |i: usize, j: usize| lap.reduced(inst.n, &inst.cost, i, j);
-        let priced = || prices.and_then(OnceLock::get);
+        let priced = || beside.prices.and_then(OnceLock::get);
         let first = search_priced(inst, &reduced, start, limits, progress, exchange, &|| {
-            priced().is_some()
+            until() || priced().is_some()
         })?;
         (tour, cost, kicks, restarts) = (first.tour, first.cost, first.kicks, first.restarts);
-        if let (true, Some(prices)) = (first.interrupted, priced()) {
+        if let (true, false, Some(prices)) = (first.interrupted, until(), priced()) {
             let price = |i: usize, j: usize| prices.price(inst, i, j);
-            let never = || false;
-            let then = search_priced(inst, &price, &tour, limits, progress, exchange, &never)?;
+            let then = search_priced(inst, &price, &tour, limits, progress, exchange, until)?;
             repriced_at = Some(kicks);
             kicks += then.kicks;
             restarts += then.restarts;

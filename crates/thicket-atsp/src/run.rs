@@ -3,6 +3,7 @@
 //! that goes with it, the upper bound to start from, and, for long runs, subtrees in batches
 //! through the run layer (a resumable ledger, shards, MPI).
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -59,6 +60,7 @@ pub fn solve(instance: &Instance, options: &SolveOptions) -> Result<Solved> {
         notes: Mutex::new(Vec::new()),
         tour_devices: Mutex::new(Vec::new()),
         multipliers: Mutex::new(None),
+        ascending: AtomicBool::new(false),
     };
     if options.optimal_upper_bound {
         kernel.upper_bound = match known_optimum(&instance.name) {

@@ -3,6 +3,7 @@
 //! from its tour, then the exact search again from the better tour, with the best lower bound
 //! the run computed.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
@@ -25,6 +26,8 @@ use crate::strategy::SolveOptions;
 use crate::subtour_lagrangian::Relaxed;
 use crate::verify::{known_optimum, verify};
 use crate::{bound_beside, subtour_lagrangian, subtour_search};
+
+mod beside_ascent;
 
 /// The share of a time limit the exact search has first, alone: instances it proves quickly
 /// (rbg443 at its root) are answered as fast as without the local search.
@@ -139,6 +142,9 @@ pub(crate) struct AtspKernel<'a> {
     /// The subtour search's multipliers, which the next exact search of the same trial goes
     /// on from rather than ascending again from zero.
     pub(crate) multipliers: Mutex<Option<Relaxed>>,
+    /// Whether the exact search under way still ascends its multipliers, alone on one
+    /// thread: the chains beside it ([`AtspKernel::exact_beside_ascent`]) run until it ends.
+    pub(crate) ascending: AtomicBool,
 }
 
 impl AtspKernel<'_> {
@@ -186,8 +192,10 @@ impl AtspKernel<'_> {
         let search_start = Instant::now();
         let first_share = first_search_share(self.instance.n, self.root.as_ref());
         let first_deadline = deadline.min(begin + limit.mul_f64(first_share));
-        let first = self.exact(None, Some(first_deadline), progress)?;
+        let heuristic = self.heuristic.as_ref().map(|(_, tour)| tour.as_slice());
+        let (first, early) = self.exact_beside_ascent(None, heuristic, first_deadline, progress)?;
         if first.proven_optimal || Instant::now() >= deadline || progress.stop_requested() {
+            let first = Self::with_tour(first, early);
             return Ok((self.settle(first, None), None));
         }
         let start = match first.tour.is_empty() {
@@ -195,6 +203,10 @@ impl AtspKernel<'_> {
             false => Some(first.tour.clone()),
         }
         .unwrap_or_else(|| heuristic_tour(self.instance).0);
+        let start = match early {
+            Some((cost, tour)) if cost < tour_cost(self.instance, &start) => tour,
+            _ => start,
+        };
         // A node of the exact search is not interrupted, and its first (the root, cold) costs
         // up to what the first search took where it expanded one, else about the root's work
         // before the search (the O(n^3) assignment the most of it): the exact search keeps at
@@ -264,21 +276,28 @@ impl AtspKernel<'_> {
         let now = Instant::now();
         let fits = cold_fits_until.is_some_and(|until| now <= until) && now < deadline;
         let again = again || (!progress.stop_requested() && fits);
-        let second = match again {
-            true => self.exact(Some(improved.clone()), Some(deadline), progress)?,
-            false => AtspSolution {
-                cost: first.cost,
-                tour: Vec::new(),
-                nodes: 0,
-                proven_optimal: false,
-                lower_bound: first.lower_bound,
-            },
+        let (second, late) = match again {
+            true => {
+                let tour = Some(improved.1.as_slice());
+                self.exact_beside_ascent(Some(improved.clone()), tour, deadline, progress)?
+            }
+            false => {
+                let none = AtspSolution {
+                    cost: first.cost,
+                    tour: Vec::new(),
+                    nodes: 0,
+                    proven_optimal: false,
+                    lower_bound: first.lower_bound,
+                };
+                (none, None)
+            }
         };
         let best = [&first, &second]
             .into_iter()
             .filter(|s| !s.tour.is_empty())
             .map(|s| (s.cost, s.tour.clone()))
             .chain([improved])
+            .chain(late)
             .min()
             .expect("the local search returns a tour");
         let merged = AtspSolution {
@@ -439,6 +458,8 @@ impl AtspKernel<'_> {
                 {
                     relaxed = ascend(opts.deadline, Some(relaxed));
                 }
+                // The chains beside the ascent stop: the nodes take every thread.
+                self.ascending.store(false, Ordering::Relaxed);
                 let found =
                     subtour_search::search(self.instance, &relaxed, start, opts.deadline, progress);
                 if let Ok(mut multipliers) = self.multipliers.lock() {

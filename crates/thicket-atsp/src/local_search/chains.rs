@@ -205,8 +205,15 @@ pub(super) fn iterate(
             break;
         }
         if since_restart >= restart_after {
-            for chain in chains.iter_mut() {
-                chain.restart(&best, limits.deadline);
+            // Each restart's descent is long (n = 1,000: many milliseconds), so the chains
+            // restart at once, one a thread.
+            match &workers {
+                None => chains[0].restart(&best, limits.deadline),
+                Some(workers) => workers.install(|| {
+                    chains
+                        .par_iter_mut()
+                        .for_each(|chain| chain.restart(&best, limits.deadline))
+                }),
             }
             restarts += 1;
             // A restart that found no better tour waits twice as long for the next.

@@ -212,6 +212,32 @@ fn a_tilted_instance_is_bounded_under_coarse_multipliers() {
     assert!(s.lower_bound > assignment, "{s:?} against {assignment}");
 }
 
+/// While the exact search's multipliers ascend on one thread, the local search's chains
+/// use the other (2 threads here, from 200 cities on): their note is there, and the answer
+/// costs no more than the tour they started from, the one patched from the root's
+/// assignment. The limit doubles from 1 s until the ascent took a step, as above.
+#[test]
+fn chains_run_beside_the_ascent() {
+    let beside = |notes: &[String]| {
+        notes
+            .iter()
+            .any(|n| n.starts_with("beside the multipliers' ascent, local search"))
+    };
+    let mut limit = Duration::from_secs(1);
+    let (instance, measured) = loop {
+        let (instance, measured) = solve_generated("stilt:220:4", limit);
+        if beside(&measured.info.notes) || limit >= Duration::from_secs(8) {
+            break (instance, measured);
+        }
+        limit *= 2;
+    };
+    let notes = &measured.info.notes;
+    assert!(beside(notes), "{notes:?}");
+    let (root, _) = RootBounds::of(&instance);
+    let s = &measured.output.solution;
+    assert!(s.cost <= root.upper, "{s:?} against {root:?}");
+}
+
 /// A run with time left spends it on the tour: the local search's note is there and the
 /// tour costs no more than the one patched from the root's assignment.
 #[test]
