@@ -184,6 +184,22 @@ fn a_symmetric_matrix_is_bounded_by_the_one_tree() {
     }
 }
 
+/// `spec` solved as by [`solve_generated`] with a limit that doubles from 1 s (to 8 s at most)
+/// until a note of the run starts with `note`: a loaded machine's debug build can spend the
+/// ascent's share of a short limit before the ascent's first step. Returns the run and whether
+/// the note was there.
+fn solve_until_noted(spec: &str, note: &str) -> (Instance, Measured<AtspRun>, bool) {
+    let mut limit = Duration::from_secs(1);
+    loop {
+        let (instance, measured) = solve_generated(spec, limit);
+        let noted = measured.info.notes.iter().any(|n| n.starts_with(note));
+        if noted || limit >= Duration::from_secs(8) {
+            return (instance, measured, noted);
+        }
+        limit *= 2;
+    }
+}
+
 /// Costs of millions leave room for subtour-cut multipliers only at a coarse scale, which a
 /// tilted instance (the plain assignment 15-20% below its tours) takes: its bound comes from
 /// the search under multipliers, above the plain assignment bound. The ascent has a quarter of
@@ -191,24 +207,12 @@ fn a_symmetric_matrix_is_bounded_by_the_one_tree() {
 /// its first step: the limit doubles from 1 s until a step fits (CI once took none in 1 s).
 #[test]
 fn a_tilted_instance_is_bounded_under_coarse_multipliers() {
-    let ascended = |notes: &[String]| {
-        notes
-            .iter()
-            .any(|n| n.starts_with("subtour-cut multipliers raise"))
-    };
-    let mut limit = Duration::from_secs(1);
-    let (instance, measured) = loop {
-        let (instance, measured) = solve_generated("stilt:120:3", limit);
-        if ascended(&measured.info.notes) || limit >= Duration::from_secs(8) {
-            break (instance, measured);
-        }
-        limit *= 2;
-    };
+    let ascended = "subtour-cut multipliers raise";
+    let (instance, measured, noted) = solve_until_noted("stilt:120:3", ascended);
     let s = &measured.output.solution;
     let assignment = assignment_bound(&instance);
     assert!(s.lower_bound <= s.cost, "{s:?}");
-    let notes = &measured.info.notes;
-    assert!(ascended(notes), "{notes:?}");
+    assert!(noted, "{:?}", measured.info.notes);
     assert!(s.lower_bound > assignment, "{s:?} against {assignment}");
 }
 
@@ -218,21 +222,9 @@ fn a_tilted_instance_is_bounded_under_coarse_multipliers() {
 /// assignment. The limit doubles from 1 s until the ascent took a step, as above.
 #[test]
 fn chains_run_beside_the_ascent() {
-    let beside = |notes: &[String]| {
-        notes
-            .iter()
-            .any(|n| n.starts_with("beside the multipliers' ascent, local search"))
-    };
-    let mut limit = Duration::from_secs(1);
-    let (instance, measured) = loop {
-        let (instance, measured) = solve_generated("stilt:220:4", limit);
-        if beside(&measured.info.notes) || limit >= Duration::from_secs(8) {
-            break (instance, measured);
-        }
-        limit *= 2;
-    };
-    let notes = &measured.info.notes;
-    assert!(beside(notes), "{notes:?}");
+    let beside = "beside the multipliers' ascent, local search";
+    let (instance, measured, noted) = solve_until_noted("stilt:220:4", beside);
+    assert!(noted, "{:?}", measured.info.notes);
     let (root, _) = RootBounds::of(&instance);
     let s = &measured.output.solution;
     assert!(s.cost <= root.upper, "{s:?} against {root:?}");
