@@ -67,17 +67,18 @@ pub struct Relaxation {
 /// rounds the same on any number of threads.
 const DUAL_PIECE: usize = 256;
 
-/// Matrices from this size (tasks x machines) on sum [`dual_value`]'s pieces on the caller's
-/// threads: the ascent took 0.45 s of a 1 s run at 2,048 x 64 on one thread while the others
+/// From this many entries (tasks x machines) on, [`dual_value`]'s pieces are computed on the
+/// caller's threads: the ascent took 0.45 s of a 1 s run at 2,048 x 64 on one thread while the others
 /// waited (2 cores, 2026-12-06); below it a step is too short to share.
 const DUAL_PARALLEL_FROM: usize = 1 << 16;
 
 /// f(y) = sum_t min_m p_tm y_m over sum y (a bound for any y >= 0, not all zero), with the
 /// loads of every task on its argmin machine (lowest index on ties).
 fn dual_value(etc: &Etc, y: &[f64], loads: &mut [f64]) -> f64 {
-    let piece = |first: usize| {
+    let piece = |index: usize| {
         let mut piece_loads = vec![0.0; y.len()];
         let mut sum = 0.0;
+        let first = index * DUAL_PIECE;
         for t in first..(first + DUAL_PIECE).min(etc.tasks()) {
             let row = etc.row(t);
             let (mut best, mut at) = (f64::INFINITY, 0);
@@ -91,14 +92,10 @@ fn dual_value(etc: &Etc, y: &[f64], loads: &mut [f64]) -> f64 {
         }
         (sum, piece_loads)
     };
-    let firsts = (0..etc.tasks()).step_by(DUAL_PIECE);
+    let count = etc.tasks().div_ceil(DUAL_PIECE);
     let pieces: Vec<(f64, Vec<f64>)> = match etc.tasks() * etc.machines() >= DUAL_PARALLEL_FROM {
-        true => firsts
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(piece)
-            .collect(),
-        false => firsts.map(piece).collect(),
+        true => (0..count).into_par_iter().map(piece).collect(),
+        false => (0..count).map(piece).collect(),
     };
     loads.iter_mut().for_each(|l| *l = 0.0);
     let mut sum = 0.0;
