@@ -1,11 +1,13 @@
-// thicket's default on the GPU (src/gpu_search.rs): one block per chain of the iterated local
-// search of src/search.rs, with the chain's assignment, its loads and its saved copy in
-// shared memory. Every step of the descent evaluates all moves and swaps of one machine at
-// once (one thread per (task of the machine, partner task) pair, a block min-reduction), the
-// busiest machine first; the kick (ruin and recreate of two to four tasks) runs on thread 0.
+// thicket's default on the GPU (src/gpu/ils.rs): one block per chain of the iterated local
+// search of src/cpu/ils.rs, with the chain's assignment, its loads and its saved copy in
+// shared memory. Every step of the descent finds the best move or swap of one machine's tasks
+// at once (the block's threads over its (task, partner machine) pairs, then its warps over
+// the partner tasks of the pairs a bound leaves, a block min-reduction), the busiest machine
+// first; the kick (ruin and recreate of two to four tasks) runs on thread 0.
 //
-// Shared memory (dynamic): loads[M], saved_loads[M] (f64), the reduction's per-warp values
-// and indices, then order[M], assignment[T], saved[T], members[T] (u16).
+// Shared memory (dynamic): loads[M], saved_loads[M] (f64); least[M], most[M] (u64); the
+// reduction's per-warp values and indices; start[M + 1], cursor[M], survivors[ILS_SURVIVORS]
+// (u32); then order[M], assignment[T], saved[T], bucket[T] (u16).
 #include "thicket.cuh"
 
 #ifndef ILS_THREADS
@@ -13,6 +15,10 @@
 #endif
 
 typedef unsigned short u16;
+
+#ifndef ILS_SURVIVORS
+#error "ILS_SURVIVORS must be defined by the host"
+#endif
 
 #define ILS_WARPS (ILS_THREADS / 32)
 
@@ -71,6 +77,28 @@ __device__ void ils_rank(const double* loads, u16* order, u32 machines) {
     __syncthreads();
 }
 
+// A chain's working state in shared memory.
+struct IlsShared {
+    double* loads;
+    u16* asg;
+    // The tasks grouped by machine: machine m's are bucket[start[m] .. start[m + 1]].
+    u16* bucket;
+    u32* start;
+    u32* cursor;
+    // Per machine b, the least time on the improved machine and the most time on b of b's
+    // tasks, as bits (finite non-negative times, -0.0 made +0.0, order as their bits do).
+    u64* least;
+    u64* most;
+    // The (task, partner machine) pairs whose swaps the bound leaves to scan, and their count.
+    u32* survivors;
+    u32* survived;
+    u16* order;
+    double* rv;
+    u32* rk;
+    double* best_v;
+    u32* best_k;
+};
+
 // Task t to machine `to` (thread 0).
 __device__ __forceinline__ void ils_shift(const double* etc, u32 machines, double* loads, u16* asg, u32 t, u32 to) {
     u32 from = asg[t];
@@ -79,63 +107,132 @@ __device__ __forceinline__ void ils_shift(const double* etc, u32 machines, doubl
     asg[t] = (u16)to;
 }
 
-// The best move or swap that lowers machine a's load below it with the partner staying
-// below a's old load (the sorted-load-vector descent of src/search.rs), applied if found.
-// Keys: t * (T + M) + b for a move of t to b, t * (T + M) + M + u for a swap with u.
-__device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machines, u32 a,
-                            double* loads, u16* asg, u16* members, double* rv, u32* rk,
-                            u32* count, double* best_v, u32* best_k) {
-    // The machine's tasks in task order: the first warp compacts 32 tasks per step.
-    if (threadIdx.x < 32) {
-        u32 base = 0;
-        for (u32 t0 = 0; t0 < tasks; t0 += 32) {
-            u32 t = t0 + threadIdx.x;
-            bool mine = t < tasks && asg[t] == a;
-            unsigned ballot = __ballot_sync(0xffffffffu, mine);
-            if (mine) members[base + __popc(ballot & ((1u << threadIdx.x) - 1))] = (u16)t;
-            base += __popc(ballot);
-        }
-        if (threadIdx.x == 0) *count = base;
+// Groups the tasks by machine (bucket, start) and sets least and most for the partners of
+// machine a (those below `bar`).
+__device__ void ils_group(const double* __restrict__ etc, u32 tasks, u32 machines, u32 a, double bar,
+                          const IlsShared& s) {
+    for (u32 m = threadIdx.x; m < machines; m += blockDim.x) {
+        s.least[m] = 0x7ff0000000000000ull;
+        s.most[m] = 0;
+        s.cursor[m] = 0;
+    }
+    if (threadIdx.x == 0) *s.survived = 0;
+    __syncthreads();
+    for (u32 u = threadIdx.x; u < tasks; u += blockDim.x) {
+        u32 b = s.asg[u];
+        atomicAdd(&s.cursor[b], 1u);
+        if (b == a || s.loads[b] >= bar) continue;
+        const double* other = etc + (u64)u * machines;
+        atomicMin(&s.least[b], (u64)__double_as_longlong(other[a] + 0.0));
+        atomicMax(&s.most[b], (u64)__double_as_longlong(other[b] + 0.0));
     }
     __syncthreads();
-    u32 na = *count;
-    double la = loads[a];
+    // The buckets' starts: the first warp scans the counts, a run of machines a lane.
+    if (threadIdx.x < 32) {
+        u32 lane = threadIdx.x, run = (machines + 31) / 32;
+        u32 lo = min(lane * run, machines), hi = min(lo + run, machines);
+        u32 sum = 0;
+        for (u32 m = lo; m < hi; m++) sum += s.cursor[m];
+        u32 through = sum;
+        for (u32 off = 1; off < 32; off <<= 1) {
+            u32 before = __shfl_up_sync(0xffffffffu, through, off);
+            if (lane >= off) through += before;
+        }
+        u32 base = through - sum;
+        for (u32 m = lo; m < hi; m++) {
+            u32 count = s.cursor[m];
+            s.start[m] = base;
+            s.cursor[m] = base;
+            base += count;
+        }
+        if (lane == 31) s.start[machines] = through;
+    }
+    __syncthreads();
+    // The order within a bucket varies from run to run; the choice below does not (the
+    // smallest (value, key) of all the candidates).
+    for (u32 u = threadIdx.x; u < tasks; u += blockDim.x)
+        s.bucket[atomicAdd(&s.cursor[s.asg[u]], 1u)] = (u16)u;
+    __syncthreads();
+}
+
+// The best move or swap that lowers machine a's load below it with the partner staying
+// below a's old load (the sorted-load-vector descent of src/cpu/ils.rs), applied if found.
+// Keys: t * (T + M) + b for a move of t to b, t * (T + M) + M + u for a swap with u.
+__device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machines, u32 a,
+                            const IlsShared& s) {
+    double la = s.loads[a];
     double bar = la * (1.0 - 1e-12);
+    ils_group(etc, tasks, machines, a, bar, s);
+    u32 na = s.start[a + 1] - s.start[a];
+    const u16* members = s.bucket + s.start[a];
     u32 stride = tasks + machines;
     double v = __longlong_as_double(0x7ff0000000000000ll);
     u32 k = 0xffffffffu;
-    u32 moves = na * machines;
-    for (u32 i = threadIdx.x; i < moves; i += blockDim.x) {
+    u32 pairs = na * machines;
+    for (u32 i = threadIdx.x; i < pairs; i += blockDim.x) {
         u32 t = members[i / machines], b = i % machines;
-        double lb = loads[b];
+        double lb = s.loads[b];
         if (b == a || lb >= bar) continue;
         const double* row = etc + (u64)t * machines;
         double pair = fmax(lb + row[b], la - row[a]);
         ils_keep(&v, &k, pair, t * stride + b);
     }
-    u32 swaps = na * tasks;
-    for (u32 i = threadIdx.x; i < swaps; i += blockDim.x) {
-        u32 t = members[i / tasks], u = i % tasks;
-        u32 b = asg[u];
-        double lb = loads[b];
-        if (b == a || lb >= bar) continue;
+    // From the best move on, a (task, partner machine) pair whose swaps' bound is above it
+    // (or not below the bar) holds no better candidate: no swap of t with b's tasks has a
+    // smaller larger load (sums and differences round monotonically). Ties go on to the
+    // key comparison. On the inconsistent and semi-consistent matrices few pairs are left.
+    ils_block_min(v, k, s.rv, s.rk, s.best_v, s.best_k);
+    v = *s.best_v;
+    k = *s.best_k;
+    for (u32 i = threadIdx.x; i < pairs; i += blockDim.x) {
+        u32 t = members[i / machines], b = i % machines;
+        double lb = s.loads[b];
+        if (b == a || lb >= bar || s.start[b] == s.start[b + 1]) continue;
         const double* row = etc + (u64)t * machines;
-        const double* other = etc + (u64)u * machines;
-        double pair = fmax((la - row[a]) + other[a], (lb + row[b]) - other[b]);
-        ils_keep(&v, &k, pair, t * stride + machines + u);
+        double after_a = la - row[a], b_with_t = lb + row[b];
+        double least_pair = fmax(after_a + __longlong_as_double((i64)s.least[b]),
+                                 b_with_t - __longlong_as_double((i64)s.most[b]));
+        if (least_pair > v || least_pair >= bar) continue;
+        u32 slot = atomicAdd(s.survived, 1u);
+        if (slot < ILS_SURVIVORS) {
+            s.survivors[slot] = i;
+            continue;
+        }
+        // The list is full: this thread scans the pair's swaps itself.
+        for (u32 j = s.start[b]; j < s.start[b + 1]; j++) {
+            u32 u = s.bucket[j];
+            const double* other = etc + (u64)u * machines;
+            double pair = fmax(after_a + other[a], b_with_t - other[b]);
+            ils_keep(&v, &k, pair, t * stride + machines + u);
+        }
     }
-    ils_block_min(v, k, rv, rk, best_v, best_k);
-    bool found = *best_v < bar;
+    __syncthreads();
+    // A warp a listed pair, a lane a partner task.
+    u32 listed = min(*s.survived, (u32)ILS_SURVIVORS);
+    for (u32 l = threadIdx.x >> 5; l < listed; l += ILS_WARPS) {
+        u32 i = s.survivors[l];
+        u32 t = members[i / machines], b = i % machines;
+        const double* row = etc + (u64)t * machines;
+        double after_a = la - row[a], b_with_t = s.loads[b] + row[b];
+        for (u32 j = s.start[b] + (threadIdx.x & 31); j < s.start[b + 1]; j += 32) {
+            u32 u = s.bucket[j];
+            const double* other = etc + (u64)u * machines;
+            double pair = fmax(after_a + other[a], b_with_t - other[b]);
+            ils_keep(&v, &k, pair, t * stride + machines + u);
+        }
+    }
+    ils_block_min(v, k, s.rv, s.rk, s.best_v, s.best_k);
+    bool found = *s.best_v < bar;
     if (found && threadIdx.x == 0) {
-        u32 key = *best_k;
+        u32 key = *s.best_k;
         u32 t = key / stride, rest = key % stride;
         if (rest < machines) {
-            ils_shift(etc, machines, loads, asg, t, rest);
+            ils_shift(etc, machines, s.loads, s.asg, t, rest);
         } else {
             u32 u = rest - machines;
-            u32 b = asg[u];
-            ils_shift(etc, machines, loads, asg, t, b);
-            ils_shift(etc, machines, loads, asg, u, a);
+            u32 b = s.asg[u];
+            ils_shift(etc, machines, s.loads, s.asg, t, b);
+            ils_shift(etc, machines, s.loads, s.asg, u, a);
         }
     }
     __syncthreads();
@@ -143,15 +240,13 @@ __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machi
 }
 
 // Descends until no machine improves, busiest first; leaves order[] ranked.
-__device__ void ils_descend(const double* __restrict__ etc, u32 tasks, u32 machines, double* loads,
-                            u16* asg, u16* members, u16* order, double* rv, u32* rk, u32* count,
-                            double* best_v, u32* best_k) {
-    ils_rank(loads, order, machines);
+__device__ void ils_descend(const double* __restrict__ etc, u32 tasks, u32 machines, const IlsShared& s) {
+    ils_rank(s.loads, s.order, machines);
     u32 pos = 0;
     while (pos < machines) {
-        u32 a = order[pos];
-        if (ils_improve(etc, tasks, machines, a, loads, asg, members, rv, rk, count, best_v, best_k)) {
-            ils_rank(loads, order, machines);
+        u32 a = s.order[pos];
+        if (ils_improve(etc, tasks, machines, a, s)) {
+            ils_rank(s.loads, s.order, machines);
             pos = 0;
         } else {
             pos++;
@@ -167,15 +262,22 @@ ils_chains(const double* __restrict__ etc, u32 tasks, u32 machines, u32* assign,
     extern __shared__ double smem[];
     double* loads = smem;
     double* saved_loads = loads + machines;
-    double* rv = saved_loads + machines;
+    u64* least = (u64*)(saved_loads + machines);
+    u64* most = least + machines;
+    double* rv = (double*)(most + machines);
     u32* rk = (u32*)(rv + ILS_WARPS);
-    u16* order = (u16*)(rk + ILS_WARPS);
+    u32* start = rk + ILS_WARPS;
+    u32* cursor = start + machines + 1;
+    u32* survivors = cursor + machines;
+    u16* order = (u16*)(survivors + ILS_SURVIVORS);
     u16* asg = order + machines;
     u16* saved = asg + tasks;
-    u16* members = saved + tasks;
+    u16* bucket = saved + tasks;
     __shared__ double best_v;
     __shared__ u32 best_k;
-    __shared__ u32 count;
+    __shared__ u32 survived;
+    const IlsShared s = {loads, asg, bucket, start, cursor, least, most, survivors, &survived, order, rv,
+                         rk, &best_v, &best_k};
 
     u32* mine = assign + (u64)blockIdx.x * tasks;
     for (u32 t = threadIdx.x; t < tasks; t += blockDim.x) asg[t] = (u16)mine[t];
@@ -188,7 +290,7 @@ ils_chains(const double* __restrict__ etc, u32 tasks, u32 machines, u32* assign,
         loads[m] = sum;
     }
     u64 rng = seed ^ ((u64)blockIdx.x + 1) * 0xa0761d6478bd642full ^ (launch + 1) * 0xe7037ed1a0b428dbull;
-    ils_descend(etc, tasks, machines, loads, asg, members, order, rv, rk, &count, &best_v, &best_k);
+    ils_descend(etc, tasks, machines, s);
     double makespan = loads[order[0]];
     u32 done = 0;
     for (u32 kick = 0; kick < kicks; kick++) {
@@ -233,7 +335,7 @@ ils_chains(const double* __restrict__ etc, u32 tasks, u32 machines, u32* assign,
             }
         }
         __syncthreads();
-        ils_descend(etc, tasks, machines, loads, asg, members, order, rv, rk, &count, &best_v, &best_k);
+        ils_descend(etc, tasks, machines, s);
         // Every thread holds the same loads here, so all take the same branch; the barrier
         // keeps the restore below from changing the loads under a warp that has not read
         // them yet (a warp that did would take the other branch and miss the barriers of

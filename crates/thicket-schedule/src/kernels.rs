@@ -22,8 +22,15 @@ fn defines() -> Vec<String> {
 /// Threads per block (one chain) of the GPU search.
 pub const ILS_THREADS: usize = 256;
 
+/// The (task, partner machine) pairs of one descent step whose swaps a chain's warps scan
+/// together; past these, a pair's thread scans its swaps alone.
+pub const ILS_SURVIVORS: usize = 512;
+
 fn ils_defines() -> Vec<String> {
-    vec![define("ILS_THREADS", ILS_THREADS)]
+    vec![
+        define("ILS_THREADS", ILS_THREADS),
+        define("ILS_SURVIVORS", ILS_SURVIVORS),
+    ]
 }
 
 thicket_gpu::kernel_modules! {

@@ -20,7 +20,7 @@ use thicket_gpu::{record_event, seconds_between, Gpu, GpuError, LaunchPacer};
 use super::functions;
 use crate::cpu::ils::{SearchRun, RESTART_GAP};
 use crate::etc::Etc;
-use crate::kernels::{ILS, ILS_THREADS};
+use crate::kernels::{ILS, ILS_SURVIVORS, ILS_THREADS};
 
 /// Chains (blocks) per streaming multiprocessor.
 pub const BLOCKS_PER_SM: usize = 2;
@@ -29,11 +29,18 @@ pub const EPOCH_SECONDS: f64 = 0.02;
 /// Shared memory a block may take without opting in.
 const SHARED_BYTES: usize = 48 * 1024;
 
-/// Shared memory of one chain: two f64 load vectors, the reduction's per-warp slots, and
-/// u16 machine order, assignment, saved assignment and member list.
+/// Shared memory of one chain: two f64 load vectors and two u64 per-machine bounds, the
+/// reduction's per-warp slots, the u32 bucket starts and cursors and list of pairs, and u16
+/// machine order, assignment, saved assignment and tasks grouped by machine.
 pub fn shared_bytes(tasks: usize, machines: usize) -> usize {
     let warps = ILS_THREADS / 32;
-    16 * machines + 12 * warps + 2 * machines + 6 * tasks + 8
+    32 * machines
+        + 12 * warps
+        + 4 * (2 * machines + 1)
+        + 4 * ILS_SURVIVORS
+        + 2 * machines
+        + 6 * tasks
+        + 8
 }
 
 /// The device and the search's kernels, without a matrix: what [`SearchKernels::open`]
