@@ -80,6 +80,8 @@ pub(crate) struct Split {
     /// Per bucket: the layer that last wrote it and the node it holds.
     bucket: Vec<(u32, u32)>,
     layer: u32,
+    /// The tasks' sort keys, then their order.
+    keyed: Vec<(f64, u32)>,
     order: Vec<u32>,
     rest: Vec<f64>,
     /// The buckets the current layer wrote.
@@ -104,15 +106,15 @@ impl Split {
             return None;
         }
         // Tasks whose two times differ most first: a wrong choice there spends the most of
-        // the pair's slack at once, so the cuts act early.
+        // the pair's slack at once, so the cuts act early. Ties in task order (as a stable
+        // sort leaves them); each key is computed once, since every re-split sorts.
+        self.keyed.clear();
+        self.keyed
+            .extend((0..n).map(|i| ((on_a[i] - on_b[i]).abs(), i as u32)));
+        self.keyed
+            .sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
         self.order.clear();
-        self.order.extend(0..n as u32);
-        self.order.sort_by(|&i, &j| {
-            let (i, j) = (i as usize, j as usize);
-            (on_a[j] - on_b[j])
-                .abs()
-                .total_cmp(&(on_a[i] - on_b[i]).abs())
-        });
+        self.order.extend(self.keyed.iter().map(|&(_, i)| i));
         self.rest.clear();
         self.rest.resize(n + 1, 0.0);
         for k in (0..n).rev() {
