@@ -80,9 +80,8 @@ pub(crate) struct Split {
     /// Per bucket: the layer that last wrote it and the node it holds.
     bucket: Vec<(u32, u32)>,
     layer: u32,
-    /// The tasks' sort keys, then their order.
+    /// The tasks in the programme's order, each with its sort key.
     keyed: Vec<(f64, u32)>,
-    order: Vec<u32>,
     rest: Vec<f64>,
     /// The buckets the current layer wrote.
     touched: Vec<u32>,
@@ -113,12 +112,10 @@ impl Split {
             .extend((0..n).map(|i| ((on_a[i] - on_b[i]).abs(), i as u32)));
         self.keyed
             .sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
-        self.order.clear();
-        self.order.extend(self.keyed.iter().map(|&(_, i)| i));
         self.rest.clear();
         self.rest.resize(n + 1, 0.0);
         for k in (0..n).rev() {
-            let t = self.order[k] as usize;
+            let t = self.keyed[k].1 as usize;
             self.rest[k] = self.rest[k + 1] + on_a[t].min(on_b[t]);
         }
         if self.rest[0] >= 2.0 * target {
@@ -138,7 +135,7 @@ impl Split {
         });
         let mut from = 0;
         for k in 0..n {
-            let t = self.order[k] as usize;
+            let t = self.keyed[k].1 as usize;
             let (pa, pb) = (on_a[t], on_b[t]);
             let to = self.nodes.len();
             self.touched.clear();
@@ -205,7 +202,7 @@ impl Split {
         let mut goes_to_a = vec![false; n];
         for k in (0..n).rev() {
             let node = self.nodes[at];
-            goes_to_a[self.order[k] as usize] = node.on_a;
+            goes_to_a[self.keyed[k].1 as usize] = node.on_a;
             at = node.parent as usize;
         }
         Some((best, goes_to_a))
