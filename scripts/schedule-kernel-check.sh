@@ -7,20 +7,24 @@
 # second over old). Needs nvcc and a GPU, not cargo (the device machine).
 #
 #   scripts/schedule-kernel-check.sh OLD.cu [NEW.cu] [--kicks K] [--launches L] [--chains C]
+#                                    [--nvcc-flags "FLAGS"]
 #
+# FLAGS are added to both builds' nvcc line: `-Ofc min` compiles them as thicket's NVRTC does
+# (src/kernels.rs: `--Ofast-compile=min`); without it nvcc's full optimisation.
 # NEW.cu is the working tree's kernel by default; make OLD.cu from a revision with
 #   git show REV:crates/thicket-schedule/kernels/ils.cu > old-ils.cu
 # Exits 1 where any matrix's moves differ. docs/schedule.md, "The GPU's swap scan".
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-old="" new=$root/crates/thicket-schedule/kernels/ils.cu kicks=8 launches=2 chains=264
+old="" new=$root/crates/thicket-schedule/kernels/ils.cu kicks=8 launches=2 chains=264 flags=""
 positional=0
 while [ $# -gt 0 ]; do
     case $1 in
         --kicks) kicks=$2; shift ;;
         --launches) launches=$2; shift ;;
         --chains) chains=$2; shift ;;
+        --nvcc-flags) flags=$2; shift ;;
         *) case $positional in
                0) old=$1 ;;
                1) new=$1 ;;
@@ -30,7 +34,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ -n "$old" ] || { echo "usage: $0 OLD.cu [NEW.cu] [--kicks K] [--launches L] [--chains C]" >&2; exit 2; }
+[ -n "$old" ] || { echo "usage: $0 OLD.cu [NEW.cu] [--kicks K] [--launches L] [--chains C] [--nvcc-flags F]" >&2; exit 2; }
 
 # The defines are src/kernels.rs's ILS_THREADS and ILS_SURVIVORS, and the driver's shared
 # memory is src/gpu/ils.rs's shared_bytes at those values: change them together.
@@ -39,7 +43,8 @@ trap 'rm -rf "$work"' EXIT
 for build in old new; do
     src=$old; [ $build = new ] && src=$new
     cp "$src" "$work/ils_$build.cu"
-    nvcc -O3 -arch=native -DILS_THREADS=256 -DILS_SURVIVORS=512 -I "$root/crates/thicket-gpu/kernels" \
+    # shellcheck disable=SC2086 # the flags are words
+    nvcc -O3 -arch=native $flags -DILS_THREADS=256 -DILS_SURVIVORS=512 -I "$root/crates/thicket-gpu/kernels" \
         -DILS_SOURCE="\"$work/ils_$build.cu\"" -o "$work/$build" "$root/scripts/schedule-kernel/driver.cu"
 done
 
