@@ -31,8 +31,8 @@ fn ils_defines() -> Vec<String> {
         define("ILS_THREADS", ILS_THREADS),
         define("ILS_SURVIVORS", ILS_SURVIVORS),
         // A quarter of the full optimisation's compile time, so that the GPU joins a short run
-        // from a cold kernel cache and its process ends on time, for a slower kernel
-        // (docs/schedule.md, "The module's compile").
+        // from a cold kernel cache and the process ends on time; the kernel keeps most of its
+        // speed (docs/schedule.md, "The module's compile").
         "--Ofast-compile=min".into(),
     ]
 }
