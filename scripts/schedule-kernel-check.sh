@@ -36,8 +36,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$old" ] || { echo "usage: $0 OLD.cu [NEW.cu] [--kicks K] [--launches L] [--chains C] [--nvcc-flags F]" >&2; exit 2; }
 
-# The defines are src/kernels.rs's ILS_THREADS and ILS_SURVIVORS, and the driver's shared
-# memory is src/gpu/ils.rs's shared_bytes at those values: change them together.
+# The defines are src/kernels.rs's ILS_THREADS and ILS_SURVIVORS (change them together); the
+# driver sizes shared memory from them as src/gpu/ils.rs's shared_bytes does.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for build in old new; do

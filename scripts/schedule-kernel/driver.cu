@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
     cudaMalloc(&d_spans, chains * 8);
     cudaMalloc(&d_done, 8);
     cudaMemcpy(d_etc, etc.data(), etc.size() * 8, cudaMemcpyHostToDevice);
-    // Room for the largest layout of the kernel's builds (src/gpu/ils.rs, shared_bytes).
-    size_t shared = 42 * machines + 6 * tasks + 96 + 4 + 4 * 512 + 8;
+    // The kernel's layout (src/gpu/ils.rs, shared_bytes), from the build's own defines; a kernel
+    // from before the grouping needs less.
+    size_t shared = 32 * machines + 12 * ILS_WARPS + 4 * (2 * machines + 1) + 4 * ILS_SURVIVORS + 2 * machines
+                    + 6 * tasks + 8;
     cudaFuncSetAttribute(ils_chains, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
     // A launch of descents alone first (module load, clocks), then the timed launches.
     for (int timed = 0; timed < 2; timed++) {
