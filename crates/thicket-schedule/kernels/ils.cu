@@ -107,6 +107,12 @@ __device__ __forceinline__ void ils_shift(const double* etc, u32 machines, doubl
     asg[t] = (u16)to;
 }
 
+// Whether machine b, of load `load_b`, may take work from machine a: another machine below
+// the bar (a's load less a rounding margin).
+__device__ __forceinline__ bool ils_is_partner(u32 a, u32 b, double load_b, double bar) {
+    return b != a && load_b < bar;
+}
+
 // Groups the tasks by machine (bucket, start) and sets least and most for the partners of
 // machine a (those below `bar`).
 __device__ void ils_group(const double* __restrict__ etc, u32 tasks, u32 machines, u32 a, double bar,
@@ -121,7 +127,7 @@ __device__ void ils_group(const double* __restrict__ etc, u32 tasks, u32 machine
     for (u32 u = threadIdx.x; u < tasks; u += blockDim.x) {
         u32 b = s.asg[u];
         atomicAdd(&s.cursor[b], 1u);
-        if (b == a || s.loads[b] >= bar) continue;
+        if (!ils_is_partner(a, b, s.loads[b], bar)) continue;
         const double* other = etc + (u64)u * machines;
         atomicMin(&s.least[b], (u64)__double_as_longlong(other[a] + 0.0));
         atomicMax(&s.most[b], (u64)__double_as_longlong(other[b] + 0.0));
@@ -158,6 +164,19 @@ __device__ void ils_group(const double* __restrict__ etc, u32 tasks, u32 machine
 // The best move or swap that lowers machine a's load below it with the partner staying
 // below a's old load (the sorted-load-vector descent of src/cpu/ils.rs), applied if found.
 // Keys: t * (T + M) + b for a move of t to b, t * (T + M) + M + u for a swap with u.
+// The swaps of one of machine a's tasks (a's load without it `after_a`, b's with it
+// `b_with_t`) with machine b's grouped tasks from `first` on, every `step`-th (a thread alone:
+// 1; a warp's lanes: 32); keeps the smallest larger load in (v, k), b's task u keyed `keys + u`.
+__device__ __forceinline__ void ils_scan_swaps(const double* __restrict__ etc, u32 machines, u32 a, u32 b,
+                                               double after_a, double b_with_t, u32 keys, u32 first, u32 step,
+                                               const IlsShared& s, double* v, u32* k) {
+    for (u32 j = first; j < s.start[b + 1]; j += step) {
+        u32 u = s.bucket[j];
+        const double* other = etc + (u64)u * machines;
+        ils_keep(v, k, fmax(after_a + other[a], b_with_t - other[b]), keys + u);
+    }
+}
+
 __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machines, u32 a,
                             const IlsShared& s) {
     double la = s.loads[a];
@@ -172,7 +191,7 @@ __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machi
     for (u32 i = threadIdx.x; i < pairs; i += blockDim.x) {
         u32 t = members[i / machines], b = i % machines;
         double lb = s.loads[b];
-        if (b == a || lb >= bar) continue;
+        if (!ils_is_partner(a, b, lb, bar)) continue;
         const double* row = etc + (u64)t * machines;
         double pair = fmax(lb + row[b], la - row[a]);
         ils_keep(&v, &k, pair, t * stride + b);
@@ -187,7 +206,7 @@ __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machi
     for (u32 i = threadIdx.x; i < pairs; i += blockDim.x) {
         u32 t = members[i / machines], b = i % machines;
         double lb = s.loads[b];
-        if (b == a || lb >= bar || s.start[b] == s.start[b + 1]) continue;
+        if (!ils_is_partner(a, b, lb, bar) || s.start[b] == s.start[b + 1]) continue;
         const double* row = etc + (u64)t * machines;
         double after_a = la - row[a], b_with_t = lb + row[b];
         double least_pair = fmax(after_a + __longlong_as_double((i64)s.least[b]),
@@ -199,12 +218,8 @@ __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machi
             continue;
         }
         // The list is full: this thread scans the pair's swaps itself.
-        for (u32 j = s.start[b]; j < s.start[b + 1]; j++) {
-            u32 u = s.bucket[j];
-            const double* other = etc + (u64)u * machines;
-            double pair = fmax(after_a + other[a], b_with_t - other[b]);
-            ils_keep(&v, &k, pair, t * stride + machines + u);
-        }
+        ils_scan_swaps(etc, machines, a, b, after_a, b_with_t, t * stride + machines, s.start[b], 1, s, &v,
+                       &k);
     }
     __syncthreads();
     // A warp a listed pair, a lane a partner task.
@@ -214,12 +229,8 @@ __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machi
         u32 t = members[i / machines], b = i % machines;
         const double* row = etc + (u64)t * machines;
         double after_a = la - row[a], b_with_t = s.loads[b] + row[b];
-        for (u32 j = s.start[b] + (threadIdx.x & 31); j < s.start[b + 1]; j += 32) {
-            u32 u = s.bucket[j];
-            const double* other = etc + (u64)u * machines;
-            double pair = fmax(after_a + other[a], b_with_t - other[b]);
-            ils_keep(&v, &k, pair, t * stride + machines + u);
-        }
+        ils_scan_swaps(etc, machines, a, b, after_a, b_with_t, t * stride + machines,
+                       s.start[b] + (threadIdx.x & 31), 32, s, &v, &k);
     }
     ils_block_min(v, k, s.rv, s.rk, s.best_v, s.best_k);
     bool found = *s.best_v < bar;
