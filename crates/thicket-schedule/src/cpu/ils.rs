@@ -73,22 +73,76 @@ impl Limits<'_> {
 }
 
 /// A schedule with its loads and, per machine, its tasks.
-#[derive(Clone)]
 pub(crate) struct State {
     pub(crate) assignment: Vec<u32>,
     loads: Vec<f64>,
     members: Vec<Vec<u32>>,
     /// Index of each task in its machine's member list.
     slot: Vec<u32>,
-    /// Moves so far (a clock for the two stamps below).
+    /// Moves and checks so far (a clock for the stamps below).
     clock: u64,
     /// When each machine's tasks last changed.
     changed_at: Vec<u64>,
     /// When each machine last failed to improve (0: never checked).
     checked_at: Vec<u64>,
+    /// When each machine, as the busiest, last found no re-split with any partner (0:
+    /// never).
+    resplit_at: Vec<u64>,
     /// Scratch of [`State::improve`]: a partner's tasks' times on the two machines.
     on_a: Vec<f64>,
     on_b: Vec<f64>,
+}
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        State {
+            assignment: self.assignment.clone(),
+            loads: self.loads.clone(),
+            members: self.members.clone(),
+            slot: self.slot.clone(),
+            clock: self.clock,
+            changed_at: self.changed_at.clone(),
+            checked_at: self.checked_at.clone(),
+            resplit_at: self.resplit_at.clone(),
+            on_a: Vec::new(),
+            on_b: Vec::new(),
+        }
+    }
+
+    /// Field by field into the vectors `self` has (a chain saves its schedule before every
+    /// kick); the scratch is not copied.
+    fn clone_from(&mut self, source: &State) {
+        self.assignment.clone_from(&source.assignment);
+        self.loads.clone_from(&source.loads);
+        self.members.clone_from(&source.members);
+        self.slot.clone_from(&source.slot);
+        self.clock = source.clock;
+        self.changed_at.clone_from(&source.changed_at);
+        self.checked_at.clone_from(&source.checked_at);
+        self.resplit_at.clone_from(&source.resplit_at);
+    }
+}
+
+/// The larger of two times, as one instruction: the times of an [`Etc`] and the loads summed
+/// from them are never NaN, so `f64::max`'s NaN handling (a fifth of the descent's time in
+/// its hottest loop) has nothing to do.
+#[inline(always)]
+fn larger(x: f64, y: f64) -> f64 {
+    if x > y {
+        x
+    } else {
+        y
+    }
+}
+
+/// The smaller of two times (see [`larger`]).
+#[inline(always)]
+fn smaller(x: f64, y: f64) -> f64 {
+    if x < y {
+        x
+    } else {
+        y
+    }
 }
 
 /// Defines `$name(on_a, on_b, after_a, b_with_t) -> f64`: of the swaps of one task (a's
@@ -109,13 +163,13 @@ macro_rules! best_swap {
                 .zip(on_b[..chunks].chunks_exact(LANES))
             {
                 for l in 0..LANES {
-                    let pair = (after_a + ca[l]).max(b_with_t - cb[l]);
+                    let pair = larger(after_a + ca[l], b_with_t - cb[l]);
                     lanes[l] = if pair < lanes[l] { pair } else { lanes[l] };
                 }
             }
             let mut min = lanes.iter().copied().fold(f64::INFINITY, f64::min);
             for k in chunks..on_a.len() {
-                min = min.min((after_a + on_a[k]).max(b_with_t - on_b[k]));
+                min = smaller(larger(after_a + on_a[k], b_with_t - on_b[k]), min);
             }
             min
         }
@@ -151,6 +205,7 @@ impl State {
             assignment,
             changed_at: vec![1; loads.len()],
             checked_at: vec![0; loads.len()],
+            resplit_at: vec![0; loads.len()],
             loads,
             members,
             slot,
@@ -194,20 +249,29 @@ impl State {
         self.changed_at[to] = self.clock;
     }
 
-    /// Whether machine a failed to improve since the last change of a or of any machine
-    /// below it (its only partners), so that checking it again would fail again.
-    fn settled(&self, a: usize) -> bool {
-        let (since, la) = (self.checked_at[a], self.loads[a]);
-        since > 0
-            && (0..self.loads.len())
-                .all(|b| self.changed_at[b] < since || (b != a && self.loads[b] >= la))
+    /// The clock from which machine a's partners can offer it a move or swap: where a failed
+    /// to improve at its last check and has not changed since, the partners that did not
+    /// change since then offer it none now either (their loads and tasks, and a's, are those
+    /// of that check), so only those that changed are scanned; otherwise 0, every partner.
+    /// After a kick most machines have a few changed partners of some thirty.
+    fn partners_since(&self, a: usize) -> u64 {
+        Self::unchanged_since(self.changed_at[a], self.checked_at[a])
+    }
+
+    /// `checked` where a machine changed at `changed` has not changed since, else 0.
+    fn unchanged_since(changed: u64, checked: u64) -> u64 {
+        match changed < checked {
+            true => checked,
+            false => 0,
+        }
     }
 
     /// The best move or swap that lowers machine a's load below it while keeping the other
-    /// machine below a's old load; applied if found. Partner by partner, the partner's tasks'
-    /// times on both machines are gathered once, so the scan over them for each of a's tasks
-    /// runs on contiguous arrays, four lanes at a time.
-    fn improve(&mut self, etc: &Etc, a: usize) -> bool {
+    /// machine below a's old load, with a partner changed at or after `since` (0: any);
+    /// applied if found. Partner by partner, the partner's tasks' times on both machines are
+    /// gathered once, so the scan over them for each of a's tasks runs on contiguous arrays,
+    /// four lanes at a time.
+    fn improve(&mut self, etc: &Etc, a: usize, since: u64) -> bool {
         let la = self.loads[a];
         let bar = la * (1.0 - EPS);
         let mut best = bar;
@@ -219,7 +283,7 @@ impl State {
         let fast = thicket_core::cpu_path() == thicket_core::CpuPath::Fast;
         for b in 0..self.loads.len() {
             let lb = self.loads[b];
-            if b == a || lb >= bar {
+            if b == a || lb >= bar || self.changed_at[b] < since {
                 continue;
             }
             on_a.clear();
@@ -229,15 +293,15 @@ impl State {
                 let row = etc.row(u as usize);
                 on_a.push(row[a]);
                 on_b.push(row[b]);
-                least_on_a = least_on_a.min(row[a]);
-                most_on_b = most_on_b.max(row[b]);
+                least_on_a = smaller(row[a], least_on_a);
+                most_on_b = larger(row[b], most_on_b);
             }
             for &t in &self.members[a] {
                 let t = t as usize;
                 let row = etc.row(t);
                 let after_a = la - row[a];
                 let b_with_t = lb + row[b];
-                let pair = b_with_t.max(after_a);
+                let pair = larger(b_with_t, after_a);
                 if pair < best {
                     best = pair;
                     found = Some((t, b, None));
@@ -246,7 +310,7 @@ impl State {
                 // differences round monotonically), so where it is not below the best the
                 // scan can find nothing: on matrices where most tasks are slow on most
                 // machines (the inconsistent classes) that skips most scans.
-                if (after_a + least_on_a).max(b_with_t - most_on_b) >= best {
+                if larger(after_a + least_on_a, b_with_t - most_on_b) >= best {
                     continue;
                 }
                 let pair = best_swap(fast, &on_a, &on_b, after_a, b_with_t);
@@ -254,7 +318,7 @@ impl State {
                     best = pair;
                     // The first of b's tasks that gives it (rare: only on an improvement).
                     let k = (0..on_a.len())
-                        .position(|k| (after_a + on_a[k]).max(b_with_t - on_b[k]) == pair)
+                        .position(|k| larger(after_a + on_a[k], b_with_t - on_b[k]) == pair)
                         .unwrap_or(0);
                     found = Some((t, b, Some(self.members[b][k] as usize)));
                 }
@@ -285,11 +349,10 @@ impl State {
                 if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
                     return;
                 }
-                if self.settled(a) {
-                    continue;
-                }
-                while self.improve(etc, a) {
+                let mut since = self.partners_since(a);
+                while self.improve(etc, a, since) {
                     changed = true;
+                    since = 0;
                 }
                 self.clock += 1;
                 self.checked_at[a] = self.clock;
@@ -469,8 +532,10 @@ fn chain_epoch(
     // The chain's best schedule of the epoch, kept only once the walk may leave it.
     let mut record = state.makespan();
     let mut record_state = (slack > 0.0).then(|| state.clone());
+    // The schedule before each kick, kept in one place so that its memory is reused.
+    let mut before = state.clone();
     while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline && !limits.stopped() {
-        let before = state.clone();
+        before.clone_from(state);
         let k = 2 + rng.below(3) as usize;
         state.kick(etc, rng, k);
         if kicks % RESPLIT_EVERY == 0 {
@@ -480,7 +545,7 @@ fn chain_epoch(
         }
         let now = state.makespan();
         if now > record * (1.0 + slack) {
-            *state = before;
+            std::mem::swap(state, &mut before);
         } else if now < record {
             record = now;
             if let Some(kept) = record_state.as_mut() {

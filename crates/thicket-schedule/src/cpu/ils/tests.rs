@@ -100,7 +100,7 @@ fn improve_takes_the_best_move_or_swap() {
             let a = state.busiest();
             let expected = best_pair_by_brute_force(&state, &etc, a);
             let before = state.assignment.clone();
-            let improved = state.improve(&etc, a);
+            let improved = state.improve(&etc, a, 0);
             assert_eq!(improved, expected.is_some(), "{spec} {round}");
             let Some((pair, swap)) = expected else {
                 continue;
@@ -116,6 +116,50 @@ fn improve_takes_the_best_move_or_swap() {
         }
     }
     assert!(swaps >= 5, "{swaps}");
+}
+
+/// A machine that failed and has not changed since finds, scanning only the partners that
+/// changed since, the move or swap a scan of every partner finds; a busiest machine likewise
+/// its re-split. Checked after every kick of descended chains, on every machine.
+#[test]
+fn the_scans_of_changed_partners_find_what_full_scans_find() {
+    let far = Instant::now() + Duration::from_secs(3600);
+    let (mut restricted, mut resplit_restricted) = (0, 0);
+    for spec in ["u_i_lohi:96x8", "u_c_hihi:96x8", "u_s_hilo:60x6"] {
+        let generator: crate::generate::Generator = spec.parse().unwrap();
+        let etc = generator.generate(9).unwrap();
+        let mut state = State::new(&etc, min_min(&etc, None));
+        let mut rng = SplitMix::new(2);
+        let mut split = Split::default();
+        for round in 0..60 {
+            state.descend_deep(&etc, None, far, &mut split);
+            state.kick(&etc, &mut rng, 2 + round % 3);
+            for a in 0..etc.machines() {
+                let since = state.partners_since(a);
+                restricted += usize::from(since > 0);
+                let (mut only, mut every) = (state.clone(), state.clone());
+                assert_eq!(
+                    only.improve(&etc, a, since),
+                    every.improve(&etc, a, 0),
+                    "{spec} {round} {a}"
+                );
+                assert_eq!(only.assignment, every.assignment, "{spec} {round} {a}");
+            }
+            let a = state.busiest();
+            resplit_restricted +=
+                usize::from(State::unchanged_since(state.changed_at[a], state.resplit_at[a]) > 0);
+            let (mut only, mut every) = (state.clone(), state.clone());
+            every.resplit_at.fill(0);
+            assert_eq!(
+                only.resplit(&etc, &mut split, far),
+                every.resplit(&etc, &mut split, far),
+                "{spec} {round}"
+            );
+            assert_eq!(only.assignment, every.assignment, "{spec} {round}");
+        }
+    }
+    assert!(restricted >= 100, "{restricted}");
+    assert!(resplit_restricted >= 30, "{resplit_restricted}");
 }
 
 #[test]
