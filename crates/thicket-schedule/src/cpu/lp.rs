@@ -72,12 +72,16 @@ const DUAL_PIECE: usize = 256;
 /// waited (2 cores, 2026-12-06); below it a step is too short to share.
 const DUAL_PARALLEL_FROM: usize = 1 << 16;
 
+/// One piece of [`dual_value`]'s sum: its weighted least times' sum and its tasks' loads on
+/// their machines, kept between the ascent's steps.
+type Piece = (f64, Vec<f64>);
+
 /// f(y) = sum_t min_m p_tm y_m over sum y (a bound for any y >= 0, not all zero), with the
-/// loads of every task on its argmin machine (lowest index on ties).
-fn dual_value(etc: &Etc, y: &[f64], loads: &mut [f64]) -> f64 {
-    let piece = |index: usize| {
-        let mut piece_loads = vec![0.0; y.len()];
-        let mut sum = 0.0;
+/// loads of every task on its argmin machine (lowest index on ties); `pieces` is scratch.
+fn dual_value(etc: &Etc, y: &[f64], loads: &mut [f64], pieces: &mut Vec<Piece>) -> f64 {
+    let fill = |(index, (sum, piece_loads)): (usize, &mut Piece)| {
+        piece_loads.iter_mut().for_each(|l| *l = 0.0);
+        *sum = 0.0;
         let first = index * DUAL_PIECE;
         for t in first..(first + DUAL_PIECE).min(etc.tasks()) {
             let row = etc.row(t);
@@ -87,19 +91,19 @@ fn dual_value(etc: &Etc, y: &[f64], loads: &mut [f64]) -> f64 {
                     (best, at) = (p * w, m);
                 }
             }
-            sum += best;
+            *sum += best;
             piece_loads[at] += row[at];
         }
-        (sum, piece_loads)
     };
     let count = etc.tasks().div_ceil(DUAL_PIECE);
-    let pieces: Vec<(f64, Vec<f64>)> = match etc.tasks() * etc.machines() >= DUAL_PARALLEL_FROM {
-        true => (0..count).into_par_iter().map(piece).collect(),
-        false => (0..count).map(piece).collect(),
-    };
+    pieces.resize_with(count, || (0.0, vec![0.0; y.len()]));
+    match etc.tasks() * etc.machines() >= DUAL_PARALLEL_FROM {
+        true => pieces.par_iter_mut().enumerate().for_each(fill),
+        false => pieces.iter_mut().enumerate().for_each(fill),
+    }
     loads.iter_mut().for_each(|l| *l = 0.0);
     let mut sum = 0.0;
-    for (piece_sum, piece_loads) in pieces {
+    for (piece_sum, piece_loads) in pieces.iter() {
         sum += piece_sum;
         for (l, p) in loads.iter_mut().zip(piece_loads) {
             *l += p;
@@ -131,10 +135,10 @@ pub fn dual_bound(etc: &Etc, iterations: usize, stop: Option<&AtomicBool>) -> (f
         .collect();
     let norm: f64 = y.iter().sum();
     y.iter_mut().for_each(|w| *w /= norm);
-    let mut loads = vec![0.0; machines];
-    let (mut best, mut best_y) = (dual_value(etc, &y, &mut loads), y.clone());
+    let (mut loads, mut pieces) = (vec![0.0; machines], Vec::new());
+    let (mut best, mut best_y) = (dual_value(etc, &y, &mut loads, &mut pieces), y.clone());
     for k in 0..iterations {
-        let f = dual_value(etc, &y, &mut loads);
+        let f = dual_value(etc, &y, &mut loads, &mut pieces);
         if f > best {
             (best, best_y) = (f, y.clone());
         }
