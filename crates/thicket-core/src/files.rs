@@ -287,30 +287,46 @@ mod tests {
     #[test]
     fn a_fifo_is_streamed_to_its_reader_and_stays_a_fifo() {
         use std::io::Read;
-        use std::os::unix::fs::FileTypeExt;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("answers");
         crate::output::tests::make_fifo(&fifo);
-        let reader = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || {
-                let mut text = String::new();
-                File::open(fifo).unwrap().read_to_string(&mut text).unwrap();
-                text
-            })
+        // The read end is open before each write, so that the writer meets this reader: with
+        // a reader that opened only then, a writer could meet instead the copy of an earlier
+        // read end that a process spawned by a test beside this one held until its exec,
+        // write into it and leave, and the reader then waited for a writer for ever (1 in 30
+        // runs of the crate's tests on 2 cores). The bytes wait in the pipe until read.
+        let open_reader = || {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&fifo)
+                .unwrap()
         };
+        // Until no writer is left (such a spawned copy of the write end until its exec too).
+        let drain = |mut reader: File| {
+            let (mut bytes, mut buffer) = (Vec::new(), [0u8; 64]);
+            loop {
+                match reader.read(&mut buffer) {
+                    Ok(0) => return bytes,
+                    Ok(k) => bytes.extend_from_slice(&buffer[..k]),
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(std::time::Duration::from_millis(1))
+                    }
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        };
+        let reader = open_reader();
         write_atomically(&fifo, "first\nsecond\n").unwrap();
-        assert_eq!(reader.join().unwrap(), "first\nsecond\n");
-        let reader = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || std::fs::read(fifo).unwrap())
-        };
+        assert_eq!(drain(reader), b"first\nsecond\n");
+        let reader = open_reader();
         write_atomically_sized(&fifo, 4, |file| {
             use std::os::unix::fs::FileExt;
             file.write_all_at(b"abcd", 0)
         })
         .unwrap();
-        assert_eq!(reader.join().unwrap(), b"abcd");
+        assert_eq!(drain(reader), b"abcd");
         let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
         assert!(kind.is_fifo());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
