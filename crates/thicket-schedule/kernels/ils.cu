@@ -161,9 +161,6 @@ __device__ void ils_group(const double* __restrict__ etc, u32 tasks, u32 machine
     __syncthreads();
 }
 
-// The best move or swap that lowers machine a's load below it with the partner staying
-// below a's old load (the sorted-load-vector descent of src/cpu/ils.rs), applied if found.
-// Keys: t * (T + M) + b for a move of t to b, t * (T + M) + M + u for a swap with u.
 // The swaps of one of machine a's tasks (a's load without it `after_a`, b's with it
 // `b_with_t`) with machine b's grouped tasks from `first` on, every `step`-th (a thread alone:
 // 1; a warp's lanes: 32); keeps the smallest larger load in (v, k), b's task u keyed `keys + u`.
@@ -177,6 +174,9 @@ __device__ __forceinline__ void ils_scan_swaps(const double* __restrict__ etc, u
     }
 }
 
+// The best move or swap that lowers machine a's load below it with the partner staying
+// below a's old load (the sorted-load-vector descent of src/cpu/ils.rs), applied if found.
+// Keys: t * (T + M) + b for a move of t to b, t * (T + M) + M + u for a swap with u.
 __device__ bool ils_improve(const double* __restrict__ etc, u32 tasks, u32 machines, u32 a,
                             const IlsShared& s) {
     double la = s.loads[a];
