@@ -15,20 +15,23 @@
 //! from a machine at the makespan) and puts each back where it would finish first (the
 //! iterated greedy of Fanjul-Peyro and Ruiz 2010, whose local search also accepts a move
 //! when it lowers the larger load of the two machines); the chain keeps the result if its
-//! makespan is no worse, else returns to where it was. After every epoch (a fixed number of kicks per chain) every chain
-//! that is more than [`RESTART_GAP`] behind the best restarts from it, so runs with the same
-//! seed and epochs (and a time limit that does not bind) are the same; the time limit is
-//! checked before every kick, and the search ends early at the lower bound.
+//! makespan is no worse, else returns to where it was. After every epoch (a fixed number of
+//! kicks) a chain meets the best schedule, and restarts from it where it is more than
+//! [`RESTART_GAP`] behind ([`meetings`]: all chains at once where an epoch limit is given, so
+//! that runs with the same seed and epochs are the same; each as it comes otherwise, so that
+//! none waits for the slowest); the time limit is checked before every kick, and the search
+//! ends early at the lower bound.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
 use thicket_core::SplitMix;
 
 use crate::etc::Etc;
+use meetings::Chain;
 use pair::Split;
 
+mod meetings;
 mod pair;
 
 /// Kicks per chain per epoch.
@@ -436,83 +439,49 @@ pub struct SearchRun {
     pub assignment: Vec<u32>,
     /// Its makespan (f64, task order).
     pub makespan: f64,
-    /// Epochs run.
+    /// Epochs run (each chain's, on average, where the chains met as they came).
     pub epochs: usize,
     /// Kicks run over all chains.
     pub kicks: u64,
 }
 
 /// Runs `chains` chains (in parallel on the current rayon pool) from `start` until `limits`;
-/// `report(best)` after every epoch.
+/// `report(best)` for the start and after every epoch (of the first chain, where the chains
+/// meet as they come, and wherever the best improves). The chains
+/// meet after every epoch ([`meetings`]): all at once where an epoch limit asks for a repeatable
+/// run, each as it finishes its epoch otherwise.
 pub fn search(
     etc: &Etc,
     start: Vec<u32>,
     chains: usize,
     seed: u64,
     limits: Limits,
-    mut report: impl FnMut(f64),
+    mut report: impl FnMut(f64) + Send,
 ) -> SearchRun {
     let started = Instant::now();
+    let deadline = started + limits.time;
     let lower = etc.lower_bound().max(limits.bound);
     let mut first = State::new(etc, start);
-    first.descend_deep(
-        etc,
-        limits.stop,
-        started + limits.time,
-        &mut Split::default(),
-    );
+    first.descend_deep(etc, limits.stop, deadline, &mut Split::default());
     first.exact(etc);
-    let mut best = first.clone();
-    let chains = chains.max(1);
-    let mut states: Vec<(State, SplitMix, Split)> = (0..chains)
-        .map(|c| {
-            (
-                first.clone(),
-                SplitMix::new(seed ^ (c as u64 + 1).wrapping_mul(0xa076_1d64_78bd_642f)),
-                Split::default(),
-            )
+    let chains: Vec<Chain> = (0..chains.max(1) as u64)
+        .map(|c| Chain {
+            state: first.clone(),
+            rng: SplitMix::new(seed ^ (c + 1).wrapping_mul(0xa076_1d64_78bd_642f)),
+            split: Split::default(),
         })
         .collect();
-    let mut epochs = 0;
-    let mut kicks = 0u64;
-    let deadline = started + limits.time;
-    report(best.makespan());
-    while started.elapsed() < limits.time
-        && !limits.stopped()
-        && limits.epochs.is_none_or(|e| epochs < e)
-        && best.makespan() > lower * (1.0 + BOUND_TOLERANCE)
-    {
-        kicks += states
-            .par_iter_mut()
-            .map(|(state, rng, split)| chain_epoch(etc, state, rng, split, deadline, &limits))
-            .sum::<u64>();
-        epochs += 1;
-        // The best chain, the lowest index on ties, so that runs repeat.
-        let (c, _) = states
-            .iter()
-            .enumerate()
-            .fold((0, f64::INFINITY), |acc, (i, (s, _, _))| {
-                if s.makespan() < acc.1 {
-                    (i, s.makespan())
-                } else {
-                    acc
-                }
-            });
-        if states[c].0.makespan() < best.makespan() {
-            best = states[c].0.clone();
-        }
-        for (state, _, _) in &mut states {
-            if state.makespan() > best.makespan() * (1.0 + RESTART_GAP) {
-                *state = best.clone();
-            }
-        }
-        report(best.makespan());
-    }
-    SearchRun {
-        makespan: best.makespan(),
-        assignment: best.assignment,
-        epochs,
-        kicks,
+    report(first.makespan());
+    let meeting = meetings::Meeting {
+        etc,
+        limits: &limits,
+        deadline,
+        lower,
+    };
+    let asynchronous = limits.epochs.is_none() && chains.len() <= rayon::current_num_threads();
+    match asynchronous && chains.len() > 1 {
+        true => meeting.as_they_come(chains, first, report),
+        false => meeting.in_step(chains, first, report),
     }
 }
 

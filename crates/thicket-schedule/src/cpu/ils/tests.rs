@@ -52,6 +52,46 @@ fn a_chain_with_slack_ends_every_epoch_at_its_record() {
     }
 }
 
+/// Without an epoch limit the chains meet as they come: on a pool with a thread for every
+/// chain, a time-limited search reports its start, then at least once an epoch, never a
+/// worse best; it returns a complete schedule with the makespan it reports, no worse than
+/// its last report, after more than one epoch; and one whose bound its start's descent
+/// reaches makes no epoch.
+#[test]
+fn chains_that_meet_as_they_come_keep_the_best_and_stop_at_the_bound() {
+    let etc: crate::generate::Generator = "u_i_lohi:96x8".parse().unwrap();
+    let etc = etc.generate(5).unwrap();
+    let start = min_min(&etc, None);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let limits = |time: f64, bound: f64| Limits {
+        time: Duration::from_secs_f64(time),
+        epochs: None,
+        bound,
+        slack: 0.0,
+        stop: None,
+    };
+    let mut reports = Vec::new();
+    let run = pool.install(|| {
+        search(&etc, start.clone(), 3, 2, limits(0.2, 0.0), |best| {
+            reports.push(best)
+        })
+    });
+    assert!(run.epochs > 1 && run.kicks > 0, "{run:?}");
+    assert!(reports.len() > 1);
+    assert!(reports.windows(2).all(|w| w[1] <= w[0]), "{reports:?}");
+    assert!(run.makespan <= *reports.last().unwrap());
+    let (_, makespan) = crate::io::assignment::loads(&etc, &run.assignment);
+    assert!((makespan - run.makespan).abs() <= 1e-9 * makespan);
+    let descended = search(&etc, start.clone(), 1, 2, limits(0.0, 0.0), |_| {});
+    let bound = descended.makespan;
+    let at_bound = pool.install(|| search(&etc, start, 3, 2, limits(60.0, bound), |_| {}));
+    assert_eq!((at_bound.epochs, at_bound.kicks), (0, 0));
+    assert!(at_bound.makespan <= bound);
+}
+
 /// The smallest larger load of the pair over every move of a task off `a` and every swap
 /// of one of a's tasks with another machine's, where that is below a's load, and whether
 /// it is a swap (`None` where none is below): what [`State::improve`] takes, scanned
