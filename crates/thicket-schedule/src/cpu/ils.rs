@@ -445,11 +445,11 @@ pub struct SearchRun {
     pub kicks: u64,
 }
 
-/// Runs `chains` chains (in parallel on the current rayon pool) from `start` until `limits`;
-/// `report(best)` for the start and after every epoch (of the first chain, where the chains
-/// meet as they come, and wherever the best improves). The chains
-/// meet after every epoch ([`meetings`]): all at once where an epoch limit asks for a repeatable
-/// run, each as it finishes its epoch otherwise.
+/// Runs `chains` chains (in parallel on the current rayon pool) from `start` until `limits`.
+/// The chains meet after every epoch ([`meetings`]): all at once where an epoch limit asks
+/// for a repeatable run, each as it finishes its epoch otherwise (where the pool has a thread
+/// for every chain). `report(best)` for the start and after every meeting: in step, every
+/// epoch; as they come, every epoch of the first chain and every improvement.
 pub fn search(
     etc: &Etc,
     start: Vec<u32>,
