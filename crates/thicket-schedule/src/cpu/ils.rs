@@ -478,58 +478,13 @@ pub fn search(
         deadline,
         lower,
     };
-    let asynchronous = limits.epochs.is_none() && chains.len() <= rayon::current_num_threads();
-    match asynchronous && chains.len() > 1 {
+    // As they come only where every chain has a thread (see `as_they_come`).
+    let as_they_come =
+        limits.epochs.is_none() && (2..=rayon::current_num_threads()).contains(&chains.len());
+    match as_they_come {
         true => meeting.as_they_come(chains, first, report),
         false => meeting.in_step(chains, first, report),
     }
-}
-
-/// One chain's epoch: [`EPOCH_KICKS`] kicks, each followed by a descent and kept if no
-/// worse, fewer if the deadline or a stop comes first (large matrices: an epoch may take
-/// seconds); the kicks run.
-fn chain_epoch(
-    etc: &Etc,
-    state: &mut State,
-    rng: &mut SplitMix,
-    split: &mut Split,
-    deadline: Instant,
-    limits: &Limits,
-) -> u64 {
-    let slack = limits.slack;
-    let mut kicks = 0;
-    // The chain's best schedule of the epoch, kept only once the walk may leave it.
-    let mut record = state.makespan();
-    let mut record_state = (slack > 0.0).then(|| state.clone());
-    // The schedule before each kick, kept in one place so that its memory is reused.
-    let mut before = state.clone();
-    while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline && !limits.stopped() {
-        before.clone_from(state);
-        let k = 2 + rng.below(3) as usize;
-        state.kick(etc, rng, k);
-        if kicks % RESPLIT_EVERY == 0 {
-            state.descend_deep(etc, limits.stop, deadline, split);
-        } else {
-            state.descend(etc, limits.stop);
-        }
-        let now = state.makespan();
-        if now > record * (1.0 + slack) {
-            std::mem::swap(state, &mut before);
-        } else if now < record {
-            record = now;
-            if let Some(kept) = record_state.as_mut() {
-                kept.clone_from(state);
-            }
-        }
-        kicks += 1;
-    }
-    if let Some(kept) = record_state {
-        if kept.makespan() < state.makespan() {
-            *state = kept;
-        }
-    }
-    state.exact(etc);
-    kicks
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thicket_core::SplitMix;
 
-use super::{chain_epoch, Limits, SearchRun, State, BOUND_TOLERANCE, RESTART_GAP};
+use super::{Limits, SearchRun, State, BOUND_TOLERANCE, EPOCH_KICKS, RESPLIT_EVERY, RESTART_GAP};
 use crate::cpu::ils::pair::Split;
 use crate::etc::Etc;
 
@@ -30,16 +30,52 @@ pub(super) struct Chain {
 }
 
 impl Chain {
-    /// One epoch of this chain (see [`chain_epoch`]); the kicks it made.
+    /// One epoch: [`EPOCH_KICKS`] kicks, each followed by a descent and kept if no worse
+    /// (or within the limits' slack of the epoch's record), fewer if the deadline or a stop
+    /// comes first (large matrices: an epoch may take seconds); the chain ends it at its
+    /// record. Returns the kicks made.
     fn epoch(&mut self, meeting: &Meeting<'_>) -> u64 {
-        chain_epoch(
-            meeting.etc,
-            &mut self.state,
-            &mut self.rng,
-            &mut self.split,
-            meeting.deadline,
-            meeting.limits,
-        )
+        let (etc, limits, deadline) = (meeting.etc, meeting.limits, meeting.deadline);
+        let Chain { state, rng, split } = self;
+        let slack = limits.slack;
+        let mut kicks = 0;
+        // The chain's best schedule of the epoch, kept only once the walk may leave it.
+        let mut record = state.makespan();
+        let mut record_state = (slack > 0.0).then(|| state.clone());
+        // The schedule before each kick, kept in one place so that its memory is reused.
+        let mut before = state.clone();
+        while kicks < EPOCH_KICKS as u64 && Instant::now() < deadline && !limits.stopped() {
+            before.clone_from(state);
+            let k = 2 + rng.below(3) as usize;
+            state.kick(etc, rng, k);
+            if kicks % RESPLIT_EVERY == 0 {
+                state.descend_deep(etc, limits.stop, deadline, split);
+            } else {
+                state.descend(etc, limits.stop);
+            }
+            let now = state.makespan();
+            if now > record * (1.0 + slack) {
+                std::mem::swap(state, &mut before);
+            } else if now < record {
+                record = now;
+                if let Some(kept) = record_state.as_mut() {
+                    kept.clone_from(state);
+                }
+            }
+            kicks += 1;
+        }
+        if let Some(kept) = record_state {
+            if kept.makespan() < state.makespan() {
+                *state = kept;
+            }
+        }
+        state.exact(etc);
+        kicks
+    }
+
+    /// Whether the chain is far enough behind `best` to restart from it.
+    fn behind(&self, best: &State) -> bool {
+        self.state.makespan() > best.makespan() * (1.0 + RESTART_GAP)
     }
 }
 
@@ -95,10 +131,8 @@ impl Meeting<'_> {
             if chains[c].state.makespan() < best.makespan() {
                 best.clone_from(&chains[c].state);
             }
-            for chain in &mut chains {
-                if chain.state.makespan() > best.makespan() * (1.0 + RESTART_GAP) {
-                    chain.state.clone_from(&best);
-                }
+            for chain in chains.iter_mut().filter(|chain| chain.behind(&best)) {
+                chain.state.clone_from(&best);
             }
             report(best.makespan());
         }
@@ -142,7 +176,7 @@ impl Meeting<'_> {
                         if self.reached(best) {
                             reached.store(true, Ordering::Relaxed);
                         }
-                    } else if chain.state.makespan() > best.makespan() * (1.0 + RESTART_GAP) {
+                    } else if chain.behind(best) {
                         chain.state.clone_from(best);
                     }
                     // As often as in step: after each epoch of the first chain, and at
