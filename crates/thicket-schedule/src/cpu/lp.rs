@@ -182,9 +182,8 @@ pub fn dual_bound(etc: &Etc, settle: bool, stop: Option<&AtomicBool>) -> (f64, V
 
 /// Solves the relaxation over the [`COLUMNS`] cheapest machines per task under the dual
 /// weights, within [`COLUMN_SLACK`] of the cheapest (every machine where there are no more
-/// than [`COLUMNS`]), and rounds it; above [`LP_TIMES`] times,
-/// or where `stop` is raised before the simplex, only the dual ascent, and a start filled
-/// greedily by the dual weights.
+/// than [`COLUMNS`]), and rounds it; above [`LP_TIMES`] times, or where `stop` is raised
+/// before the simplex, only the dual ascent, and a start filled greedily by the dual weights.
 pub fn relax(etc: &Etc, stop: Option<&AtomicBool>) -> Result<Relaxation> {
     let (tasks, machines) = (etc.tasks(), etc.machines());
     // Where the simplex runs, the weights only choose its columns, and a settled ascent
