@@ -16,8 +16,9 @@ binary (an earlier build) runs beside it at both times, interleaved, and gets it
 as --before, `--backend cuda --before-backend cpu`).
 --tenth-only runs thicket at a tenth of LKH's time alone (where LKH's own time is minutes), and
 --same-only at LKH's time alone. Where LKH-3's default trials last too long (n = 3,000),
---lkh-time-limit S passes LKH-3's own TIME_LIMIT parameter (its measured wall time is still what
-thicket gets), --lkh-jobs J runs the LKH-3 solves J at a time before thicket runs, and
+--lkh-time-limit S passes LKH-3's own TIME_LIMIT parameter through elkai's entry point, with the
+problem written as elkai writes it (TYPE TSP where the matrix is symmetric; its measured wall
+time is still what thicket gets), --lkh-jobs J runs the LKH-3 solves J at a time before thicket runs, and
 --lkh-cache FILE keeps LKH-3's tours and times in FILE (read where it holds the instance), so that
 one machine session can run LKH-3 and another thicket (--lkh-only: LKH-3's solves into the
 cache, no thicket run). The last lines count, per column, the
@@ -70,6 +71,16 @@ def instance(spec):
     return "-", spec, text
 
 
+def lkh_problem(d):
+    """The TSPLIB text elkai's `DistanceMatrix.solve_tsp` hands LKH-3 for matrix `d`: TYPE TSP
+    where `d` is symmetric (tsmat), so that LKH-3 solves it as a symmetric problem, else ATSP
+    (which LKH-3 solves on its 2n-city symmetric transformation)."""
+    symmetric = all(d[i][j] == d[j][i] for i in range(len(d)) for j in range(i))
+    return (f"TYPE : {'TSP' if symmetric else 'ATSP'}\nDIMENSION : {len(d)}\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
+            "EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n"
+            + "".join(" ".join(map(str, row)) + "\n" for row in d))
+
+
 def lkh(job):
     """LKH-3's (cost, wall seconds) on one instance: `elkai`'s call, or with LKH-3's TIME_LIMIT
     parameter passed through elkai's own entry point (the one its DistanceMatrix calls)."""
@@ -83,11 +94,8 @@ def lkh(job):
         tour = tour[:-1] if len(tour) == len(d) + 1 else tour
     else:
         from elkai import _elkai
-        problem = (f"TYPE : ATSP\nDIMENSION : {len(d)}\nEDGE_WEIGHT_TYPE : EXPLICIT\n"
-                   "EDGE_WEIGHT_FORMAT : FULL_MATRIX\nEDGE_WEIGHT_SECTION\n"
-                   + "".join(" ".join(map(str, row)) + "\n" for row in d))
         params = f"RUNS = 1\nTIME_LIMIT = {time_limit}\nPROBLEM_FILE = :stdin:\n"
-        tour = [c - 1 for c in _elkai.solve_problem(params, problem)]
+        tour = [c - 1 for c in _elkai.solve_problem(params, lkh_problem(d))]
     seconds = time.perf_counter() - start
     assert sorted(tour) == list(range(len(d)))
     return spec, (cost(d, tour), seconds)
