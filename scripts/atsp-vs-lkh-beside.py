@@ -96,7 +96,7 @@ def main():
     for spec in args.instances:
         lkh_cost, lkh_seconds = lkh_answers[spec]
         out, wall = thicket_answers[spec]
-        ratio = out["cost"] / lkh_cost if lkh_cost else float(out["cost"] == 0)
+        ratio = base.ratio(out["cost"], lkh_cost)
         share = wall / lkh_seconds
         (tenth if share <= 0.1 else same).append(ratio)
         print(f"| {spec} | {lkh_cost} | {lkh_seconds:.1f} | {out['cost']} | {ratio:.4f} | {share:.3f} | "

@@ -53,6 +53,19 @@ def cost(d, tour):
     return sum(d[a][b] for a, b in zip(tour, tour[1:] + tour[:1]))
 
 
+def ratio(c, reference):
+    """`c` over `reference`, the ratio every table prints; where the reference costs 0, 1 for a
+    cost of 0 and 0 otherwise."""
+    return c / reference if reference else float(c == 0)
+
+
+def geometric_mean(ratios):
+    """The geometric mean of `ratios`, NaN where one is not positive."""
+    if not all(r > 0 for r in ratios):
+        return float("nan")
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+
+
 def thicket(path, text, d, seconds, binary=THICKET, backend=None):
     """thicket's answer (the JSON object) in `seconds` of wall time, its tour checked."""
     flags = ["--backend", backend] if backend else []
@@ -142,8 +155,7 @@ def print_classes(by_class):
             if not ratios:
                 cells.append(" - | - | - |")
                 continue
-            geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if all(r > 0 for r in ratios) else float("nan")
-            cells.append(f" {geo:.4f} | {max(ratios):.4f} | {sum(r <= target(label) for r in ratios)} of {len(ratios)} |")
+            cells.append(f" {geometric_mean(ratios):.4f} | {max(ratios):.4f} | {sum(r <= target(label) for r in ratios)} of {len(ratios)} |")
         print(f"| {name} | {max(len(r) for r in runs.values())} |" + "".join(cells))
     print()
 
@@ -168,7 +180,6 @@ def main(instances, before=None, backend=None, before_backend=None, only=None,
         path, name, text = instance(spec)
         d = full_matrix(text)
         lkh_cost, seconds = answers[spec]
-        ratio = lambda c: c / lkh_cost if lkh_cost else float(c == 0)
         runs = {}
         limits = [(label, limit) for label, limit in (("same", max(seconds, 0.01)), ("tenth", max(seconds / 10, 0.01)))
                   if only in (None, label)]
@@ -182,13 +193,13 @@ def main(instances, before=None, backend=None, before_backend=None, only=None,
                 wall = time.perf_counter() - start
         first = runs[shown]
         columns = ["same", "tenth"] + (["before same", "before tenth"] if before else [])
-        cells = [f"{runs[c]['cost']} | {ratio(runs[c]['cost']):.4f}" if c in runs else "- | -" for c in columns]
+        cells = [f"{runs[c]['cost']} | {ratio(runs[c]['cost'], lkh_cost):.4f}" if c in runs else "- | -" for c in columns]
         print(f"| {name} | {len(d)} | {lkh_cost} | {seconds:.2f} | " + " | ".join(cells)
               + f" | {first['lower_bound']} ({first['lower_bound_source']}) | {100 * first['gap']:.2f}% | {wall:.2f} |",
               flush=True)
         for label, run in runs.items():
-            tally.setdefault(label, []).append(ratio(run["cost"]))
-            by_class.setdefault(group(spec), {}).setdefault(label, []).append(ratio(run["cost"]))
+            tally.setdefault(label, []).append(ratio(run["cost"], lkh_cost))
+            by_class.setdefault(group(spec), {}).setdefault(label, []).append(ratio(run["cost"], lkh_cost))
     print()
     print_classes(by_class)
     for label, ratios in tally.items():

@@ -9,9 +9,8 @@ scripts/atsp-vs-lkh.py, whose matrices and LKH-3 problem text this script shares
 instance is solved by LKH-3 3.0.8 through PyPI's `elkai` (RUNS = 1, its default trials, the
 parameters and problem elkai's DistanceMatrix.solve_tsp passes plus `SEED = s`), first with
 LKH-3's default seed 1, then with each seed of --seeds (default "2 3 4"), J solves at a time
-(default 1: quiet timings). Each run's own
-wall time is printed beside its cost: the seeds' runs take about as long as the default's, since
-the trials are the same in number. The last lines count, per seed and per class and size, the
+(default 1: quiet timings). Each run's own wall time is printed beside its cost: the seeds' runs
+take about as long as the default's, since the trials are the same in number. The last lines count, per seed and per class and size, the
 instances where that seed's cost is at most the default's, and the geometric mean of the ratio.
 With --quickest, LKH-3 also runs once with TIME_LIMIT = 0.001, its quickest answer: LKH-3
 counts that limit from the end of its preprocessing and subgradient ascent (a limit of 1 us
@@ -20,7 +19,7 @@ strikes. Its time is printed beside a tenth of the default run's (issue 46's sec
 within 1% of LKH-3's cost in a tenth of its time).
 Both tours are checked and their costs recomputed here. Slow: never run by CI.
 """
-import argparse, importlib.util, math, sys, time
+import argparse, importlib.util, sys, time
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -56,6 +55,8 @@ def main():
     parser.add_argument("instances", nargs="*", default=vs_lkh.DEFAULT)
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split()]
+    if not seeds:
+        parser.error("--seeds needs at least one seed")
     if not vs_lkh.MATRIX.exists():
         print(f"lkh-seed-spread.py: build {vs_lkh.MATRIX} first (cargo build --release --examples "
               "-p thicket-atsp)", file=sys.stderr)
@@ -77,13 +78,13 @@ def main():
         cells = []
         for s in seeds:
             cost, seconds = answers[instance, s]
-            ratio = cost / base if base else float(cost == 0)
+            ratio = vs_lkh.ratio(cost, base)
             cells.append(f" {cost} | {ratio:.4f} | {seconds:.2f} |")
             by_class.setdefault(vs_lkh.group(instance), {}).setdefault(s, []).append(ratio)
             by_class.setdefault("all", {}).setdefault(s, []).append(ratio)
         if args.quickest:
             cost, seconds = answers[instance, "quickest"]
-            ratio = cost / base if base else float(cost == 0)
+            ratio = vs_lkh.ratio(cost, base)
             cells.append(f" {cost} | {ratio:.4f} | {seconds:.3f} | {base_s / 10:.3f} |")
             by_class[vs_lkh.group(instance)].setdefault("quickest", []).append((ratio, seconds <= base_s / 10))
             by_class["all"].setdefault("quickest", []).append((ratio, seconds <= base_s / 10))
@@ -95,15 +96,14 @@ def main():
         cells = []
         for s in seeds:
             ratios = runs[s]
-            geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if all(r > 0 for r in ratios) else float("nan")
-            cells.append(f" {geo:.4f} | {max(ratios):.4f} | {sum(r <= 1.0 for r in ratios)} of {len(ratios)} |")
+            cells.append(f" {vs_lkh.geometric_mean(ratios):.4f} | {max(ratios):.4f} | {sum(r <= 1.0 for r in ratios)} of {len(ratios)} |")
         print(f"| {name} | {len(runs[seeds[0]])} |" + "".join(cells))
     if args.quickest:
         print("\n| class | instances | quickest: geo. mean | worst | within 1% | in a tenth of the default's time |")
         print("|---|---:|---:|---:|---:|---:|")
         for name, runs in by_class.items():
             trials = runs["quickest"]
-            geo = math.exp(sum(math.log(r) for r, _ in trials) / len(trials)) if all(r > 0 for r, _ in trials) else float("nan")
+            geo = vs_lkh.geometric_mean([r for r, _ in trials])
             print(f"| {name} | {len(trials)} | {geo:.4f} | {max(r for r, _ in trials):.4f} | "
                   f"{sum(r <= 1.01 for r, _ in trials)} of {len(trials)} | {sum(t for _, t in trials)} of {len(trials)} |")
 
