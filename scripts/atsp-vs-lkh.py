@@ -114,6 +114,23 @@ def lkh(job):
     return spec, (cost(d, tour), seconds)
 
 
+def lkh_seeded(job):
+    """LKH-3's (cost, wall seconds) on one instance with one random seed (RUNS = 1, its default
+    trials, the problem elkai's call passes) and, where given, its TIME_LIMIT: the job is
+    `(spec, seed, time_limit)` and comes back as `((spec, seed or "quickest"), cost, seconds)`."""
+    from elkai import _elkai  # here, so that --help works without it
+
+    spec, seed, time_limit = job
+    d = full_matrix(instance(spec)[2])
+    limit = f"TIME_LIMIT = {time_limit}\n" if time_limit is not None else ""
+    params = f"RUNS = 1\nSEED = {seed}\n{limit}PROBLEM_FILE = :stdin:\n"
+    start = time.perf_counter()
+    tour = [c - 1 for c in _elkai.solve_problem(params, lkh_problem(d))]
+    seconds = time.perf_counter() - start
+    assert sorted(tour) == list(range(len(d)))
+    return (spec, seed if time_limit is None else "quickest"), cost(d, tour), seconds
+
+
 def lkh_answers(instances, time_limit, jobs, cache_path):
     """LKH-3's (cost, seconds) for every instance, from the cache where it has them."""
     cache = json.loads(Path(cache_path).read_text()) if cache_path and Path(cache_path).exists() else {}

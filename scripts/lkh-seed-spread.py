@@ -19,7 +19,7 @@ strikes. Its time is printed beside a tenth of the default run's (issue 46's sec
 within 1% of LKH-3's cost in a tenth of its time).
 Both tours are checked and their costs recomputed here. Slow: never run by CI.
 """
-import argparse, importlib.util, sys, time
+import argparse, importlib.util, sys
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -29,21 +29,6 @@ vs_lkh = importlib.util.module_from_spec(spec)
 # Registered before it runs, so that the worker pool can pickle its functions by name.
 sys.modules["vs_lkh"] = vs_lkh
 spec.loader.exec_module(vs_lkh)
-
-
-def solve(job):
-    """LKH-3's (cost, wall seconds) on one instance with one seed."""
-    from elkai import _elkai  # here, so that --help works without it
-
-    instance, seed, time_limit = job
-    d = vs_lkh.full_matrix(vs_lkh.instance(instance)[2])
-    limit = f"TIME_LIMIT = {time_limit}\n" if time_limit is not None else ""
-    params = f"RUNS = 1\nSEED = {seed}\n{limit}PROBLEM_FILE = :stdin:\n"
-    start = time.perf_counter()
-    tour = [c - 1 for c in _elkai.solve_problem(params, vs_lkh.lkh_problem(d))]
-    seconds = time.perf_counter() - start
-    assert sorted(tour) == list(range(len(d)))
-    return (instance, seed if time_limit is None else "quickest"), vs_lkh.cost(d, tour), seconds
 
 
 def main():
@@ -67,7 +52,7 @@ def main():
     jobs += [(instance, 1, "0.001") for instance in args.instances if args.quickest]
     answers = {}
     with Pool(max(args.jobs, 1)) as pool:
-        for key, cost, seconds in pool.imap(solve, jobs):
+        for key, cost, seconds in pool.imap(vs_lkh.lkh_seeded, jobs):
             answers[key] = (cost, seconds)
     quickest = " quickest | ratio | s | a tenth, s |" if args.quickest else ""
     print("| instance | seed 1 cost | s |" + "".join(f" seed {s} | ratio | s |" for s in seeds) + quickest)
