@@ -100,15 +100,14 @@ def lkh(job):
     import elkai  # here, so that --help works without it
 
     spec, time_limit = job
+    if time_limit is not None:
+        # LKH-3's default seed, as elkai's call.
+        _, c, seconds = lkh_seeded((spec, 1, time_limit))
+        return spec, (c, seconds)
     d = full_matrix(instance(spec)[2])
     start = time.perf_counter()
-    if time_limit is None:
-        tour = elkai.DistanceMatrix(d).solve_tsp(runs=1)
-        tour = tour[:-1] if len(tour) == len(d) + 1 else tour
-    else:
-        from elkai import _elkai
-        params = f"RUNS = 1\nTIME_LIMIT = {time_limit}\nPROBLEM_FILE = :stdin:\n"
-        tour = [c - 1 for c in _elkai.solve_problem(params, lkh_problem(d))]
+    tour = elkai.DistanceMatrix(d).solve_tsp(runs=1)
+    tour = tour[:-1] if len(tour) == len(d) + 1 else tour
     seconds = time.perf_counter() - start
     assert sorted(tour) == list(range(len(d)))
     return spec, (cost(d, tour), seconds)
