@@ -23,7 +23,7 @@ default on 8-9 of issue 46's 86 instances), the means are not. With one run an i
 runs of a build vary by about 0.5% on stilt at n = 316, so a 40-run mean's standard error is
 about 0.1%. Slow and machine-dependent: never run by CI.
 """
-import argparse, importlib.util, json, math, random, re, subprocess, sys
+import argparse, importlib.util, math, random, re, subprocess, sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -64,14 +64,13 @@ def summary(label, runs):
 def lkh_seed_costs(instances, seeds, cache_path):
     """LKH-3's cost on every instance with each of `seeds`, from the cache where it has them
     (keyed `instance@seed`)."""
-    cache = json.loads(Path(cache_path).read_text()) if cache_path and Path(cache_path).exists() else {}
+    cache = vs_lkh.read_cache(cache_path)
     for name in instances:
         for seed in seeds:
             if f"{name}@{seed}" not in cache:
                 _, c, seconds = vs_lkh.lkh_seeded((name, seed, None))
                 cache[f"{name}@{seed}"] = [c, seconds]
-                if cache_path:
-                    Path(cache_path).write_text(json.dumps(cache, indent=1))
+                vs_lkh.write_cache(cache_path, cache)
     return {(name, seed): cache[f"{name}@{seed}"][0] for name in instances for seed in seeds}
 
 

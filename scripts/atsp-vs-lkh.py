@@ -130,15 +130,26 @@ def lkh_seeded(job):
     return (spec, seed if time_limit is None else "quickest"), cost(d, tour), seconds
 
 
+def read_cache(cache_path):
+    """The LKH-3 answers kept in `cache_path` (none where it is not given or not there yet)."""
+    return json.loads(Path(cache_path).read_text()) if cache_path and Path(cache_path).exists() else {}
+
+
+def write_cache(cache_path, cache):
+    """Keeps `cache` in `cache_path`, where one is given (after every solve: a long sweep that
+    stops keeps what it had)."""
+    if cache_path:
+        Path(cache_path).write_text(json.dumps(cache, indent=1))
+
+
 def lkh_answers(instances, time_limit, jobs, cache_path):
     """LKH-3's (cost, seconds) for every instance, from the cache where it has them."""
-    cache = json.loads(Path(cache_path).read_text()) if cache_path and Path(cache_path).exists() else {}
+    cache = read_cache(cache_path)
     missing = [spec for spec in instances if spec not in cache]
     with Pool(max(jobs, 1)) as pool:
         for spec, answer in pool.imap_unordered(lkh, [(spec, time_limit) for spec in missing]):
             cache[spec] = answer
-            if cache_path:
-                Path(cache_path).write_text(json.dumps(cache, indent=1))
+            write_cache(cache_path, cache)
     return {spec: tuple(cache[spec]) for spec in instances}
 
 
